@@ -1,0 +1,120 @@
+package sandbox
+
+import (
+	"context"
+	"io"
+	"time"
+)
+
+// Backend is what the engine needs from a container platform. The Docker
+// implementation is sandbox/docker; the interface is kept small so that a
+// Kubernetes backend can slot in beside it.
+type Backend interface {
+	// Create makes and starts a container (and its workspace) from spec and
+	// returns its backend id.
+	Create(ctx context.Context, spec ContainerSpec) (string, error)
+	// Exec runs a process in a running container. It returns when the
+	// process has exited; when ctx is done first, it kills the process and
+	// every process it started inside the container, then returns
+	// ctx.Err() along with what it captured.
+	Exec(ctx context.Context, containerID string, spec ExecSpec) (ExecStatus, error)
+	// Remove removes a container and its workspace, whatever their state.
+	// Removing what is already gone is not an error.
+	Remove(ctx context.Context, containerID string) error
+	// Rename gives a container a new name (used when a pooled sandbox is
+	// claimed).
+	Rename(ctx context.Context, containerID, name string) error
+	// List returns the managed containers (label io.mcp-sandbox.managed).
+	List(ctx context.Context) ([]ContainerInfo, error)
+	// Usage samples a container's live resource use.
+	Usage(ctx context.Context, containerID string) (Usage, error)
+	// EnsureImage makes image present according to the pull policy
+	// (never | missing | always), reporting pull progress to progress.
+	EnsureImage(ctx context.Context, image, policy string, progress func(PullProgress)) (ImageInfo, error)
+	// CopyTo extracts a tar stream into dir inside the container.
+	CopyTo(ctx context.Context, containerID, dir string, tar io.Reader) error
+	// CopyFrom returns a tar stream of path inside the container.
+	CopyFrom(ctx context.Context, containerID, path string) (io.ReadCloser, error)
+	// RemoveOrphanVolumes removes managed workspaces whose container is gone.
+	RemoveOrphanVolumes(ctx context.Context) error
+}
+
+// ContainerSpec is everything the engine decides about a new container. The
+// backend turns it into its own form and adds the hardening that is not a
+// choice (see sandbox/docker's hardening options).
+type ContainerSpec struct {
+	Name        string
+	Image       string
+	Labels      map[string]string
+	Env         []string // KEY=VALUE
+	User        string   // "uid:gid"; empty: the backend decides from the image
+	Network     string   // "none" | "egress"
+	MemoryBytes int64
+	NanoCPUs    int64
+	Pids        int64
+	WorkspaceMB int
+	TmpMB       int
+	Runtime     string // "" engine default, "runc", "runsc"
+	// Relax turns hardening items off by name, for policies that must; it is
+	// empty unless the config file says otherwise.
+	Relax []string
+}
+
+// ExecSpec describes one process to run in a container.
+type ExecSpec struct {
+	Cmd     []string // argv; never a string for a shell to split
+	Env     []string
+	WorkDir string
+	User    string
+	Stdin   io.Reader // nil: no stdin
+	// Stdout and Stderr receive the output as it arrives; the backend
+	// writes to them from one goroutine.
+	Stdout io.Writer
+	Stderr io.Writer
+}
+
+// ExecStatus is how a process ended.
+type ExecStatus struct {
+	ExitCode int
+	// Killed is set when the backend killed the process because ctx ended.
+	Killed bool
+}
+
+// ContainerInfo is a managed container as the backend lists it.
+type ContainerInfo struct {
+	ID      string
+	Name    string
+	Image   string
+	State   string // running, exited, created, …
+	Created time.Time
+	Labels  map[string]string
+	// Limits as the container was created with them.
+	MemoryBytes int64
+	NanoCPUs    int64
+	Pids        int64
+	Network     string
+	Runtime     string
+}
+
+// Usage is a container's live resource use.
+type Usage struct {
+	MemoryBytes uint64  `json:"memory_bytes"`
+	MemoryLimit uint64  `json:"memory_limit_bytes,omitempty"`
+	CPUPercent  float64 `json:"cpu_percent"`
+	Pids        uint64  `json:"pids"`
+}
+
+// PullProgress is one step of an image pull.
+type PullProgress struct {
+	Status  string
+	Current int64
+	Total   int64
+}
+
+// ImageInfo describes a present image.
+type ImageInfo struct {
+	ID   string
+	User string // the image's configured user, if any
+	// Pulled is set when EnsureImage had to pull.
+	Pulled bool
+}

@@ -1,0 +1,254 @@
+// Package config reads and watches the one TOML file that the tray and every
+// server process share (DESIGN.md §4).
+//
+// A missing file means defaults; an invalid file is an error that names the
+// line. Callers hold a *Config value and never mutate it: Load returns a new
+// one each time, and a Watcher hands out the newest valid one.
+//
+//	cfg, err := config.Load(config.Path())
+//	if err != nil {
+//		return err // "config.toml:12: limits.memory_mb: must be at least 16"
+//	}
+//	fmt.Println(cfg.Limits.MemoryMB)
+package config
+
+import (
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+)
+
+// Config is the whole configuration file.
+type Config struct {
+	Docker    Docker              `toml:"docker"`
+	Images    Images              `toml:"images"`
+	Languages map[string]Language `toml:"languages"`
+	Limits    Limits              `toml:"limits"`
+	Network   Network             `toml:"network"`
+	Files     Files               `toml:"files"`
+	Pool      Pool                `toml:"pool"`
+	Update    Update              `toml:"update"`
+	Tray      Tray                `toml:"tray"`
+
+	// Source is the file this was read from ("" for pure defaults).
+	Source string `toml:"-"`
+}
+
+// Docker selects the engine and the container runtime.
+type Docker struct {
+	Host    string `toml:"host"`    // empty: detect
+	Runtime string `toml:"runtime"` // "", "runc", "runsc", "auto"
+}
+
+// Images maps the built-in languages to images and says which images a tool
+// call may ask for.
+type Images struct {
+	Python     string   `toml:"python"`
+	JavaScript string   `toml:"javascript"`
+	Bash       string   `toml:"bash"`
+	Pull       string   `toml:"pull"`    // never | missing | always
+	Allowed    []string `toml:"allowed"` // patterns; empty: only the language images
+}
+
+// Language is a further language: its image, how to run a file, and the
+// file's extension. The built-in languages may be overridden the same way.
+type Language struct {
+	Image     string   `toml:"image"`
+	Run       []string `toml:"run"` // "{file}" is replaced by the file's path
+	Extension string   `toml:"extension"`
+	// Runner names a resident interpreter ("python", "node"); empty: none.
+	Runner string `toml:"runner"`
+}
+
+// Limits are the policy's resource limits: defaults and, for the ones a
+// tool call may ask for, the maximum.
+type Limits struct {
+	MemoryMB              int     `toml:"memory_mb"`
+	CPUs                  float64 `toml:"cpus"`
+	Pids                  int     `toml:"pids"`
+	WorkspaceMB           int     `toml:"workspace_mb"`
+	ExecTimeoutSeconds    int     `toml:"exec_timeout_seconds"`
+	MaxExecTimeoutSeconds int     `toml:"max_exec_timeout_seconds"`
+	OutputBytes           int     `toml:"output_bytes"`
+	IdleTTLMinutes        int     `toml:"idle_ttl_minutes"`
+	MaxSandboxes          int     `toml:"max_sandboxes"`
+}
+
+// Network is the egress policy.
+type Network struct {
+	Default     string `toml:"default"`      // none | egress
+	AllowEgress bool   `toml:"allow_egress"` // may sandbox_create ask for egress
+	Install     bool   `toml:"install"`      // may install_packages fetch packages
+	// InstallEnv is passed to the package installer only (never to the
+	// sandbox), e.g. PIP_INDEX_URL for a private index.
+	InstallEnv map[string]string `toml:"install_env"`
+}
+
+// Files fences the host paths the copy tools may touch.
+type Files struct {
+	ReadRoots []string `toml:"read_roots"`
+	WriteRoot string   `toml:"write_root"`
+	MaxCopyMB int      `toml:"max_copy_mb"`
+}
+
+// Pool keeps ready sandboxes warm.
+type Pool struct {
+	Size      int      `toml:"size"`
+	Languages []string `toml:"languages"`
+}
+
+// Update configures the tray's update check (off by default).
+type Update struct {
+	Check     bool   `toml:"check"`
+	FeedURL   string `toml:"feed_url"`
+	PublicKey string `toml:"public_key"` // base64 ed25519
+}
+
+// Tray holds the tray application's own settings.
+type Tray struct {
+	Autostart bool `toml:"autostart"`
+	HTTPPort  int  `toml:"http_port"` // 0: the tray runs no HTTP server
+}
+
+// Default returns the configuration used when there is no file.
+func Default() *Config {
+	return &Config{
+		Images: Images{
+			Python:     "python:3.12-slim-bookworm",
+			JavaScript: "node:22-bookworm-slim",
+			Bash:       "debian:bookworm-slim",
+			Pull:       "missing",
+			Allowed:    []string{},
+		},
+		Languages: map[string]Language{},
+		Limits: Limits{
+			MemoryMB:              512,
+			CPUs:                  1.0,
+			Pids:                  256,
+			WorkspaceMB:           512,
+			ExecTimeoutSeconds:    60,
+			MaxExecTimeoutSeconds: 600,
+			OutputBytes:           65536,
+			IdleTTLMinutes:        30,
+			MaxSandboxes:          10,
+		},
+		Network: Network{Default: "none", Install: true},
+		Files: Files{
+			ReadRoots: []string{"~"},
+			WriteRoot: "~/Downloads/mcp-sandbox",
+			MaxCopyMB: 100,
+		},
+		Pool: Pool{Size: 1, Languages: []string{"python"}},
+	}
+}
+
+// Builtin languages: how each runs a file and which resident runner serves it.
+var builtin = map[string]Language{
+	"python":     {Run: []string{"python3", "-u", "{file}"}, Extension: ".py", Runner: "python"},
+	"javascript": {Run: []string{"node", "{file}"}, Extension: ".js", Runner: "node"},
+	"bash":       {Run: []string{"bash", "{file}"}, Extension: ".sh", Runner: "shell"},
+}
+
+// Language returns the resolved definition of a language (built-in or from
+// [languages.NAME]) and whether it exists.
+func (c *Config) Language(name string) (Language, bool) {
+	name = strings.ToLower(strings.TrimSpace(name))
+	if name == "js" || name == "node" {
+		name = "javascript"
+	}
+	if name == "sh" || name == "shell" {
+		name = "bash"
+	}
+	l, isBuiltin := builtin[name]
+	switch name {
+	case "python":
+		l.Image = c.Images.Python
+	case "javascript":
+		l.Image = c.Images.JavaScript
+	case "bash":
+		l.Image = c.Images.Bash
+	}
+	extra, ok := c.Languages[name]
+	if !ok && !isBuiltin {
+		return Language{}, false
+	}
+	if extra.Image != "" {
+		l.Image = extra.Image
+	}
+	if len(extra.Run) > 0 {
+		l.Run = extra.Run
+	}
+	if extra.Extension != "" {
+		l.Extension = extra.Extension
+	}
+	if extra.Runner != "" {
+		l.Runner = extra.Runner
+	}
+	return l, true
+}
+
+// LanguageNames lists every language, built-in first, then the configured
+// ones in alphabetical order.
+func (c *Config) LanguageNames() []string {
+	names := []string{"python", "javascript", "bash"}
+	var extra []string
+	for n := range c.Languages {
+		if !slices.Contains(names, n) {
+			extra = append(extra, n)
+		}
+	}
+	sort.Strings(extra)
+	return append(names, extra...)
+}
+
+// LanguageOfImage returns a language whose image is image, if any.
+func (c *Config) LanguageOfImage(image string) (string, bool) {
+	for _, n := range c.LanguageNames() {
+		if l, _ := c.Language(n); l.Image == image {
+			return n, true
+		}
+	}
+	return "", false
+}
+
+// ImageAllowed reports whether a tool call may ask for image: the language
+// images always are; others only when they match a pattern in
+// images.allowed ("*" matches any run of characters, e.g. "python:*" or
+// "ghcr.io/me/*").
+func (c *Config) ImageAllowed(image string) bool {
+	if _, ok := c.LanguageOfImage(image); ok {
+		return true
+	}
+	for _, p := range c.Images.Allowed {
+		if globMatch(p, image) {
+			return true
+		}
+	}
+	return false
+}
+
+// globMatch matches s against a pattern where '*' stands for any run of
+// characters (including '/' and ':'); everything else matches literally.
+func globMatch(pattern, s string) bool {
+	parts := strings.Split(pattern, "*")
+	if len(parts) == 1 {
+		return pattern == s
+	}
+	if !strings.HasPrefix(s, parts[0]) {
+		return false
+	}
+	s = s[len(parts[0]):]
+	for i := 1; i < len(parts)-1; i++ {
+		idx := strings.Index(s, parts[i])
+		if idx < 0 {
+			return false
+		}
+		s = s[idx+len(parts[i]):]
+	}
+	return strings.HasSuffix(s, parts[len(parts)-1])
+}
+
+func (c *Config) String() string {
+	return fmt.Sprintf("config(%s)", c.Source)
+}

@@ -1,0 +1,131 @@
+package config
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+)
+
+// Limits a config file may not go beyond, whatever it says: they keep one
+// sandbox from taking the machine.
+const (
+	minMemoryMB = 16
+	maxMemoryMB = 1 << 20
+	maxPids     = 1 << 16
+)
+
+func invalid(key, format string, args ...any) *Error {
+	return &Error{Key: key, Msg: fmt.Sprintf(format, args...)}
+}
+
+var languageName = regexp.MustCompile(`^[a-z][a-z0-9_+-]{0,31}$`)
+
+func (c *Config) validate() error {
+	switch c.Docker.Runtime {
+	case "", "runc", "runsc", "auto":
+	default:
+		return invalid("docker.runtime", "%q is not one of \"\", runc, runsc, auto", c.Docker.Runtime)
+	}
+	switch c.Images.Pull {
+	case "never", "missing", "always":
+	default:
+		return invalid("images.pull", "%q is not one of never, missing, always", c.Images.Pull)
+	}
+	for key, img := range map[string]string{"images.python": c.Images.Python, "images.javascript": c.Images.JavaScript, "images.bash": c.Images.Bash} {
+		if err := checkImageRef(img); err != nil {
+			return invalid(key, "%v", err)
+		}
+	}
+	for name, l := range c.Languages {
+		k := "languages." + name
+		if !languageName.MatchString(name) {
+			return invalid(k, "language names are lower-case letters, digits, _ + -")
+		}
+		if _, isBuiltin := builtin[name]; !isBuiltin {
+			if l.Image == "" {
+				return invalid(k+".image", "a language needs an image")
+			}
+			if len(l.Run) == 0 {
+				return invalid(k+".run", `a language needs a run command, e.g. ["ruby", "{file}"]`)
+			}
+			if !strings.HasPrefix(l.Extension, ".") {
+				return invalid(k+".extension", "the extension starts with a dot, e.g. \".rb\"")
+			}
+		}
+		if l.Image != "" {
+			if err := checkImageRef(l.Image); err != nil {
+				return invalid(k+".image", "%v", err)
+			}
+		}
+		switch l.Runner {
+		case "", "python", "node", "shell", "none":
+		default:
+			return invalid(k+".runner", "%q is not one of python, node, shell, none", l.Runner)
+		}
+	}
+	lim := c.Limits
+	switch {
+	case lim.MemoryMB < minMemoryMB || lim.MemoryMB > maxMemoryMB:
+		return invalid("limits.memory_mb", "must be between %d and %d", minMemoryMB, maxMemoryMB)
+	case lim.CPUs <= 0 || lim.CPUs > 1024:
+		return invalid("limits.cpus", "must be more than 0 and at most 1024")
+	case lim.Pids < 8 || lim.Pids > maxPids:
+		return invalid("limits.pids", "must be between 8 and %d", maxPids)
+	case lim.WorkspaceMB < 1 || lim.WorkspaceMB > maxMemoryMB:
+		return invalid("limits.workspace_mb", "must be between 1 and %d", maxMemoryMB)
+	case lim.ExecTimeoutSeconds < 1:
+		return invalid("limits.exec_timeout_seconds", "must be at least 1")
+	case lim.MaxExecTimeoutSeconds < lim.ExecTimeoutSeconds:
+		return invalid("limits.max_exec_timeout_seconds", "must be at least exec_timeout_seconds (%d)", lim.ExecTimeoutSeconds)
+	case lim.OutputBytes < 1024 || lim.OutputBytes > 64<<20:
+		return invalid("limits.output_bytes", "must be between 1024 and %d", 64<<20)
+	case lim.IdleTTLMinutes < 1:
+		return invalid("limits.idle_ttl_minutes", "must be at least 1")
+	case lim.MaxSandboxes < 1 || lim.MaxSandboxes > 1000:
+		return invalid("limits.max_sandboxes", "must be between 1 and 1000")
+	}
+	switch c.Network.Default {
+	case "none", "egress":
+	default:
+		return invalid("network.default", "%q is not one of none, egress", c.Network.Default)
+	}
+	if c.Network.Default == "egress" && !c.Network.AllowEgress {
+		return invalid("network.default", "egress as the default needs network.allow_egress = true")
+	}
+	if c.Files.MaxCopyMB < 1 {
+		return invalid("files.max_copy_mb", "must be at least 1")
+	}
+	if strings.TrimSpace(c.Files.WriteRoot) == "" {
+		return invalid("files.write_root", "must name a directory")
+	}
+	if c.Pool.Size < 0 || c.Pool.Size > 16 {
+		return invalid("pool.size", "must be between 0 and 16")
+	}
+	for _, l := range c.Pool.Languages {
+		if _, ok := c.Language(l); !ok {
+			return invalid("pool.languages", "unknown language %q", l)
+		}
+	}
+	if c.Tray.HTTPPort < 0 || c.Tray.HTTPPort > 65535 {
+		return invalid("tray.http_port", "must be a TCP port or 0")
+	}
+	return nil
+}
+
+// imageRef is deliberately strict: a reference is passed to the engine, and
+// nothing that looks like a flag or holds spaces or control characters is.
+var imageRef = regexp.MustCompile(`^[a-z0-9][a-z0-9._/:@+-]*$`)
+
+// checkImageRef reports whether s is a plausible image reference.
+func checkImageRef(s string) error {
+	if s == "" {
+		return fmt.Errorf("an image is required")
+	}
+	if len(s) > 255 || !imageRef.MatchString(strings.ToLower(s)) {
+		return fmt.Errorf("%q is not a valid image reference", s)
+	}
+	return nil
+}
+
+// CheckImageRef validates an image reference given by a tool call.
+func CheckImageRef(s string) error { return checkImageRef(s) }

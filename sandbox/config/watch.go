@@ -1,0 +1,151 @@
+package config
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"io/fs"
+	"log/slog"
+	"os"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// Watcher keeps the newest valid configuration of one file. It checks the
+// file every interval (a stat, and a read only when the stat changed), which
+// is cheap, portable, and catches editors that replace the file by rename.
+// When the file becomes invalid the last valid configuration stays in force
+// and Err reports why.
+type Watcher struct {
+	path     string
+	interval time.Duration
+	log      *slog.Logger
+
+	cur     atomic.Pointer[Config]
+	mu      sync.Mutex
+	err     error
+	lastRaw []byte
+	lastMod time.Time
+	lastLen int64
+	subs    []func(*Config)
+}
+
+// NewWatcher loads path once and returns a watcher over it. An invalid file
+// is an error here: a server should not start on a configuration nobody meant.
+func NewWatcher(path string, interval time.Duration, log *slog.Logger) (*Watcher, error) {
+	if interval <= 0 {
+		interval = time.Second
+	}
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	w := &Watcher{path: path, interval: interval, log: log}
+	if _, err := w.reload(true); err != nil {
+		return nil, err
+	}
+	return w, nil
+}
+
+// Static returns a watcher that always holds c; for tests and one-shot
+// commands.
+func Static(c *Config) *Watcher {
+	w := &Watcher{path: c.Source}
+	w.cur.Store(c)
+	return w
+}
+
+// Current returns the newest valid configuration.
+func (w *Watcher) Current() *Config { return w.cur.Load() }
+
+// Err returns why the file on disk is not in force, or nil.
+func (w *Watcher) Err() error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.err
+}
+
+// OnChange registers f to be called (from the watcher's goroutine) with each
+// new valid configuration.
+func (w *Watcher) OnChange(f func(*Config)) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.subs = append(w.subs, f)
+}
+
+// Run checks the file until ctx is done.
+func (w *Watcher) Run(ctx context.Context) {
+	if w.path == "" || w.interval == 0 {
+		<-ctx.Done()
+		return
+	}
+	t := time.NewTicker(w.interval)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			changed, err := w.reload(false)
+			if err != nil {
+				w.log.Warn("config file invalid; keeping the previous settings", "path", w.path, "err", err)
+			} else if changed {
+				w.log.Info("config reloaded", "path", w.path)
+			}
+		}
+	}
+}
+
+// reload reads the file if it changed and installs it when valid.
+func (w *Watcher) reload(first bool) (changed bool, err error) {
+	st, statErr := os.Stat(w.path)
+	w.mu.Lock()
+	if !first && statErr == nil && st.ModTime().Equal(w.lastMod) && st.Size() == w.lastLen {
+		w.mu.Unlock()
+		return false, nil
+	}
+	if !first && errors.Is(statErr, fs.ErrNotExist) && w.lastRaw == nil && w.cur.Load() != nil {
+		w.mu.Unlock()
+		return false, nil // still missing: still defaults
+	}
+	w.mu.Unlock()
+
+	var raw []byte
+	if statErr == nil {
+		raw, err = os.ReadFile(w.path)
+		if err != nil {
+			return false, err
+		}
+	}
+	w.mu.Lock()
+	if statErr == nil {
+		w.lastMod, w.lastLen = st.ModTime(), st.Size()
+	}
+	if !first && raw != nil && bytes.Equal(raw, w.lastRaw) {
+		w.mu.Unlock()
+		return false, nil
+	}
+	w.mu.Unlock()
+
+	var c *Config
+	if raw == nil {
+		c = Default()
+		c.Source = w.path
+	} else if c, err = Parse(w.path, raw); err != nil {
+		w.mu.Lock()
+		w.err = err
+		w.lastRaw = raw
+		w.mu.Unlock()
+		return false, err
+	}
+	w.mu.Lock()
+	w.err = nil
+	w.lastRaw = raw
+	subs := append([]func(*Config){}, w.subs...)
+	w.mu.Unlock()
+	w.cur.Store(c)
+	for _, f := range subs {
+		f(c)
+	}
+	return true, nil
+}

@@ -1,0 +1,93 @@
+package docker
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"strings"
+	"sync"
+
+	"github.com/docker/docker/client"
+	"github.com/docker/docker/errdefs"
+
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox"
+)
+
+// Backend runs sandboxes on a Docker Engine.
+type Backend struct {
+	cli  *client.Client
+	log  *slog.Logger
+	host string
+
+	mu      sync.Mutex
+	samples map[string]cpuSample // previous CPU sample per container
+}
+
+var _ sandbox.Backend = (*Backend)(nil)
+
+// New returns a backend over cli. The caller owns cli and closes it.
+func New(cli *client.Client, log *slog.Logger) *Backend {
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	return &Backend{cli: cli, log: log, host: cli.DaemonHost(), samples: map[string]cpuSample{}}
+}
+
+// Client returns the underlying Docker client.
+func (b *Backend) Client() *client.Client { return b.cli }
+
+// Host returns the engine endpoint, e.g. unix:///var/run/docker.sock.
+func (b *Backend) Host() string { return b.host }
+
+// Ping checks that the engine answers, and returns an error that says what
+// to do when it does not.
+func (b *Backend) Ping(ctx context.Context) error {
+	if _, err := b.cli.Ping(ctx); err != nil {
+		return b.wrap("reach Docker", err)
+	}
+	return nil
+}
+
+// RuntimeRegistered reports whether the engine knows an OCI runtime by name.
+func (b *Backend) RuntimeRegistered(ctx context.Context, name string) (bool, error) {
+	info, err := b.cli.Info(ctx)
+	if err != nil {
+		return false, b.wrap("read engine info", err)
+	}
+	_, ok := info.Runtimes[name]
+	return ok, nil
+}
+
+// wrap classifies an engine error: an unreachable engine becomes
+// sandbox.ErrDockerUnreachable with advice, everything else keeps its class.
+func (b *Backend) wrap(op string, err error) error {
+	if err == nil {
+		return nil
+	}
+	if isUnreachable(err) {
+		return fmt.Errorf("%s: %w: Docker is not reachable at %s: %v — is Docker Desktop, Colima or the docker service running? `mcp-sandbox doctor` tells more",
+			op, sandbox.ErrDockerUnreachable, b.host, err)
+	}
+	return fmt.Errorf("%s: %w", op, err)
+}
+
+func isUnreachable(err error) bool {
+	if client.IsErrConnectionFailed(err) {
+		return true
+	}
+	var ne net.Error
+	if errors.As(err, &ne) {
+		return true
+	}
+	var oe *net.OpError
+	if errors.As(err, &oe) {
+		return true
+	}
+	if errdefs.IsUnavailable(err) {
+		return true
+	}
+	s := err.Error()
+	return strings.Contains(s, "Cannot connect to the Docker daemon") || strings.Contains(s, "connection refused") || strings.Contains(s, "no such file or directory") && strings.Contains(s, ".sock")
+}

@@ -1,0 +1,82 @@
+package docker
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/docker/docker/api/types/container"
+	"github.com/docker/docker/api/types/volume"
+
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox"
+)
+
+// keepAlive is the container's main process: it does nothing, forever, and
+// exits at once on SIGTERM. Work happens in execs.
+var keepAlive = []string{"/bin/sh", "-c", "trap 'exit 0' TERM INT HUP; while :; do sleep 3600 & wait $!; done"}
+
+// volumeName is the name of a container's workspace volume.
+func volumeName(containerName string) string { return containerName + "-workspace" }
+
+// Create makes the workspace volume and the hardened container, and starts
+// it. On any failure it removes what it made.
+func (b *Backend) Create(ctx context.Context, spec sandbox.ContainerSpec) (id string, err error) {
+	vol := volumeName(spec.Name)
+	uid, gid := splitUser(spec.User)
+	mb := spec.WorkspaceMB
+	if mb <= 0 {
+		mb = 512
+	}
+	_, err = b.cli.VolumeCreate(ctx, volume.CreateOptions{
+		Name:   vol,
+		Driver: "local",
+		DriverOpts: map[string]string{
+			"type":   "tmpfs",
+			"device": "tmpfs",
+			"o":      fmt.Sprintf("size=%dm,uid=%s,gid=%s,mode=0755,nosuid,nodev", mb, uid, gid),
+		},
+		Labels: spec.Labels,
+	})
+	if err != nil {
+		return "", b.wrap("create workspace volume", err)
+	}
+	defer func() {
+		if err != nil {
+			cctx, cancel := cleanupContext(ctx)
+			defer cancel()
+			if id != "" {
+				_ = b.cli.ContainerRemove(cctx, id, container.RemoveOptions{Force: true})
+			}
+			_ = b.cli.VolumeRemove(cctx, vol, true)
+			id = ""
+		}
+	}()
+
+	cc := &createConfig{
+		Config: &container.Config{
+			Image:      spec.Image,
+			Entrypoint: keepAlive[:1],
+			Cmd:        keepAlive[1:],
+			Env:        spec.Env,
+			Labels:     spec.Labels,
+			StopSignal: "SIGKILL",
+		},
+		Host: &container.HostConfig{},
+	}
+	for _, opt := range defaultOptions(vol) {
+		opt(cc, spec)
+	}
+	resp, err := b.cli.ContainerCreate(ctx, cc.Config, cc.Host, nil, nil, spec.Name)
+	if err != nil {
+		return "", b.wrap("create container", err)
+	}
+	id = resp.ID
+	if err := b.cli.ContainerStart(ctx, id, container.StartOptions{}); err != nil {
+		return id, b.wrap("start container", err)
+	}
+	return id, nil
+}
+
+// Rename gives a container a new name.
+func (b *Backend) Rename(ctx context.Context, containerID, name string) error {
+	return b.wrap("rename container", b.cli.ContainerRename(ctx, containerID, name))
+}

@@ -1,0 +1,231 @@
+package docker
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/docker/docker/api/types/container"
+	"github.com/docker/docker/pkg/stdcopy"
+
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox"
+)
+
+// execWrapper announces the process's PID (inside the container) on the
+// first line of stdout, then becomes the real command. The PID is what
+// killTree needs; the docker API only knows the host's PID, which is
+// useless when the engine runs in a VM.
+var execWrapper = []string{"/bin/sh", "-c", `echo "$$"; exec "$@"`, "mcp-sandbox"}
+
+// Exec runs spec.Cmd in the container. When ctx ends first, it kills the
+// process tree inside the container and returns ctx.Err().
+func (b *Backend) Exec(ctx context.Context, containerID string, spec sandbox.ExecSpec) (sandbox.ExecStatus, error) {
+	if len(spec.Cmd) == 0 {
+		return sandbox.ExecStatus{}, errors.New("exec: empty command")
+	}
+	cmd := append(append([]string{}, execWrapper...), spec.Cmd...)
+	created, err := b.cli.ContainerExecCreate(ctx, containerID, container.ExecOptions{
+		Cmd:          cmd,
+		Env:          spec.Env,
+		WorkingDir:   spec.WorkDir,
+		User:         spec.User,
+		AttachStdin:  spec.Stdin != nil,
+		AttachStdout: true,
+		AttachStderr: true,
+	})
+	if err != nil {
+		return sandbox.ExecStatus{}, b.wrap("create exec", err)
+	}
+	hj, err := b.cli.ContainerExecAttach(ctx, created.ID, container.ExecAttachOptions{})
+	if err != nil {
+		return sandbox.ExecStatus{}, b.wrap("attach exec", err)
+	}
+	defer hj.Close()
+
+	pid := &pidWriter{next: orDiscard(spec.Stdout), ready: make(chan struct{})}
+	stderr := orDiscard(spec.Stderr)
+	copied := make(chan error, 1)
+	go func() {
+		_, err := stdcopy.StdCopy(pid, stderr, hj.Reader)
+		copied <- err
+	}()
+	if spec.Stdin != nil {
+		go func() {
+			_, _ = io.Copy(hj.Conn, spec.Stdin)
+			_ = hj.CloseWrite()
+		}()
+	}
+
+	var status sandbox.ExecStatus
+	select {
+	case err := <-copied:
+		if err != nil && ctx.Err() == nil {
+			return status, b.wrap("read exec output", err)
+		}
+	case <-ctx.Done():
+		status.Killed = true
+		b.killExec(ctx, containerID, pid, spec.User)
+		// The output stream ends when the last process holding it dies;
+		// a process that escaped the kill must not keep us here.
+		select {
+		case <-copied:
+		case <-time.After(2 * time.Second):
+			hj.Close()
+			<-copied
+		}
+	}
+
+	ictx, cancel := cleanupContext(ctx)
+	defer cancel()
+	for i := 0; ; i++ {
+		ins, err := b.cli.ContainerExecInspect(ictx, created.ID)
+		if err != nil {
+			return status, b.wrap("inspect exec", err)
+		}
+		if !ins.Running || i >= 50 {
+			status.ExitCode = ins.ExitCode
+			if ins.Running {
+				status.ExitCode = -1
+			}
+			break
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if status.Killed {
+		return status, ctx.Err()
+	}
+	return status, nil
+}
+
+// killExec kills the process tree of an exec whose PID was announced, with
+// a context that outlives the cancelled one.
+func (b *Backend) killExec(ctx context.Context, containerID string, pid *pidWriter, user string) {
+	select {
+	case <-pid.ready:
+	case <-time.After(2 * time.Second):
+	}
+	p := pid.get()
+	if p <= 1 {
+		b.log.Warn("exec cancelled before it announced its pid; cannot kill its tree", "container", containerID)
+		return
+	}
+	kctx, cancel := cleanupContext(ctx)
+	defer cancel()
+	if err := b.KillTree(kctx, containerID, p, user); err != nil {
+		b.log.Warn("kill process tree", "container", containerID, "pid", p, "err", err)
+	}
+}
+
+// killTreeScript stops (SIGSTOP) every process in the tree of $1 — its
+// descendants, its process group and its session — until no new one
+// appears, then kills them all. Stopping first means a fork bomb cannot
+// outrun the walk. It uses only sh builtins and /proc, so it works in any
+// image that has /bin/sh.
+const killTreeScript = `root=$1; set=" $root "; kill -STOP "$root" 2>/dev/null
+n=0
+while [ $n -lt 50 ]; do
+  n=$((n+1)); grew=
+  for d in /proc/[0-9]*; do
+    p=${d#/proc/}
+    [ "$p" = "$$" ] && continue
+    case "$set" in *" $p "*) continue;; esac
+    read -r line < "$d/stat" 2>/dev/null || continue
+    rest=${line##*) }
+    set -- $rest
+    if [ "$3" = "$root" ] || [ "$4" = "$root" ]; then :; else
+      case "$set" in *" $2 "*) ;; *) continue;; esac
+    fi
+    kill -STOP "$p" 2>/dev/null; set="$set$p "; grew=1
+  done
+  [ -z "$grew" ] && break
+done
+for p in $set; do kill -KILL "$p" 2>/dev/null; done
+exit 0`
+
+// KillTree kills process pid inside the container and everything it started.
+func (b *Backend) KillTree(ctx context.Context, containerID string, pid int, user string) error {
+	created, err := b.cli.ContainerExecCreate(ctx, containerID, container.ExecOptions{
+		Cmd:  []string{"/bin/sh", "-c", killTreeScript, "mcp-sandbox-kill", strconv.Itoa(pid)},
+		User: user,
+	})
+	if err != nil {
+		return b.wrap("create kill exec", err)
+	}
+	hj, err := b.cli.ContainerExecAttach(ctx, created.ID, container.ExecAttachOptions{})
+	if err != nil {
+		return b.wrap("attach kill exec", err)
+	}
+	defer hj.Close()
+	_, _ = io.Copy(io.Discard, hj.Reader)
+	return nil
+}
+
+// pidWriter takes the first line of the stream (the PID the wrapper echoes)
+// and passes the rest on.
+type pidWriter struct {
+	next  io.Writer
+	ready chan struct{}
+
+	mu   sync.Mutex
+	buf  []byte
+	pid  int
+	done bool
+}
+
+func (w *pidWriter) Write(p []byte) (int, error) {
+	n := len(p)
+	w.mu.Lock()
+	if !w.done {
+		w.buf = append(w.buf, p...)
+		i := bytes.IndexByte(w.buf, '\n')
+		if i < 0 {
+			if len(w.buf) > 32 { // not a PID line: give up and pass it on
+				p, w.buf, w.done = w.buf, nil, true
+				close(w.ready)
+				w.mu.Unlock()
+				_, err := w.next.Write(p)
+				return n, err
+			}
+			w.mu.Unlock()
+			return n, nil
+		}
+		w.pid, _ = strconv.Atoi(string(w.buf[:i]))
+		p = w.buf[i+1:]
+		w.buf, w.done = nil, true
+		close(w.ready)
+	}
+	w.mu.Unlock()
+	if len(p) == 0 {
+		return n, nil
+	}
+	if _, err := w.next.Write(p); err != nil {
+		return n, err
+	}
+	return n, nil
+}
+
+func (w *pidWriter) get() int {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.pid
+}
+
+func orDiscard(w io.Writer) io.Writer {
+	if w == nil {
+		return io.Discard
+	}
+	return w
+}
+
+// cleanupContext returns a context for clean-up work that must happen even
+// though ctx was cancelled, bounded so it cannot hang.
+func cleanupContext(ctx context.Context) (context.Context, context.CancelFunc) {
+	return context.WithTimeout(context.WithoutCancel(ctx), 15*time.Second)
+}
+
+var _ = fmt.Sprintf

@@ -1,0 +1,463 @@
+package sandbox
+
+import (
+	"context"
+	"crypto/rand"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox/config"
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox/state"
+)
+
+// Options configures an Engine.
+type Options struct {
+	Backend Backend
+	Config  *config.Watcher
+	// State records sandboxes for the tray and holds the pause flag; nil
+	// keeps nothing on disk.
+	State *state.Store
+	Log   *slog.Logger
+	// OwnerID identifies this server instance in labels; empty: random.
+	OwnerID string
+	// TickInterval is how often expiry is checked; default 5s.
+	TickInterval time.Duration
+}
+
+// Engine creates, runs and removes the sandboxes of one server process.
+type Engine struct {
+	be       Backend
+	cfg      *config.Watcher
+	st       *state.Store
+	log      *slog.Logger
+	owner    string
+	pid      int
+	hostname string
+	tick     time.Duration
+
+	mu       sync.Mutex
+	boxes    map[string]*Sandbox
+	creating int
+	closed   bool
+	bg       sync.WaitGroup // background removals
+
+	runtimeOnce sync.Once
+	runtime     string
+}
+
+// NewEngine returns an engine; call Run to start its background work and
+// Close to remove its sandboxes.
+func NewEngine(o Options) *Engine {
+	if o.Log == nil {
+		o.Log = slog.New(slog.DiscardHandler)
+	}
+	if o.OwnerID == "" {
+		o.OwnerID = newID()
+	}
+	if o.TickInterval <= 0 {
+		o.TickInterval = 5 * time.Second
+	}
+	host, _ := os.Hostname()
+	return &Engine{
+		be: o.Backend, cfg: o.Config, st: o.State, log: o.Log,
+		owner: o.OwnerID, pid: os.Getpid(), hostname: host, tick: o.TickInterval,
+		boxes: map[string]*Sandbox{},
+	}
+}
+
+// Owner returns this engine's instance id (the io.mcp-sandbox.owner label).
+func (e *Engine) Owner() string { return e.owner }
+
+// Config returns the configuration in force.
+func (e *Engine) Config() *config.Config { return e.cfg.Current() }
+
+// Backend returns the engine's backend.
+func (e *Engine) Backend() Backend { return e.be }
+
+// newID returns a short random sandbox id: 12 lower-case base-32 characters.
+func newID() string {
+	const alphabet = "abcdefghijklmnopqrstuvwxyz234567"
+	b := make([]byte, 12)
+	_, _ = rand.Read(b)
+	for i := range b {
+		b[i] = alphabet[b[i]&31]
+	}
+	return string(b)
+}
+
+// Sandbox is a sandbox this engine owns.
+type Sandbox struct {
+	ID          string
+	ContainerID string
+	Language    string
+	Lang        config.Language
+	Image       string
+	Network     string
+	Client      string
+	Limits      Limits
+	User        string
+	CreatedAt   time.Time
+
+	transcript transcript
+
+	mu       sync.Mutex
+	ttl      time.Duration
+	lastUsed time.Time
+	busy     int
+	removing bool
+	oomKills int
+	// runners holds the resident interpreters (see runner.go).
+	runners map[string]residentRunner
+}
+
+// ExpiresAt is when the sandbox expires if it stays idle.
+func (s *Sandbox) ExpiresAt() time.Time {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.lastUsed.Add(s.ttl)
+}
+
+// Transcript returns what ran in the sandbox, oldest first.
+func (s *Sandbox) Transcript() string { return s.transcript.String() }
+
+// Create makes a new sandbox.
+func (e *Engine) Create(ctx context.Context, req CreateRequest) (*Sandbox, error) {
+	cfg := e.cfg.Current()
+	p, err := makePlan(cfg, req)
+	if err != nil {
+		return nil, err
+	}
+	if err := e.admit(ctx, cfg); err != nil {
+		return nil, err
+	}
+	defer e.admitted()
+	return e.create(ctx, cfg, p, req)
+}
+
+// admit checks the pause flag and max_sandboxes and reserves a slot.
+func (e *Engine) admit(ctx context.Context, cfg *config.Config) error {
+	if e.st != nil && e.st.Paused() {
+		return fmt.Errorf("%w: MCP Sandbox is paused from its tray; choose Start in the tray menu to resume", ErrPaused)
+	}
+	e.mu.Lock()
+	if e.closed {
+		e.mu.Unlock()
+		return ErrClosed
+	}
+	e.creating++
+	creating := e.creating
+	e.mu.Unlock()
+	n, err := e.countActive(ctx)
+	if err != nil {
+		e.admitted()
+		return err
+	}
+	// The ones being created by this engine are not listed yet.
+	if n+creating > cfg.Limits.MaxSandboxes {
+		e.admitted()
+		return fmt.Errorf("%w: %d sandboxes are running, the most limits.max_sandboxes (%d) allows; stop one with sandbox_stop (sandbox_list shows them) or raise the limit in %s",
+			ErrLimit, n, cfg.Limits.MaxSandboxes, cfg.Source)
+	}
+	return nil
+}
+
+func (e *Engine) admitted() {
+	e.mu.Lock()
+	e.creating--
+	e.mu.Unlock()
+}
+
+// countActive counts managed, non-pool containers on the engine, whoever
+// owns them: max_sandboxes protects the machine, not one client.
+func (e *Engine) countActive(ctx context.Context) (int, error) {
+	list, err := e.be.List(ctx)
+	if err != nil {
+		return 0, err
+	}
+	n := 0
+	for _, c := range list {
+		if c.Labels[LabelPool] == "true" || c.State == "exited" || c.State == "dead" {
+			continue
+		}
+		n++
+	}
+	return n, nil
+}
+
+// create makes a sandbox from a checked plan.
+func (e *Engine) create(ctx context.Context, cfg *config.Config, p plan, req CreateRequest) (*Sandbox, error) {
+	img, err := e.be.EnsureImage(ctx, p.Image, cfg.Images.Pull, req.Progress)
+	if err != nil {
+		return nil, err
+	}
+	id := newID()
+	now := time.Now()
+	sb := &Sandbox{
+		ID: id, Language: p.Language, Lang: p.Lang, Image: p.Image, Network: p.Network,
+		Client: req.Client, Limits: p.Limits, User: sandboxUser(img.User), CreatedAt: now,
+		ttl: time.Duration(p.TTL) * time.Minute, lastUsed: now,
+	}
+	spec := e.containerSpec(ctx, cfg, sb, ContainerName(id), p.Env, false)
+	cid, err := e.be.Create(ctx, spec)
+	if err != nil {
+		return nil, err
+	}
+	sb.ContainerID = cid
+	e.mu.Lock()
+	if e.closed {
+		e.mu.Unlock()
+		e.removeContainer(context.WithoutCancel(ctx), cid)
+		return nil, ErrClosed
+	}
+	e.boxes[id] = sb
+	e.mu.Unlock()
+	e.record(sb, true)
+	e.log.Info("sandbox created", "id", id, "language", sb.Language, "image", sb.Image, "client", sb.Client)
+	return sb, nil
+}
+
+// baseEnv is set in every sandbox so that tools write where they can.
+var baseEnv = []string{
+	"HOME=" + Workspace,
+	"TMPDIR=/tmp",
+	"LANG=C.UTF-8",
+	"PYTHONUNBUFFERED=1",
+	"PYTHONDONTWRITEBYTECODE=1",
+	"PYTHONUSERBASE=" + Workspace + "/.local",
+	"PIP_DISABLE_PIP_VERSION_CHECK=1",
+	"PIP_NO_CACHE_DIR=1",
+	"MPLBACKEND=Agg",
+	"MPLCONFIGDIR=/tmp/.matplotlib",
+	"npm_config_cache=/tmp/.npm",
+	"npm_config_update_notifier=false",
+	"NODE_PATH=" + Workspace + "/node_modules",
+}
+
+func (e *Engine) containerSpec(ctx context.Context, cfg *config.Config, sb *Sandbox, name string, env []string, pool bool) ContainerSpec {
+	labels := map[string]string{
+		LabelManaged:     "true",
+		LabelID:          sb.ID,
+		LabelOwner:       e.owner,
+		LabelOwnerPID:    strconv.Itoa(e.pid),
+		LabelOwnerHost:   e.hostname,
+		LabelLanguage:    sb.Language,
+		LabelExpiresAt:   sb.CreatedAt.Add(sb.ttl).UTC().Format(time.RFC3339),
+		LabelClient:      sb.Client,
+		LabelNetwork:     sb.Network,
+		LabelWorkspaceMB: strconv.Itoa(sb.Limits.WorkspaceMB),
+	}
+	if pool {
+		labels[LabelPool] = "true"
+	}
+	return ContainerSpec{
+		Name:        name,
+		Image:       sb.Image,
+		Labels:      labels,
+		Env:         append(append([]string{}, baseEnv...), env...),
+		User:        sb.User,
+		Network:     sb.Network,
+		MemoryBytes: int64(sb.Limits.MemoryMB) << 20,
+		NanoCPUs:    int64(sb.Limits.CPUs * 1e9),
+		Pids:        int64(sb.Limits.Pids),
+		WorkspaceMB: sb.Limits.WorkspaceMB,
+		TmpMB:       min(256, max(64, sb.Limits.MemoryMB/4)),
+		Runtime:     e.runtimeFor(ctx, cfg),
+	}
+}
+
+// runtimeChecker is implemented by backends that can say which OCI
+// runtimes the engine has registered.
+type runtimeChecker interface {
+	RuntimeRegistered(ctx context.Context, name string) (bool, error)
+}
+
+// runtimeFor resolves docker.runtime: "auto" means runsc when the engine
+// has it registered.
+func (e *Engine) runtimeFor(ctx context.Context, cfg *config.Config) string {
+	switch cfg.Docker.Runtime {
+	case "auto":
+		e.runtimeOnce.Do(func() {
+			if rc, ok := e.be.(runtimeChecker); ok {
+				if yes, err := rc.RuntimeRegistered(ctx, "runsc"); err == nil && yes {
+					e.runtime = "runsc"
+				}
+			}
+		})
+		return e.runtime
+	case "runc", "runsc":
+		return cfg.Docker.Runtime
+	}
+	return ""
+}
+
+// record writes the sandbox's state record for the tray.
+func (e *Engine) record(sb *Sandbox, claimed bool) {
+	if e.st == nil {
+		return
+	}
+	sb.mu.Lock()
+	r := state.Record{
+		ID: sb.ID, ContainerID: sb.ContainerID, Owner: e.owner, OwnerPID: e.pid,
+		Client: sb.Client, Language: sb.Language, Image: sb.Image, Network: sb.Network,
+		Claimed: claimed, CreatedAt: sb.CreatedAt, ExpiresAt: sb.lastUsed.Add(sb.ttl), LastUsed: sb.lastUsed,
+	}
+	sb.mu.Unlock()
+	if err := e.st.WriteRecord(r); err != nil {
+		e.log.Warn("write sandbox record", "id", sb.ID, "err", err)
+	}
+}
+
+// Get returns a sandbox this engine owns.
+func (e *Engine) Get(id string) (*Sandbox, error) {
+	e.mu.Lock()
+	sb, ok := e.boxes[id]
+	e.mu.Unlock()
+	if !ok || sb.isRemoving() {
+		if !validSandboxID(id) {
+			return nil, fmt.Errorf("%w: %q is not a sandbox id; sandbox_list shows yours", ErrNotFound, clip(id, 64))
+		}
+		return nil, fmt.Errorf("%w: no sandbox %s in this session (it may have expired or been stopped); sandbox_list shows yours, sandbox_create makes a new one", ErrNotFound, id)
+	}
+	return sb, nil
+}
+
+func validSandboxID(id string) bool {
+	if len(id) < 4 || len(id) > 32 {
+		return false
+	}
+	for _, r := range id {
+		if !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9') {
+			return false
+		}
+	}
+	return true
+}
+
+func (s *Sandbox) isRemoving() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.removing
+}
+
+// Sandboxes returns the sandboxes this engine owns.
+func (e *Engine) Sandboxes() []*Sandbox {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	out := make([]*Sandbox, 0, len(e.boxes))
+	for _, sb := range e.boxes {
+		if !sb.removing {
+			out = append(out, sb)
+		}
+	}
+	return out
+}
+
+// Stop removes a sandbox this engine owns.
+func (e *Engine) Stop(ctx context.Context, id string) error {
+	sb, err := e.Get(id)
+	if err != nil {
+		return err
+	}
+	return e.remove(ctx, sb)
+}
+
+// StopAll removes every sandbox this engine owns and returns their ids.
+func (e *Engine) StopAll(ctx context.Context) ([]string, error) {
+	boxes := e.Sandboxes()
+	var (
+		wg   sync.WaitGroup
+		mu   sync.Mutex
+		ids  []string
+		errs []error
+	)
+	for _, sb := range boxes {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			err := e.remove(ctx, sb)
+			mu.Lock()
+			defer mu.Unlock()
+			if err != nil {
+				errs = append(errs, err)
+				return
+			}
+			ids = append(ids, sb.ID)
+		}()
+	}
+	wg.Wait()
+	return ids, errors.Join(errs...)
+}
+
+// remove removes a sandbox's container and forgets it.
+func (e *Engine) remove(ctx context.Context, sb *Sandbox) error {
+	sb.mu.Lock()
+	if sb.removing {
+		// Another caller is removing it (Close racing a one-shot's removal).
+		sb.mu.Unlock()
+		return nil
+	}
+	sb.removing = true
+	runners := sb.runners
+	sb.runners = nil
+	sb.mu.Unlock()
+	for _, r := range runners {
+		r.close()
+	}
+	err := e.be.Remove(ctx, sb.ContainerID)
+	if err != nil {
+		sb.mu.Lock()
+		sb.removing = false
+		sb.mu.Unlock()
+		return err
+	}
+	e.forget(sb.ID)
+	e.log.Info("sandbox removed", "id", sb.ID)
+	return nil
+}
+
+func (e *Engine) forget(id string) {
+	e.mu.Lock()
+	delete(e.boxes, id)
+	e.mu.Unlock()
+	if e.st != nil {
+		_ = e.st.RemoveRecord(id)
+	}
+}
+
+// removeLater removes a sandbox in the background (a one-shot run's, so the
+// caller gets its result at once); Close waits for it.
+func (e *Engine) removeLater(ctx context.Context, sb *Sandbox) {
+	e.bg.Add(1)
+	go func() {
+		defer e.bg.Done()
+		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
+		defer cancel()
+		if err := e.remove(rctx, sb); err != nil {
+			e.log.Warn("remove one-shot sandbox", "id", sb.ID, "err", err)
+		}
+	}()
+}
+
+func (e *Engine) removeContainer(ctx context.Context, cid string) {
+	rctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	if err := e.be.Remove(rctx, cid); err != nil {
+		e.log.Warn("remove container", "container", cid, "err", err)
+	}
+}
+
+// Close refuses new work and removes every sandbox this engine owns. It is
+// what a server does when its client goes away.
+func (e *Engine) Close(ctx context.Context) error {
+	e.mu.Lock()
+	e.closed = true
+	e.mu.Unlock()
+	_, err := e.StopAll(ctx)
+	e.bg.Wait()
+	return err
+}

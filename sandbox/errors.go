@@ -1,0 +1,27 @@
+package sandbox
+
+import "errors"
+
+// Error classes. Every error the engine returns wraps one of these, so
+// callers (the MCP tools, the CLI) branch with errors.Is and tests check the
+// class, not the text. The text says what to do next.
+var (
+	// ErrDockerUnreachable: the engine did not answer.
+	ErrDockerUnreachable = errors.New("docker unreachable")
+	// ErrNotFound: no such sandbox (in this server's session).
+	ErrNotFound = errors.New("sandbox not found")
+	// ErrPolicy: the request asks for more than the policy allows.
+	ErrPolicy = errors.New("not allowed by policy")
+	// ErrInvalid: the request is malformed (empty command, bad path, …).
+	ErrInvalid = errors.New("invalid request")
+	// ErrLimit: too many sandboxes.
+	ErrLimit = errors.New("sandbox limit reached")
+	// ErrPaused: the service is paused from the tray.
+	ErrPaused = errors.New("paused")
+	// ErrImageNotFound: the image is not present and cannot be pulled.
+	ErrImageNotFound = errors.New("image not found")
+	// ErrPull: pulling the image failed.
+	ErrPull = errors.New("image pull failed")
+	// ErrClosed: the engine is shutting down.
+	ErrClosed = errors.New("engine closed")
+)

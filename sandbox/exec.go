@@ -1,0 +1,213 @@
+package sandbox
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// ExecRequest is a command to run in a sandbox.
+type ExecRequest struct {
+	Command        string // run by sh -c
+	TimeoutSeconds int    // 0: the policy's default
+	Workdir        string // relative to /workspace
+	Env            map[string]string
+	Stdin          string
+}
+
+// ExecResult is how a command ended. A non-zero exit, a timeout or an OOM
+// kill is a normal result, not an error.
+type ExecResult struct {
+	ExitCode   int    `json:"exit_code"`
+	Stdout     string `json:"stdout"`
+	Stderr     string `json:"stderr"`
+	DurationMS int64  `json:"duration_ms"`
+	TimedOut   bool   `json:"timed_out"`
+	Truncated  bool   `json:"truncated"`
+	OOMKilled  bool   `json:"oom_killed"`
+}
+
+// OutputFunc receives output while a command runs: stream is "stdout" or
+// "stderr". It is called from the backend's goroutine and must not block.
+type OutputFunc func(stream string, chunk []byte)
+
+// exitTimedOut is the exit code reported for a command killed on timeout
+// (as coreutils' timeout does).
+const exitTimedOut = 124
+
+// Exec runs a shell command in a sandbox this engine owns.
+func (e *Engine) Exec(ctx context.Context, id string, req ExecRequest, out OutputFunc) (ExecResult, error) {
+	sb, err := e.Get(id)
+	if err != nil {
+		return ExecResult{}, err
+	}
+	cmd := req.Command
+	if strings.TrimSpace(cmd) == "" {
+		return ExecResult{}, invalidErr("command is empty; pass a shell command such as \"ls -la\"")
+	}
+	if len(cmd) > maxCommandBytes {
+		return ExecResult{}, invalidErr("command is %d bytes, more than %d; write long scripts with write_file or run_code", len(cmd), maxCommandBytes)
+	}
+	if strings.ContainsRune(cmd, 0) {
+		return ExecResult{}, invalidErr("command holds a NUL byte")
+	}
+	if len(req.Stdin) > maxStdinBytes {
+		return ExecResult{}, invalidErr("stdin is %d bytes, more than %d", len(req.Stdin), maxStdinBytes)
+	}
+	cfg := e.cfg.Current()
+	timeout, err := timeoutFor(cfg, req.TimeoutSeconds)
+	if err != nil {
+		return ExecResult{}, err
+	}
+	wd, err := ResolvePath(req.Workdir)
+	if err != nil {
+		return ExecResult{}, err
+	}
+	env, err := checkEnv(req.Env)
+	if err != nil {
+		return ExecResult{}, err
+	}
+	res, err := e.run(ctx, sb, runSpec{
+		argv: []string{"/bin/sh", "-c", cmd}, env: env, workdir: wd, stdin: req.Stdin,
+		timeout: time.Duration(timeout) * time.Second, out: out,
+	})
+	sb.transcript.add("exec", "$ "+cmd, &res, errNote(err))
+	return res, err
+}
+
+func errNote(err error) string {
+	if err == nil {
+		return ""
+	}
+	return "error: " + err.Error()
+}
+
+// runSpec is one process to run in a sandbox.
+type runSpec struct {
+	argv    []string
+	env     []string
+	workdir string
+	stdin   string
+	timeout time.Duration
+	out     OutputFunc
+}
+
+// run runs a process in sb with the policy's output cap, a timeout that kills
+// the whole process tree, and OOM detection.
+func (e *Engine) run(ctx context.Context, sb *Sandbox, rs runSpec) (ExecResult, error) {
+	sb.begin()
+	defer e.end(sb)
+	limit := e.cfg.Current().Limits.OutputBytes
+	stdout := newCapture(limit, streamTo(rs.out, "stdout"))
+	stderr := newCapture(limit, streamTo(rs.out, "stderr"))
+	tctx, cancel := context.WithTimeout(ctx, rs.timeout)
+	defer cancel()
+	spec := ExecSpec{Cmd: rs.argv, Env: rs.env, WorkDir: rs.workdir, User: sb.User, Stdout: stdout, Stderr: stderr}
+	if rs.stdin != "" {
+		spec.Stdin = strings.NewReader(rs.stdin)
+	}
+	start := time.Now()
+	status, err := e.be.Exec(tctx, sb.ContainerID, spec)
+	res := ExecResult{ExitCode: status.ExitCode, DurationMS: time.Since(start).Milliseconds()}
+	switch {
+	case err == nil:
+	case ctx.Err() != nil:
+		// The caller cancelled: the process tree is already killed.
+		res.Stdout, res.Stderr, res.Truncated = stdout.String(), stderr.String(), stdout.Truncated() || stderr.Truncated()
+		return res, fmt.Errorf("cancelled: %w", ctx.Err())
+	case errors.Is(tctx.Err(), context.DeadlineExceeded):
+		res.TimedOut = true
+		res.ExitCode = exitTimedOut
+		fmt.Fprintf(stderr, "\n[mcp-sandbox: timed out after %s; the process and everything it started were killed]\n", rs.timeout)
+	default:
+		return res, e.containerGone(ctx, sb, err)
+	}
+	if res.ExitCode == 137 && !res.TimedOut {
+		if e.oomKilled(ctx, sb) {
+			res.OOMKilled = true
+			fmt.Fprintf(stderr, "\n[mcp-sandbox: killed for using more than the sandbox's %d MB of memory]\n", sb.Limits.MemoryMB)
+		}
+	}
+	res.Stdout, res.Stderr = stdout.String(), stderr.String()
+	res.Truncated = stdout.Truncated() || stderr.Truncated()
+	return res, nil
+}
+
+func streamTo(out OutputFunc, name string) func([]byte) {
+	if out == nil {
+		return nil
+	}
+	return func(p []byte) { out(name, p) }
+}
+
+// containerGone turns an exec error on a container that no longer exists
+// (stopped from the tray, removed by hand) into ErrNotFound and forgets the
+// sandbox.
+func (e *Engine) containerGone(ctx context.Context, sb *Sandbox, err error) error {
+	if errors.Is(err, ErrDockerUnreachable) {
+		return err
+	}
+	list, lerr := e.be.List(ctx)
+	if lerr != nil {
+		return err
+	}
+	for _, c := range list {
+		if c.ID == sb.ContainerID && c.State == "running" {
+			return err
+		}
+	}
+	e.forget(sb.ID)
+	return fmt.Errorf("%w: sandbox %s is gone (stopped from the tray or removed); create a new one with sandbox_create", ErrNotFound, sb.ID)
+}
+
+// oomCountScript prints the container's cgroup OOM-kill counter (cgroup v2
+// or v1), using only sh builtins.
+const oomCountScript = `f=/sys/fs/cgroup/memory.events; [ -r "$f" ] || f=/sys/fs/cgroup/memory/memory.oom_control
+while read -r k v; do [ "$k" = oom_kill ] && echo "$v"; done < "$f"; exit 0`
+
+// oomKilled reports whether the kernel's OOM killer struck in sb since the
+// last check; a process killed with SIGKILL (exit 137) for another reason
+// does not count.
+func (e *Engine) oomKilled(ctx context.Context, sb *Sandbox) bool {
+	var buf strings.Builder
+	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+	defer cancel()
+	_, err := e.be.Exec(cctx, sb.ContainerID, ExecSpec{Cmd: []string{"/bin/sh", "-c", oomCountScript}, User: sb.User, Stdout: &buf})
+	if err != nil {
+		return false
+	}
+	n, err := strconv.Atoi(strings.TrimSpace(buf.String()))
+	if err != nil {
+		// No counter (gVisor, some VMs): exit 137 with memory at the limit
+		// is the best evidence there is.
+		u, uerr := e.be.Usage(cctx, sb.ContainerID)
+		return uerr == nil && u.MemoryLimit > 0 && u.MemoryBytes*10 >= u.MemoryLimit*9
+	}
+	sb.mu.Lock()
+	defer sb.mu.Unlock()
+	if n > sb.oomKills {
+		sb.oomKills = n
+		return true
+	}
+	return false
+}
+
+// begin marks the sandbox busy, so it does not expire mid-command.
+func (s *Sandbox) begin() {
+	s.mu.Lock()
+	s.busy++
+	s.lastUsed = time.Now()
+	s.mu.Unlock()
+}
+
+// end marks a command finished and moves the expiry on.
+func (e *Engine) end(s *Sandbox) {
+	s.mu.Lock()
+	s.busy--
+	s.lastUsed = time.Now()
+	s.mu.Unlock()
+	e.record(s, true)
+}

@@ -1,0 +1,31 @@
+package sandbox
+
+// Labels every managed container carries (DESIGN.md §3, a contract: the tray
+// and `mcp-sandbox ps` find sandboxes by them, whichever server made them).
+const (
+	LabelManaged   = "io.mcp-sandbox.managed"
+	LabelID        = "io.mcp-sandbox.id"
+	LabelOwner     = "io.mcp-sandbox.owner"
+	LabelOwnerPID  = "io.mcp-sandbox.owner-pid"
+	LabelOwnerHost = "io.mcp-sandbox.owner-host"
+	LabelLanguage  = "io.mcp-sandbox.language"
+	LabelExpiresAt = "io.mcp-sandbox.expires-at"
+	LabelClient    = "io.mcp-sandbox.client"
+	LabelPool      = "io.mcp-sandbox.pool"
+	// Not in the contract, but useful to the tray: the policy limits.
+	LabelWorkspaceMB = "io.mcp-sandbox.workspace-mb"
+	LabelNetwork     = "io.mcp-sandbox.network"
+)
+
+// NamePrefix starts every sandbox container's name; pooled ones use
+// PoolNamePrefix until claimed.
+const (
+	NamePrefix     = "mcp-sandbox-"
+	PoolNamePrefix = "mcp-sandbox-pool-"
+)
+
+// Workspace is where a sandbox's files live; relative paths resolve here.
+const Workspace = "/workspace"
+
+// ContainerName returns the name of the container of sandbox id.
+func ContainerName(id string) string { return NamePrefix + id }

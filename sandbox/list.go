@@ -1,0 +1,143 @@
+package sandbox
+
+import (
+	"context"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox/state"
+)
+
+// Info describes a sandbox as sandbox_list, `mcp-sandbox ps` and the tray
+// show it.
+type Info struct {
+	ID          string    `json:"sandbox_id"`
+	Language    string    `json:"language"`
+	Image       string    `json:"image"`
+	State       string    `json:"state"`
+	CreatedAt   time.Time `json:"created_at"`
+	ExpiresAt   time.Time `json:"expires_at"`
+	Limits      Limits    `json:"limits"`
+	Usage       Usage     `json:"usage"`
+	Network     string    `json:"network"`
+	Client      string    `json:"client,omitempty"`
+	Owner       string    `json:"owner,omitempty"`
+	OwnerPID    int       `json:"owner_pid,omitempty"`
+	Pool        bool      `json:"pool,omitempty"`
+	ContainerID string    `json:"container_id,omitempty"`
+	Name        string    `json:"name,omitempty"`
+}
+
+// List describes the sandboxes this engine owns, with live usage.
+func (e *Engine) List(ctx context.Context) ([]Info, error) {
+	boxes := e.Sandboxes()
+	out := make([]Info, len(boxes))
+	var wg sync.WaitGroup
+	for i, sb := range boxes {
+		out[i] = Info{
+			ID: sb.ID, Language: sb.Language, Image: sb.Image, State: "running",
+			CreatedAt: sb.CreatedAt, ExpiresAt: sb.ExpiresAt(), Limits: sb.Limits,
+			Network: sb.Network, Client: sb.Client, Owner: e.owner, OwnerPID: e.pid,
+			ContainerID: sb.ContainerID, Name: ContainerName(sb.ID),
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if u, err := e.be.Usage(ctx, sb.ContainerID); err == nil {
+				out[i].Usage = u
+			} else {
+				out[i].State = "unknown"
+			}
+		}()
+	}
+	wg.Wait()
+	sort.Slice(out, func(i, j int) bool { return out[i].CreatedAt.Before(out[j].CreatedAt) })
+	return out, nil
+}
+
+// Lister describes every managed sandbox on an engine, whichever server
+// made it, for `mcp-sandbox ps` and the tray.
+type Lister struct {
+	Backend Backend
+	// State, if set, supplies what changed after creation (claimed, client,
+	// expiry) from the owning servers' records.
+	State *state.Store
+	// Usage asks for live usage (one stats call per sandbox).
+	Usage bool
+	// Pool includes warm-pool containers.
+	Pool bool
+}
+
+// List returns every managed sandbox.
+func (l Lister) List(ctx context.Context) ([]Info, error) {
+	list, err := l.Backend.List(ctx)
+	if err != nil {
+		return nil, err
+	}
+	type limitsInspector interface {
+		Inspect(ctx context.Context, containerID string) (ContainerInfo, error)
+	}
+	out := make([]Info, 0, len(list))
+	for _, c := range list {
+		if c.Labels[LabelPool] == "true" && !l.Pool {
+			continue
+		}
+		out = append(out, infoFromLabels(c))
+	}
+	var wg sync.WaitGroup
+	for i := range out {
+		if l.State != nil {
+			if r, err := l.State.ReadRecord(out[i].ID); err == nil && r.ContainerID == out[i].ContainerID {
+				out[i].ExpiresAt = r.ExpiresAt
+				if r.Client != "" {
+					out[i].Client = r.Client
+				}
+				if r.Claimed {
+					out[i].Pool = false
+				}
+			}
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if li, ok := l.Backend.(limitsInspector); ok {
+				if ci, err := li.Inspect(ctx, out[i].ContainerID); err == nil {
+					out[i].Limits.MemoryMB = int(ci.MemoryBytes >> 20)
+					out[i].Limits.CPUs = float64(ci.NanoCPUs) / 1e9
+					out[i].Limits.Pids = int(ci.Pids)
+					if ci.Network == "none" {
+						out[i].Network = "none"
+					}
+				}
+			}
+			if l.Usage && out[i].State == "running" {
+				if u, err := l.Backend.Usage(ctx, out[i].ContainerID); err == nil {
+					out[i].Usage = u
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	sort.Slice(out, func(i, j int) bool { return out[i].CreatedAt.Before(out[j].CreatedAt) })
+	return out, nil
+}
+
+func infoFromLabels(c ContainerInfo) Info {
+	pid, _ := strconv.Atoi(c.Labels[LabelOwnerPID])
+	exp, _ := time.Parse(time.RFC3339, c.Labels[LabelExpiresAt])
+	ws, _ := strconv.Atoi(c.Labels[LabelWorkspaceMB])
+	id := c.Labels[LabelID]
+	if id == "" {
+		id = strings.TrimPrefix(strings.TrimPrefix(c.Name, PoolNamePrefix), NamePrefix)
+	}
+	return Info{
+		ID: id, Language: c.Labels[LabelLanguage], Image: c.Image, State: c.State,
+		CreatedAt: c.Created, ExpiresAt: exp, Client: c.Labels[LabelClient],
+		Owner: c.Labels[LabelOwner], OwnerPID: pid, Pool: c.Labels[LabelPool] == "true" && strings.HasPrefix(c.Name, PoolNamePrefix),
+		Network: c.Labels[LabelNetwork], ContainerID: c.ID, Name: c.Name,
+		Limits: Limits{WorkspaceMB: ws},
+	}
+}

@@ -1,0 +1,132 @@
+package sandbox
+
+import (
+	"archive/tar"
+	"bytes"
+	"context"
+	"path"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// RunRequest is code to run.
+type RunRequest struct {
+	Code     string
+	Language string // default python (or the sandbox's language)
+	// SandboxID names the sandbox to run in; empty: a fresh sandbox is made
+	// for this call and removed after it.
+	SandboxID      string
+	TimeoutSeconds int
+	// Reset starts a fresh interpreter (resident runners only).
+	Reset    bool
+	Client   string
+	Progress func(PullProgress)
+}
+
+// Figure is an image the code produced (e.g. a matplotlib figure).
+type Figure struct {
+	MIME string
+	Data []byte
+}
+
+// RunResult is an ExecResult plus what only code runs have.
+type RunResult struct {
+	ExecResult
+	// Result is the value of a trailing expression, where the language has
+	// one and a resident runner evaluated it.
+	Result    string `json:"result,omitempty"`
+	SandboxID string `json:"sandbox_id"`
+	Language  string `json:"language"`
+	// StateLost is set when the interpreter had to be restarted (timeout,
+	// cancellation, reset) so earlier variables are gone.
+	StateLost bool     `json:"state_lost,omitempty"`
+	Figures   []Figure `json:"-"`
+	// OneShot is set when a fresh sandbox was made and removed for the call.
+	OneShot bool `json:"one_shot"`
+}
+
+// RunCode runs code in a sandbox, or in a fresh one that is removed after.
+func (e *Engine) RunCode(ctx context.Context, req RunRequest, out OutputFunc) (RunResult, error) {
+	if strings.TrimSpace(req.Code) == "" {
+		return RunResult{}, invalidErr("code is empty")
+	}
+	if len(req.Code) > maxCodeBytes {
+		return RunResult{}, invalidErr("code is %d bytes, more than %d; copy large programs in with write_file or copy_in", len(req.Code), maxCodeBytes)
+	}
+	cfg := e.cfg.Current()
+	timeout, err := timeoutFor(cfg, req.TimeoutSeconds)
+	if err != nil {
+		return RunResult{}, err
+	}
+	var sb *Sandbox
+	oneShot := req.SandboxID == ""
+	if oneShot {
+		sb, err = e.Create(ctx, CreateRequest{Language: req.Language, Client: req.Client, Progress: req.Progress})
+		if err != nil {
+			return RunResult{}, err
+		}
+		defer e.removeLater(ctx, sb)
+	} else if sb, err = e.Get(req.SandboxID); err != nil {
+		return RunResult{}, err
+	}
+	langName, lang := sb.Language, sb.Lang
+	if req.Language != "" {
+		if langName, lang, err = resolveLanguage(cfg, req.Language); err != nil {
+			return RunResult{}, err
+		}
+	}
+	res, err := e.runFile(ctx, sb, lang.Run, lang.Extension, req.Code, time.Duration(timeout)*time.Second, out)
+	rr := RunResult{ExecResult: res, SandboxID: sb.ID, Language: langName, OneShot: oneShot}
+	sb.transcript.add("run_code ("+langName+")", req.Code, &res, errNote(err))
+	return rr, err
+}
+
+// runFile writes code to a file in the workspace and runs the language's
+// command on it; the file is removed when the command ends.
+func (e *Engine) runFile(ctx context.Context, sb *Sandbox, run []string, ext, code string, timeout time.Duration, out OutputFunc) (ExecResult, error) {
+	name := "run-" + newID() + ext
+	dir := path.Join(Workspace, ".mcp-sandbox")
+	if err := e.be.CopyTo(ctx, sb.ContainerID, Workspace, tarOf(sb.User, ".mcp-sandbox/"+name, []byte(code))); err != nil {
+		return ExecResult{}, e.containerGone(ctx, sb, err)
+	}
+	file := path.Join(dir, name)
+	argv := make([]string, 0, len(run))
+	for _, a := range run {
+		argv = append(argv, strings.ReplaceAll(a, "{file}", file))
+	}
+	// Run the command, then remove the file, keeping the command's status.
+	wrapped := append([]string{"/bin/sh", "-c", `f=$1; shift; "$@"; rc=$?; rm -f -- "$f" 2>/dev/null; exit $rc`, "mcp-sandbox-run", file}, argv...)
+	return e.run(ctx, sb, runSpec{argv: wrapped, workdir: Workspace, timeout: timeout, out: out})
+}
+
+// tarOf returns a tar stream holding one file (and its parent directories)
+// owned by the sandbox user.
+func tarOf(user, name string, data []byte) *bytes.Buffer {
+	uid, gid := userIDs(user)
+	var buf bytes.Buffer
+	tw := tar.NewWriter(&buf)
+	now := time.Now()
+	parts := strings.Split(name, "/")
+	for i := 1; i < len(parts); i++ {
+		_ = tw.WriteHeader(&tar.Header{Typeflag: tar.TypeDir, Name: strings.Join(parts[:i], "/") + "/", Mode: 0o755, Uid: uid, Gid: gid, ModTime: now})
+	}
+	_ = tw.WriteHeader(&tar.Header{Typeflag: tar.TypeReg, Name: name, Mode: 0o644, Size: int64(len(data)), Uid: uid, Gid: gid, ModTime: now})
+	_, _ = tw.Write(data)
+	_ = tw.Close()
+	return &buf
+}
+
+// userIDs parses "uid:gid".
+func userIDs(user string) (int, int) {
+	u, g, _ := strings.Cut(user, ":")
+	uid, err := strconv.Atoi(u)
+	if err != nil {
+		uid = 1000
+	}
+	gid, err := strconv.Atoi(g)
+	if err != nil {
+		gid = uid
+	}
+	return uid, gid
+}

@@ -1,0 +1,95 @@
+package state
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+)
+
+// AuditEntry is one line of the audit log: a tool call, as the tray's
+// Activity tab shows it.
+type AuditEntry struct {
+	Time       time.Time `json:"time"`
+	Client     string    `json:"client,omitempty"`
+	Tool       string    `json:"tool"`
+	SandboxID  string    `json:"sandbox_id,omitempty"`
+	Summary    string    `json:"summary"`
+	ExitCode   *int      `json:"exit_code,omitempty"`
+	DurationMS int64     `json:"duration_ms"`
+	Error      bool      `json:"error,omitempty"`
+	PID        int       `json:"pid"`
+}
+
+// auditMax is the size at which the audit log is rotated to audit.jsonl.1.
+const auditMax = 4 << 20
+
+var auditMu sync.Mutex
+
+func (s *Store) auditPath() string { return filepath.Join(s.dir, "audit.jsonl") }
+
+// Audit appends e to the audit log. Each entry is one write of one line to a
+// file opened for appending, so lines from several server processes do not
+// interleave.
+func (s *Store) Audit(e AuditEntry) error {
+	if e.Time.IsZero() {
+		e.Time = time.Now()
+	}
+	if e.PID == 0 {
+		e.PID = os.Getpid()
+	}
+	if len(e.Summary) > 300 {
+		e.Summary = e.Summary[:297] + "..."
+	}
+	line, err := json.Marshal(e)
+	if err != nil {
+		return err
+	}
+	line = append(line, '\n')
+	auditMu.Lock()
+	defer auditMu.Unlock()
+	p := s.auditPath()
+	if st, err := os.Stat(p); err == nil && st.Size() > auditMax {
+		_ = os.Rename(p, p+".1")
+	}
+	f, err := os.OpenFile(p, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+	if err != nil {
+		return fmt.Errorf("audit: %w", err)
+	}
+	defer f.Close()
+	if _, err := f.Write(line); err != nil {
+		return fmt.Errorf("audit: %w", err)
+	}
+	return nil
+}
+
+// ReadAudit returns up to limit entries, newest first.
+func (s *Store) ReadAudit(limit int) ([]AuditEntry, error) {
+	var all []AuditEntry
+	for _, p := range []string{s.auditPath() + ".1", s.auditPath()} {
+		f, err := os.Open(p)
+		if os.IsNotExist(err) {
+			continue
+		}
+		if err != nil {
+			return nil, fmt.Errorf("read audit: %w", err)
+		}
+		sc := bufio.NewScanner(f)
+		sc.Buffer(make([]byte, 64<<10), 1<<20)
+		for sc.Scan() {
+			var e AuditEntry
+			if json.Unmarshal(sc.Bytes(), &e) == nil {
+				all = append(all, e)
+			}
+		}
+		f.Close()
+	}
+	out := make([]AuditEntry, 0, min(limit, len(all)))
+	for i := len(all) - 1; i >= 0 && (limit <= 0 || len(out) < limit); i-- {
+		out = append(out, all[i])
+	}
+	return out, nil
+}

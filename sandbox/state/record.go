@@ -1,0 +1,108 @@
+package state
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox/atomicfile"
+)
+
+// Record is what the owning server knows of a sandbox beyond its labels,
+// which are fixed at creation: whether a pooled sandbox was claimed, by which
+// client, and when it now expires.
+type Record struct {
+	ID          string    `json:"sandbox_id"`
+	ContainerID string    `json:"container_id"`
+	Owner       string    `json:"owner"`
+	OwnerPID    int       `json:"owner_pid"`
+	Client      string    `json:"client,omitempty"`
+	Language    string    `json:"language"`
+	Image       string    `json:"image"`
+	Network     string    `json:"network"`
+	Claimed     bool      `json:"claimed"`
+	CreatedAt   time.Time `json:"created_at"`
+	ExpiresAt   time.Time `json:"expires_at"`
+	LastUsed    time.Time `json:"last_used"`
+}
+
+var validID = regexp.MustCompile(`^[a-z0-9]{4,32}$`)
+
+// ErrNoRecord is returned when a sandbox has no record.
+var ErrNoRecord = errors.New("no record")
+
+func (s *Store) recordPath(id string) (string, error) {
+	if !validID.MatchString(id) {
+		return "", fmt.Errorf("record %q: invalid sandbox id", id)
+	}
+	return filepath.Join(s.dir, "sandboxes", id+".json"), nil
+}
+
+// WriteRecord stores r atomically.
+func (s *Store) WriteRecord(r Record) error {
+	p, err := s.recordPath(r.ID)
+	if err != nil {
+		return err
+	}
+	data, err := json.MarshalIndent(r, "", "  ")
+	if err != nil {
+		return err
+	}
+	return atomicfile.WriteFile(p, append(data, '\n'), 0o600)
+}
+
+// ReadRecord returns the record of sandbox id, or ErrNoRecord.
+func (s *Store) ReadRecord(id string) (Record, error) {
+	var r Record
+	p, err := s.recordPath(id)
+	if err != nil {
+		return r, err
+	}
+	data, err := os.ReadFile(p)
+	if os.IsNotExist(err) {
+		return r, fmt.Errorf("sandbox %s: %w", id, ErrNoRecord)
+	}
+	if err != nil {
+		return r, fmt.Errorf("read record: %w", err)
+	}
+	if err := json.Unmarshal(data, &r); err != nil {
+		return r, fmt.Errorf("read record %s: %w", p, err)
+	}
+	return r, nil
+}
+
+// RemoveRecord deletes the record of sandbox id; a missing one is fine.
+func (s *Store) RemoveRecord(id string) error {
+	p, err := s.recordPath(id)
+	if err != nil {
+		return err
+	}
+	if err := os.Remove(p); err != nil && !os.IsNotExist(err) {
+		return fmt.Errorf("remove record: %w", err)
+	}
+	return nil
+}
+
+// Records returns every record (unreadable ones are skipped).
+func (s *Store) Records() ([]Record, error) {
+	ents, err := os.ReadDir(filepath.Join(s.dir, "sandboxes"))
+	if err != nil {
+		return nil, fmt.Errorf("list records: %w", err)
+	}
+	var out []Record
+	for _, e := range ents {
+		id, ok := strings.CutSuffix(e.Name(), ".json")
+		if !ok || !validID.MatchString(id) {
+			continue
+		}
+		if r, err := s.ReadRecord(id); err == nil {
+			out = append(out, r)
+		}
+	}
+	return out, nil
+}
