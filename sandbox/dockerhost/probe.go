@@ -1,0 +1,128 @@
+package dockerhost
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/docker/docker/api/types/system"
+	"github.com/docker/docker/client"
+)
+
+// probeAll pings every candidate that has no error yet, all at once, and
+// records what each answered. It returns when every ping has finished or
+// timed out.
+func (s settings) probeAll(ctx context.Context, cands []Candidate) {
+	var wg sync.WaitGroup
+	for i := range cands {
+		if cands[i].Error != "" {
+			continue
+		}
+		wg.Add(1)
+		go func(c *Candidate) {
+			defer wg.Done()
+			s.probe(ctx, c)
+		}(&cands[i])
+	}
+	wg.Wait()
+}
+
+// probe confirms one endpoint with the real API: /_ping, then /version,
+// then /info (whose failure is not fatal: it only helps name the engine).
+func (s settings) probe(ctx context.Context, c *Candidate) {
+	missing, target, err := checkLocal(c.Host)
+	c.Missing, c.Target = missing, target
+	if err != nil {
+		c.Error = err.Error()
+		return
+	}
+	timeout := s.timeout
+	if isRemote(c.Host) {
+		timeout = s.remoteTimeout
+	}
+	parent := ctx
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+
+	cli, err := client.NewClientWithOpts(c.ClientOptions()...)
+	if err != nil {
+		c.Error = fmt.Sprintf("cannot build a client: %v", err)
+		return
+	}
+	defer cli.Close()
+
+	ping, err := cli.Ping(ctx)
+	if err != nil {
+		c.describe(parent, ctx, err, timeout)
+		return
+	}
+	v, err := cli.ServerVersion(ctx)
+	if err != nil {
+		c.describe(parent, ctx, err, timeout)
+		return
+	}
+	info, err := cli.Info(ctx)
+	if err != nil {
+		info = system.Info{}
+	}
+	c.OK = true
+	c.Version = v.Version
+	c.APIVersion = v.APIVersion
+	if c.APIVersion == "" {
+		c.APIVersion = ping.APIVersion
+	}
+	if v.Os != "" {
+		c.OS = v.Os + "/" + v.Arch
+	}
+	hint := c.hint
+	if hint == "" && c.Target != "" {
+		hint = hintForPath(c.Target)
+	}
+	c.Engine = engineName(v, info, hint)
+}
+
+// describe records why the ping failed, in words a person can act on:
+// whether detection itself was cut short (parent), or this endpoint ran out
+// of its own time (ctx).
+func (c *Candidate) describe(parent, ctx context.Context, err error, timeout time.Duration) {
+	switch {
+	case parent.Err() != nil:
+		c.Error = "detection was cut short: " + parent.Err().Error()
+	case ctx.Err() != nil || errors.Is(err, context.DeadlineExceeded):
+		c.Error = fmt.Sprintf("did not answer within %s", timeout)
+	case errors.Is(err, fs.ErrPermission):
+		c.Error = "permission denied: " + oneLine(err)
+	case errors.Is(err, fs.ErrNotExist) && strings.HasPrefix(c.Host, "npipe://"):
+		c.Missing = true
+		c.Error = "no pipe at " + strings.TrimPrefix(c.Host, "npipe://")
+	default:
+		c.Error = "did not answer: " + oneLine(err)
+	}
+}
+
+// oneLine flattens a client error, some of which span lines.
+func oneLine(err error) string {
+	return strings.Join(strings.Fields(err.Error()), " ")
+}
+
+// hintForPath names the engine a socket path belongs to, for a default
+// socket that links into one of the known places.
+func hintForPath(p string) string {
+	switch {
+	case strings.Contains(p, "/.colima/") || strings.Contains(p, "/colima/"):
+		return EngineColima
+	case strings.Contains(p, "/.orbstack/"):
+		return EngineOrbStack
+	case strings.Contains(p, "/.rd/"):
+		return EngineRancherDesktop
+	case strings.Contains(p, "/.docker/run/") || strings.Contains(p, "/.docker/desktop/"):
+		return EngineDockerDesktop
+	case strings.Contains(p, "podman"):
+		return EnginePodman
+	}
+	return ""
+}
