@@ -1,0 +1,95 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/docker/docker/client"
+
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox"
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox/config"
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox/docker"
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox/dockerhost"
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox/state"
+)
+
+// connectDocker returns a client for the engine to use: the config file's
+// docker.host if set, else DOCKER_HOST (with its TLS variables), else the
+// endpoint detection finds. When nothing answers it still returns a client
+// (for the default endpoint) so the server can start and each tool call can
+// say what to do; the second result says how the endpoint was chosen.
+func connectDocker(ctx context.Context, e *Env, cfg *config.Config) (*client.Client, string, error) {
+	if cfg.Docker.Host != "" {
+		c := dockerhost.Candidate{Host: cfg.Docker.Host}
+		cli, err := client.NewClientWithOpts(c.ClientOptions()...)
+		return cli, "docker.host in " + cfg.Source, err
+	}
+	dctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	res := dockerhost.Detect(dctx, dockerhost.Options{Getenv: e.getenv})
+	if res.Chosen != nil {
+		cli, err := client.NewClientWithOpts(res.Chosen.ClientOptions()...)
+		return cli, res.Reason, err
+	}
+	host := client.DefaultDockerHost
+	if h := e.getenv("DOCKER_HOST"); h != "" {
+		host = h
+	}
+	cli, err := client.NewClientWithOpts(client.WithHost(host), client.WithAPIVersionNegotiation())
+	return cli, "no engine answered; " + res.Hint, err
+}
+
+// setup is what every command that touches sandboxes needs.
+type setup struct {
+	cfg     *config.Watcher
+	cli     *client.Client
+	backend *docker.Backend
+	state   *state.Store
+	why     string
+}
+
+func newSetup(ctx context.Context, e *Env, log *slog.Logger) (*setup, error) {
+	w, err := config.NewWatcher(config.Path(), 2*time.Second, log)
+	if err != nil {
+		return nil, err
+	}
+	st, err := state.Open(config.StateDir())
+	if err != nil {
+		return nil, err
+	}
+	cli, why, err := connectDocker(ctx, e, w.Current())
+	if err != nil {
+		return nil, fmt.Errorf("docker client: %w", err)
+	}
+	return &setup{cfg: w, cli: cli, backend: docker.New(cli, log), state: st, why: why}, nil
+}
+
+func (s *setup) close() { s.cli.Close() }
+
+func (s *setup) lister(usage bool) sandbox.Lister {
+	return sandbox.Lister{Backend: s.backend, State: s.state, Usage: usage}
+}
+
+// openLog returns a logger writing to w and to <state dir>/logs/NAME.log,
+// rotated at 5 MB.
+func openLog(w io.Writer, name string, level slog.Level) (*slog.Logger, func()) {
+	dir := filepath.Join(config.StateDir(), "logs")
+	var out io.Writer = w
+	closer := func() {}
+	if err := os.MkdirAll(dir, 0o700); err == nil {
+		p := filepath.Join(dir, name+".log")
+		if st, err := os.Stat(p); err == nil && st.Size() > 5<<20 {
+			_ = os.Rename(p, p+".1")
+		}
+		if f, err := os.OpenFile(p, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600); err == nil {
+			out = io.MultiWriter(w, f)
+			closer = func() { f.Close() }
+		}
+	}
+	return slog.New(slog.NewTextHandler(out, &slog.HandlerOptions{Level: level})).With("pid", os.Getpid()), closer
+}

@@ -1,0 +1,103 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox"
+)
+
+func init() {
+	register(command{name: "run", summary: "run a file (or - for stdin) once in a fresh sandbox", run: runRun})
+}
+
+func runRun(ctx context.Context, e *Env, args []string) int {
+	fs := newFlagSet(e, "run", "[--lang LANGUAGE] [--timeout SECONDS] FILE|-")
+	lang := fs.String("lang", "", "language (default: from the file's extension, else python)")
+	timeout := fs.Int("timeout", 0, "kill the run after this many seconds (default: the policy's)")
+	if code, done := parseFlags(fs, args); done {
+		return code
+	}
+	if fs.NArg() != 1 {
+		fs.Usage()
+		return 2
+	}
+	file := fs.Arg(0)
+	var code []byte
+	var err error
+	if file == "-" {
+		code, err = io.ReadAll(io.LimitReader(e.Stdin, 8<<20))
+	} else {
+		code, err = os.ReadFile(file)
+	}
+	if err != nil {
+		fmt.Fprintf(e.Stderr, "mcp-sandbox: %v\n", err)
+		return 2
+	}
+	ctx, stop := signal.NotifyContext(ctx, syscall.SIGTERM, syscall.SIGINT)
+	defer stop()
+	s, err := newSetup(ctx, e, slog.New(slog.DiscardHandler))
+	if err != nil {
+		fmt.Fprintf(e.Stderr, "mcp-sandbox: %v\n", err)
+		return 1
+	}
+	defer s.close()
+	if *lang == "" {
+		*lang = languageOfFile(s.cfg.Current().LanguageNames(), file, func(n string) string {
+			l, _ := s.cfg.Current().Language(n)
+			return l.Extension
+		})
+	}
+	eng := sandbox.NewEngine(sandbox.Options{Backend: s.backend, Config: s.cfg, State: s.state})
+	defer func() {
+		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
+		defer cancel()
+		_ = eng.Close(cctx)
+	}()
+	var mu sync.Mutex
+	res, err := eng.RunCode(ctx, sandbox.RunRequest{Code: string(code), Language: *lang, TimeoutSeconds: *timeout, Client: "mcp-sandbox run"},
+		func(stream string, p []byte) {
+			mu.Lock()
+			defer mu.Unlock()
+			if stream == "stderr" {
+				e.Stderr.Write(p)
+			} else {
+				e.Stdout.Write(p)
+			}
+		})
+	if err != nil {
+		if errors.Is(err, context.Canceled) {
+			return 130
+		}
+		fmt.Fprintf(e.Stderr, "mcp-sandbox: %v\n", err)
+		return 1
+	}
+	if res.Truncated {
+		fmt.Fprintln(e.Stderr, "mcp-sandbox: output was longer than limits.output_bytes; all of it was shown above")
+	}
+	if res.TimedOut {
+		fmt.Fprintln(e.Stderr, "mcp-sandbox: timed out")
+	}
+	return res.ExitCode
+}
+
+// languageOfFile picks the language whose extension the file has.
+func languageOfFile(names []string, file string, ext func(string) string) string {
+	x := strings.ToLower(filepath.Ext(file))
+	for _, n := range names {
+		if x != "" && ext(n) == x {
+			return n
+		}
+	}
+	return ""
+}

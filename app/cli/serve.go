@@ -1,0 +1,78 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox"
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox/buildinfo"
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox/mcpserver"
+)
+
+func init() {
+	register(command{name: "serve", summary: "run the MCP server (stdio; --http for streamable HTTP on loopback)", run: runServe})
+}
+
+func runServe(ctx context.Context, e *Env, args []string) int {
+	fs := newFlagSet(e, "serve", "[--http 127.0.0.1:PORT] [--allow-remote] [--debug]")
+	httpAddr := fs.String("http", "", "serve streamable HTTP on this loopback address instead of stdio")
+	allowRemote := fs.Bool("allow-remote", false, "allow --http on a non-loopback address (dangerous: anyone who has the token can run code)")
+	debug := fs.Bool("debug", false, "log debug messages")
+	if code, done := parseFlags(fs, args); done {
+		return code
+	}
+	level := slog.LevelInfo
+	if *debug {
+		level = slog.LevelDebug
+	}
+	// stdout belongs to MCP: logs go to stderr and the log file.
+	log, closeLog := openLog(e.Stderr, "server", level)
+	defer closeLog()
+
+	ctx, stop := signal.NotifyContext(ctx, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP)
+	defer stop()
+
+	s, err := newSetup(ctx, e, log)
+	if err != nil {
+		fmt.Fprintf(e.Stderr, "mcp-sandbox: %v\n", err)
+		return 1
+	}
+	defer s.close()
+	log.Info("starting", "version", buildinfo.Get().String(), "docker", s.backend.Host(), "why", s.why, "config", s.cfg.Current().Source)
+
+	eng := sandbox.NewEngine(sandbox.Options{Backend: s.backend, Config: s.cfg, State: s.state, Log: log})
+	bg, cancelBG := context.WithCancel(ctx)
+	defer cancelBG()
+	go s.cfg.Run(bg)
+	go eng.Run(bg)
+	go func() {
+		if ids, err := eng.Reap(bg); err != nil {
+			log.Warn("reap orphaned sandboxes", "err", err)
+		} else if len(ids) > 0 {
+			log.Info("removed orphaned sandboxes", "ids", ids)
+		}
+	}()
+
+	srv := mcpserver.New(mcpserver.Options{Engine: eng, Version: buildinfo.Version, Log: log, State: s.state})
+	if *httpAddr != "" {
+		err = serveHTTP(ctx, e, log, srv, s, *httpAddr, *allowRemote)
+	} else {
+		err = srv.ServeStdio(ctx, e.Stdin, e.Stdout)
+	}
+	cancelBG()
+	log.Info("client gone; removing this server's sandboxes")
+	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 60*time.Second)
+	defer cancel()
+	if cerr := eng.Close(cctx); cerr != nil {
+		log.Warn("remove sandboxes", "err", cerr)
+	}
+	if err != nil {
+		log.Error("server stopped", "err", err)
+		return 1
+	}
+	return 0
+}

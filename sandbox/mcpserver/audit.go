@@ -1,0 +1,83 @@
+package mcpserver
+
+import (
+	"context"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
+
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox/state"
+)
+
+// auditNote is what a tool handler tells the audit log about its call.
+type auditNote struct {
+	mu        sync.Mutex
+	sandboxID string
+	summary   string
+	exitCode  *int
+}
+
+type auditKey struct{}
+
+// note records details of the current call for the audit log.
+func note(ctx context.Context, sandboxID, summary string, exitCode *int) {
+	n, _ := ctx.Value(auditKey{}).(*auditNote)
+	if n == nil {
+		return
+	}
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if sandboxID != "" {
+		n.sandboxID = sandboxID
+	}
+	if summary != "" {
+		n.summary = summary
+	}
+	if exitCode != nil {
+		n.exitCode = exitCode
+	}
+}
+
+// audit is middleware that appends one audit entry per tool call.
+func (s *Server) audit(next server.ToolHandlerFunc) server.ToolHandlerFunc {
+	return func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		n := &auditNote{}
+		start := time.Now()
+		res, err := next(context.WithValue(ctx, auditKey{}, n), req)
+		if s.st == nil {
+			return res, err
+		}
+		n.mu.Lock()
+		e := state.AuditEntry{
+			Time: start, Client: clientName(ctx), Tool: req.Params.Name,
+			SandboxID: n.sandboxID, Summary: n.summary, ExitCode: n.exitCode,
+			DurationMS: time.Since(start).Milliseconds(),
+			Error:      err != nil || (res != nil && res.IsError),
+		}
+		n.mu.Unlock()
+		if e.Summary == "" && res != nil && res.IsError && len(res.Content) > 0 {
+			if tc, ok := res.Content[0].(mcp.TextContent); ok {
+				e.Summary = tc.Text
+			}
+		}
+		if werr := s.st.Audit(e); werr != nil {
+			s.log.Warn("write audit log", "err", werr)
+		}
+		return res, err
+	}
+}
+
+// oneLine shortens s to its first line, at most n bytes, for summaries.
+func oneLine(s string, n int) string {
+	s = strings.TrimSpace(s)
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		s = s[:i] + " …"
+	}
+	if len(s) > n {
+		s = s[:n] + "…"
+	}
+	return s
+}

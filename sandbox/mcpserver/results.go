@@ -1,0 +1,69 @@
+package mcpserver
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox"
+)
+
+// errorResult turns an engine error into an isError result whose text says
+// what went wrong and what to do next. The error classes already carry that
+// advice; this adds a prefix naming the class.
+func errorResult(err error) *mcp.CallToolResult {
+	msg := err.Error()
+	switch {
+	case errors.Is(err, sandbox.ErrDockerUnreachable):
+		// The message names the endpoint and the doctor command.
+	case errors.Is(err, sandbox.ErrNotFound),
+		errors.Is(err, sandbox.ErrPolicy),
+		errors.Is(err, sandbox.ErrInvalid),
+		errors.Is(err, sandbox.ErrLimit),
+		errors.Is(err, sandbox.ErrPaused),
+		errors.Is(err, sandbox.ErrImageNotFound),
+		errors.Is(err, sandbox.ErrPull):
+	case errors.Is(err, sandbox.ErrClosed):
+		msg = "the server is shutting down; try again in a moment"
+	default:
+		msg = "the sandbox engine failed: " + msg
+	}
+	return mcp.NewToolResultError(msg)
+}
+
+// invalidArgs is the result for arguments that do not bind to the tool's
+// parameters (the schema validator catches most before this).
+func invalidArgs(err error) *mcp.CallToolResult {
+	return mcp.NewToolResultError(fmt.Sprintf("invalid arguments: %v", err))
+}
+
+// execText renders an exec result for clients that only read text.
+func execText(r sandbox.ExecResult) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "exit_code: %d (%d ms)", r.ExitCode, r.DurationMS)
+	if r.TimedOut {
+		b.WriteString(", timed out")
+	}
+	if r.OOMKilled {
+		b.WriteString(", killed for memory")
+	}
+	if r.Truncated {
+		b.WriteString(", output truncated")
+	}
+	b.WriteByte('\n')
+	if r.Stdout != "" {
+		b.WriteString("--- stdout\n" + r.Stdout)
+		if !strings.HasSuffix(r.Stdout, "\n") {
+			b.WriteByte('\n')
+		}
+	}
+	if r.Stderr != "" {
+		b.WriteString("--- stderr\n" + r.Stderr)
+		if !strings.HasSuffix(r.Stderr, "\n") {
+			b.WriteByte('\n')
+		}
+	}
+	return b.String()
+}

@@ -1,0 +1,105 @@
+// Package mcpserver is the MCP face of the sandbox engine: the tools
+// (sandbox_create, sandbox_exec, run_code, …) and the sandbox://{id}/logs
+// resource, built with mcp-go, and the transports that serve them (stdio
+// with ordered progress, streamable HTTP).
+//
+//	srv := mcpserver.New(mcpserver.Options{Engine: eng, Version: "1.0.0"})
+//	err := srv.ServeStdio(ctx, os.Stdin, os.Stdout)
+package mcpserver
+
+import (
+	"context"
+	"log/slog"
+
+	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
+
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox"
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox/state"
+)
+
+// Options configures a Server.
+type Options struct {
+	Engine  *sandbox.Engine
+	Version string
+	Log     *slog.Logger
+	// State receives the audit log; nil: no audit.
+	State *state.Store
+}
+
+// Server is the MCP server.
+type Server struct {
+	eng *sandbox.Engine
+	mcp *server.MCPServer
+	log *slog.Logger
+	st  *state.Store
+}
+
+const instructions = `MCP Sandbox runs code in disposable, hardened Docker containers on the user's computer: no network, no host access, non-root, with memory/CPU/time limits.
+Use run_code for a quick answer (a fresh sandbox is made and removed), or sandbox_create once and then run_code/sandbox_exec with its sandbox_id to keep files and state between calls. Files live in /workspace. Stop sandboxes you no longer need with sandbox_stop.`
+
+// New returns a server with every tool registered.
+func New(o Options) *Server {
+	if o.Log == nil {
+		o.Log = slog.New(slog.DiscardHandler)
+	}
+	if o.Version == "" {
+		o.Version = "dev"
+	}
+	s := &Server{eng: o.Engine, log: o.Log, st: o.State}
+	s.mcp = server.NewMCPServer("mcp-sandbox", o.Version,
+		server.WithTitle("MCP Sandbox"),
+		server.WithInstructions(instructions),
+		server.WithToolCapabilities(false),
+		server.WithResourceCapabilities(false, false),
+		server.WithInputSchemaValidation(),
+		server.WithStrictInputSchemaDefault(),
+		server.WithOutputSchemaValidation(),
+		server.WithRecovery(),
+		server.WithResourceRecovery(),
+		server.WithToolHandlerMiddleware(s.audit),
+	)
+	for _, t := range s.tools() {
+		s.mcp.AddTool(t.tool, t.handler)
+	}
+	s.addLogsResource()
+	return s
+}
+
+// MCP returns the underlying mcp-go server (for the HTTP transport and
+// in-process tests).
+func (s *Server) MCP() *server.MCPServer { return s.mcp }
+
+type toolDef struct {
+	tool    mcp.Tool
+	handler server.ToolHandlerFunc
+}
+
+func (s *Server) tools() []toolDef {
+	return []toolDef{
+		s.createTool(),
+		s.execTool(),
+		s.runCodeTool(),
+		s.listTool(),
+		s.stopTool(),
+	}
+}
+
+// annotations sets all four hints explicitly, as every tool must.
+func annotations(title string, readOnly, destructive, idempotent, openWorld bool) mcp.ToolOption {
+	return mcp.WithToolAnnotation(mcp.ToolAnnotation{
+		Title:           title,
+		ReadOnlyHint:    &readOnly,
+		DestructiveHint: &destructive,
+		IdempotentHint:  &idempotent,
+		OpenWorldHint:   &openWorld,
+	})
+}
+
+// clientName is the calling MCP client's name, as it introduced itself.
+func clientName(ctx context.Context) string {
+	if sess, ok := server.ClientSessionFromContext(ctx).(server.SessionWithClientInfo); ok {
+		return sess.GetClientInfo().Name
+	}
+	return ""
+}

@@ -1,0 +1,348 @@
+package mcpserver
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
+)
+
+// Limits of the stdio transport.
+const (
+	// maxMessageBytes is the largest JSON-RPC message read from a client;
+	// a longer line is answered with an error and skipped, and the server
+	// goes on.
+	maxMessageBytes = 32 << 20
+	// maxInFlight is how many requests run at once (tool calls included).
+	maxInFlight = 64
+	// notificationBuffer is the session's notification queue.
+	notificationBuffer = 4096
+)
+
+// ServeStdio serves MCP on in/out until in ends (the client went away) or
+// ctx is done. Unlike mcp-go's stdio server, it writes every notification a
+// request handler sent before that request's response: one goroutine owns
+// out, and before writing a response it drains the notification queue,
+// which holds everything the handler queued before it returned.
+func (s *Server) ServeStdio(ctx context.Context, in io.Reader, out io.Writer) error {
+	sess := newSession("stdio")
+	if err := s.mcp.RegisterSession(ctx, sess); err != nil {
+		return fmt.Errorf("register session: %w", err)
+	}
+	defer s.mcp.UnregisterSession(context.WithoutCancel(ctx), sess.SessionID())
+
+	ctx, cancel := context.WithCancel(s.mcp.WithContext(ctx, sess))
+	defer cancel()
+
+	w := &orderedWriter{out: out, responses: make(chan []byte, maxInFlight), notes: sess.notifications, failed: make(chan struct{})}
+	writerDone := make(chan struct{})
+	go func() {
+		defer close(writerDone)
+		w.run(ctx)
+	}()
+
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, maxInFlight)
+	readErr := s.readMessages(ctx, in, func(raw []byte, id any, isRequest bool) {
+		if !isRequest {
+			// Notifications (cancelled, initialized) are handled in order,
+			// so a cancellation is seen before later requests.
+			if resp := s.handle(ctx, raw, id); resp != nil {
+				w.send(ctx, resp)
+			}
+			return
+		}
+		select {
+		case sem <- struct{}{}:
+		case <-ctx.Done():
+			return
+		}
+		wg.Add(1)
+		go func() {
+			defer func() { <-sem; wg.Done() }()
+			if resp := s.handle(ctx, raw, id); resp != nil {
+				w.send(ctx, resp)
+			}
+		}()
+	}, w.send, w.failed)
+
+	// The client is gone (or ctx ended): cancel what is still running and
+	// give handlers a moment to finish killing their work.
+	cancel()
+	done := make(chan struct{})
+	go func() { wg.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(30 * time.Second):
+		s.log.Warn("request handlers still running 30s after stdin closed")
+	}
+	<-writerDone
+	if readErr != nil && !errors.Is(readErr, io.EOF) && !errors.Is(readErr, context.Canceled) {
+		return readErr
+	}
+	return nil
+}
+
+// readMessages reads newline-delimited JSON-RPC messages and calls handle
+// for each; a line that is not JSON or too long gets an error response.
+func (s *Server) readMessages(ctx context.Context, in io.Reader, handle func(raw []byte, id any, isRequest bool), reply func(context.Context, []byte), failed <-chan struct{}) error {
+	r := bufio.NewReaderSize(in, 64<<10)
+	lines := make(chan []byte)
+	errc := make(chan error, 1)
+	go func() {
+		for {
+			line, err := readLine(r, maxMessageBytes)
+			if len(line) > 0 || errors.Is(err, errLineTooLong) {
+				select {
+				case lines <- line:
+				case <-ctx.Done():
+					return
+				}
+			}
+			if err != nil && !errors.Is(err, errLineTooLong) {
+				errc <- err
+				return
+			}
+		}
+	}()
+	for {
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-failed:
+			return errors.New("stdout closed")
+		case err := <-errc:
+			return err
+		case line := <-lines:
+			if line == nil {
+				reply(ctx, errorResponse(nil, mcp.INVALID_REQUEST, fmt.Sprintf("message larger than %d bytes", maxMessageBytes)))
+				continue
+			}
+			line = bytes.TrimSpace(line)
+			if len(line) == 0 {
+				continue
+			}
+			var base struct {
+				ID     json.RawMessage `json:"id"`
+				Method string          `json:"method"`
+			}
+			if err := json.Unmarshal(line, &base); err != nil {
+				reply(ctx, errorResponse(nil, mcp.PARSE_ERROR, "parse error: "+err.Error()))
+				continue
+			}
+			hasID := len(base.ID) > 0 && string(base.ID) != "null"
+			if base.Method == "" {
+				continue // a response to a request we never send
+			}
+			var id any
+			if hasID {
+				_ = json.Unmarshal(base.ID, &id)
+			}
+			handle(line, id, hasID)
+		}
+	}
+}
+
+var errLineTooLong = errors.New("line too long")
+
+// readLine reads one line of at most max bytes. A longer line is consumed
+// and reported as (nil, errLineTooLong).
+func readLine(r *bufio.Reader, max int) ([]byte, error) {
+	var buf []byte
+	tooLong := false
+	for {
+		chunk, err := r.ReadSlice('\n')
+		if !tooLong {
+			if len(buf)+len(chunk) > max {
+				tooLong, buf = true, nil
+			} else {
+				buf = append(buf, chunk...)
+			}
+		}
+		switch {
+		case err == nil:
+			if tooLong {
+				return nil, errLineTooLong
+			}
+			return buf, nil
+		case errors.Is(err, bufio.ErrBufferFull):
+			continue
+		default:
+			if tooLong {
+				return nil, errLineTooLong
+			}
+			return buf, err
+		}
+	}
+}
+
+// handle runs one message through mcp-go, turning a panic into an error
+// response, and returns the encoded response (nil for notifications).
+func (s *Server) handle(ctx context.Context, raw []byte, id any) (out []byte) {
+	defer func() {
+		if r := recover(); r != nil {
+			s.log.Error("panic handling message", "panic", r)
+			if id != nil {
+				out = errorResponse(id, mcp.INTERNAL_ERROR, fmt.Sprintf("internal error: %v", r))
+			}
+		}
+	}()
+	resp := s.mcp.HandleMessage(ctx, raw)
+	if resp == nil {
+		return nil
+	}
+	b, err := json.Marshal(resp)
+	if err != nil {
+		s.log.Error("encode response", "err", err)
+		return errorResponse(id, mcp.INTERNAL_ERROR, "could not encode the response")
+	}
+	return b
+}
+
+func errorResponse(id any, code int, msg string) []byte {
+	b, _ := json.Marshal(map[string]any{
+		"jsonrpc": mcp.JSONRPC_VERSION,
+		"id":      id,
+		"error":   map[string]any{"code": code, "message": msg},
+	})
+	return b
+}
+
+// orderedWriter owns the output stream. Responses and notifications reach
+// it on two queues; before it writes a response it writes every
+// notification already queued, so progress never trails its result.
+type orderedWriter struct {
+	out       io.Writer
+	responses chan []byte
+	notes     chan mcp.JSONRPCNotification
+	failed    chan struct{}
+	failOnce  sync.Once
+	dead      atomic.Bool
+}
+
+func (w *orderedWriter) send(ctx context.Context, resp []byte) {
+	select {
+	case w.responses <- resp:
+	case <-ctx.Done():
+		// Shutting down: still try to deliver (the writer drains the queue
+		// before it exits) without blocking forever.
+		select {
+		case w.responses <- resp:
+		case <-time.After(time.Second):
+		}
+	}
+}
+
+func (w *orderedWriter) run(ctx context.Context) {
+	for {
+		select {
+		case n := <-w.notes:
+			w.writeNote(n)
+		case r := <-w.responses:
+			w.drainNotes()
+			w.write(r)
+		case <-ctx.Done():
+			// Deliver what is queued, then stop.
+			for {
+				select {
+				case r := <-w.responses:
+					w.drainNotes()
+					w.write(r)
+				case <-time.After(200 * time.Millisecond):
+					w.drainNotes()
+					return
+				}
+			}
+		}
+	}
+}
+
+func (w *orderedWriter) drainNotes() {
+	for {
+		select {
+		case n := <-w.notes:
+			w.writeNote(n)
+		default:
+			return
+		}
+	}
+}
+
+func (w *orderedWriter) writeNote(n mcp.JSONRPCNotification) {
+	b, err := json.Marshal(n)
+	if err == nil {
+		w.write(b)
+	}
+}
+
+func (w *orderedWriter) write(b []byte) {
+	if w.dead.Load() {
+		return
+	}
+	line := make([]byte, 0, len(b)+1)
+	line = append(append(line, b...), '\n')
+	if _, err := w.out.Write(line); err != nil {
+		w.dead.Store(true)
+		w.failOnce.Do(func() { close(w.failed) })
+	}
+}
+
+// session is the MCP session of one stdio connection.
+type session struct {
+	id            string
+	notifications chan mcp.JSONRPCNotification
+	initialized   atomic.Bool
+	clientInfo    atomic.Value // mcp.Implementation
+	clientCaps    atomic.Value // mcp.ClientCapabilities
+	protocol      atomic.Value // string
+	logLevel      atomic.Value // mcp.LoggingLevel
+}
+
+func newSession(id string) *session {
+	return &session{id: id, notifications: make(chan mcp.JSONRPCNotification, notificationBuffer)}
+}
+
+var (
+	_ server.ClientSession         = (*session)(nil)
+	_ server.SessionWithClientInfo = (*session)(nil)
+	_ server.SessionWithLogging    = (*session)(nil)
+)
+
+func (s *session) SessionID() string { return s.id }
+func (s *session) Initialize()       { s.initialized.Store(true) }
+func (s *session) Initialized() bool { return s.initialized.Load() }
+func (s *session) NotificationChannel() chan<- mcp.JSONRPCNotification {
+	return s.notifications
+}
+
+func (s *session) GetClientInfo() mcp.Implementation {
+	v, _ := s.clientInfo.Load().(mcp.Implementation)
+	return v
+}
+func (s *session) SetClientInfo(ci mcp.Implementation) { s.clientInfo.Store(ci) }
+func (s *session) GetClientCapabilities() mcp.ClientCapabilities {
+	v, _ := s.clientCaps.Load().(mcp.ClientCapabilities)
+	return v
+}
+func (s *session) SetClientCapabilities(c mcp.ClientCapabilities) { s.clientCaps.Store(c) }
+func (s *session) ProtocolVersion() string {
+	v, _ := s.protocol.Load().(string)
+	return v
+}
+func (s *session) SetProtocolVersion(v string)           { s.protocol.Store(v) }
+func (s *session) SetLogLevel(level mcp.LoggingLevel)    { s.logLevel.Store(level) }
+func (s *session) GetLogLevel() mcp.LoggingLevel {
+	if v, ok := s.logLevel.Load().(mcp.LoggingLevel); ok {
+		return v
+	}
+	return mcp.LoggingLevelError
+}

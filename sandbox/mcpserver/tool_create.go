@@ -1,0 +1,88 @@
+package mcpserver
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox"
+)
+
+type createArgs struct {
+	Language   string            `json:"language"`
+	Image      string            `json:"image"`
+	Network    string            `json:"network"`
+	MemoryMB   int               `json:"memory_mb"`
+	CPUs       float64           `json:"cpus"`
+	Pids       int               `json:"pids"`
+	TTLMinutes int               `json:"ttl_minutes"`
+	Env        map[string]string `json:"env"`
+}
+
+type createOutput struct {
+	SandboxID string         `json:"sandbox_id"`
+	Language  string         `json:"language"`
+	Image     string         `json:"image"`
+	Network   string         `json:"network"`
+	Limits    sandbox.Limits `json:"limits"`
+	ExpiresAt string         `json:"expires_at"`
+}
+
+func (s *Server) createTool() toolDef {
+	cfg := s.eng.Config()
+	tool := mcp.NewTool("sandbox_create",
+		mcp.WithDescription("Create a sandbox: a disposable, hardened container (no network unless allowed, non-root, read-only root, memory/CPU/pids limits) that keeps files in /workspace and state between calls until it is stopped or idles out. Returns its sandbox_id for sandbox_exec, run_code and the file tools."),
+		annotations("Create sandbox", false, false, false, false),
+		mcp.WithString("language", mcp.Description(fmt.Sprintf("Language the sandbox is set up for (default python). Available: %v.", cfg.LanguageNames()))),
+		mcp.WithString("image", mcp.Description("Container image to use instead of the language's image; must be allowed by the policy.")),
+		mcp.WithString("network", mcp.Enum("none", "egress"), mcp.Description("none (default) or egress (only when the policy allows it).")),
+		mcp.WithInteger("memory_mb", mcp.Min(16), mcp.Max(1<<20), mcp.Description(fmt.Sprintf("Memory limit in MB (policy maximum, and default: %d).", cfg.Limits.MemoryMB))),
+		mcp.WithNumber("cpus", mcp.Min(0.01), mcp.Max(1024), mcp.Description(fmt.Sprintf("CPU limit in cores (policy maximum, and default: %g).", cfg.Limits.CPUs))),
+		mcp.WithInteger("pids", mcp.Min(8), mcp.Max(1<<16), mcp.Description(fmt.Sprintf("Process limit (policy maximum, and default: %d).", cfg.Limits.Pids))),
+		mcp.WithInteger("ttl_minutes", mcp.Min(1), mcp.Max(24*60), mcp.Description(fmt.Sprintf("Idle minutes before the sandbox is removed (default %d).", cfg.Limits.IdleTTLMinutes))),
+		mcp.WithObject("env", mcp.AdditionalProperties(map[string]any{"type": "string"}), mcp.Description("Environment variables for every command in the sandbox.")),
+		mcp.WithOutputSchema[createOutput](),
+	)
+	return toolDef{tool, s.handleCreate}
+}
+
+func (s *Server) handleCreate(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+	var a createArgs
+	if err := req.BindArguments(&a); err != nil {
+		return invalidArgs(err), nil
+	}
+	p := newProgress(ctx, req)
+	sb, err := s.eng.Create(ctx, sandbox.CreateRequest{
+		Language: a.Language, Image: a.Image, Network: a.Network,
+		MemoryMB: a.MemoryMB, CPUs: a.CPUs, Pids: a.Pids, TTLMinutes: a.TTLMinutes, Env: a.Env,
+		Client: clientName(ctx), Progress: pullProgress(p),
+	})
+	p.flush()
+	if err != nil {
+		return errorResult(err), nil
+	}
+	out := createOutput{
+		SandboxID: sb.ID, Language: sb.Language, Image: sb.Image, Network: sb.Network,
+		Limits: sb.Limits, ExpiresAt: sb.ExpiresAt().UTC().Format(time.RFC3339),
+	}
+	note(ctx, sb.ID, fmt.Sprintf("created %s sandbox (%s)", sb.Language, sb.Image), nil)
+	text := fmt.Sprintf("Created sandbox %s (%s, image %s, network %s, %d MB, %g CPUs). Files live in /workspace. It expires after %d idle minutes.",
+		sb.ID, sb.Language, sb.Image, sb.Network, sb.Limits.MemoryMB, sb.Limits.CPUs, int(time.Until(sb.ExpiresAt()).Round(time.Minute).Minutes()))
+	return mcp.NewToolResultStructured(out, text), nil
+}
+
+// pullProgress turns image pull progress into progress notifications.
+func pullProgress(p *progress) func(sandbox.PullProgress) {
+	if p == nil {
+		return nil
+	}
+	return func(pp sandbox.PullProgress) {
+		msg := "pulling image: " + pp.Status
+		if pp.Total > 0 {
+			msg = fmt.Sprintf("pulling image: %.1f of %.1f MB (%s)", float64(pp.Current)/1e6, float64(pp.Total)/1e6, pp.Status)
+		}
+		p.setStatus(msg)
+	}
+}

@@ -1,0 +1,67 @@
+package mcpserver
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox"
+)
+
+type listEntry struct {
+	SandboxID string         `json:"sandbox_id"`
+	Language  string         `json:"language"`
+	Image     string         `json:"image"`
+	State     string         `json:"state"`
+	CreatedAt string         `json:"created_at"`
+	ExpiresAt string         `json:"expires_at"`
+	Limits    sandbox.Limits `json:"limits"`
+	Usage     usageOut       `json:"usage"`
+}
+
+type usageOut struct {
+	MemoryBytes uint64  `json:"memory_bytes"`
+	CPUPercent  float64 `json:"cpu_percent"`
+	Pids        uint64  `json:"pids"`
+}
+
+type listOutput struct {
+	Sandboxes []listEntry `json:"sandboxes"`
+}
+
+func (s *Server) listTool() toolDef {
+	tool := mcp.NewTool("sandbox_list",
+		mcp.WithDescription("List this session's sandboxes with their limits and live usage (memory, CPU, processes)."),
+		annotations("List sandboxes", true, false, true, false),
+		mcp.WithOutputSchema[listOutput](),
+	)
+	return toolDef{tool, s.handleList}
+}
+
+func (s *Server) handleList(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+	infos, err := s.eng.List(ctx)
+	if err != nil {
+		return errorResult(err), nil
+	}
+	out := listOutput{Sandboxes: []listEntry{}}
+	var b strings.Builder
+	if len(infos) == 0 {
+		b.WriteString("No sandboxes. Create one with sandbox_create, or use run_code without sandbox_id.")
+	}
+	for _, in := range infos {
+		out.Sandboxes = append(out.Sandboxes, listEntry{
+			SandboxID: in.ID, Language: in.Language, Image: in.Image, State: in.State,
+			CreatedAt: in.CreatedAt.UTC().Format(time.RFC3339), ExpiresAt: in.ExpiresAt.UTC().Format(time.RFC3339),
+			Limits: in.Limits,
+			Usage:  usageOut{MemoryBytes: in.Usage.MemoryBytes, CPUPercent: in.Usage.CPUPercent, Pids: in.Usage.Pids},
+		})
+		fmt.Fprintf(&b, "%s  %s  %s  mem %.1f/%d MB  cpu %.1f%%  pids %d/%d  expires %s\n",
+			in.ID, in.Language, in.State, float64(in.Usage.MemoryBytes)/(1<<20), in.Limits.MemoryMB,
+			in.Usage.CPUPercent, in.Usage.Pids, in.Limits.Pids, in.ExpiresAt.Format(time.Kitchen))
+	}
+	note(ctx, "", fmt.Sprintf("%d sandboxes", len(infos)), nil)
+	return mcp.NewToolResultStructured(out, strings.TrimRight(b.String(), "\n")), nil
+}

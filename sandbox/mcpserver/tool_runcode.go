@@ -1,0 +1,68 @@
+package mcpserver
+
+import (
+	"context"
+	"encoding/base64"
+	"fmt"
+	"strings"
+
+	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox"
+)
+
+type runCodeArgs struct {
+	Code           string `json:"code"`
+	Language       string `json:"language"`
+	SandboxID      string `json:"sandbox_id"`
+	TimeoutSeconds int    `json:"timeout_seconds"`
+	Reset          bool   `json:"reset"`
+}
+
+func (s *Server) runCodeTool() toolDef {
+	cfg := s.eng.Config()
+	tool := mcp.NewTool("run_code",
+		mcp.WithDescription("Run code and return its output. Without sandbox_id a fresh sandbox is used and removed afterwards. With sandbox_id, code runs in that sandbox; Python and JavaScript keep their variables between calls like a notebook, and the value of a trailing expression is returned as result. Figures (matplotlib) come back as images."),
+		annotations("Run code", false, true, false, false),
+		mcp.WithString("code", mcp.Required(), mcp.Description("The program text.")),
+		mcp.WithString("language", mcp.Description(fmt.Sprintf("Language (default python, or the sandbox's). Available: %v.", cfg.LanguageNames()))),
+		mcp.WithString("sandbox_id", mcp.Description("Run in this sandbox (from sandbox_create) instead of a fresh one.")),
+		mcp.WithInteger("timeout_seconds", mcp.Min(1), mcp.Description("Kill the run after this many seconds.")),
+		mcp.WithBoolean("reset", mcp.Description("Start a fresh interpreter first (forget earlier variables).")),
+		mcp.WithOutputSchema[sandbox.RunResult](),
+	)
+	return toolDef{tool, s.handleRunCode}
+}
+
+func (s *Server) handleRunCode(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+	var a runCodeArgs
+	if err := req.BindArguments(&a); err != nil {
+		return invalidArgs(err), nil
+	}
+	note(ctx, a.SandboxID, oneLine(a.Code, 200), nil)
+	p := newProgress(ctx, req)
+	res, err := s.eng.RunCode(ctx, sandbox.RunRequest{
+		Code: a.Code, Language: a.Language, SandboxID: a.SandboxID, TimeoutSeconds: a.TimeoutSeconds,
+		Reset: a.Reset, Client: clientName(ctx), Progress: pullProgress(p),
+	}, p.output)
+	p.flush()
+	if err != nil {
+		return errorResult(err), nil
+	}
+	note(ctx, res.SandboxID, "", &res.ExitCode)
+	text := execText(res.ExecResult)
+	if res.Result != "" {
+		text += "--- result\n" + res.Result + "\n"
+	}
+	if res.StateLost {
+		text += "--- note: the interpreter was restarted; earlier variables are gone\n"
+	}
+	if len(res.Figures) > 0 {
+		text += fmt.Sprintf("--- %d figure(s) attached\n", len(res.Figures))
+	}
+	out := mcp.NewToolResultStructured(res, strings.TrimRight(text, "\n"))
+	for _, f := range res.Figures {
+		out.Content = append(out.Content, mcp.NewImageContent(base64.StdEncoding.EncodeToString(f.Data), f.MIME))
+	}
+	return out, nil
+}

@@ -1,0 +1,60 @@
+package mcpserver
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/mark3labs/mcp-go/mcp"
+)
+
+type stopArgs struct {
+	SandboxID string `json:"sandbox_id"`
+	All       bool   `json:"all"`
+}
+
+type stopOutput struct {
+	Stopped []string `json:"stopped"`
+}
+
+func (s *Server) stopTool() toolDef {
+	tool := mcp.NewTool("sandbox_stop",
+		mcp.WithDescription("Stop and remove a sandbox (its files are gone), or all of this session's sandboxes with all: true."),
+		annotations("Stop sandbox", false, true, true, false),
+		mcp.WithString("sandbox_id", mcp.Description("The sandbox to stop.")),
+		mcp.WithBoolean("all", mcp.Description("Stop every sandbox of this session.")),
+		mcp.WithOutputSchema[stopOutput](),
+	)
+	return toolDef{tool, s.handleStop}
+}
+
+func (s *Server) handleStop(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+	var a stopArgs
+	if err := req.BindArguments(&a); err != nil {
+		return invalidArgs(err), nil
+	}
+	out := stopOutput{Stopped: []string{}}
+	switch {
+	case a.All && a.SandboxID != "":
+		return mcp.NewToolResultError("pass either sandbox_id or all: true, not both"), nil
+	case a.All:
+		ids, err := s.eng.StopAll(ctx)
+		out.Stopped = append(out.Stopped, ids...)
+		if err != nil {
+			return errorResult(err), nil
+		}
+	case a.SandboxID != "":
+		if err := s.eng.Stop(ctx, a.SandboxID); err != nil {
+			return errorResult(err), nil
+		}
+		out.Stopped = append(out.Stopped, a.SandboxID)
+	default:
+		return mcp.NewToolResultError("pass sandbox_id (sandbox_list shows them) or all: true"), nil
+	}
+	note(ctx, a.SandboxID, fmt.Sprintf("stopped %d", len(out.Stopped)), nil)
+	text := "No sandboxes to stop."
+	if len(out.Stopped) > 0 {
+		text = "Stopped " + strings.Join(out.Stopped, ", ") + "."
+	}
+	return mcp.NewToolResultStructured(out, text), nil
+}
