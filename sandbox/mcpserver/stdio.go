@@ -338,8 +338,8 @@ func (s *session) ProtocolVersion() string {
 	v, _ := s.protocol.Load().(string)
 	return v
 }
-func (s *session) SetProtocolVersion(v string)           { s.protocol.Store(v) }
-func (s *session) SetLogLevel(level mcp.LoggingLevel)    { s.logLevel.Store(level) }
+func (s *session) SetProtocolVersion(v string)        { s.protocol.Store(v) }
+func (s *session) SetLogLevel(level mcp.LoggingLevel) { s.logLevel.Store(level) }
 func (s *session) GetLogLevel() mcp.LoggingLevel {
 	if v, ok := s.logLevel.Load().(mcp.LoggingLevel); ok {
 		return v
