@@ -1,0 +1,116 @@
+package sandbox_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox"
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox/config"
+)
+
+// TestHardening inspects a real sandbox and probes it from inside: every
+// item of DESIGN.md's hardening list.
+func TestHardening(t *testing.T) {
+	eng, cli := newEngine(t, nil)
+	sb := mustCreate(t, eng, sandbox.CreateRequest{MemoryMB: 256, CPUs: 0.5, Pids: 100})
+	ins, err := cli.ContainerInspect(context.Background(), sb.ContainerID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := ins.HostConfig
+	checks := []struct {
+		name string
+		ok   bool
+	}{
+		{"network none", h.NetworkMode == "none"},
+		{"cap drop ALL", len(h.CapDrop) == 1 && h.CapDrop[0] == "ALL" && len(h.CapAdd) == 0},
+		{"no-new-privileges", strings.Contains(strings.Join(h.SecurityOpt, ","), "no-new-privileges")},
+		{"read-only root", h.ReadonlyRootfs},
+		{"/tmp tmpfs with size", strings.Contains(h.Tmpfs["/tmp"], "size=")},
+		{"memory 256 MB", h.Memory == 256<<20},
+		{"no swap", h.MemorySwap == h.Memory},
+		{"cpu quota", h.NanoCPUs == 5e8},
+		{"pids limit", h.PidsLimit != nil && *h.PidsLimit == 100},
+		{"init", h.Init != nil && *h.Init},
+		{"OomScoreAdj raised", h.OomScoreAdj > 0},
+		{"not privileged", !h.Privileged},
+		{"no binds", len(h.Binds) == 0},
+		{"no devices", len(h.Devices) == 0},
+		{"container user", ins.Config.User == "1000:1000"},
+		{"labels", ins.Config.Labels[sandbox.LabelManaged] == "true" && ins.Config.Labels[sandbox.LabelID] == sb.ID && ins.Config.Labels[sandbox.LabelOwner] == eng.Owner()},
+		{"name", ins.Name == "/"+sandbox.ContainerName(sb.ID)},
+	}
+	for _, c := range checks {
+		if !c.ok {
+			t.Errorf("inspect: %s does not hold", c.name)
+		}
+	}
+	for _, m := range ins.Mounts {
+		if m.Type == "bind" {
+			t.Errorf("host bind mount %s -> %s", m.Source, m.Destination)
+		}
+	}
+	for _, want := range []string{sandbox.LabelOwnerPID, sandbox.LabelOwnerHost, sandbox.LabelLanguage, sandbox.LabelExpiresAt, sandbox.LabelClient} {
+		if _, ok := ins.Config.Labels[want]; !ok {
+			t.Errorf("label %s missing", want)
+		}
+	}
+
+	probes := []struct {
+		name, cmd, want string
+	}{
+		{"non-root", "id -u", "1000\n"},
+		{"no interfaces but lo", `tail -n +3 /proc/net/dev | cut -d: -f1 | tr -d ' '`, "lo\n"},
+		{"/etc not writable", `touch /etc/x 2>/dev/null && echo writable || echo refused`, "refused\n"},
+		{"/ not writable", `touch /x 2>/dev/null && echo writable || echo refused`, "refused\n"},
+		{"workspace writable", `touch /workspace/x && echo ok`, "ok\n"},
+		{"tmp writable", `touch /tmp/x && echo ok`, "ok\n"},
+		{"no capabilities", `grep CapEff /proc/self/status | tr -d '\t'`, "CapEff:0000000000000000\n"},
+		{"no_new_privs", `grep NoNewPrivs /proc/self/status | tr -d '\t'`, "NoNewPrivs:1\n"},
+		{"no docker socket", `ls /var/run/docker.sock /run/docker.sock 2>/dev/null; echo none`, "none\n"},
+		{"no network reachable", `python3 -c "import socket; s=socket.socket(); s.settimeout(2)
+try:
+    s.connect(('1.1.1.1', 53)); print('connected')
+except OSError as e: print('refused')"`, "refused\n"},
+		{"init is pid 1", `tr '\0' ' ' < /proc/1/cmdline | cut -d' ' -f1`, "/sbin/docker-init\n"},
+		{"nofile limit", `ulimit -n`, "1024\n"},
+	}
+	for _, p := range probes {
+		t.Run(p.name, func(t *testing.T) {
+			res := mustExec(t, eng, sb.ID, p.cmd)
+			if res.Stdout != p.want {
+				t.Errorf("%s: got %q (stderr %q), want %q", p.cmd, res.Stdout, res.Stderr, p.want)
+			}
+		})
+	}
+}
+
+// TestGVisor runs a sandbox under runsc when docker.runtime is "auto" and
+// the engine has it registered.
+func TestGVisor(t *testing.T) {
+	eng, cli := newEngine(t, func(c *config.Config) { c.Docker.Runtime = "auto" })
+	info, err := cli.Info(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := info.Runtimes["runsc"]; !ok {
+		t.Skip("runsc is not registered with this engine (.ci/setup-host registers it)")
+	}
+	sb := mustCreate(t, eng, sandbox.CreateRequest{})
+	ins, err := cli.ContainerInspect(context.Background(), sb.ContainerID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ins.HostConfig.Runtime != "runsc" {
+		t.Fatalf("runtime = %q, want runsc", ins.HostConfig.Runtime)
+	}
+	res := mustExec(t, eng, sb.ID, `id -u; dmesg 2>/dev/null | head -1 | grep -c gVisor || true`)
+	if !strings.HasPrefix(res.Stdout, "1000\n") {
+		t.Errorf("got %+v", res)
+	}
+	res = mustExec(t, eng, sb.ID, "echo hi > /workspace/f && cat /workspace/f")
+	if res.Stdout != "hi\n" {
+		t.Errorf("workspace under gVisor: %+v", res)
+	}
+}

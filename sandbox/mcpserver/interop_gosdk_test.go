@@ -1,0 +1,344 @@
+package mcpserver_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox/internal/testenv"
+)
+
+// sdkClient connects the official Go SDK client to a real server process.
+func sdkClient(t *testing.T, p *proc, onProgress func(*mcp.ProgressNotificationParams)) *mcp.ClientSession {
+	t.Helper()
+	opts := &mcp.ClientOptions{}
+	if onProgress != nil {
+		opts.ProgressNotificationHandler = func(_ context.Context, req *mcp.ProgressNotificationClientRequest) {
+			onProgress(req.Params)
+		}
+	}
+	c := mcp.NewClient(&mcp.Implementation{Name: "go-sdk-test", Version: "1.0"}, opts)
+	sess, err := c.Connect(testContext(t, 30*time.Second), &mcp.IOTransport{Reader: p.stdout, Writer: p.stdin}, nil)
+	if err != nil {
+		t.Fatalf("connect: %v\nstderr: %s", err, p.stderr.String())
+	}
+	return sess
+}
+
+func call(t *testing.T, sess *mcp.ClientSession, name string, args map[string]any) *mcp.CallToolResult {
+	t.Helper()
+	res, err := sess.CallTool(testContext(t, 2*time.Minute), &mcp.CallToolParams{Name: name, Arguments: args})
+	if err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
+	return res
+}
+
+func text(res *mcp.CallToolResult) string {
+	var b strings.Builder
+	for _, c := range res.Content {
+		if tc, ok := c.(*mcp.TextContent); ok {
+			b.WriteString(tc.Text)
+		}
+	}
+	return b.String()
+}
+
+func structured(t *testing.T, res *mcp.CallToolResult, into any) {
+	t.Helper()
+	b, err := json.Marshal(res.StructuredContent)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(b, into); err != nil {
+		t.Fatalf("structured content %s: %v", b, err)
+	}
+}
+
+type execOut struct {
+	ExitCode   int    `json:"exit_code"`
+	Stdout     string `json:"stdout"`
+	Stderr     string `json:"stderr"`
+	TimedOut   bool   `json:"timed_out"`
+	Truncated  bool   `json:"truncated"`
+	OOMKilled  bool   `json:"oom_killed"`
+	SandboxID  string `json:"sandbox_id"`
+	DurationMS int64  `json:"duration_ms"`
+}
+
+// TestGoSDKClient drives every tool of the real binary with the official
+// SDK client, including the bad inputs, and checks the server keeps serving.
+func TestGoSDKClient(t *testing.T) {
+	testenv.Docker(t, testenv.PythonImage)
+	p := startServer(t, serverEnv(t, ""))
+	sess := sdkClient(t, p, nil)
+	ctx := testContext(t, 5*time.Minute)
+
+	tools, err := sess.ListTools(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	names := map[string]bool{}
+	for _, tool := range tools.Tools {
+		names[tool.Name] = true
+		if tool.OutputSchema == nil {
+			t.Errorf("%s has no outputSchema", tool.Name)
+		}
+	}
+	for _, want := range []string{"sandbox_create", "sandbox_exec", "run_code", "sandbox_list", "sandbox_stop"} {
+		if !names[want] {
+			t.Errorf("tool %s missing", want)
+		}
+	}
+	checkAnnotationsOnWire(t, p)
+
+	// The happy path.
+	res := call(t, sess, "sandbox_create", map[string]any{"language": "python", "memory_mb": 256})
+	if res.IsError {
+		t.Fatalf("create: %s", text(res))
+	}
+	var created struct {
+		SandboxID string `json:"sandbox_id"`
+		Network   string `json:"network"`
+		Limits    struct {
+			MemoryMB int `json:"memory_mb"`
+		} `json:"limits"`
+		ExpiresAt string `json:"expires_at"`
+	}
+	structured(t, res, &created)
+	if created.SandboxID == "" || created.Network != "none" || created.Limits.MemoryMB != 256 || created.ExpiresAt == "" {
+		t.Errorf("create result %+v", created)
+	}
+	id := created.SandboxID
+
+	var ex execOut
+	res = call(t, sess, "sandbox_exec", map[string]any{"sandbox_id": id, "command": "echo hi; echo oops >&2; exit 4"})
+	structured(t, res, &ex)
+	if res.IsError || ex.ExitCode != 4 || ex.Stdout != "hi\n" || ex.Stderr != "oops\n" {
+		t.Errorf("exec: %+v %s", ex, text(res))
+	}
+	res = call(t, sess, "run_code", map[string]any{"sandbox_id": id, "code": "print(2**10)"})
+	structured(t, res, &ex)
+	if res.IsError || ex.Stdout != "1024\n" {
+		t.Errorf("run_code in sandbox: %+v %s", ex, text(res))
+	}
+	res = call(t, sess, "run_code", map[string]any{"code": "import os; print(os.getuid())"})
+	structured(t, res, &ex)
+	if res.IsError || ex.Stdout != "1000\n" || ex.SandboxID == id {
+		t.Errorf("one-shot run_code: %+v %s", ex, text(res))
+	}
+	res = call(t, sess, "sandbox_exec", map[string]any{"sandbox_id": id, "command": "sleep 1000", "timeout_seconds": 2})
+	structured(t, res, &ex)
+	if res.IsError || !ex.TimedOut {
+		t.Errorf("timeout: %+v %s", ex, text(res))
+	}
+
+	res = call(t, sess, "sandbox_list", nil)
+	var list struct {
+		Sandboxes []struct {
+			SandboxID string `json:"sandbox_id"`
+			Usage     struct {
+				MemoryBytes uint64 `json:"memory_bytes"`
+				Pids        uint64 `json:"pids"`
+			} `json:"usage"`
+			Limits struct {
+				MemoryMB int `json:"memory_mb"`
+			} `json:"limits"`
+		} `json:"sandboxes"`
+	}
+	structured(t, res, &list)
+	if len(list.Sandboxes) != 1 || list.Sandboxes[0].SandboxID != id || list.Sandboxes[0].Usage.MemoryBytes == 0 || list.Sandboxes[0].Usage.Pids == 0 {
+		t.Errorf("list: %+v", list)
+	}
+
+	logs, err := sess.ReadResource(ctx, &mcp.ReadResourceParams{URI: "sandbox://" + id + "/logs"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(logs.Contents) != 1 || !strings.Contains(logs.Contents[0].Text, "echo hi") || !strings.Contains(logs.Contents[0].Text, "print(2**10)") {
+		t.Errorf("logs: %+v", logs.Contents)
+	}
+
+	// Bad input: each is an isError result with advice, and the server goes on.
+	for _, tc := range []struct {
+		name, tool string
+		args       map[string]any
+		want       string
+	}{
+		{"unknown sandbox", "sandbox_exec", map[string]any{"sandbox_id": "nosuchbox1", "command": "ls"}, "sandbox_list"},
+		{"image outside policy", "sandbox_create", map[string]any{"image": "evil/miner:latest"}, "not allowed"},
+		{"memory above policy", "sandbox_create", map[string]any{"memory_mb": 99999}, "limits.memory_mb"},
+		{"egress not allowed", "sandbox_create", map[string]any{"network": "egress"}, "allow_egress"},
+		{"workdir with ..", "sandbox_exec", map[string]any{"sandbox_id": id, "command": "ls", "workdir": "../../etc"}, "outside /workspace"},
+		{"empty command", "sandbox_exec", map[string]any{"sandbox_id": id, "command": ""}, "command is empty"},
+		{"huge command", "sandbox_exec", map[string]any{"sandbox_id": id, "command": strings.Repeat("x", 2<<20)}, "more than"},
+		{"timeout above policy", "sandbox_exec", map[string]any{"sandbox_id": id, "command": "ls", "timeout_seconds": 99999}, "max_exec_timeout_seconds"},
+		{"unknown argument", "sandbox_exec", map[string]any{"sandbox_id": id, "command": "ls", "privileged": true}, "privileged"},
+		{"wrong type", "sandbox_create", map[string]any{"memory_mb": "lots"}, "memory_mb"},
+		{"stop with nothing", "sandbox_stop", map[string]any{}, "sandbox_id"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			res := call(t, sess, tc.tool, tc.args)
+			if !res.IsError || !strings.Contains(text(res), tc.want) {
+				t.Errorf("want isError mentioning %q, got isError=%v %q", tc.want, res.IsError, text(res))
+			}
+		})
+	}
+
+	res = call(t, sess, "sandbox_stop", map[string]any{"sandbox_id": id})
+	if res.IsError || !strings.Contains(text(res), id) {
+		t.Errorf("stop: %s", text(res))
+	}
+	res = call(t, sess, "sandbox_list", nil)
+	structured(t, res, &list)
+	if len(list.Sandboxes) != 0 {
+		t.Errorf("after stop: %+v", list)
+	}
+	assertOnlyJSONRPC(t, p)
+}
+
+// checkAnnotationsOnWire checks the raw tools/list response: every tool
+// sets all four hints explicitly.
+func checkAnnotationsOnWire(t *testing.T, p *proc) {
+	t.Helper()
+	p.wire.mu.Lock()
+	defer p.wire.mu.Unlock()
+	for _, l := range p.wire.lines {
+		var m struct {
+			Result struct {
+				Tools []struct {
+					Name        string         `json:"name"`
+					Annotations map[string]any `json:"annotations"`
+				} `json:"tools"`
+			} `json:"result"`
+		}
+		if json.Unmarshal(l, &m) != nil || len(m.Result.Tools) == 0 {
+			continue
+		}
+		for _, tool := range m.Result.Tools {
+			for _, k := range []string{"readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint"} {
+				if _, ok := tool.Annotations[k]; !ok {
+					t.Errorf("%s: annotation %s not set", tool.Name, k)
+				}
+			}
+		}
+		return
+	}
+	t.Error("no tools/list response on the wire")
+}
+
+// assertOnlyJSONRPC checks nothing but JSON-RPC messages reached stdout.
+func assertOnlyJSONRPC(t *testing.T, p *proc) {
+	t.Helper()
+	for _, m := range p.wire.messages(t) {
+		if m.Method == "" && len(m.ID) == 0 {
+			t.Errorf("a stdout line is neither a request, a notification nor a response: %+v", m)
+		}
+	}
+}
+
+// TestProgressBeforeResultGoSDK makes 100 calls with progress tokens, some
+// at once, and checks on the wire that every progress notification of a
+// call comes before that call's result, and that the client saw them.
+func TestProgressBeforeResultGoSDK(t *testing.T) {
+	testenv.Docker(t, testenv.PythonImage)
+	p := startServer(t, serverEnv(t, ""))
+	var mu sync.Mutex
+	got := map[string]int{}
+	sess := sdkClient(t, p, func(pp *mcp.ProgressNotificationParams) {
+		mu.Lock()
+		got[fmt.Sprint(pp.ProgressToken)]++
+		mu.Unlock()
+	})
+	res := call(t, sess, "sandbox_create", nil)
+	var created struct {
+		SandboxID string `json:"sandbox_id"`
+	}
+	structured(t, res, &created)
+
+	const calls, parallel = 100, 8
+	sem := make(chan struct{}, parallel)
+	var wg sync.WaitGroup
+	for i := 0; i < calls; i++ {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer func() { <-sem; wg.Done() }()
+			params := &mcp.CallToolParams{Name: "sandbox_exec", Arguments: map[string]any{
+				"sandbox_id": created.SandboxID,
+				// Output right before exit is what a racy transport loses
+				// or reorders.
+				"command": fmt.Sprintf("echo start %d; sleep 0.15; echo middle; echo last %d", i, i),
+			}}
+			params.SetProgressToken(fmt.Sprintf("tok-%d", i))
+			r, err := sess.CallTool(testContext(t, time.Minute), params)
+			if err != nil || r.IsError {
+				t.Errorf("call %d: %v %v", i, err, r)
+			}
+		}()
+	}
+	wg.Wait()
+	checkProgressOrder(t, p.wire.messages(t), calls)
+	mu.Lock()
+	defer mu.Unlock()
+	if len(got) != calls {
+		t.Errorf("client saw progress for %d calls, want %d", len(got), calls)
+	}
+}
+
+// checkProgressOrder checks, on the wire, that every call had progress,
+// that its progress notifications together carry its whole output (the
+// last line included: that is the one a racy transport loses), and that
+// none came after the call's result. Results name their call through the
+// output ("start N").
+func checkProgressOrder(t *testing.T, msgs []message, calls int) {
+	t.Helper()
+	lastProgress := map[string]int{}
+	output := map[string]string{}
+	for i, m := range msgs {
+		if m.Method == "notifications/progress" {
+			tok := fmt.Sprint(m.Params.ProgressToken)
+			lastProgress[tok] = i
+			output[tok] += m.Params.Message
+		}
+	}
+	if len(lastProgress) != calls {
+		t.Errorf("progress for %d tokens on the wire, want %d", len(lastProgress), calls)
+	}
+	results := 0
+	for i, m := range msgs {
+		if len(m.Result) == 0 {
+			continue
+		}
+		var r struct {
+			StructuredContent struct {
+				Stdout string `json:"stdout"`
+			} `json:"structuredContent"`
+		}
+		if json.Unmarshal(m.Result, &r) != nil || !strings.HasPrefix(r.StructuredContent.Stdout, "start ") {
+			continue
+		}
+		results++
+		var n int
+		fmt.Sscanf(r.StructuredContent.Stdout, "start %d", &n)
+		tok := fmt.Sprintf("tok-%d", n)
+		last, ok := lastProgress[tok]
+		switch {
+		case !ok:
+			t.Errorf("call %d: no progress at all", n)
+		case last > i:
+			t.Errorf("call %d: a progress notification (line %d) came after its result (line %d)", n, last, i)
+		case output[tok] != r.StructuredContent.Stdout:
+			t.Errorf("call %d: progress carried %q, the result %q", n, output[tok], r.StructuredContent.Stdout)
+		}
+	}
+	if results != calls {
+		t.Errorf("%d results on the wire, want %d", results, calls)
+	}
+}

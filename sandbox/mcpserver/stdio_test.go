@@ -1,0 +1,56 @@
+package mcpserver
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mark3labs/mcp-go/mcp"
+)
+
+// TestOrderedWriter checks the writer's one promise: notifications queued
+// before a response are written before it, whatever the goroutines do.
+func TestOrderedWriter(t *testing.T) {
+	for round := 0; round < 200; round++ {
+		var out bytes.Buffer
+		notes := make(chan mcp.JSONRPCNotification, 16)
+		w := &orderedWriter{out: &out, responses: make(chan []byte, 4), notes: notes, failed: make(chan struct{})}
+		ctx, cancel := context.WithCancel(context.Background())
+		done := make(chan struct{})
+		go func() { w.run(ctx); close(done) }()
+		for i := 0; i < 5; i++ {
+			notes <- mcp.JSONRPCNotification{JSONRPC: "2.0", Notification: mcp.Notification{Method: "notifications/progress"}}
+		}
+		w.send(ctx, []byte(`{"jsonrpc":"2.0","id":1,"result":{}}`))
+		time.Sleep(time.Millisecond)
+		cancel()
+		<-done
+		lines := strings.Split(strings.TrimSpace(out.String()), "\n")
+		if len(lines) != 6 || !strings.Contains(lines[5], `"id":1`) {
+			t.Fatalf("round %d: the response did not come last:\n%s", round, out.String())
+		}
+	}
+}
+
+func TestReadLineTooLong(t *testing.T) {
+	in := strings.NewReader(strings.Repeat("x", 100) + "\n" + `{"ok":1}` + "\n")
+	r := bufio.NewReaderSize(in, 16)
+	if _, err := readLine(r, 50); err != errLineTooLong {
+		t.Fatalf("want errLineTooLong, got %v", err)
+	}
+	line, err := readLine(r, 50)
+	if err != nil || string(line) != "{\"ok\":1}\n" {
+		t.Fatalf("the next line: %q %v", line, err)
+	}
+}
+
+func TestErrorResponseIsJSONRPC(t *testing.T) {
+	var m map[string]any
+	if err := json.Unmarshal(errorResponse(nil, mcp.PARSE_ERROR, "bad"), &m); err != nil || m["jsonrpc"] != "2.0" {
+		t.Fatalf("%v %v", m, err)
+	}
+}
