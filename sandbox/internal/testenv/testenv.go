@@ -103,3 +103,15 @@ func (w *testWriter) Write(p []byte) (int, error) {
 	}
 	return len(p), nil
 }
+
+// Inspector returns the MCP Inspector's executable (npm package
+// @modelcontextprotocol/inspector), from $MCP_INSPECTOR or where
+// .ci/setup-host installs it.
+func Inspector(t testing.TB) string {
+	t.Helper()
+	p := envOr("MCP_INSPECTOR", "/opt/mcp-inspector/node_modules/.bin/mcp-inspector")
+	if _, err := os.Stat(p); err != nil {
+		Missing(t, "the MCP Inspector CLI at "+p)
+	}
+	return p
+}
