@@ -13,7 +13,7 @@ import (
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/config"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/docker"
-	"github.com/mcp-sandbox/mcp-sandbox/sandbox/internal/testenv"
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox/testenv"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/state"
 )
 

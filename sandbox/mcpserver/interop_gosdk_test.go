@@ -11,7 +11,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/mcp-sandbox/mcp-sandbox/sandbox/internal/testenv"
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox/testenv"
 )
 
 // sdkClient connects the official Go SDK client to a real server process.

@@ -10,7 +10,7 @@ import (
 	"github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
 
-	"github.com/mcp-sandbox/mcp-sandbox/sandbox/internal/testenv"
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox/testenv"
 )
 
 // mcpgoClient connects mcp-go's client to a real server process.

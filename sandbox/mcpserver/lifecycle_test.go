@@ -15,7 +15,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox"
-	"github.com/mcp-sandbox/mcp-sandbox/sandbox/internal/testenv"
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox/testenv"
 )
 
 func createSandboxes(t *testing.T, sess *mcp.ClientSession, n int) []string {

@@ -14,7 +14,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mcp-sandbox/mcp-sandbox/sandbox/internal/testenv"
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox/testenv"
 )
 
 // serverBin is the real mcp-sandbox binary, built once for these tests.

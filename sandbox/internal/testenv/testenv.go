@@ -1,117 +1,31 @@
-// Package testenv gives tests the real components they need (a Docker
-// engine, the test images, a config) and decides what happens when one is
-// missing: skip with the reason locally, fail when CI=true.
+// Package testenv forwards to sandbox/testenv, where the test helpers now
+// live (app/ tests need them too, and cannot import an internal package).
+//
+// Deprecated: import github.com/mcp-sandbox/mcp-sandbox/sandbox/testenv.
 package testenv
 
 import (
-	"context"
 	"log/slog"
-	"os"
-	"strings"
-	"sync"
 	"testing"
-	"time"
 
 	"github.com/docker/docker/client"
 
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/config"
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox/testenv"
 )
 
-// Test images, built by .ci/setup-host (debootstrap + docker import, and
-// FROM scratch + busybox-static). Override with the environment variables.
 var (
-	PythonImage = envOr("MCP_SANDBOX_TEST_PYTHON_IMAGE", "mcp-sandbox-test/python:3")
-	PlotImage   = envOr("MCP_SANDBOX_TEST_PLOT_IMAGE", "mcp-sandbox-test/python-plot:3")
-	NodeImage   = envOr("MCP_SANDBOX_TEST_NODE_IMAGE", "mcp-sandbox-test/node:18")
-	TinyImage   = envOr("MCP_SANDBOX_TEST_TINY_IMAGE", "mcp-sandbox-test/busybox:1")
+	PythonImage = testenv.PythonImage
+	PlotImage   = testenv.PlotImage
+	NodeImage   = testenv.NodeImage
+	TinyImage   = testenv.TinyImage
 )
 
-func envOr(k, def string) string {
-	if v := os.Getenv(k); v != "" {
-		return v
-	}
-	return def
-}
-
-// Missing skips the test, or fails it under CI=true, where every real
-// component must be present.
-func Missing(t testing.TB, what string) {
-	t.Helper()
-	if os.Getenv("CI") == "true" {
-		t.Fatalf("%s is required under CI=true (run .ci/setup-host)", what)
-	}
-	t.Skipf("skipping: %s (run .ci/setup-host to get it)", what)
-}
-
-// Docker returns a client for the local engine and checks the given images
-// are present.
+func Missing(t testing.TB, what string) { t.Helper(); testenv.Missing(t, what) }
 func Docker(t testing.TB, images ...string) *client.Client {
 	t.Helper()
-	cli, err := client.NewClientWithOpts(client.FromEnv, client.WithAPIVersionNegotiation())
-	if err != nil {
-		Missing(t, "a Docker client: "+err.Error())
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	if _, err := cli.Ping(ctx); err != nil {
-		cli.Close()
-		Missing(t, "a running Docker engine ("+err.Error()+")")
-	}
-	for _, img := range images {
-		if _, err := cli.ImageInspect(ctx, img); err != nil {
-			cli.Close()
-			Missing(t, "test image "+img)
-		}
-	}
-	t.Cleanup(func() { cli.Close() })
-	return cli
+	return testenv.Docker(t, images...)
 }
-
-// Config returns the default configuration with the test images in place
-// of the official ones (no registry is reachable here) and pull = never.
-func Config(t testing.TB) *config.Config {
-	t.Helper()
-	c := config.Default()
-	c.Source = "test-config.toml"
-	c.Images.Python = PythonImage
-	c.Images.JavaScript = NodeImage
-	c.Images.Bash = PythonImage
-	c.Images.Pull = "never"
-	c.Pool.Size = 0
-	return c
-}
-
-// Logger returns a logger that writes to the test's log.
-// Lines logged after the test ends are dropped.
-func Logger(t testing.TB) *slog.Logger {
-	w := &testWriter{t: t}
-	t.Cleanup(func() { w.mu.Lock(); w.done = true; w.mu.Unlock() })
-	return slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: slog.LevelDebug}))
-}
-
-type testWriter struct {
-	t    testing.TB
-	mu   sync.Mutex
-	done bool
-}
-
-func (w *testWriter) Write(p []byte) (int, error) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	if !w.done {
-		w.t.Log(strings.TrimSuffix(string(p), "\n"))
-	}
-	return len(p), nil
-}
-
-// Inspector returns the MCP Inspector's executable (npm package
-// @modelcontextprotocol/inspector), from $MCP_INSPECTOR or where
-// .ci/setup-host installs it.
-func Inspector(t testing.TB) string {
-	t.Helper()
-	p := envOr("MCP_INSPECTOR", "/opt/mcp-inspector/node_modules/.bin/mcp-inspector")
-	if _, err := os.Stat(p); err != nil {
-		Missing(t, "the MCP Inspector CLI at "+p)
-	}
-	return p
-}
+func Config(t testing.TB) *config.Config { t.Helper(); return testenv.Config(t) }
+func Logger(t testing.TB) *slog.Logger   { return testenv.Logger(t) }
+func Inspector(t testing.TB) string      { t.Helper(); return testenv.Inspector(t) }

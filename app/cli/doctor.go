@@ -1,0 +1,239 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/docker/docker/client"
+
+	"github.com/mcp-sandbox/mcp-sandbox/app/clientconfig"
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox/buildinfo"
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox/config"
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox/dockerhost"
+)
+
+func init() {
+	register(command{name: "doctor", summary: "check Docker, images, clients and the config, and say what to fix", run: runDoctor})
+	detectDockerHost = func(ctx context.Context, e *Env) string {
+		if h := e.getenv("DOCKER_HOST"); h != "" {
+			return h
+		}
+		dctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+		defer cancel()
+		return dockerSection(dctx, e).PinnedHost()
+	}
+}
+
+// report is `mcp-sandbox doctor --json` (a contract: docker.chosen,
+// docker.candidates, clients and config are relied on by outside tools).
+type report struct {
+	OK       bool                       `json:"ok"`
+	Docker   dockerReport               `json:"docker"`
+	Images   []imageReport              `json:"images"`
+	Clients  []clientconfig.ClientState `json:"clients"`
+	Config   configReport               `json:"config"`
+	Server   serverReport               `json:"server"`
+	StateDir dirReport                  `json:"state_dir"`
+	Problems []string                   `json:"problems"`
+}
+
+type dockerReport struct {
+	Chosen     *dockerhost.Candidate  `json:"chosen"`
+	Candidates []dockerhost.Candidate `json:"candidates"`
+	Reason     string                 `json:"reason"`
+	Hint       string                 `json:"hint,omitempty"`
+	Runtime    runtimeReport          `json:"runtime"`
+}
+
+type runtimeReport struct {
+	Configured      string `json:"configured"`
+	RunscRegistered bool   `json:"runsc_registered"`
+	InUse           string `json:"in_use"`
+}
+
+type imageReport struct {
+	Language string `json:"language"`
+	Image    string `json:"image"`
+	Present  bool   `json:"present"`
+}
+
+type configReport struct {
+	Path  string `json:"path"`
+	Valid bool   `json:"valid"`
+	Error string `json:"error,omitempty"`
+}
+
+type serverReport struct {
+	Path    string `json:"path"`
+	Version string `json:"version"`
+}
+
+type dirReport struct {
+	Path     string `json:"path"`
+	Writable bool   `json:"writable"`
+}
+
+func runDoctor(ctx context.Context, e *Env, args []string) int {
+	fs := newFlagSet(e, "doctor", "[--json]")
+	asJSON := fs.Bool("json", false, "print one JSON object")
+	if code, done := parseFlags(fs, args); done {
+		return code
+	}
+	r := diagnose(ctx, e)
+	if *asJSON {
+		b, _ := json.MarshalIndent(r, "", "  ")
+		fmt.Fprintln(e.Stdout, string(b))
+	} else {
+		printReport(e.Stdout, r)
+	}
+	if !r.OK {
+		return 1
+	}
+	return 0
+}
+
+func diagnose(ctx context.Context, e *Env) *report {
+	r := &report{Problems: []string{}}
+	problem := func(format string, args ...any) { r.Problems = append(r.Problems, fmt.Sprintf(format, args...)) }
+
+	r.Config.Path = config.Path()
+	cfg, err := config.Load(r.Config.Path)
+	r.Config.Valid = err == nil
+	if err != nil {
+		r.Config.Error = err.Error()
+		problem("the config file is invalid: %v — fix it or delete it to use the defaults", err)
+		cfg = config.Default()
+	}
+
+	getenv := e.getenv
+	if cfg.Docker.Host != "" {
+		getenv = func(k string) string {
+			if k == "DOCKER_HOST" {
+				return cfg.Docker.Host
+			}
+			return e.getenv(k)
+		}
+	}
+	dctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	det := dockerhost.Detect(dctx, dockerhost.Options{Getenv: getenv})
+	cancel()
+	r.Docker = dockerReport{Chosen: det.Chosen, Candidates: det.Candidates, Reason: det.Reason, Hint: det.Hint}
+	r.Docker.Runtime.Configured = cfg.Docker.Runtime
+	if det.Chosen == nil {
+		problem("no Docker engine answered: %s", det.Hint)
+	} else if cli, err := client.NewClientWithOpts(det.Chosen.ClientOptions()...); err == nil {
+		defer cli.Close()
+		inspectEngine(ctx, cli, cfg, r, problem)
+	}
+
+	r.Clients = clientconfig.Overview(clientconfig.Env{Getenv: e.getenv})
+	if exe, err := serverExecutable(); err == nil {
+		r.Server.Path = exe
+	} else if self, err := os.Executable(); err == nil {
+		r.Server.Path = self
+	}
+	r.Server.Version = buildinfo.Get().String()
+
+	r.StateDir.Path = config.StateDir()
+	if err := os.MkdirAll(r.StateDir.Path, 0o700); err == nil {
+		if f, err := os.CreateTemp(r.StateDir.Path, ".doctor-*"); err == nil {
+			f.Close()
+			os.Remove(f.Name())
+			r.StateDir.Writable = true
+		}
+	}
+	if !r.StateDir.Writable {
+		problem("the state directory %s is not writable: audit log, pause flag and sandbox records cannot be kept", r.StateDir.Path)
+	}
+	r.OK = det.Chosen != nil && r.Config.Valid
+	return r
+}
+
+// inspectEngine fills the runtime and image parts of the report.
+func inspectEngine(ctx context.Context, cli *client.Client, cfg *config.Config, r *report, problem func(string, ...any)) {
+	ictx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	if info, err := cli.Info(ictx); err == nil {
+		_, r.Docker.Runtime.RunscRegistered = info.Runtimes["runsc"]
+		r.Docker.Runtime.InUse = info.DefaultRuntime
+	}
+	switch cfg.Docker.Runtime {
+	case "runsc":
+		r.Docker.Runtime.InUse = "runsc"
+		if !r.Docker.Runtime.RunscRegistered {
+			problem("docker.runtime is \"runsc\" but the engine has no runsc runtime registered: install gVisor and add it to /etc/docker/daemon.json, or set docker.runtime = \"auto\"")
+		}
+	case "auto":
+		if r.Docker.Runtime.RunscRegistered {
+			r.Docker.Runtime.InUse = "runsc"
+		}
+	case "runc":
+		r.Docker.Runtime.InUse = "runc"
+	}
+	for _, name := range cfg.LanguageNames() {
+		l, _ := cfg.Language(name)
+		_, err := cli.ImageInspect(ictx, l.Image)
+		ir := imageReport{Language: name, Image: l.Image, Present: err == nil}
+		r.Images = append(r.Images, ir)
+		if !ir.Present {
+			switch cfg.Images.Pull {
+			case "never":
+				problem("image %s (%s) is not present and images.pull is \"never\": run `docker pull %s`", l.Image, name, l.Image)
+			default:
+				problem("image %s (%s) is not present yet; it is pulled on first use (or run `docker pull %s` now)", l.Image, name, l.Image)
+			}
+		}
+	}
+}
+
+func printReport(w io.Writer, r *report) {
+	printDockerSection(w, &dockerhost.Result{Chosen: r.Docker.Chosen, Candidates: r.Docker.Candidates, Reason: r.Docker.Reason, Hint: r.Docker.Hint})
+	rt := r.Docker.Runtime
+	if rt.InUse != "" {
+		fmt.Fprintf(w, "  runtime: %s (gVisor runsc registered: %v)\n", rt.InUse, rt.RunscRegistered)
+	}
+	fmt.Fprintln(w, "\nImages")
+	for _, im := range r.Images {
+		state := "present"
+		if !im.Present {
+			state = "missing"
+		}
+		fmt.Fprintf(w, "  %-11s %-40s %s\n", im.Language, im.Image, state)
+	}
+	fmt.Fprintln(w, "\nClients")
+	for _, c := range r.Clients {
+		state := "not installed"
+		switch {
+		case c.Error != "":
+			state = "error: " + c.Error
+		case c.Configured:
+			state = "configured"
+		case c.Installed:
+			state = "installed, not configured (mcp-sandbox clients install --client " + c.Name + ")"
+		}
+		fmt.Fprintf(w, "  %-12s %s\n", c.Name, state)
+	}
+	fmt.Fprintln(w, "\nConfig")
+	valid := "valid"
+	if !r.Config.Valid {
+		valid = "INVALID: " + r.Config.Error
+	} else if _, err := os.Stat(r.Config.Path); err != nil {
+		valid = "not created yet (defaults in use)"
+	}
+	fmt.Fprintf(w, "  %s: %s\n", r.Config.Path, valid)
+	fmt.Fprintf(w, "  state dir: %s (writable: %v)\n", r.StateDir.Path, r.StateDir.Writable)
+	fmt.Fprintf(w, "  server: %s %s\n", filepath.Clean(r.Server.Path), r.Server.Version)
+	if len(r.Problems) == 0 {
+		fmt.Fprintln(w, "\nEverything needed is in place.")
+		return
+	}
+	fmt.Fprintln(w, "\nTo fix")
+	for _, p := range r.Problems {
+		fmt.Fprintf(w, "  - %s\n", p)
+	}
+}
