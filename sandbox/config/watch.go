@@ -12,9 +12,9 @@ import (
 	"time"
 )
 
-// Watcher keeps the newest valid configuration of one file. It checks the
-// file every interval (a stat, and a read only when the stat changed), which
-// is cheap, portable, and catches editors that replace the file by rename.
+// Watcher keeps the newest valid configuration of one file. It reads the
+// file every interval, which is cheap (the file is small), portable, and
+// catches editors that replace the file by rename.
 // When the file becomes invalid the last valid configuration stays in force
 // and Err reports why.
 type Watcher struct {
@@ -26,8 +26,6 @@ type Watcher struct {
 	mu      sync.Mutex
 	err     error
 	lastRaw []byte
-	lastMod time.Time
-	lastLen int64
 	subs    []func(*Config)
 }
 
@@ -96,36 +94,22 @@ func (w *Watcher) Run(ctx context.Context) {
 	}
 }
 
-// reload reads the file if it changed and installs it when valid.
+// reload reads the file and installs it when it changed and is valid. The
+// file is small, so it is simply read each time: a stat can miss a rewrite
+// of the same size within the file system's timestamp granularity.
 func (w *Watcher) reload(first bool) (changed bool, err error) {
-	st, statErr := os.Stat(w.path)
-	w.mu.Lock()
-	if !first && statErr == nil && st.ModTime().Equal(w.lastMod) && st.Size() == w.lastLen {
-		w.mu.Unlock()
-		return false, nil
-	}
-	if !first && errors.Is(statErr, fs.ErrNotExist) && w.lastRaw == nil && w.cur.Load() != nil {
-		w.mu.Unlock()
-		return false, nil // still missing: still defaults
-	}
-	w.mu.Unlock()
-
-	var raw []byte
-	if statErr == nil {
-		raw, err = os.ReadFile(w.path)
-		if err != nil {
-			return false, err
-		}
+	raw, err := os.ReadFile(w.path)
+	if errors.Is(err, fs.ErrNotExist) {
+		raw, err = nil, nil
+	} else if err != nil {
+		return false, err
 	}
 	w.mu.Lock()
-	if statErr == nil {
-		w.lastMod, w.lastLen = st.ModTime(), st.Size()
-	}
-	if !first && raw != nil && bytes.Equal(raw, w.lastRaw) {
-		w.mu.Unlock()
+	same := !first && bytes.Equal(raw, w.lastRaw) && (raw == nil) == (w.lastRaw == nil)
+	w.mu.Unlock()
+	if same {
 		return false, nil
 	}
-	w.mu.Unlock()
 
 	var c *Config
 	if raw == nil {
