@@ -134,6 +134,32 @@ func TestDockerdTLS(t *testing.T) {
 	})
 }
 
+// privateBridge creates a bridge interface with an address for a second
+// dockerd and deletes it when the test ends.
+func privateBridge(t *testing.T) string {
+	t.Helper()
+	const name = "mcpsbxtls0"
+	run := func(args ...string) error {
+		out, err := exec.Command("ip", args...).CombinedOutput()
+		if err != nil {
+			return fmt.Errorf("ip %v: %v: %s", args, err, out)
+		}
+		return nil
+	}
+	_ = run("link", "del", name)
+	for _, args := range [][]string{
+		{"link", "add", "name", name, "type", "bridge"},
+		{"addr", "add", "10.213.77.1/24", "dev", name},
+		{"link", "set", name, "up"},
+	} {
+		if err := run(args...); err != nil {
+			need(t, "a private bridge for the second dockerd: "+err.Error())
+		}
+	}
+	t.Cleanup(func() { _ = run("link", "del", name) })
+	return name
+}
+
 // startTLSDockerd starts dockerd with its own roots, no networking, and a
 // TLS listener on a free loopback port; it returns the tcp:// host and stops
 // the daemon when the test ends.
@@ -155,6 +181,7 @@ func startTLSDockerd(t *testing.T, pki *testPKI) string {
 	l.Close()
 	sock := filepath.Join(dir, "d.sock")
 	writeFile(t, filepath.Join(dir, "daemon.json"), []byte("{}"))
+	bridge := privateBridge(t)
 
 	logs := &tailBuffer{max: 64 << 10}
 	cmd := exec.Command(dockerd,
@@ -165,7 +192,9 @@ func startTLSDockerd(t *testing.T, pki *testPKI) string {
 		"--containerd-namespace", "mcp-sandbox-dockerhost-test",
 		"--containerd-plugins-namespace", "mcp-sandbox-dockerhost-test-plugins",
 		"--storage-driver", "vfs",
-		"--bridge", "none", "--iptables=false", "--ip-masq=false",
+		// A bridge of its own: with --bridge=none dockerd deletes docker0,
+		// which belongs to the machine's main engine.
+		"--bridge", bridge, "--iptables=false", "--ip-masq=false", "--ip-forward=false",
 		"-H", "unix://"+sock,
 		"-H", "tcp://"+addr,
 		"--tlsverify",
