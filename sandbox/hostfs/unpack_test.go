@@ -1,0 +1,250 @@
+package hostfs
+
+import (
+	"archive/tar"
+	"bytes"
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"sort"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+type tarEntry struct {
+	name, body, link string
+	typ              byte
+	mode             int64
+}
+
+func makeTar(t testing.TB, entries ...tarEntry) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	tw := tar.NewWriter(&buf)
+	for _, e := range entries {
+		typ := e.typ
+		if typ == 0 {
+			typ = tar.TypeReg
+		}
+		mode := e.mode
+		if mode == 0 {
+			mode = 0o644
+		}
+		h := &tar.Header{Name: e.name, Typeflag: typ, Mode: mode, Linkname: e.link, Size: int64(len(e.body))}
+		if typ != tar.TypeReg {
+			h.Size = 0
+		}
+		if err := tw.WriteHeader(h); err != nil {
+			t.Fatal(err)
+		}
+		if typ == tar.TypeReg {
+			tw.Write([]byte(e.body))
+		}
+	}
+	tw.Close()
+	return buf.Bytes()
+}
+
+// tree lists what is below dir: "name" for files (with mode), "name/" for
+// directories, "name -> target" for links.
+func tree(t *testing.T, dir string) []string {
+	t.Helper()
+	var out []string
+	filepath.Walk(dir, func(p string, info os.FileInfo, err error) error {
+		if err != nil || p == dir {
+			return err
+		}
+		rel, _ := filepath.Rel(dir, p)
+		switch {
+		case info.Mode()&os.ModeSymlink != 0:
+			l, _ := os.Readlink(p)
+			out = append(out, rel+" -> "+l)
+		case info.IsDir():
+			out = append(out, rel+"/")
+		default:
+			out = append(out, rel+" "+info.Mode().Perm().String())
+		}
+		return nil
+	})
+	sort.Strings(out)
+	return out
+}
+
+func TestUnpackTree(t *testing.T) {
+	root := t.TempDir()
+	f := Fence{WriteRoot: root, MaxBytes: 1 << 20}
+	data := makeTar(t,
+		tarEntry{name: "res/", typ: tar.TypeDir, mode: 0o777},
+		tarEntry{name: "res/run.sh", body: "#!/bin/sh\n", mode: 0o4755},
+		tarEntry{name: "res/sub/", typ: tar.TypeDir},
+		tarEntry{name: "res/sub/data.csv", body: "a,b\n"},
+		tarEntry{name: "res/ok-link", typ: tar.TypeSymlink, link: "sub/data.csv"},
+		tarEntry{name: "res/sub/up-link", typ: tar.TypeSymlink, link: "../run.sh"},
+		tarEntry{name: "res/shadow", typ: tar.TypeSymlink, link: "/etc/shadow"},
+		tarEntry{name: "res/out", typ: tar.TypeSymlink, link: "../../../etc"},
+		tarEntry{name: "res/hard", typ: tar.TypeLink, link: "res/run.sh"},
+		tarEntry{name: "res/dev", typ: tar.TypeChar},
+		tarEntry{name: "res/fifo", typ: tar.TypeFifo},
+	)
+	_, dest, err := f.WritePath("sb/res", "")
+	must(t, err)
+	st, err := f.Unpack(context.Background(), bytes.NewReader(data), dest, UnpackOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{
+		"ok-link -> sub/data.csv",
+		"run.sh -rw-r--r--",
+		"sub/",
+		"sub/data.csv -rw-r--r--",
+		"sub/up-link -> ../run.sh",
+	}
+	if diff := cmp.Diff(want, tree(t, dest)); diff != "" {
+		t.Errorf("host tree (-want +got):\n%s", diff)
+	}
+	wantSkipped := map[string]int{"symlink pointing outside the copied tree": 2, "hard link": 1, "device or special file": 2}
+	if diff := cmp.Diff(wantSkipped, st.Skipped); diff != "" {
+		t.Errorf("skipped (-want +got):\n%s", diff)
+	}
+	if st.Files != 2 || st.Bytes != 14 {
+		t.Errorf("stats %+v", st)
+	}
+	// No staging directory is left.
+	if diff := cmp.Diff([]string{"res/"}, filterTop(tree(t, filepath.Dir(dest)))); diff != "" {
+		t.Errorf("left in parent: %s", diff)
+	}
+}
+
+func filterTop(entries []string) []string {
+	var out []string
+	for _, e := range entries {
+		if !containsSlashBeforeEnd(e) {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+func containsSlashBeforeEnd(s string) bool {
+	for i := 0; i < len(s)-1; i++ {
+		if s[i] == '/' {
+			return true
+		}
+	}
+	return false
+}
+
+func TestUnpackHostile(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		data    []byte
+		wantErr error
+	}{
+		{"entry with ..", makeTar(t, tarEntry{name: "x/", typ: tar.TypeDir}, tarEntry{name: "x/../../evil", body: "x"}), ErrFence},
+		{"absolute entry", makeTar(t, tarEntry{name: "x/", typ: tar.TypeDir}, tarEntry{name: "/etc/evil", body: "x"}), ErrFence},
+		{"second top entry", makeTar(t, tarEntry{name: "x", body: "a"}, tarEntry{name: "y", body: "b"}), ErrFence},
+		{"top is a symlink", makeTar(t, tarEntry{name: "x", typ: tar.TypeSymlink, link: "/etc/shadow"}), ErrFence},
+		{"newline in name", makeTar(t, tarEntry{name: "x/", typ: tar.TypeDir}, tarEntry{name: "x/a\nb", body: "x"}), ErrFence},
+		{"too big", makeTar(t, tarEntry{name: "x", body: string(make([]byte, 2048))}), ErrTooBig},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			root := t.TempDir()
+			f := Fence{WriteRoot: root, MaxBytes: 1024}
+			_, dest, err := f.WritePath("out/x", "")
+			must(t, err)
+			_, err = f.Unpack(context.Background(), bytes.NewReader(tc.data), dest, UnpackOptions{})
+			if !errors.Is(err, tc.wantErr) {
+				t.Fatalf("got %v, want %v", err, tc.wantErr)
+			}
+			// Nothing at all is left behind, inside or outside the root.
+			if got := tree(t, root); len(got) > 1 { // "out/" may exist
+				t.Errorf("left behind: %v", got)
+			}
+		})
+	}
+}
+
+func TestUnpackOverwrite(t *testing.T) {
+	root := t.TempDir()
+	f := Fence{WriteRoot: root}
+	_, dest, _ := f.WritePath("r.txt", "")
+	must(t, os.WriteFile(dest, []byte("mine"), 0o600))
+	data := makeTar(t, tarEntry{name: "r.txt", body: "theirs"})
+	if _, err := f.Unpack(context.Background(), bytes.NewReader(data), dest, UnpackOptions{}); !errors.Is(err, ErrExists) {
+		t.Fatalf("without overwrite: %v", err)
+	}
+	if b, _ := os.ReadFile(dest); string(b) != "mine" {
+		t.Fatalf("file changed without overwrite: %q", b)
+	}
+	if _, err := f.Unpack(context.Background(), bytes.NewReader(data), dest, UnpackOptions{Overwrite: true}); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(dest); string(b) != "theirs" {
+		t.Fatalf("overwrite: %q", b)
+	}
+	// A destination that is a symlink is replaced, never written through.
+	target := filepath.Join(t.TempDir(), "victim")
+	must(t, os.WriteFile(target, []byte("victim"), 0o600))
+	_, link, _ := f.WritePath("l.txt", "")
+	must(t, os.Symlink(target, link))
+	if _, err := f.Unpack(context.Background(), bytes.NewReader(makeTar(t, tarEntry{name: "l.txt", body: "x"})), link, UnpackOptions{Overwrite: true}); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(target); string(b) != "victim" {
+		t.Errorf("wrote through a symlink: %q", b)
+	}
+}
+
+func TestUnpackTruncatedStreamLeavesNothing(t *testing.T) {
+	root := t.TempDir()
+	f := Fence{WriteRoot: root}
+	data := makeTar(t, tarEntry{name: "d/", typ: tar.TypeDir}, tarEntry{name: "d/a", body: "aaaa"}, tarEntry{name: "d/b", body: string(make([]byte, 4096))})
+	_, dest, _ := f.WritePath("d", "")
+	if _, err := f.Unpack(context.Background(), bytes.NewReader(data[:len(data)-3000]), dest, UnpackOptions{}); err == nil {
+		t.Fatal("a truncated stream was accepted")
+	}
+	if got := tree(t, root); len(got) != 0 {
+		t.Errorf("left behind: %v", got)
+	}
+}
+
+// FuzzUnpack: whatever tar stream a sandbox produces, nothing is written
+// outside the destination, no file is executable, and no symlink points
+// out of the copied tree.
+func FuzzUnpack(f *testing.F) {
+	f.Add(makeTar(f, tarEntry{name: "x/", typ: tar.TypeDir}, tarEntry{name: "x/a", body: "a"}))
+	f.Add(makeTar(f, tarEntry{name: "x/", typ: tar.TypeDir}, tarEntry{name: "x/../y", body: "a"}))
+	f.Add(makeTar(f, tarEntry{name: "x/", typ: tar.TypeDir}, tarEntry{name: "x/l", typ: tar.TypeSymlink, link: "../../etc"}, tarEntry{name: "x/l/passwd", body: "a"}))
+	f.Add(makeTar(f, tarEntry{name: "x", body: "a", mode: 0o6777}))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		base := t.TempDir()
+		root := filepath.Join(base, "root")
+		fence := Fence{WriteRoot: root, MaxBytes: 1 << 16, MaxFiles: 64}
+		_, dest, err := fence.WritePath("out/x", "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		fence.Unpack(context.Background(), bytes.NewReader(data), dest, UnpackOptions{Overwrite: true})
+		filepath.Walk(base, func(p string, info os.FileInfo, err error) error {
+			if err != nil || p == base || p == root {
+				return nil
+			}
+			if !within(root, p) {
+				t.Fatalf("wrote outside the root: %s", p)
+			}
+			if info.Mode().IsRegular() && info.Mode().Perm()&0o111 != 0 {
+				t.Fatalf("executable file: %s %v", p, info.Mode())
+			}
+			if info.Mode()&os.ModeSymlink != 0 {
+				l, _ := os.Readlink(p)
+				abs := filepath.Join(filepath.Dir(p), l)
+				if filepath.IsAbs(l) || !within(dest, abs) {
+					t.Fatalf("symlink %s -> %s leaves the copied tree", p, l)
+				}
+			}
+			return nil
+		})
+	})
+}
