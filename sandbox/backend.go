@@ -3,6 +3,7 @@ package sandbox
 import (
 	"context"
 	"io"
+	"io/fs"
 	"time"
 )
 
@@ -37,6 +38,38 @@ type Backend interface {
 	CopyFrom(ctx context.Context, containerID, path string) (io.ReadCloser, error)
 	// RemoveOrphanVolumes removes managed workspaces whose container is gone.
 	RemoveOrphanVolumes(ctx context.Context) error
+	// StatPath describes a path in the container's workspace without
+	// following a final symlink; a missing path wraps fs.ErrNotExist.
+	StatPath(ctx context.Context, containerID, path string) (PathStat, error)
+	// RunHelper runs a short-lived helper container that shares the
+	// workspace of containerID (for package installs: the helper gets the
+	// network, the sandbox never does). It returns when the helper exits,
+	// and removes it.
+	RunHelper(ctx context.Context, containerID string, spec HelperSpec) (ExecStatus, error)
+}
+
+// PathStat describes a path inside a container.
+type PathStat struct {
+	Name string
+	Size int64
+	Mode fs.FileMode
+	// LinkTarget is, for a symlink, the absolute path it resolves to.
+	LinkTarget string
+}
+
+// HelperSpec describes a helper container.
+type HelperSpec struct {
+	Image       string
+	Cmd         []string
+	Env         []string
+	User        string
+	Network     string // "none" | "egress"
+	MemoryBytes int64
+	NanoCPUs    int64
+	Pids        int64
+	Labels      map[string]string
+	Stdout      io.Writer
+	Stderr      io.Writer
 }
 
 // ContainerSpec is everything the engine decides about a new container. The

@@ -13,8 +13,8 @@ import (
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/config"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/docker"
-	"github.com/mcp-sandbox/mcp-sandbox/sandbox/testenv"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/state"
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox/testenv"
 )
 
 // newEngine returns an engine on the real Docker engine with the test

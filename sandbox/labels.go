@@ -12,6 +12,9 @@ const (
 	LabelExpiresAt = "io.mcp-sandbox.expires-at"
 	LabelClient    = "io.mcp-sandbox.client"
 	LabelPool      = "io.mcp-sandbox.pool"
+	// LabelHelper marks a short-lived helper container (package installs)
+	// with the id of the sandbox it serves; it is not a sandbox itself.
+	LabelHelper = "io.mcp-sandbox.helper"
 	// Not in the contract, but useful to the tray: the policy limits.
 	LabelWorkspaceMB = "io.mcp-sandbox.workspace-mb"
 	LabelNetwork     = "io.mcp-sandbox.network"

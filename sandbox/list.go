@@ -82,6 +82,9 @@ func (l Lister) List(ctx context.Context) ([]Info, error) {
 	}
 	out := make([]Info, 0, len(list))
 	for _, c := range list {
+		if c.Labels[LabelHelper] != "" {
+			continue // an install helper, not a sandbox
+		}
 		if c.Labels[LabelPool] == "true" && !l.Pool {
 			continue
 		}

@@ -2,6 +2,8 @@ package docker
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"fmt"
 
 	"github.com/docker/docker/api/types/container"
@@ -79,4 +81,11 @@ func (b *Backend) Create(ctx context.Context, spec sandbox.ContainerSpec) (id st
 // Rename gives a container a new name.
 func (b *Backend) Rename(ctx context.Context, containerID, name string) error {
 	return b.wrap("rename container", b.cli.ContainerRename(ctx, containerID, name))
+}
+
+// randomSuffix returns 8 random hex digits for helper names.
+func randomSuffix() string {
+	var b [4]byte
+	_, _ = rand.Read(b[:])
+	return hex.EncodeToString(b[:])
 }

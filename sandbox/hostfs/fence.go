@@ -113,24 +113,35 @@ func (f Fence) ReadPath(p string) (string, error) {
 	}
 	real, err := filepath.EvalSymlinks(filepath.Clean(p))
 	if err != nil {
+		if !f.belowReadRoot(filepath.Clean(p)) {
+			return "", fmt.Errorf("%w: %s is not below files.read_roots (%s)", ErrFence, p, strings.Join(f.ReadRoots, ", "))
+		}
 		if errors.Is(err, os.ErrNotExist) {
 			return "", fmt.Errorf("host path %s does not exist: %w", p, err)
 		}
 		return "", fmt.Errorf("resolve host path %s: %w", p, err)
 	}
-	for _, root := range f.ReadRoots {
-		r, err := f.resolveRoot(root)
-		if err != nil {
-			continue
-		}
-		if within(r, real) {
-			return real, nil
-		}
+	if f.belowReadRoot(real) {
+		return real, nil
 	}
 	if real != filepath.Clean(p) {
 		return "", fmt.Errorf("%w: %s leads to %s, which is not below files.read_roots (%s)", ErrFence, p, real, strings.Join(f.ReadRoots, ", "))
 	}
 	return "", fmt.Errorf("%w: %s is not below files.read_roots (%s); add a root to the config to allow it", ErrFence, p, strings.Join(f.ReadRoots, ", "))
+}
+
+// belowReadRoot reports whether p (absolute, clean) is below a read root.
+func (f Fence) belowReadRoot(p string) bool {
+	for _, root := range f.ReadRoots {
+		r, err := f.resolveRoot(root)
+		if err != nil {
+			continue
+		}
+		if within(r, p) {
+			return true
+		}
+	}
+	return false
 }
 
 // WritePath resolves where copy_out writes: p relative to the write root,

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-		"github.com/docker/docker/api/types/filters"
+	"github.com/docker/docker/api/types/filters"
 	"github.com/docker/docker/api/types/volume"
 	"github.com/docker/docker/client"
 	"github.com/modelcontextprotocol/go-sdk/mcp"

@@ -82,6 +82,12 @@ func (s *Server) tools() []toolDef {
 		s.runCodeTool(),
 		s.listTool(),
 		s.stopTool(),
+		s.writeFileTool(),
+		s.readFileTool(),
+		s.listFilesTool(),
+		s.copyInTool(),
+		s.copyOutTool(),
+		s.installTool(),
 	}
 }
 

@@ -1,0 +1,144 @@
+package sandbox
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"path"
+	"strings"
+
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox/config"
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox/hostfs"
+)
+
+// CopyResult is what copy_in and copy_out report.
+type CopyResult struct {
+	Files    int            `json:"files"`
+	Bytes    int64          `json:"bytes"`
+	DestPath string         `json:"dest_path,omitempty"`
+	HostPath string         `json:"host_path,omitempty"`
+	Dirs     int            `json:"dirs"`
+	Symlinks int            `json:"symlinks"`
+	Skipped  map[string]int `json:"skipped,omitempty"`
+}
+
+// fence returns the host-file policy of cfg.
+func fence(cfg *config.Config) hostfs.Fence {
+	return hostfs.Fence{
+		ReadRoots: cfg.Files.ReadRoots,
+		WriteRoot: cfg.Files.WriteRoot,
+		MaxBytes:  int64(cfg.Files.MaxCopyMB) << 20,
+	}
+}
+
+// hostErr classes the fence's refusals as policy errors.
+func hostErr(err error) error {
+	switch {
+	case errors.Is(err, hostfs.ErrFence), errors.Is(err, hostfs.ErrTooBig), errors.Is(err, hostfs.ErrExists):
+		return fmt.Errorf("%w: %v", ErrPolicy, err)
+	case errors.Is(err, fs.ErrNotExist):
+		return fmt.Errorf("%w: %v", ErrInvalid, err)
+	}
+	return err
+}
+
+// CopyIn copies a host file or directory (below files.read_roots) into the
+// sandbox, placing it at dest (default /workspace/<base name>).
+func (e *Engine) CopyIn(ctx context.Context, id, hostPath, dest string, includeIgnored bool) (CopyResult, error) {
+	sb, err := e.Get(id)
+	if err != nil {
+		return CopyResult{}, err
+	}
+	f := fence(e.cfg.Current())
+	src, err := f.ReadPath(hostPath)
+	if err != nil {
+		return CopyResult{}, hostErr(err)
+	}
+	if dest == "" {
+		dest = path.Join(Workspace, baseName(src))
+	}
+	clean, err := ResolvePath(dest)
+	if err != nil {
+		return CopyResult{}, err
+	}
+	if clean == Workspace || clean == "/tmp" {
+		return CopyResult{}, invalidErr("dest_path %s names the area itself; give the path the copy should have, such as %s/%s", clean, clean, baseName(src))
+	}
+	uid, gid := userIDs(sb.User)
+	plan, err := f.Plan(ctx, src, hostfs.PackOptions{Name: path.Base(clean), UID: uid, GID: gid, IncludeIgnored: includeIgnored})
+	if err != nil {
+		return CopyResult{}, hostErr(err)
+	}
+	sb.begin()
+	defer e.end(sb)
+	dir, err := e.resolve(ctx, sb, path.Dir(clean), true)
+	if err != nil {
+		return CopyResult{}, err
+	}
+	if dir != Workspace && dir != "/tmp" {
+		// Create the parent directories first (owned by the sandbox user).
+		base := Workspace
+		if inTmp(dir) {
+			base = "/tmp"
+		}
+		if err := e.tarInto(ctx, sb, base, tarOfDirs(sb.User, strings.TrimPrefix(dir, base+"/"))); err != nil {
+			return CopyResult{}, err
+		}
+	}
+	pr, pw := io.Pipe()
+	go func() { pw.CloseWithError(plan.WriteTar(ctx, pw)) }()
+	err = e.tarInto(ctx, sb, dir, pr)
+	pr.CloseWithError(io.ErrClosedPipe)
+	if err != nil {
+		return CopyResult{}, err
+	}
+	st := plan.Stats
+	dest = path.Join(dir, path.Base(clean))
+	sb.transcript.add("copy_in", fmt.Sprintf("%s -> %s (%d files, %d bytes)", src, dest, st.Files, st.Bytes), nil, "")
+	return CopyResult{Files: st.Files, Dirs: st.Dirs, Symlinks: st.Symlinks, Bytes: st.Bytes, DestPath: dest, Skipped: st.Skipped}, nil
+}
+
+// CopyOut copies a sandbox file or directory to the host, below
+// files.write_root (default <write root>/<sandbox id>/<base name>).
+func (e *Engine) CopyOut(ctx context.Context, id, p, hostPath string, overwrite bool) (CopyResult, error) {
+	sb, err := e.Get(id)
+	if err != nil {
+		return CopyResult{}, err
+	}
+	clean, err := ResolvePath(p)
+	if err != nil {
+		return CopyResult{}, err
+	}
+	sb.begin()
+	defer e.end(sb)
+	src, err := e.resolve(ctx, sb, clean, true)
+	if err != nil {
+		return CopyResult{}, err
+	}
+	f := fence(e.cfg.Current())
+	_, dest, err := f.WritePath(hostPath, path.Join(sb.ID, baseName(src)))
+	if err != nil {
+		return CopyResult{}, hostErr(err)
+	}
+	rc, err := e.tarFrom(ctx, sb, src)
+	if err != nil {
+		return CopyResult{}, err
+	}
+	defer rc.Close()
+	st, err := f.Unpack(ctx, rc, dest, hostfs.UnpackOptions{Overwrite: overwrite})
+	if err != nil {
+		return CopyResult{}, hostErr(err)
+	}
+	sb.transcript.add("copy_out", fmt.Sprintf("%s -> %s (%d files, %d bytes)", src, dest, st.Files, st.Bytes), nil, "")
+	return CopyResult{Files: st.Files, Dirs: st.Dirs, Symlinks: st.Symlinks, Bytes: st.Bytes, HostPath: dest, Skipped: st.Skipped}, nil
+}
+
+func baseName(p string) string {
+	b := path.Base(strings.ReplaceAll(p, `\`, "/"))
+	if b == "/" || b == "." || b == "" {
+		return "copy"
+	}
+	return b
+}

@@ -1,0 +1,248 @@
+package sandbox
+
+import (
+	"archive/tar"
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"path"
+	"strings"
+	"time"
+)
+
+// Bounds of the file tools.
+const (
+	maxWriteBytes    = 16 << 20
+	maxReadBytes     = 16 << 20
+	defaultReadBytes = 256 << 10
+	maxListEntries   = 5000
+)
+
+// FileResult is what write_file reports.
+type FileResult struct {
+	Path  string `json:"path"`
+	Bytes int64  `json:"bytes"`
+}
+
+// WriteFile writes (or appends) content to a file in the sandbox, creating
+// its parent directories, owned by the sandbox user.
+func (e *Engine) WriteFile(ctx context.Context, id, p string, content []byte, appendTo bool) (FileResult, error) {
+	sb, err := e.Get(id)
+	if err != nil {
+		return FileResult{}, err
+	}
+	if len(content) > maxWriteBytes {
+		return FileResult{}, invalidErr("content is %d bytes, more than %d; use copy_in for large files", len(content), maxWriteBytes)
+	}
+	clean, err := ResolvePath(p)
+	if err != nil {
+		return FileResult{}, err
+	}
+	if clean == Workspace || clean == "/tmp" {
+		return FileResult{}, invalidErr("%s is a directory; give a file path such as %s/notes.txt", clean, clean)
+	}
+	sb.begin()
+	defer e.end(sb)
+	target, err := e.resolve(ctx, sb, clean, true)
+	if err != nil {
+		return FileResult{}, err
+	}
+	if appendTo {
+		old, _, err := e.readAll(ctx, sb, target, maxWriteBytes)
+		switch {
+		case errors.Is(err, ErrInvalid) && strings.Contains(err.Error(), "does not exist"):
+		case err != nil:
+			return FileResult{}, err
+		default:
+			if len(old)+len(content) > maxWriteBytes {
+				return FileResult{}, invalidErr("the file would grow past %d bytes; use copy_in for large files", maxWriteBytes)
+			}
+			content = append(old, content...)
+		}
+	}
+	// The tar holds the file under the nearest area root, with its parent
+	// directories, so missing directories are created with the right owner.
+	base := Workspace
+	if inTmp(target) {
+		base = "/tmp"
+	}
+	rel := strings.TrimPrefix(target, base+"/")
+	if err := e.tarInto(ctx, sb, base, tarOf(sb.User, rel, content)); err != nil {
+		return FileResult{}, err
+	}
+	sb.transcript.add("write_file", fmt.Sprintf("%s (%d bytes, append=%v)", target, len(content), appendTo), nil, "")
+	return FileResult{Path: target, Bytes: int64(len(content))}, nil
+}
+
+// ReadResult is a file read from a sandbox.
+type ReadResult struct {
+	Path      string
+	Data      []byte
+	Size      int64
+	Offset    int64
+	Truncated bool
+}
+
+// ReadFile reads up to maxBytes (0: a default) of a file from offset,
+// following symlinks only while they stay inside /workspace and /tmp.
+func (e *Engine) ReadFile(ctx context.Context, id, p string, offset, maxBytes int64) (ReadResult, error) {
+	sb, err := e.Get(id)
+	if err != nil {
+		return ReadResult{}, err
+	}
+	if offset < 0 || maxBytes < 0 {
+		return ReadResult{}, invalidErr("offset and max_bytes must not be negative")
+	}
+	if maxBytes == 0 {
+		maxBytes = defaultReadBytes
+	}
+	if maxBytes > maxReadBytes {
+		return ReadResult{}, invalidErr("max_bytes %d is more than %d; read in parts with offset, or use copy_out", maxBytes, maxReadBytes)
+	}
+	clean, err := ResolvePath(p)
+	if err != nil {
+		return ReadResult{}, err
+	}
+	sb.begin()
+	defer e.end(sb)
+	target, err := e.resolve(ctx, sb, clean, true)
+	if err != nil {
+		return ReadResult{}, err
+	}
+	rc, err := e.tarFrom(ctx, sb, target)
+	if err != nil {
+		return ReadResult{}, err
+	}
+	defer rc.Close()
+	tr := tar.NewReader(rc)
+	h, err := tr.Next()
+	if err != nil {
+		return ReadResult{}, fmt.Errorf("read %s: %w", target, err)
+	}
+	switch h.Typeflag {
+	case tar.TypeDir:
+		return ReadResult{}, invalidErr("%s is a directory; list it with list_files", target)
+	case tar.TypeReg:
+	default:
+		return ReadResult{}, invalidErr("%s is not a regular file", target)
+	}
+	res := ReadResult{Path: target, Size: h.Size, Offset: offset}
+	if offset > h.Size {
+		return res, invalidErr("offset %d is past the end of %s (%d bytes)", offset, target, h.Size)
+	}
+	// Only the part asked for is read; closing the stream early stops the
+	// engine from sending the rest (a 10 GB file costs what was asked).
+	if _, err := io.CopyN(io.Discard, tr, offset); err != nil {
+		return res, fmt.Errorf("read %s: %w", target, err)
+	}
+	var buf bytes.Buffer
+	if _, err := io.CopyN(&buf, tr, maxBytes); err != nil && err != io.EOF {
+		return res, fmt.Errorf("read %s: %w", target, err)
+	}
+	res.Data = buf.Bytes()
+	res.Truncated = offset+int64(len(res.Data)) < h.Size
+	return res, nil
+}
+
+// readAll reads a whole file (at most limit bytes) from a resolved path.
+func (e *Engine) readAll(ctx context.Context, sb *Sandbox, p string, limit int64) ([]byte, int64, error) {
+	rc, err := e.tarFrom(ctx, sb, p)
+	if err != nil {
+		return nil, 0, err
+	}
+	defer rc.Close()
+	tr := tar.NewReader(rc)
+	h, err := tr.Next()
+	if err != nil {
+		return nil, 0, fmt.Errorf("read %s: %w", p, err)
+	}
+	if h.Typeflag != tar.TypeReg {
+		return nil, 0, invalidErr("%s is not a regular file", p)
+	}
+	if h.Size > limit {
+		return nil, h.Size, invalidErr("%s is %d bytes, more than %d", p, h.Size, limit)
+	}
+	var buf bytes.Buffer
+	_, err = io.Copy(&buf, tr)
+	return buf.Bytes(), h.Size, err
+}
+
+// FileEntry is one entry of list_files.
+type FileEntry struct {
+	Path     string `json:"path"`
+	Size     int64  `json:"size"`
+	IsDir    bool   `json:"is_dir"`
+	Mode     string `json:"mode"`
+	Modified string `json:"modified"`
+	// Link is a symlink's target.
+	Link string `json:"link,omitempty"`
+}
+
+// ListFiles lists a directory (recursively if asked), from the tar
+// headers of the engine's archive, which every image can answer.
+func (e *Engine) ListFiles(ctx context.Context, id, p string, recursive bool) ([]FileEntry, bool, error) {
+	sb, err := e.Get(id)
+	if err != nil {
+		return nil, false, err
+	}
+	clean, err := ResolvePath(p)
+	if err != nil {
+		return nil, false, err
+	}
+	sb.begin()
+	defer e.end(sb)
+	target, err := e.resolve(ctx, sb, clean, true)
+	if err != nil {
+		return nil, false, err
+	}
+	rc, err := e.tarFrom(ctx, sb, target)
+	if err != nil {
+		return nil, false, err
+	}
+	defer rc.Close()
+	tr := tar.NewReader(rc)
+	parent := path.Dir(target)
+	var out []FileEntry
+	first := true
+	for {
+		h, err := tr.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return out, false, fmt.Errorf("list %s: %w", target, err)
+		}
+		name := path.Join(parent, h.Name)
+		if first {
+			first = false
+			if h.Typeflag != tar.TypeDir {
+				return []FileEntry{entryOf(name, h)}, false, nil
+			}
+			continue // the directory itself
+		}
+		if !recursive && path.Dir(name) != target {
+			continue
+		}
+		if len(out) >= maxListEntries {
+			return out, true, nil
+		}
+		out = append(out, entryOf(name, h))
+	}
+	return out, false, nil
+}
+
+func entryOf(name string, h *tar.Header) FileEntry {
+	fe := FileEntry{
+		Path: name, Size: h.Size, IsDir: h.Typeflag == tar.TypeDir,
+		Mode: h.FileInfo().Mode().String(), Modified: h.ModTime.UTC().Format(time.RFC3339),
+	}
+	if h.Typeflag == tar.TypeSymlink {
+		fe.Link = h.Linkname
+	}
+	if fe.IsDir {
+		fe.Size = 0
+	}
+	return fe
+}

@@ -1,0 +1,299 @@
+package sandbox_test
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox"
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox/config"
+)
+
+func TestWriteReadListFiles(t *testing.T) {
+	eng, _ := newEngine(t, nil)
+	sb := mustCreate(t, eng, sandbox.CreateRequest{})
+	ctx := context.Background()
+
+	for _, tc := range []struct{ path, want string }{
+		{"notes.txt", "/workspace/notes.txt"},
+		{"deep/er/data.csv", "/workspace/deep/er/data.csv"},
+		{"/workspace/abs.txt", "/workspace/abs.txt"},
+		{"/tmp/scratch.txt", "/tmp/scratch.txt"},
+	} {
+		res, err := eng.WriteFile(ctx, sb.ID, tc.path, []byte("hello "+tc.path), false)
+		if err != nil || res.Path != tc.want {
+			t.Fatalf("write %s: %+v %v", tc.path, res, err)
+		}
+		got, err := eng.ReadFile(ctx, sb.ID, tc.path, 0, 0)
+		if err != nil || string(got.Data) != "hello "+tc.path {
+			t.Fatalf("read %s: %q %v", tc.path, got.Data, err)
+		}
+	}
+	// The sandbox user owns what was written, and can change it.
+	res := mustExec(t, eng, sb.ID, "stat -c '%u %a' deep/er/data.csv deep; echo more >> deep/er/data.csv && echo ok")
+	if res.Stdout != "1000 644\n1000 755\nok\n" {
+		t.Errorf("ownership: %q %q", res.Stdout, res.Stderr)
+	}
+	// Append and binary content.
+	if _, err := eng.WriteFile(ctx, sb.ID, "notes.txt", []byte(" again"), true); err != nil {
+		t.Fatal(err)
+	}
+	got, _ := eng.ReadFile(ctx, sb.ID, "notes.txt", 0, 0)
+	if string(got.Data) != "hello notes.txt again" {
+		t.Errorf("append: %q", got.Data)
+	}
+	bin := []byte{0, 1, 2, 255, 254}
+	eng.WriteFile(ctx, sb.ID, "b.bin", bin, false)
+	got, _ = eng.ReadFile(ctx, sb.ID, "b.bin", 0, 0)
+	if !bytes.Equal(got.Data, bin) {
+		t.Errorf("binary: %v", got.Data)
+	}
+	// Offset and max_bytes.
+	eng.WriteFile(ctx, sb.ID, "digits", []byte("0123456789"), false)
+	got, _ = eng.ReadFile(ctx, sb.ID, "digits", 3, 4)
+	if string(got.Data) != "3456" || !got.Truncated || got.Size != 10 {
+		t.Errorf("offset read: %+v", got)
+	}
+
+	entries, truncated, err := eng.ListFiles(ctx, sb.ID, "", false)
+	if err != nil || truncated {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, e := range entries {
+		names = append(names, fmt.Sprintf("%s dir=%v", e.Path, e.IsDir))
+	}
+	sort.Strings(names)
+	want := []string{"/workspace/abs.txt dir=false", "/workspace/b.bin dir=false", "/workspace/deep dir=true", "/workspace/digits dir=false", "/workspace/notes.txt dir=false"}
+	if diff := cmp.Diff(want, filterInternal(names)); diff != "" {
+		t.Errorf("list (-want +got):\n%s", diff)
+	}
+	entries, _, _ = eng.ListFiles(ctx, sb.ID, "deep", true)
+	if len(entries) != 2 || entries[1].Path != "/workspace/deep/er/data.csv" || entries[1].Size == 0 {
+		t.Errorf("recursive: %+v", entries)
+	}
+	if entries, _, err := eng.ListFiles(ctx, sb.ID, "/tmp", false); err != nil || len(entries) == 0 {
+		t.Errorf("list /tmp: %+v %v", entries, err)
+	}
+}
+
+func filterInternal(names []string) []string {
+	var out []string
+	for _, n := range names {
+		if !strings.Contains(n, "/.mcp-sandbox") && !strings.Contains(n, "/.local") {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+// TestFileToolsHostile: paths that try to leave the sandbox's areas, and
+// links that try to reach root-only files, are refused.
+func TestFileToolsHostile(t *testing.T) {
+	eng, _ := newEngine(t, nil)
+	sb := mustCreate(t, eng, sandbox.CreateRequest{})
+	ctx := context.Background()
+	mustExec(t, eng, sb.ID, "ln -s /etc/shadow shadow-link; ln -s /etc etc-link; ln -s ../../etc/passwd rel-link; ln -s notes.txt ok-link; echo hi > notes.txt; mkdir -p d; ln -s /tmp d/tmp-link; echo t > /tmp/t.txt")
+	for _, tc := range []struct {
+		name string
+		op   func() error
+		want error
+	}{
+		{"read ../../etc/passwd", func() error { _, err := eng.ReadFile(ctx, sb.ID, "../../etc/passwd", 0, 0); return err }, sandbox.ErrPolicy},
+		{"read /etc/shadow", func() error { _, err := eng.ReadFile(ctx, sb.ID, "/etc/shadow", 0, 0); return err }, sandbox.ErrPolicy},
+		{"read link to /etc/shadow", func() error { _, err := eng.ReadFile(ctx, sb.ID, "shadow-link", 0, 0); return err }, sandbox.ErrPolicy},
+		{"read through linked dir", func() error { _, err := eng.ReadFile(ctx, sb.ID, "etc-link/shadow", 0, 0); return err }, sandbox.ErrPolicy},
+		{"read relative link out", func() error { _, err := eng.ReadFile(ctx, sb.ID, "rel-link", 0, 0); return err }, sandbox.ErrPolicy},
+		{"list linked dir", func() error { _, _, err := eng.ListFiles(ctx, sb.ID, "etc-link", false); return err }, sandbox.ErrPolicy},
+		{"write through linked dir", func() error { _, err := eng.WriteFile(ctx, sb.ID, "etc-link/evil", []byte("x"), false); return err }, sandbox.ErrPolicy},
+		{"write /etc", func() error { _, err := eng.WriteFile(ctx, sb.ID, "/etc/evil", []byte("x"), false); return err }, sandbox.ErrPolicy},
+		{"write newline name", func() error { _, err := eng.WriteFile(ctx, sb.ID, "a\nb", []byte("x"), false); return err }, sandbox.ErrInvalid},
+		{"write too big", func() error { _, err := eng.WriteFile(ctx, sb.ID, "big", make([]byte, 17<<20), false); return err }, sandbox.ErrInvalid},
+		{"read a directory", func() error { _, err := eng.ReadFile(ctx, sb.ID, "d", 0, 0); return err }, sandbox.ErrInvalid},
+		{"read missing", func() error { _, err := eng.ReadFile(ctx, sb.ID, "nope.txt", 0, 0); return err }, sandbox.ErrInvalid},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if err := tc.op(); !errors.Is(err, tc.want) {
+				t.Errorf("got %v, want %v", err, tc.want)
+			}
+		})
+	}
+	// Links that stay inside the areas are followed.
+	if got, err := eng.ReadFile(ctx, sb.ID, "ok-link", 0, 0); err != nil || string(got.Data) != "hi\n" {
+		t.Errorf("link inside the workspace: %q %v", got.Data, err)
+	}
+	if got, err := eng.ReadFile(ctx, sb.ID, "d/tmp-link/t.txt", 0, 0); err != nil || string(got.Data) != "t\n" {
+		t.Errorf("link into /tmp: %q %v", got.Data, err)
+	}
+	// /etc/shadow was never changed or read: the image still has it intact.
+	if res := mustExec(t, eng, sb.ID, "ls /etc/evil 2>&1 || echo absent"); !strings.Contains(res.Stdout, "absent") {
+		t.Errorf("/etc/evil: %q", res.Stdout)
+	}
+}
+
+// TestCopyInOut copies a project in, changes it in the sandbox, and copies
+// the result out, checking the host disk.
+func TestCopyInOut(t *testing.T) {
+	home := t.TempDir()
+	proj := filepath.Join(home, "src", "proj")
+	writeTree(t, proj, map[string]string{
+		"main.py": "print('in the sandbox')\n", "lib/util.py": "X = 1\n",
+		".gitignore": "*.log\n", "debug.log": "noise", ".git/HEAD": "ref: x",
+	})
+	os.Symlink("/etc/passwd", filepath.Join(proj, "passwd-link"))
+	out := filepath.Join(home, "out")
+	eng, _ := newEngine(t, func(c *config.Config) {
+		c.Files.ReadRoots = []string{filepath.Join(home, "src")}
+		c.Files.WriteRoot = out
+		c.Files.MaxCopyMB = 1
+	})
+	sb := mustCreate(t, eng, sandbox.CreateRequest{})
+	ctx := context.Background()
+
+	res, err := eng.CopyIn(ctx, sb.ID, proj, "", false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.DestPath != "/workspace/proj" || res.Files != 3 || res.Skipped[".git"] != 1 || res.Skipped["gitignored"] != 1 {
+		t.Errorf("copy_in: %+v", res)
+	}
+	r := mustExec(t, eng, sb.ID, "cd proj && python3 main.py && ls -A | sort | tr '\\n' ' ' && readlink passwd-link && stat -c %u main.py")
+	if r.Stdout != "in the sandbox\n.gitignore lib main.py passwd-link /etc/passwd\n1000\n" {
+		t.Errorf("in the sandbox: %q %q", r.Stdout, r.Stderr)
+	}
+	// A single file, to a chosen place.
+	if res, err := eng.CopyIn(ctx, sb.ID, filepath.Join(proj, "main.py"), "/workspace/x/renamed.py", false); err != nil || res.DestPath != "/workspace/x/renamed.py" || res.Files != 1 {
+		t.Errorf("copy_in file: %+v %v", res, err)
+	}
+
+	mustExec(t, eng, sb.ID, "mkdir -p result/sub && echo 1,2 > result/sub/data.csv && printf '#!/bin/sh\\n' > result/run.sh && chmod 755 result/run.sh && ln -s /etc/shadow result/shadow && ln -s sub/data.csv result/ok")
+	res, err = eng.CopyOut(ctx, sb.ID, "result", "", false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dest := filepath.Join(out, sb.ID, "result")
+	if res.HostPath != dest || res.Files != 2 || res.Skipped["symlink pointing outside the copied tree"] != 1 {
+		t.Errorf("copy_out: %+v", res)
+	}
+	if b, _ := os.ReadFile(filepath.Join(dest, "sub", "data.csv")); string(b) != "1,2\n" {
+		t.Errorf("data.csv = %q", b)
+	}
+	if st, _ := os.Stat(filepath.Join(dest, "run.sh")); st == nil || st.Mode().Perm()&0o111 != 0 {
+		t.Errorf("run.sh mode on the host: %v", st)
+	}
+	if _, err := os.Lstat(filepath.Join(dest, "shadow")); err == nil {
+		t.Error("a link to /etc/shadow reached the host")
+	}
+	if l, _ := os.Readlink(filepath.Join(dest, "ok")); l != "sub/data.csv" {
+		t.Errorf("inner link = %q", l)
+	}
+	// Again without overwrite: refused, host unchanged.
+	if _, err := eng.CopyOut(ctx, sb.ID, "result", "", false); !errors.Is(err, sandbox.ErrPolicy) {
+		t.Errorf("second copy without overwrite: %v", err)
+	}
+	if _, err := eng.CopyOut(ctx, sb.ID, "result", "", true); err != nil {
+		t.Errorf("with overwrite: %v", err)
+	}
+}
+
+// TestCopyHostile: every hostile case of the issue, with the host disk
+// checked afterwards.
+func TestCopyHostile(t *testing.T) {
+	home := t.TempDir()
+	src := filepath.Join(home, "src")
+	writeTree(t, src, map[string]string{"ok.txt": "ok"})
+	secret := filepath.Join(home, "secret.txt")
+	os.WriteFile(secret, []byte("secret"), 0o600)
+	os.Symlink(secret, filepath.Join(src, "to-secret"))
+	// A 10 GB file (sparse: it takes no disk) and a directory of 100 000 files.
+	big, _ := os.Create(filepath.Join(src, "huge.bin"))
+	big.Truncate(10 << 30)
+	big.Close()
+	many := filepath.Join(src, "many")
+	os.MkdirAll(many, 0o755)
+	for i := 0; i < 100000; i++ {
+		f, err := os.Create(filepath.Join(many, fmt.Sprint(i)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		f.Close()
+	}
+	out := filepath.Join(home, "out")
+	eng, _ := newEngine(t, func(c *config.Config) {
+		c.Files.ReadRoots = []string{src}
+		c.Files.WriteRoot = out
+		c.Files.MaxCopyMB = 20
+	})
+	sb := mustCreate(t, eng, sandbox.CreateRequest{})
+	ctx := context.Background()
+	mustExec(t, eng, sb.ID, "ln -s /etc/shadow shadow; head -c 30000000 /dev/zero > big; printf x > \"$(printf 'new\\nline')\"; mkdir nl && printf y > \"nl/$(printf 'a\\nb')\"")
+
+	for _, tc := range []struct {
+		name string
+		op   func() error
+		want error
+	}{
+		{"copy_in ../../etc/passwd", func() error { _, err := eng.CopyIn(ctx, sb.ID, src+"/../../../etc/passwd", "", false); return err }, sandbox.ErrPolicy},
+		{"copy_in /etc/passwd", func() error { _, err := eng.CopyIn(ctx, sb.ID, "/etc/passwd", "", false); return err }, sandbox.ErrPolicy},
+		{"copy_in a link out of the root", func() error { _, err := eng.CopyIn(ctx, sb.ID, filepath.Join(src, "to-secret"), "", false); return err }, sandbox.ErrPolicy},
+		{"copy_in 10 GB", func() error { _, err := eng.CopyIn(ctx, sb.ID, filepath.Join(src, "huge.bin"), "", false); return err }, sandbox.ErrPolicy},
+		{"copy_in 100 000 files", func() error { _, err := eng.CopyIn(ctx, sb.ID, many, "", false); return err }, sandbox.ErrPolicy},
+		{"copy_in newline in name", func() error { _, err := eng.CopyIn(ctx, sb.ID, src+"/ok\n.txt", "", false); return err }, sandbox.ErrPolicy},
+		{"copy_in dest outside", func() error { _, err := eng.CopyIn(ctx, sb.ID, filepath.Join(src, "ok.txt"), "/etc/ok.txt", false); return err }, sandbox.ErrPolicy},
+		{"copy_out to ../", func() error { _, err := eng.CopyOut(ctx, sb.ID, "big", "../escape", false); return err }, sandbox.ErrPolicy},
+		{"copy_out to absolute outside", func() error { _, err := eng.CopyOut(ctx, sb.ID, "big", filepath.Join(home, "escape"), false); return err }, sandbox.ErrPolicy},
+		{"copy_out link to /etc/shadow", func() error { _, err := eng.CopyOut(ctx, sb.ID, "shadow", "", false); return err }, sandbox.ErrPolicy},
+		{"copy_out over the size cap", func() error { _, err := eng.CopyOut(ctx, sb.ID, "big", "", false); return err }, sandbox.ErrPolicy},
+		{"copy_out a name with a newline", func() error { _, err := eng.CopyOut(ctx, sb.ID, "nl", "", false); return err }, sandbox.ErrPolicy},
+		{"copy_out /etc", func() error { _, err := eng.CopyOut(ctx, sb.ID, "/etc", "", false); return err }, sandbox.ErrPolicy},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if err := tc.op(); !errors.Is(err, tc.want) {
+				t.Errorf("got %v, want %v", err, tc.want)
+			}
+		})
+	}
+	// Nothing reached the host outside the fences, and nothing half-written
+	// stayed inside the write root.
+	if b, _ := os.ReadFile(secret); string(b) != "secret" {
+		t.Error("the secret changed")
+	}
+	if _, err := os.Stat(filepath.Join(home, "escape")); err == nil {
+		t.Error("copy_out wrote outside the write root")
+	}
+	var left []string
+	filepath.Walk(out, func(p string, info os.FileInfo, err error) error {
+		if err == nil && !info.IsDir() {
+			left = append(left, p)
+		}
+		return nil
+	})
+	if len(left) > 0 {
+		t.Errorf("files left in the write root: %v", left)
+	}
+	// And the sandbox did not receive the refused copies.
+	if r := mustExec(t, eng, sb.ID, "ls /workspace"); strings.Contains(r.Stdout, "huge.bin") || strings.Contains(r.Stdout, "many") {
+		t.Errorf("refused copies arrived: %q", r.Stdout)
+	}
+}
+
+func writeTree(t *testing.T, root string, files map[string]string) {
+	t.Helper()
+	for name, content := range files {
+		p := filepath.Join(root, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}

@@ -1,0 +1,147 @@
+package sandbox
+
+import (
+	"context"
+	"fmt"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// InstallRequest asks for packages in a sandbox.
+type InstallRequest struct {
+	Packages []string
+	Manager  string // pip | npm | auto
+}
+
+// InstallResult is how an install went.
+type InstallResult struct {
+	ExitCode  int      `json:"exit_code"`
+	Stdout    string   `json:"stdout"`
+	Stderr    string   `json:"stderr"`
+	Installed []string `json:"installed"`
+	Manager   string   `json:"manager"`
+	Note      string   `json:"note"`
+	TimedOut  bool     `json:"timed_out"`
+}
+
+// Package name rules: a name (with pip extras) and an optional version
+// constraint, never an option, a URL or a path, so nothing such as
+// --extra-index-url=http://evil can be smuggled in as a package.
+var (
+	pipPackage = regexp.MustCompile(`^[A-Za-z0-9]([A-Za-z0-9._-]*[A-Za-z0-9])?(\[[A-Za-z0-9._-]+(,[A-Za-z0-9._-]+)*\])?((===|==|!=|~=|<=|>=|<|>)[A-Za-z0-9.*+!_-]+(,(===|==|!=|~=|<=|>=|<|>)[A-Za-z0-9.*+!_-]+)*)?$`)
+	npmPackage = regexp.MustCompile(`^(@[a-z0-9][a-z0-9._-]*/)?[a-z0-9][a-z0-9._-]*(@[A-Za-z0-9.^~<>=*+_-]+)?$`)
+)
+
+const maxPackages = 50
+
+// CheckPackages validates package names for a manager.
+func CheckPackages(manager string, pkgs []string) error {
+	if len(pkgs) == 0 {
+		return invalidErr("packages is empty; name at least one package, e.g. [\"requests\"]")
+	}
+	if len(pkgs) > maxPackages {
+		return invalidErr("%d packages in one call; at most %d", len(pkgs), maxPackages)
+	}
+	re := pipPackage
+	if manager == "npm" {
+		re = npmPackage
+	}
+	for _, p := range pkgs {
+		if len(p) > 200 || !re.MatchString(p) {
+			return invalidErr("%s is not a valid %s package name (a name with an optional version such as numpy==1.26 or lodash@4; no options, URLs or paths)", strconv.Quote(p), manager)
+		}
+	}
+	return nil
+}
+
+// InstallPackages installs packages for a sandbox. The sandbox itself never
+// gets a network interface: a short-lived helper container from the same
+// image, with network, installs into the sandbox's workspace volume
+// (pip --user into /workspace/.local, npm into /workspace/node_modules),
+// which the sandbox's interpreters already look in.
+func (e *Engine) InstallPackages(ctx context.Context, id string, req InstallRequest, out OutputFunc) (InstallResult, error) {
+	sb, err := e.Get(id)
+	if err != nil {
+		return InstallResult{}, err
+	}
+	cfg := e.cfg.Current()
+	if !cfg.Network.Install {
+		return InstallResult{}, fmt.Errorf("%w: package installs are turned off; set network.install = true in %s to allow them", ErrPolicy, cfg.Source)
+	}
+	manager := req.Manager
+	if manager == "" || manager == "auto" {
+		switch sb.Lang.Runner {
+		case "node":
+			manager = "npm"
+		case "python":
+			manager = "pip"
+		default:
+			return InstallResult{}, invalidErr("cannot tell the package manager for a %s sandbox; pass manager: pip or npm", sb.Language)
+		}
+	}
+	if manager != "pip" && manager != "npm" {
+		return InstallResult{}, invalidErr("manager must be pip, npm or auto, not %q", manager)
+	}
+	if err := CheckPackages(manager, req.Packages); err != nil {
+		return InstallResult{}, err
+	}
+	var cmd []string
+	switch manager {
+	case "pip":
+		cmd = []string{"python3", "-m", "pip", "install", "--user", "--no-input", "--no-warn-script-location", "--progress-bar", "off", "--"}
+	case "npm":
+		cmd = []string{"npm", "install", "--no-audit", "--no-fund", "--loglevel", "error", "--prefix", Workspace, "--"}
+	}
+	cmd = append(cmd, req.Packages...)
+	env := append([]string{}, baseEnv...)
+	env = append(env, "PIP_BREAK_SYSTEM_PACKAGES=1", "PIP_ROOT_USER_ACTION=ignore")
+	keys := make([]string, 0, len(cfg.Network.InstallEnv))
+	for k := range cfg.Network.InstallEnv {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		env = append(env, k+"="+cfg.Network.InstallEnv[k])
+	}
+
+	sb.begin()
+	defer e.end(sb)
+	limit := cfg.Limits.OutputBytes
+	stdout := newCapture(limit, streamTo(out, "stdout"))
+	stderr := newCapture(limit, streamTo(out, "stderr"))
+	tctx, cancel := context.WithTimeout(ctx, time.Duration(cfg.Limits.MaxExecTimeoutSeconds)*time.Second)
+	defer cancel()
+	status, err := e.be.RunHelper(tctx, sb.ContainerID, HelperSpec{
+		Image: sb.Image, Cmd: cmd, Env: env, User: sb.User, Network: "egress",
+		MemoryBytes: max(int64(sb.Limits.MemoryMB)<<20, 512<<20), NanoCPUs: int64(sb.Limits.CPUs * 1e9), Pids: int64(max(sb.Limits.Pids, 256)),
+		Labels: map[string]string{
+			LabelManaged: "true", LabelHelper: sb.ID, LabelID: sb.ID + "-install",
+			LabelOwner: e.owner, LabelOwnerPID: strconv.Itoa(e.pid), LabelOwnerHost: e.hostname,
+		},
+		Stdout: stdout, Stderr: stderr,
+	})
+	res := InstallResult{Manager: manager, ExitCode: status.ExitCode, Installed: []string{},
+		Note: "Installed by a short-lived helper container that had network access and shares this sandbox's /workspace; the sandbox itself still has no network."}
+	switch {
+	case err == nil:
+	case ctx.Err() != nil:
+		return res, fmt.Errorf("cancelled: %w", ctx.Err())
+	case tctx.Err() != nil:
+		res.TimedOut, res.ExitCode = true, exitTimedOut
+	default:
+		return res, e.containerGone(ctx, sb, err)
+	}
+	res.Stdout, res.Stderr = stdout.String(), stderr.String()
+	if res.ExitCode == 0 {
+		res.Installed = append(res.Installed, req.Packages...)
+	} else if strings.Contains(res.Stderr, "No matching distribution") || strings.Contains(res.Stderr, "Could not find a version") || strings.Contains(res.Stderr, "E404") {
+		res.Note += " The package index did not have it: check the name (and network.install_env for a private index)."
+	} else if strings.Contains(res.Stderr, "Failed to establish") || strings.Contains(res.Stderr, "ENOTFOUND") || strings.Contains(res.Stderr, "Network is unreachable") {
+		res.Note += " The package index could not be reached from the Docker engine."
+	}
+	sb.transcript.add("install_packages ("+manager+")", strings.Join(req.Packages, " "), &ExecResult{ExitCode: res.ExitCode, Stdout: res.Stdout, Stderr: res.Stderr}, "")
+	return res, nil
+}

@@ -1,0 +1,204 @@
+package mcpserver
+
+import (
+	"bytes"
+	"context"
+	"encoding/base64"
+	"fmt"
+	"net/http"
+	"path"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox"
+)
+
+type writeFileArgs struct {
+	SandboxID string `json:"sandbox_id"`
+	Path      string `json:"path"`
+	Content   string `json:"content"`
+	Encoding  string `json:"encoding"`
+	Append    bool   `json:"append"`
+}
+
+func (s *Server) writeFileTool() toolDef {
+	tool := mcp.NewTool("write_file",
+		mcp.WithDescription("Write a file in a sandbox (paths are relative to /workspace; /tmp works too). Parent directories are created. Text is UTF-8; pass encoding base64 for binary content."),
+		annotations("Write file in sandbox", false, true, true, false),
+		mcp.WithString("sandbox_id", mcp.Required(), mcp.Description("The sandbox, from sandbox_create.")),
+		mcp.WithString("path", mcp.Required(), mcp.Description("File path, relative to /workspace or absolute inside /workspace or /tmp.")),
+		mcp.WithString("content", mcp.Required(), mcp.Description("The content.")),
+		mcp.WithString("encoding", mcp.Enum("utf-8", "base64"), mcp.Description("How content is encoded (default utf-8).")),
+		mcp.WithBoolean("append", mcp.Description("Append to the file instead of replacing it.")),
+		mcp.WithOutputSchema[sandbox.FileResult](),
+	)
+	return toolDef{tool, s.handleWriteFile}
+}
+
+func (s *Server) handleWriteFile(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+	var a writeFileArgs
+	if err := req.BindArguments(&a); err != nil {
+		return invalidArgs(err), nil
+	}
+	note(ctx, a.SandboxID, "write "+oneLine(a.Path, 200), nil)
+	data := []byte(a.Content)
+	if a.Encoding == "base64" {
+		var err error
+		if data, err = base64.StdEncoding.DecodeString(a.Content); err != nil {
+			return mcp.NewToolResultError("content is not valid base64: " + err.Error()), nil
+		}
+	}
+	res, err := s.eng.WriteFile(ctx, a.SandboxID, a.Path, data, a.Append)
+	if err != nil {
+		return errorResult(err), nil
+	}
+	return mcp.NewToolResultStructured(res, fmt.Sprintf("Wrote %d bytes to %s.", res.Bytes, res.Path)), nil
+}
+
+type readFileArgs struct {
+	SandboxID string `json:"sandbox_id"`
+	Path      string `json:"path"`
+	Encoding  string `json:"encoding"`
+	Offset    int64  `json:"offset"`
+	MaxBytes  int64  `json:"max_bytes"`
+}
+
+type readFileOutput struct {
+	Path      string `json:"path"`
+	Content   string `json:"content"`
+	Encoding  string `json:"encoding"`
+	Size      int64  `json:"size"`
+	Truncated bool   `json:"truncated"`
+	MIMEType  string `json:"mime_type,omitempty"`
+}
+
+func (s *Server) readFileTool() toolDef {
+	tool := mcp.NewTool("read_file",
+		mcp.WithDescription("Read a file from a sandbox. Text comes back as UTF-8, other files as base64, and images (PNG, JPEG, GIF, WebP, SVG) also as an image the client can show. Large files: read in parts with offset and max_bytes."),
+		annotations("Read file from sandbox", true, false, true, false),
+		mcp.WithString("sandbox_id", mcp.Required(), mcp.Description("The sandbox, from sandbox_create.")),
+		mcp.WithString("path", mcp.Required(), mcp.Description("File path, relative to /workspace or absolute inside /workspace or /tmp.")),
+		mcp.WithString("encoding", mcp.Enum("utf-8", "base64"), mcp.Description("Force an encoding (default: utf-8 for text, base64 otherwise).")),
+		mcp.WithInteger("offset", mcp.Min(0), mcp.Description("Byte offset to start at.")),
+		mcp.WithInteger("max_bytes", mcp.Min(1), mcp.Description("Most bytes to return (default 262144).")),
+		mcp.WithOutputSchema[readFileOutput](),
+	)
+	return toolDef{tool, s.handleReadFile}
+}
+
+// imageTypes maps file extensions to the image types clients render.
+var imageTypes = map[string]string{
+	".png": "image/png", ".jpg": "image/jpeg", ".jpeg": "image/jpeg",
+	".gif": "image/gif", ".webp": "image/webp", ".svg": "image/svg+xml",
+}
+
+func (s *Server) handleReadFile(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+	var a readFileArgs
+	if err := req.BindArguments(&a); err != nil {
+		return invalidArgs(err), nil
+	}
+	note(ctx, a.SandboxID, "read "+oneLine(a.Path, 200), nil)
+	max := a.MaxBytes
+	mime := imageTypes[strings.ToLower(path.Ext(a.Path))]
+	if max == 0 && mime != "" {
+		max = 10 << 20 // a whole image, not its first 256 KB
+	}
+	res, err := s.eng.ReadFile(ctx, a.SandboxID, a.Path, a.Offset, max)
+	if err != nil {
+		return errorResult(err), nil
+	}
+	if mime == "" {
+		if ct := http.DetectContentType(res.Data); strings.HasPrefix(ct, "image/") {
+			mime = ct
+		}
+	}
+	out := readFileOutput{Path: res.Path, Size: res.Size, Truncated: res.Truncated}
+	enc := a.Encoding
+	if enc == "" {
+		enc = "utf-8"
+		if !utf8.Valid(res.Data) || bytes.IndexByte(res.Data, 0) >= 0 {
+			enc = "base64"
+		}
+	}
+	out.Encoding = enc
+	if enc == "base64" {
+		out.Content = base64.StdEncoding.EncodeToString(res.Data)
+	} else {
+		out.Content = strings.ToValidUTF8(string(res.Data), "\uFFFD")
+	}
+	text := out.Content
+	if enc == "base64" {
+		text = fmt.Sprintf("%s: %d bytes of binary data, base64 in structuredContent.content", res.Path, len(res.Data))
+	}
+	if res.Truncated {
+		text += fmt.Sprintf("\n[read_file: showing bytes %d to %d of %d; pass offset %d to read on]", res.Offset, res.Offset+int64(len(res.Data)), res.Size, res.Offset+int64(len(res.Data)))
+	}
+	result := mcp.NewToolResultStructured(out, text)
+	if mime != "" && !res.Truncated && res.Offset == 0 {
+		out.MIMEType = mime
+		result = mcp.NewToolResultStructured(out, fmt.Sprintf("%s: %s image, %d bytes", res.Path, mime, res.Size))
+		result.Content = append(result.Content, mcp.NewImageContent(base64.StdEncoding.EncodeToString(res.Data), mime))
+	}
+	return result, nil
+}
+
+type listFilesArgs struct {
+	SandboxID string `json:"sandbox_id"`
+	Path      string `json:"path"`
+	Recursive bool   `json:"recursive"`
+}
+
+type listFilesOutput struct {
+	Path      string              `json:"path"`
+	Entries   []sandbox.FileEntry `json:"entries"`
+	Truncated bool                `json:"truncated"`
+}
+
+func (s *Server) listFilesTool() toolDef {
+	tool := mcp.NewTool("list_files",
+		mcp.WithDescription("List files in a sandbox directory (default /workspace), optionally recursively."),
+		annotations("List files in sandbox", true, false, true, false),
+		mcp.WithString("sandbox_id", mcp.Required(), mcp.Description("The sandbox, from sandbox_create.")),
+		mcp.WithString("path", mcp.Description("Directory, relative to /workspace (default /workspace).")),
+		mcp.WithBoolean("recursive", mcp.Description("List subdirectories too.")),
+		mcp.WithOutputSchema[listFilesOutput](),
+	)
+	return toolDef{tool, s.handleListFiles}
+}
+
+func (s *Server) handleListFiles(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+	var a listFilesArgs
+	if err := req.BindArguments(&a); err != nil {
+		return invalidArgs(err), nil
+	}
+	note(ctx, a.SandboxID, "list "+oneLine(a.Path, 200), nil)
+	entries, truncated, err := s.eng.ListFiles(ctx, a.SandboxID, a.Path, a.Recursive)
+	if err != nil {
+		return errorResult(err), nil
+	}
+	if entries == nil {
+		entries = []sandbox.FileEntry{}
+	}
+	p, _ := sandbox.ResolvePath(a.Path)
+	var b strings.Builder
+	for _, e := range entries {
+		kind := fmt.Sprintf("%10d", e.Size)
+		if e.IsDir {
+			kind = fmt.Sprintf("%10s", "dir")
+		}
+		fmt.Fprintf(&b, "%s %s %s", e.Mode, kind, e.Path)
+		if e.Link != "" {
+			b.WriteString(" -> " + e.Link)
+		}
+		b.WriteByte('\n')
+	}
+	if len(entries) == 0 {
+		b.WriteString("(empty)")
+	}
+	if truncated {
+		b.WriteString("[list_files: more entries than shown; list a subdirectory]")
+	}
+	return mcp.NewToolResultStructured(listFilesOutput{Path: p, Entries: entries, Truncated: truncated}, strings.TrimRight(b.String(), "\n")), nil
+}
