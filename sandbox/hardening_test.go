@@ -74,7 +74,7 @@ try:
     s.connect(('1.1.1.1', 53)); print('connected')
 except OSError as e: print('refused')"`, "refused\n"},
 		{"init is pid 1", `tr '\0' ' ' < /proc/1/cmdline | cut -d' ' -f1`, "/sbin/docker-init\n"},
-		{"nofile limit", `ulimit -n`, "1024\n"},
+		{"nofile hard limit", `ulimit -Hn`, "4096\n"},
 	}
 	for _, p := range probes {
 		t.Run(p.name, func(t *testing.T) {

@@ -97,6 +97,11 @@ func WithWorkspace(volume string) Option {
 			Type:   mount.TypeVolume,
 			Source: volume,
 			Target: sandbox.Workspace,
+			// No copy-up: otherwise the engine copies the image's
+			// /workspace (created as root for WorkingDir) into an empty
+			// volume, owner included, and the sandbox user loses its
+			// workspace in every later container (the install helper).
+			VolumeOptions: &mount.VolumeOptions{NoCopy: true},
 		})
 		c.Config.WorkingDir = sandbox.Workspace
 	}
