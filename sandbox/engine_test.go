@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	cerrdefs "github.com/containerd/errdefs"
 	"github.com/docker/docker/client"
 
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox"
@@ -260,7 +261,7 @@ func TestRunCodeOneShotRemovesSandbox(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	for {
-		if _, err := cli.ContainerInspect(ctx, sandbox.ContainerName(res.SandboxID)); client.IsErrNotFound(err) {
+		if _, err := cli.ContainerInspect(ctx, sandbox.ContainerName(res.SandboxID)); cerrdefs.IsNotFound(err) {
 			break
 		}
 		if ctx.Err() != nil {

@@ -9,8 +9,8 @@ import (
 	"strings"
 	"sync"
 
+	cerrdefs "github.com/containerd/errdefs"
 	"github.com/docker/docker/client"
-	"github.com/docker/docker/errdefs"
 
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox"
 )
@@ -85,7 +85,7 @@ func isUnreachable(err error) bool {
 	if errors.As(err, &oe) {
 		return true
 	}
-	if errdefs.IsUnavailable(err) {
+	if cerrdefs.IsUnavailable(err) {
 		return true
 	}
 	s := err.Error()

@@ -7,8 +7,8 @@ import (
 	"io/fs"
 	"path"
 
+	cerrdefs "github.com/containerd/errdefs"
 	"github.com/docker/docker/api/types/container"
-	"github.com/docker/docker/errdefs"
 	"github.com/docker/docker/pkg/stdcopy"
 
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox"
@@ -18,7 +18,7 @@ import (
 // symlink (the engine's archive stat).
 func (b *Backend) StatPath(ctx context.Context, containerID, p string) (sandbox.PathStat, error) {
 	st, err := b.cli.ContainerStatPath(ctx, containerID, p)
-	if errdefs.IsNotFound(err) {
+	if cerrdefs.IsNotFound(err) {
 		return sandbox.PathStat{}, fmt.Errorf("%s: %w", p, fs.ErrNotExist)
 	}
 	if err != nil {

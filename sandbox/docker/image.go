@@ -7,8 +7,8 @@ import (
 	"fmt"
 	"io"
 
+	cerrdefs "github.com/containerd/errdefs"
 	"github.com/docker/docker/api/types/image"
-	"github.com/docker/docker/errdefs"
 
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox"
 )
@@ -40,7 +40,7 @@ func (b *Backend) EnsureImage(ctx context.Context, ref, policy string, progress 
 
 func (b *Backend) inspectImage(ctx context.Context, ref string) (sandbox.ImageInfo, error) {
 	ins, err := b.cli.ImageInspect(ctx, ref)
-	if errdefs.IsNotFound(err) {
+	if cerrdefs.IsNotFound(err) {
 		return sandbox.ImageInfo{}, fmt.Errorf("%w: %s", sandbox.ErrImageNotFound, ref)
 	}
 	if err != nil {
@@ -106,12 +106,12 @@ func (b *Backend) pull(ctx context.Context, ref string, progress func(sandbox.Pu
 }
 
 func (b *Backend) pullError(ref string, err error) error {
-	if isUnreachable(err) && !errdefs.IsNotFound(err) {
+	if isUnreachable(err) && !cerrdefs.IsNotFound(err) {
 		if client := b.wrap("pull "+ref, err); errors.Is(client, sandbox.ErrDockerUnreachable) && !isRegistryError(err) {
 			return client
 		}
 	}
-	if errdefs.IsNotFound(err) || isManifestUnknown(err) {
+	if cerrdefs.IsNotFound(err) || isManifestUnknown(err) {
 		return fmt.Errorf("%w: the registry does not know image %s (%v): check its name and tag", sandbox.ErrImageNotFound, ref, err)
 	}
 	return fmt.Errorf("%w: could not pull %s: %v — check the registry is reachable from the Docker engine, or pull the image yourself", sandbox.ErrPull, ref, err)

@@ -5,11 +5,11 @@ import (
 	"errors"
 	"time"
 
+	cerrdefs "github.com/containerd/errdefs"
 	"github.com/docker/docker/api/types/container"
 	"github.com/docker/docker/api/types/filters"
 	"github.com/docker/docker/api/types/mount"
 	"github.com/docker/docker/api/types/volume"
-	"github.com/docker/docker/errdefs"
 
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox"
 )
@@ -19,7 +19,7 @@ func (b *Backend) Remove(ctx context.Context, containerID string) error {
 	var vols []string
 	ins, err := b.cli.ContainerInspect(ctx, containerID)
 	switch {
-	case errdefs.IsNotFound(err):
+	case cerrdefs.IsNotFound(err):
 		return nil
 	case err != nil:
 		return b.wrap("inspect container", err)
@@ -30,7 +30,7 @@ func (b *Backend) Remove(ctx context.Context, containerID string) error {
 		}
 	}
 	err = b.cli.ContainerRemove(ctx, containerID, container.RemoveOptions{Force: true, RemoveVolumes: true})
-	if err != nil && !errdefs.IsNotFound(err) && !isRemovalInProgress(err) {
+	if err != nil && !cerrdefs.IsNotFound(err) && !isRemovalInProgress(err) {
 		return b.wrap("remove container", err)
 	}
 	b.mu.Lock()
@@ -49,7 +49,7 @@ func (b *Backend) removeVolume(ctx context.Context, name string) error {
 	// Only our own volumes: a policy that mounted something else must not
 	// lose it.
 	v, err := b.cli.VolumeInspect(ctx, name)
-	if errdefs.IsNotFound(err) {
+	if cerrdefs.IsNotFound(err) {
 		return nil
 	}
 	if err != nil {
@@ -61,10 +61,10 @@ func (b *Backend) removeVolume(ctx context.Context, name string) error {
 	// A container removed a moment ago can hold its volume a little longer.
 	for i := 0; ; i++ {
 		err := b.cli.VolumeRemove(ctx, name, true)
-		if err == nil || errdefs.IsNotFound(err) {
+		if err == nil || cerrdefs.IsNotFound(err) {
 			return nil
 		}
-		if !errdefs.IsConflict(err) || i >= 20 || ctx.Err() != nil {
+		if !cerrdefs.IsConflict(err) || i >= 20 || ctx.Err() != nil {
 			return b.wrap("remove volume", err)
 		}
 		time.Sleep(50 * time.Millisecond)
@@ -80,7 +80,7 @@ func (b *Backend) RemoveOrphanVolumes(ctx context.Context) error {
 	}
 	var errs []error
 	for _, v := range list.Volumes {
-		if err := b.cli.VolumeRemove(ctx, v.Name, false); err != nil && !errdefs.IsNotFound(err) && !errdefs.IsConflict(err) {
+		if err := b.cli.VolumeRemove(ctx, v.Name, false); err != nil && !cerrdefs.IsNotFound(err) && !cerrdefs.IsConflict(err) {
 			errs = append(errs, b.wrap("remove volume", err))
 		}
 	}
@@ -88,5 +88,5 @@ func (b *Backend) RemoveOrphanVolumes(ctx context.Context) error {
 }
 
 func isRemovalInProgress(err error) bool {
-	return errdefs.IsConflict(err)
+	return cerrdefs.IsConflict(err)
 }

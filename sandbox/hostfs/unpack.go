@@ -113,7 +113,7 @@ func (f Fence) Unpack(ctx context.Context, r io.Reader, dest string, opts Unpack
 				return st, err
 			}
 			st.Dirs++
-		case tar.TypeReg, tar.TypeRegA:
+		case tar.TypeReg:
 			if f.MaxBytes > 0 && st.Bytes+h.Size > f.MaxBytes {
 				return st, fmt.Errorf("%w: more than %d MB (files.max_copy_mb)", ErrTooBig, f.MaxBytes>>20)
 			}
