@@ -247,9 +247,15 @@ func TestCopyHostile(t *testing.T) {
 		{"copy_in 10 GB", func() error { _, err := eng.CopyIn(ctx, sb.ID, filepath.Join(src, "huge.bin"), "", false); return err }, sandbox.ErrPolicy},
 		{"copy_in 100 000 files", func() error { _, err := eng.CopyIn(ctx, sb.ID, many, "", false); return err }, sandbox.ErrPolicy},
 		{"copy_in newline in name", func() error { _, err := eng.CopyIn(ctx, sb.ID, src+"/ok\n.txt", "", false); return err }, sandbox.ErrPolicy},
-		{"copy_in dest outside", func() error { _, err := eng.CopyIn(ctx, sb.ID, filepath.Join(src, "ok.txt"), "/etc/ok.txt", false); return err }, sandbox.ErrPolicy},
+		{"copy_in dest outside", func() error {
+			_, err := eng.CopyIn(ctx, sb.ID, filepath.Join(src, "ok.txt"), "/etc/ok.txt", false)
+			return err
+		}, sandbox.ErrPolicy},
 		{"copy_out to ../", func() error { _, err := eng.CopyOut(ctx, sb.ID, "big", "../escape", false); return err }, sandbox.ErrPolicy},
-		{"copy_out to absolute outside", func() error { _, err := eng.CopyOut(ctx, sb.ID, "big", filepath.Join(home, "escape"), false); return err }, sandbox.ErrPolicy},
+		{"copy_out to absolute outside", func() error {
+			_, err := eng.CopyOut(ctx, sb.ID, "big", filepath.Join(home, "escape"), false)
+			return err
+		}, sandbox.ErrPolicy},
 		{"copy_out link to /etc/shadow", func() error { _, err := eng.CopyOut(ctx, sb.ID, "shadow", "", false); return err }, sandbox.ErrPolicy},
 		{"copy_out over the size cap", func() error { _, err := eng.CopyOut(ctx, sb.ID, "big", "", false); return err }, sandbox.ErrPolicy},
 		{"copy_out a name with a newline", func() error { _, err := eng.CopyOut(ctx, sb.ID, "nl", "", false); return err }, sandbox.ErrPolicy},

@@ -7,6 +7,8 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"runtime"
+	"strings"
 	"time"
 
 	"github.com/docker/docker/client"
@@ -21,27 +23,44 @@ import (
 // connectDocker returns a client for the engine to use: the config file's
 // docker.host if set, else DOCKER_HOST (with its TLS variables), else the
 // endpoint detection finds. When nothing answers it still returns a client
-// (for the default endpoint) so the server can start and each tool call can
-// say what to do; the second result says how the endpoint was chosen.
-func connectDocker(ctx context.Context, e *Env, cfg *config.Config) (*client.Client, string, error) {
+// so the server can start and each tool call can say what to do. A local
+// socket is dialled through a Redialer (returned), so an engine that starts
+// later is found; the string says how the endpoint was chosen.
+func connectDocker(ctx context.Context, e *Env, cfg *config.Config) (*client.Client, *dockerhost.Redialer, string, error) {
 	if cfg.Docker.Host != "" {
 		c := dockerhost.Candidate{Host: cfg.Docker.Host}
 		cli, err := client.NewClientWithOpts(c.ClientOptions()...)
-		return cli, "docker.host in " + cfg.Source, err
+		return cli, nil, "docker.host in " + cfg.Source, err
+	}
+	detect := func(ctx context.Context) *dockerhost.Result {
+		return dockerhost.Detect(ctx, dockerhost.Options{Getenv: e.getenv})
 	}
 	dctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
-	res := dockerhost.Detect(dctx, dockerhost.Options{Getenv: e.getenv})
+	res := detect(dctx)
+	local := res.Chosen == nil || strings.HasPrefix(res.Chosen.Host, "unix://")
+	if local && runtime.GOOS != "windows" && e.getenv("DOCKER_HOST") == "" {
+		// A local engine can come up later or move (Colima started after
+		// the AI client): dial through a redialer that finds it again.
+		host := ""
+		why := "no engine answered yet; it is looked for again on each call: " + res.Hint
+		if res.Chosen != nil {
+			host, why = res.Chosen.Host, res.Reason
+		}
+		r := dockerhost.NewRedialer(host, detect)
+		cli, err := client.NewClientWithOpts(r.ClientOptions()...)
+		return cli, r, why, err
+	}
 	if res.Chosen != nil {
 		cli, err := client.NewClientWithOpts(res.Chosen.ClientOptions()...)
-		return cli, res.Reason, err
+		return cli, nil, res.Reason, err
 	}
 	host := client.DefaultDockerHost
 	if h := e.getenv("DOCKER_HOST"); h != "" {
 		host = h
 	}
 	cli, err := client.NewClientWithOpts(client.WithHost(host), client.WithAPIVersionNegotiation())
-	return cli, "no engine answered; " + res.Hint, err
+	return cli, nil, "no engine answered; " + res.Hint, err
 }
 
 // setup is what every command that touches sandboxes needs.
@@ -62,11 +81,20 @@ func newSetup(ctx context.Context, e *Env, log *slog.Logger) (*setup, error) {
 	if err != nil {
 		return nil, err
 	}
-	cli, why, err := connectDocker(ctx, e, w.Current())
+	cli, redial, why, err := connectDocker(ctx, e, w.Current())
 	if err != nil {
 		return nil, fmt.Errorf("docker client: %w", err)
 	}
-	return &setup{cfg: w, cli: cli, backend: docker.New(cli, log), state: st, why: why}, nil
+	be := docker.New(cli, log)
+	if redial != nil {
+		be.SetHostName(func() string {
+			if p := redial.Path(); p != "" {
+				return "unix://" + p
+			}
+			return "(no engine found yet)"
+		})
+	}
+	return &setup{cfg: w, cli: cli, backend: be, state: st, why: why}, nil
 }
 
 func (s *setup) close() { s.cli.Close() }

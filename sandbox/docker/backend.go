@@ -17,9 +17,10 @@ import (
 
 // Backend runs sandboxes on a Docker Engine.
 type Backend struct {
-	cli  *client.Client
-	log  *slog.Logger
-	host string
+	cli      *client.Client
+	log      *slog.Logger
+	host     string
+	hostName func() string
 
 	mu      sync.Mutex
 	samples map[string]cpuSample // previous CPU sample per container
@@ -39,7 +40,18 @@ func New(cli *client.Client, log *slog.Logger) *Backend {
 func (b *Backend) Client() *client.Client { return b.cli }
 
 // Host returns the engine endpoint, e.g. unix:///var/run/docker.sock.
-func (b *Backend) Host() string { return b.host }
+func (b *Backend) Host() string {
+	if b.hostName != nil {
+		if h := b.hostName(); h != "" {
+			return h
+		}
+	}
+	return b.host
+}
+
+// SetHostName tells the backend how to name its endpoint in messages when
+// the client dials through something that can move (a Redialer).
+func (b *Backend) SetHostName(f func() string) { b.hostName = f }
 
 // Ping checks that the engine answers, and returns an error that says what
 // to do when it does not.
@@ -68,7 +80,7 @@ func (b *Backend) wrap(op string, err error) error {
 	}
 	if isUnreachable(err) {
 		return fmt.Errorf("%s: %w: Docker is not reachable at %s: %v — is Docker Desktop, Colima or the docker service running? `mcp-sandbox doctor` tells more",
-			op, sandbox.ErrDockerUnreachable, b.host, err)
+			op, sandbox.ErrDockerUnreachable, b.Host(), err)
 	}
 	return fmt.Errorf("%s: %w", op, err)
 }
