@@ -25,6 +25,12 @@ func runServe(ctx context.Context, e *Env, args []string) int {
 	if code, done := parseFlags(fs, args); done {
 		return code
 	}
+	if *httpAddr != "" {
+		if _, err := checkHTTPAddr(*httpAddr, *allowRemote); err != nil {
+			fmt.Fprintf(e.Stderr, "mcp-sandbox: %v\n", err)
+			return 2
+		}
+	}
 	level := slog.LevelInfo
 	if *debug {
 		level = slog.LevelDebug
@@ -64,7 +70,7 @@ func runServe(ctx context.Context, e *Env, args []string) int {
 		err = srv.ServeStdio(ctx, e.Stdin, e.Stdout)
 	}
 	cancelBG()
-	log.Info("client gone; removing this server's sandboxes")
+	log.Info("stopping; removing this server's sandboxes")
 	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 60*time.Second)
 	defer cancel()
 	if cerr := eng.Close(cctx); cerr != nil {

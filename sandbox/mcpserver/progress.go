@@ -32,6 +32,9 @@ type progress struct {
 	last    time.Time
 	timer   *time.Timer
 	done    bool
+
+	queued   int       // notifications handed to the session (under mu)
+	delivery *delivery // over HTTP: where flush waits for them to be written
 }
 
 // newProgress returns a reporter for the call, or nil when the client did
@@ -40,7 +43,7 @@ func newProgress(ctx context.Context, req mcp.CallToolRequest) *progress {
 	if req.Params.Meta == nil || req.Params.Meta.ProgressToken == nil {
 		return nil
 	}
-	return &progress{srv: server.ServerFromContext(ctx), ctx: ctx, token: req.Params.Meta.ProgressToken}
+	return &progress{srv: server.ServerFromContext(ctx), ctx: ctx, token: req.Params.Meta.ProgressToken, delivery: deliveryFrom(ctx)}
 }
 
 // output records a chunk of output and sends it when the throttle allows.
@@ -108,6 +111,9 @@ func (p *progress) sendLocked() {
 	params := map[string]any{"progressToken": p.token, "progress": p.seq, "message": msg}
 	for i := 0; ; i++ {
 		err := p.srv.SendNotificationToClient(p.ctx, "notifications/progress", params)
+		if err == nil {
+			p.queued++
+		}
 		if !errors.Is(err, server.ErrNotificationChannelBlocked) || i >= 50 {
 			return
 		}
@@ -117,14 +123,15 @@ func (p *progress) sendLocked() {
 }
 
 // flush sends what is pending and stops the reporter. Call it before
-// returning the call's result.
+// returning the call's result. Over HTTP it then waits until every
+// notification it queued has been written (see delivery).
 func (p *progress) flush() {
 	if p == nil {
 		return
 	}
 	p.mu.Lock()
-	defer p.mu.Unlock()
 	if p.done {
+		p.mu.Unlock()
 		return
 	}
 	if p.timer != nil {
@@ -135,4 +142,7 @@ func (p *progress) flush() {
 		p.sendLocked()
 	}
 	p.done = true
+	queued := p.queued
+	p.mu.Unlock()
+	p.delivery.await(p.ctx, queued)
 }

@@ -1,0 +1,44 @@
+package mcpserver
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"time"
+
+	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
+)
+
+// ProbeHandler returns the HTTP handler (origin check, token, delivery
+// tracking: the real chain) of a server whose one tool, "probe", needs no
+// Docker. Called with {"n": N}, it reports "start N\n" as output, pauses,
+// reports "last N\n" and returns both as its stdout: through the same
+// progress reporter as sandbox_exec, so the first line goes out at once
+// and the last is sent by flush just before the result, the moment a racy
+// transport loses it.
+func ProbeHandler(token string, pause time.Duration) http.Handler {
+	s := &Server{log: slog.New(slog.DiscardHandler), mcp: server.NewMCPServer("probe", "1.0", server.WithToolCapabilities(false))}
+	s.mcp.AddTool(mcp.NewTool("probe", mcp.WithNumber("n", mcp.Required())),
+		func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			n := req.GetInt("n", 0)
+			p := newProgress(ctx, req)
+			first, last := fmt.Sprintf("start %d\n", n), fmt.Sprintf("last %d\n", n)
+			p.output("stdout", []byte(first))
+			time.Sleep(pause)
+			p.output("stdout", []byte(last))
+			p.flush()
+			return mcp.NewToolResultStructured(map[string]any{"stdout": first + last}, first+last), nil
+		})
+	return s.newHTTPHandler(token)
+}
+
+// SetDeliveryTimeout sets how long a call waits for its progress to be
+// written (0: not at all, mcp-go's behaviour) and returns a function that
+// restores the old value. Call it while no server is running.
+func SetDeliveryTimeout(d time.Duration) (restore func()) {
+	old := deliveryTimeout
+	deliveryTimeout = d
+	return func() { deliveryTimeout = old }
+}
