@@ -48,6 +48,12 @@ type Engine struct {
 
 	runtimeOnce sync.Once
 	runtime     string
+
+	pool *pool     // warm sandboxes (pool.go)
+	recs *recorder // state records, written in the background (recorder.go)
+	// freed is closed (and replaced) whenever a sandbox goes, for
+	// one-shot runs waiting for a slot under max_sandboxes.
+	freed chan struct{}
 }
 
 // NewEngine returns an engine; call Run to start its background work and
@@ -63,11 +69,17 @@ func NewEngine(o Options) *Engine {
 		o.TickInterval = 5 * time.Second
 	}
 	host, _ := os.Hostname()
-	return &Engine{
+	e := &Engine{
 		be: o.Backend, cfg: o.Config, st: o.State, log: o.Log,
 		owner: o.OwnerID, pid: os.Getpid(), hostname: host, tick: o.TickInterval,
 		boxes: map[string]*Sandbox{},
+		recs:  newRecorder(o.State, o.Log), freed: make(chan struct{}),
 	}
+	e.pool = newPool(e)
+	if o.Config != nil {
+		o.Config.OnChange(func(*config.Config) { e.pool.poke() })
+	}
+	return e
 }
 
 // Owner returns this engine's instance id (the io.mcp-sandbox.owner label).
@@ -136,6 +148,9 @@ func (e *Engine) Create(ctx context.Context, req CreateRequest) (*Sandbox, error
 		return nil, err
 	}
 	defer e.admitted()
+	if sb := e.pool.claim(ctx, cfg, p, req); sb != nil {
+		return e.adopt(ctx, sb)
+	}
 	return e.create(ctx, cfg, p, req)
 }
 
@@ -172,8 +187,10 @@ func (e *Engine) admitted() {
 	e.mu.Unlock()
 }
 
-// countActive counts managed, non-pool containers on the engine, whoever
-// owns them: max_sandboxes protects the machine, not one client.
+// countActive counts managed containers on the engine, whoever owns them,
+// except unclaimed pool ones: max_sandboxes protects the machine, not one
+// client. A claimed pool container keeps its pool label but has been
+// renamed, so it counts.
 func (e *Engine) countActive(ctx context.Context) (int, error) {
 	list, err := e.be.List(ctx)
 	if err != nil {
@@ -181,7 +198,7 @@ func (e *Engine) countActive(ctx context.Context) (int, error) {
 	}
 	n := 0
 	for _, c := range list {
-		if c.Labels[LabelPool] == "true" || c.State == "exited" || c.State == "dead" {
+		if unclaimedPool(c) || c.Labels[LabelHelper] != "" || c.State == "exited" || c.State == "dead" {
 			continue
 		}
 		n++
@@ -253,6 +270,7 @@ func (e *Engine) containerSpec(ctx context.Context, cfg *config.Config, sb *Sand
 	}
 	if pool {
 		labels[LabelPool] = "true"
+		labels[LabelExpiresAt] = sb.CreatedAt.Add(poolLabelTTL).UTC().Format(time.RFC3339)
 	}
 	return ContainerSpec{
 		Name:        name,
@@ -295,7 +313,9 @@ func (e *Engine) runtimeFor(ctx context.Context, cfg *config.Config) string {
 	return ""
 }
 
-// record writes the sandbox's state record for the tray.
+// record updates the sandbox's state record for the tray; the write
+// happens in the background, coalesced to about one a second (see
+// recorder.go), so no call waits for an fsync.
 func (e *Engine) record(sb *Sandbox, claimed bool) {
 	if e.st == nil {
 		return
@@ -307,9 +327,7 @@ func (e *Engine) record(sb *Sandbox, claimed bool) {
 		Claimed: claimed, CreatedAt: sb.CreatedAt, ExpiresAt: sb.lastUsed.Add(sb.ttl), LastUsed: sb.lastUsed,
 	}
 	sb.mu.Unlock()
-	if err := e.st.WriteRecord(r); err != nil {
-		e.log.Warn("write sandbox record", "id", sb.ID, "err", err)
-	}
+	e.recs.put(r)
 }
 
 // Get returns a sandbox this engine owns.
@@ -347,10 +365,14 @@ func (s *Sandbox) isRemoving() bool {
 // Sandboxes returns the sandboxes this engine owns.
 func (e *Engine) Sandboxes() []*Sandbox {
 	e.mu.Lock()
-	defer e.mu.Unlock()
-	out := make([]*Sandbox, 0, len(e.boxes))
+	all := make([]*Sandbox, 0, len(e.boxes))
 	for _, sb := range e.boxes {
-		if !sb.removing {
+		all = append(all, sb)
+	}
+	e.mu.Unlock()
+	out := all[:0]
+	for _, sb := range all {
+		if !sb.isRemoving() { // removing is guarded by sb.mu
 			out = append(out, sb)
 		}
 	}
@@ -423,10 +445,17 @@ func (e *Engine) remove(ctx context.Context, sb *Sandbox) error {
 func (e *Engine) forget(id string) {
 	e.mu.Lock()
 	delete(e.boxes, id)
+	close(e.freed)
+	e.freed = make(chan struct{})
 	e.mu.Unlock()
-	if e.st != nil {
-		_ = e.st.RemoveRecord(id)
-	}
+	e.recs.remove(id)
+}
+
+// slotFreed returns a channel that is closed when a sandbox next goes.
+func (e *Engine) slotFreed() <-chan struct{} {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.freed
 }
 
 // removeLater removes a sandbox in the background (a one-shot run's, so the
@@ -457,7 +486,14 @@ func (e *Engine) Close(ctx context.Context) error {
 	e.mu.Lock()
 	e.closed = true
 	e.mu.Unlock()
+	drained := make(chan struct{})
+	go func() {
+		defer close(drained)
+		e.pool.close(ctx)
+	}()
 	_, err := e.StopAll(ctx)
 	e.bg.Wait()
+	<-drained
+	e.recs.flush()
 	return err
 }

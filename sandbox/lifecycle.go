@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"strings"
+	"sync"
 	"time"
 
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/state"
@@ -14,6 +16,13 @@ import (
 // sandboxes, forgets ones removed from outside (the tray, `docker rm`), and
 // stops everything while the service is paused.
 func (e *Engine) Run(ctx context.Context) {
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		e.pool.run(ctx) // the warm pool (pool.go)
+	}()
+	defer wg.Wait()
 	t := time.NewTicker(e.tick)
 	defer t.Stop()
 	for {
@@ -145,7 +154,9 @@ func orphanReason(c ContainerInfo, st *state.Store, now time.Time, hostname stri
 			exp, err = r.ExpiresAt, nil
 		}
 	}
-	if err == nil && c.Labels[LabelPool] != "true" && now.After(exp.Add(expiryGrace)) {
+	// A pool container's label expiry is far off (poolLabelTTL): its owner
+	// replaces it first. Once claimed, its record holds the real expiry.
+	if err == nil && now.After(exp.Add(expiryGrace)) {
 		return "expired"
 	}
 	if c.State == "exited" || c.State == "dead" {
@@ -173,4 +184,10 @@ func StopManaged(ctx context.Context, be Backend, st *state.Store, id string) er
 		}
 	}
 	return fmt.Errorf("%w: no managed sandbox %q; `mcp-sandbox ps` lists them", ErrNotFound, id)
+}
+
+// unclaimedPool reports whether c is a warm-pool container nobody has
+// claimed yet: claiming renames it from PoolNamePrefix to NamePrefix.
+func unclaimedPool(c ContainerInfo) bool {
+	return c.Labels[LabelPool] == "true" && strings.HasPrefix(c.Name, PoolNamePrefix)
 }

@@ -4,10 +4,14 @@ import (
 	"archive/tar"
 	"bytes"
 	"context"
+	"errors"
+	"fmt"
 	"path"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox/runner"
 )
 
 // RunRequest is code to run.
@@ -47,6 +51,12 @@ type RunResult struct {
 }
 
 // RunCode runs code in a sandbox, or in a fresh one that is removed after.
+//
+// Python and JavaScript go to the sandbox's resident interpreter (see
+// runner.go), which keeps variables between calls and returns the value of
+// a trailing expression and any figures; bash keeps its working directory,
+// variables and functions between calls; every other language, and any
+// sandbox where an interpreter cannot run, gets one exec per call.
 func (e *Engine) RunCode(ctx context.Context, req RunRequest, out OutputFunc) (RunResult, error) {
 	if strings.TrimSpace(req.Code) == "" {
 		return RunResult{}, invalidErr("code is empty")
@@ -62,7 +72,7 @@ func (e *Engine) RunCode(ctx context.Context, req RunRequest, out OutputFunc) (R
 	var sb *Sandbox
 	oneShot := req.SandboxID == ""
 	if oneShot {
-		sb, err = e.Create(ctx, CreateRequest{Language: req.Language, Client: req.Client, Progress: req.Progress})
+		sb, err = e.createWaiting(ctx, CreateRequest{Language: req.Language, Client: req.Client, Progress: req.Progress})
 		if err != nil {
 			return RunResult{}, err
 		}
@@ -76,10 +86,55 @@ func (e *Engine) RunCode(ctx context.Context, req RunRequest, out OutputFunc) (R
 			return RunResult{}, err
 		}
 	}
-	res, err := e.runFile(ctx, sb, lang.Run, lang.Extension, req.Code, time.Duration(timeout)*time.Second, out)
-	rr := RunResult{ExecResult: res, SandboxID: sb.ID, Language: langName, OneShot: oneShot}
-	sb.transcript.add("run_code ("+langName+")", req.Code, &res, errNote(err))
+	d := time.Duration(timeout) * time.Second
+	var rr RunResult
+	handled := false
+	switch {
+	case runner.Known(lang.Runner):
+		rr, handled, err = e.runResident(ctx, sb, lang.Runner, req, d, out)
+	case lang.Runner == shellRunner:
+		rr.ExecResult, err = e.runShell(ctx, sb, lang, req, d, out)
+		handled = true
+	}
+	if !handled {
+		lost := rr.StateLost
+		rr = RunResult{StateLost: lost}
+		rr.ExecResult, err = e.runFile(ctx, sb, lang.Run, lang.Extension, req.Code, d, out)
+	}
+	rr.SandboxID, rr.Language, rr.OneShot = sb.ID, langName, oneShot
+	note := errNote(err)
+	if rr.Result != "" {
+		note = strings.TrimSpace("result: " + clip(rr.Result, transcriptFieldMax) + "\n" + note)
+	}
+	sb.transcript.add("run_code ("+langName+")", req.Code, &rr.ExecResult, note)
 	return rr, err
+}
+
+// oneShotWait bounds how long a one-shot run waits for a free slot under
+// limits.max_sandboxes.
+const oneShotWait = 2 * time.Minute
+
+// createWaiting creates a sandbox for a one-shot run. When max_sandboxes
+// is reached it waits for a sandbox to go (one-shot runs end on their own)
+// instead of failing, so a burst of one-shot calls queues.
+func (e *Engine) createWaiting(ctx context.Context, req CreateRequest) (*Sandbox, error) {
+	deadline := time.Now().Add(oneShotWait)
+	for {
+		freed := e.slotFreed()
+		sb, err := e.Create(ctx, req)
+		if !errors.Is(err, ErrLimit) || time.Now().After(deadline) {
+			return sb, err
+		}
+		t := time.NewTimer(time.Second) // sandboxes of other servers go unannounced
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return nil, fmt.Errorf("cancelled while waiting for a free sandbox slot: %w", ctx.Err())
+		case <-freed:
+		case <-t.C:
+		}
+		t.Stop()
+	}
 }
 
 // runFile writes code to a file in the workspace and runs the language's

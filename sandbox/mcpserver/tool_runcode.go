@@ -22,13 +22,13 @@ type runCodeArgs struct {
 func (s *Server) runCodeTool() toolDef {
 	cfg := s.eng.Config()
 	tool := mcp.NewTool("run_code",
-		mcp.WithDescription("Run code and return its output. Without sandbox_id a fresh sandbox is used and removed afterwards. With sandbox_id, code runs in that sandbox; Python and JavaScript keep their variables between calls like a notebook, and the value of a trailing expression is returned as result. Figures (matplotlib) come back as images."),
+		mcp.WithDescription("Run code and return its output. Without sandbox_id a fresh sandbox is used and removed afterwards. With sandbox_id, code runs in that sandbox and keeps its state between calls like a notebook: Python and JavaScript keep their variables and return the value of a trailing expression as result; bash keeps its working directory, variables and functions. A timeout restarts the interpreter and reports state_lost. Figures (matplotlib) come back as images."),
 		annotations("Run code", false, true, false, false),
 		mcp.WithString("code", mcp.Required(), mcp.Description("The program text.")),
 		mcp.WithString("language", mcp.Description(fmt.Sprintf("Language (default python, or the sandbox's). Available: %v.", cfg.LanguageNames()))),
 		mcp.WithString("sandbox_id", mcp.Description("Run in this sandbox (from sandbox_create) instead of a fresh one.")),
 		mcp.WithInteger("timeout_seconds", mcp.Min(1), mcp.Description("Kill the run after this many seconds.")),
-		mcp.WithBoolean("reset", mcp.Description("Start a fresh interpreter first (forget earlier variables).")),
+		mcp.WithBoolean("reset", mcp.Description("Start afresh first: a new interpreter (forget earlier variables), or for bash a clean shell state.")),
 		mcp.WithOutputSchema[sandbox.RunResult](),
 	)
 	return toolDef{tool, s.handleRunCode}

@@ -1,0 +1,321 @@
+package bench
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"runtime"
+	"sync"
+	"time"
+)
+
+// Options configures a benchmark run.
+type Options struct {
+	// Server is the mcp-sandbox binary to measure.
+	Server string
+	// Docker is the docker CLI for the baselines; empty: found on PATH.
+	Docker string
+	// Image is the Python image both sides run.
+	Image string
+	// Pull is the server's images.pull; empty: "missing".
+	Pull string
+	// Log receives a line per step; nil: none.
+	Log io.Writer
+}
+
+// Comparison names, in report order.
+const (
+	Warm    = "warm run_code print(1)  vs  docker exec python3 -c"
+	Create  = "sandbox_create (warm pool)  vs  docker run -d"
+	OneShot = "one-shot run_code  vs  docker run --rm"
+)
+
+// targets are the issue's goals for each ratio (ours / baseline).
+var targets = map[string]float64{Warm: 0.15, Create: 0.10, OneShot: 0.40}
+
+// poolWait bounds the wait for the pool to refill between measurements.
+const poolWait = time.Minute
+
+// Harness runs the benchmark: a server, its client, and the baselines.
+type Harness struct {
+	o       Options
+	dir     string
+	srv     *server
+	docker  dockerCLI
+	warmID  string // our sandbox for the warm calls
+	baseCID string // the baseline's container for docker exec
+	idleKB  int64
+
+	mu      sync.Mutex
+	rounds  int
+	ours    map[string][]time.Duration
+	base    map[string][]time.Duration
+	claims0 int // pool claims when the samples were reset
+}
+
+// Start starts the server, waits for its warm pool, measures its idle
+// memory, and makes the sandbox and the container the warm calls use.
+func Start(ctx context.Context, o Options) (h *Harness, err error) {
+	if o.Pull == "" {
+		o.Pull = "missing"
+	}
+	dpath, err := findDocker(o.Docker)
+	if err != nil {
+		return nil, err
+	}
+	dir, err := os.MkdirTemp("", "mcp-sandbox-bench")
+	if err != nil {
+		return nil, err
+	}
+	h = &Harness{o: o, dir: dir, docker: dockerCLI{path: dpath, image: o.Image}}
+	h.Reset()
+	defer func() {
+		if err != nil {
+			h.Close()
+		}
+	}()
+	h.logf("starting %s serve (image %s)", o.Server, o.Image)
+	if h.srv, err = startServer(ctx, o, dir); err != nil {
+		return nil, err
+	}
+	if err := h.srv.watch.waitPooled(ctx, poolWait); err != nil {
+		return nil, err
+	}
+	time.Sleep(time.Second) // let start-up garbage be collected
+	if h.idleKB, err = h.srv.rssKB(); err != nil {
+		return nil, err
+	}
+	var created struct {
+		SandboxID string `json:"sandbox_id"`
+	}
+	if err := h.srv.call(ctx, "sandbox_create", map[string]any{"language": "python"}, &created); err != nil {
+		return nil, err
+	}
+	h.warmID = created.SandboxID
+	if h.baseCID, err = h.docker.runDetached(ctx, randomName("mcp-sandbox-bench-baseline-")); err != nil {
+		return nil, err
+	}
+	// Warm both up once: the first exec in a container is slower.
+	if _, err := h.srv.runCode(ctx, map[string]any{"code": "print(1)", "sandbox_id": h.warmID}, "1\n"); err != nil {
+		return nil, err
+	}
+	if err := h.docker.exec(ctx, h.baseCID); err != nil {
+		return nil, err
+	}
+	h.Reset() // the set-up's own pool claim is not a measured one
+	return h, nil
+}
+
+// Reset drops the samples taken so far.
+func (h *Harness) Reset() {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.rounds = 0
+	h.ours = map[string][]time.Duration{}
+	h.base = map[string][]time.Duration{}
+	if h.srv != nil {
+		_, h.claims0, _ = h.srv.watch.counts()
+	}
+}
+
+func (h *Harness) logf(format string, args ...any) {
+	if h.o.Log != nil {
+		fmt.Fprintf(h.o.Log, "bench: "+format+"\n", args...)
+	}
+}
+
+// Round measures each comparison once, ours and the baseline back to back
+// (in alternating order from round to round).
+func (h *Harness) Round(ctx context.Context) error {
+	h.mu.Lock()
+	swap := h.rounds%2 == 1
+	h.mu.Unlock()
+	steps := []struct {
+		name       string
+		pool       bool
+		ours, base func(context.Context) (func(), error)
+	}{
+		{Warm, false, h.warmRun, h.dockerExec},
+		{Create, true, h.create, h.dockerRunDetached},
+		{OneShot, true, h.oneShot, h.dockerRunOnce},
+	}
+	for _, s := range steps {
+		if s.pool {
+			if err := h.srv.watch.waitPooled(ctx, poolWait); err != nil {
+				return err
+			}
+		}
+		type side struct {
+			ours bool
+			f    func(context.Context) (func(), error)
+		}
+		order := []side{{true, s.ours}, {false, s.base}}
+		if swap {
+			order[0], order[1] = order[1], order[0]
+		}
+		for _, sd := range order {
+			start := time.Now()
+			cleanup, err := sd.f(ctx)
+			d := time.Since(start)
+			if err != nil {
+				return fmt.Errorf("%s: %w", s.name, err)
+			}
+			h.mu.Lock()
+			if sd.ours {
+				h.ours[s.name] = append(h.ours[s.name], d)
+			} else {
+				h.base[s.name] = append(h.base[s.name], d)
+			}
+			h.mu.Unlock()
+			if cleanup != nil {
+				cleanup()
+			}
+		}
+	}
+	h.mu.Lock()
+	h.rounds++
+	h.mu.Unlock()
+	return nil
+}
+
+// The measured operations. Each returns an untimed clean-up.
+
+func (h *Harness) warmRun(ctx context.Context) (func(), error) {
+	_, err := h.srv.runCode(ctx, map[string]any{"code": "print(1)", "sandbox_id": h.warmID}, "1\n")
+	return nil, err
+}
+
+func (h *Harness) dockerExec(ctx context.Context) (func(), error) {
+	return nil, h.docker.exec(ctx, h.baseCID)
+}
+
+func (h *Harness) create(ctx context.Context) (func(), error) {
+	var out struct {
+		SandboxID string `json:"sandbox_id"`
+	}
+	if err := h.srv.call(ctx, "sandbox_create", map[string]any{"language": "python"}, &out); err != nil {
+		return nil, err
+	}
+	return func() { _ = h.srv.call(ctx, "sandbox_stop", map[string]any{"sandbox_id": out.SandboxID}, nil) }, nil
+}
+
+func (h *Harness) dockerRunDetached(ctx context.Context) (func(), error) {
+	id, err := h.docker.runDetached(ctx, "")
+	if err != nil {
+		return nil, err
+	}
+	return func() { _ = h.docker.remove(ctx, id) }, nil
+}
+
+func (h *Harness) oneShot(ctx context.Context) (func(), error) {
+	_, err := h.srv.runCode(ctx, map[string]any{"code": "print(1)"}, "1\n")
+	// The server removes the sandbox in the background; give it a moment
+	// so the removal does not land in the next measurement.
+	return func() { time.Sleep(300 * time.Millisecond) }, err
+}
+
+func (h *Harness) dockerRunOnce(ctx context.Context) (func(), error) {
+	return nil, h.docker.runOnce(ctx)
+}
+
+// Finish measures what is measured once — the server's memory with ten
+// sandboxes open, twenty concurrent one-shot runs — and returns the report.
+func (h *Harness) Finish(ctx context.Context) (Report, error) {
+	rep := h.report()
+	var errs []error
+	kb, err := h.tenOpen(ctx)
+	rep.RSS10KB = kb
+	errs = append(errs, err)
+	rep.Concurrent, err = h.concurrent(ctx, 20)
+	errs = append(errs, err)
+	return rep, errors.Join(errs...)
+}
+
+// tenOpen opens ten sandboxes, runs code in each (so each has its
+// interpreter), reads the server's memory, and stops them.
+func (h *Harness) tenOpen(ctx context.Context) (int64, error) {
+	var ids []string
+	defer func() {
+		for _, id := range ids {
+			_ = h.srv.call(ctx, "sandbox_stop", map[string]any{"sandbox_id": id}, nil)
+		}
+	}()
+	for i := 0; i < 10; i++ {
+		var out struct {
+			SandboxID string `json:"sandbox_id"`
+		}
+		if err := h.srv.call(ctx, "sandbox_create", map[string]any{"language": "python"}, &out); err != nil {
+			return 0, err
+		}
+		ids = append(ids, out.SandboxID)
+		if _, err := h.srv.runCode(ctx, map[string]any{"code": "x = 1\nprint(x)", "sandbox_id": out.SandboxID}, "1\n"); err != nil {
+			return 0, err
+		}
+	}
+	return h.srv.rssKB()
+}
+
+// concurrent runs n one-shot run_code calls at once.
+func (h *Harness) concurrent(ctx context.Context, n int) (Concurrent, error) {
+	c := Concurrent{N: n}
+	var (
+		wg   sync.WaitGroup
+		mu   sync.Mutex
+		errs []error
+	)
+	start := time.Now()
+	for i := 0; i < n; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			_, err := h.srv.runCode(ctx, map[string]any{"code": fmt.Sprintf("print(%d)", i)}, fmt.Sprintf("%d\n", i))
+			mu.Lock()
+			defer mu.Unlock()
+			if err != nil {
+				errs = append(errs, err)
+				return
+			}
+			c.OK++
+		}()
+	}
+	wg.Wait()
+	c.Wall = time.Since(start)
+	return c, errors.Join(errs...)
+}
+
+// report summarises the samples taken since the last Reset.
+func (h *Harness) report() Report {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	dv, _ := h.docker.run(context.Background(), "version", "--format", "{{.Server.Version}}")
+	_, claims, _ := h.srv.watch.counts()
+	rep := Report{
+		Rounds: h.rounds, Image: h.o.Image, Docker: dv, CPUs: runtime.NumCPU(),
+		IdleRSSKB: h.idleKB, PoolClaims: claims - h.claims0, When: time.Now().UTC(),
+	}
+	for _, name := range []string{Warm, Create, OneShot} {
+		o, b := summarize(h.ours[name]), summarize(h.base[name])
+		rep.Comparisons = append(rep.Comparisons, Comparison{
+			Name: name, Ours: o, Baseline: b, Ratio: ratio(o.Median, b.Median), P95Ratio: ratio(o.P95, b.P95), Target: targets[name],
+		})
+	}
+	return rep
+}
+
+// Close stops the server (which removes its sandboxes and pool) and the
+// baseline container.
+func (h *Harness) Close() error {
+	var errs []error
+	if h.srv != nil {
+		errs = append(errs, h.srv.close())
+	}
+	if h.baseCID != "" {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		errs = append(errs, h.docker.remove(ctx, h.baseCID))
+		cancel()
+	}
+	errs = append(errs, os.RemoveAll(h.dir))
+	return errors.Join(errs...)
+}

@@ -1,0 +1,83 @@
+package bench
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+	"time"
+)
+
+// Report is what a benchmark run found.
+type Report struct {
+	Rounds      int          `json:"rounds"`
+	Image       string       `json:"image"`
+	Docker      string       `json:"docker_version"`
+	CPUs        int          `json:"cpus"`
+	When        time.Time    `json:"when"`
+	Comparisons []Comparison `json:"comparisons"`
+	// PoolClaims counts measured creates and one-shot runs served by the
+	// warm pool (each round has one of each).
+	PoolClaims int        `json:"pool_claims"`
+	IdleRSSKB  int64      `json:"idle_rss_kb"`
+	RSS10KB    int64      `json:"rss_10_sandboxes_kb"`
+	Concurrent Concurrent `json:"concurrent_one_shot"`
+}
+
+// Comparison is one of our calls against its docker baseline.
+type Comparison struct {
+	Name     string  `json:"name"`
+	Ours     Stats   `json:"ours"`
+	Baseline Stats   `json:"baseline"`
+	Ratio    float64 `json:"ratio"`     // median ours / median baseline
+	P95Ratio float64 `json:"p95_ratio"` // p95 ours / p95 baseline
+	Target   float64 `json:"target"`    // the issue's goal for Ratio
+}
+
+// Concurrent is the result of concurrent one-shot run_code calls.
+type Concurrent struct {
+	N    int           `json:"n"`
+	OK   int           `json:"ok"`
+	Wall time.Duration `json:"wall_ns"`
+}
+
+// idleRSSTarget is the issue's goal for the idle server.
+const idleRSSTarget = 30 << 10 // kB
+
+func ms(d time.Duration) string { return fmt.Sprintf("%.1f", float64(d)/float64(time.Millisecond)) }
+
+func mark(ok bool) string {
+	if ok {
+		return "met"
+	}
+	return "MISSED"
+}
+
+// WriteText writes the report as a table for people.
+func (r Report) WriteText(w io.Writer) error {
+	var b strings.Builder
+	fmt.Fprintf(&b, "MCP Sandbox benchmark: %d interleaved rounds, image %s, Docker %s, %d CPUs, %s\n\n",
+		r.Rounds, r.Image, r.Docker, r.CPUs, r.When.Format(time.RFC3339))
+	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "comparison\tours median / p95 (ms)\tbaseline median / p95 (ms)\tratio (p95)\ttarget")
+	for _, c := range r.Comparisons {
+		fmt.Fprintf(tw, "%s\t%s / %s\t%s / %s\t%.3f (%.3f)\t≤ %.2f %s\n", c.Name, ms(c.Ours.Median), ms(c.Ours.P95),
+			ms(c.Baseline.Median), ms(c.Baseline.P95), c.Ratio, c.P95Ratio, c.Target, mark(c.Ratio > 0 && c.Ratio <= c.Target))
+	}
+	tw.Flush()
+	fmt.Fprintf(&b, "\nwarm pool served %d of the %d measured creates and one-shot runs\n", r.PoolClaims, 2*r.Rounds)
+	fmt.Fprintf(&b, "server RSS idle: %.1f MB (target ≤ 30 MB, %s); with 10 sandboxes open: %.1f MB\n",
+		float64(r.IdleRSSKB)/1024, mark(r.IdleRSSKB > 0 && r.IdleRSSKB <= idleRSSTarget), float64(r.RSS10KB)/1024)
+	fmt.Fprintf(&b, "%d concurrent one-shot run_code calls: %d succeeded in %.1f s (%s)\n",
+		r.Concurrent.N, r.Concurrent.OK, r.Concurrent.Wall.Seconds(), mark(r.Concurrent.N > 0 && r.Concurrent.OK == r.Concurrent.N))
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// WriteJSON writes the report as JSON.
+func (r Report) WriteJSON(w io.Writer) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(r)
+}

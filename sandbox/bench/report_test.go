@@ -1,0 +1,46 @@
+package bench
+
+import (
+	"bytes"
+	"flag"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files in testdata")
+
+func TestReportText(t *testing.T) {
+	ms := func(f float64) time.Duration { return time.Duration(f * float64(time.Millisecond)) }
+	rep := Report{
+		Rounds: 20, Image: "mcp-sandbox-test/python:3", Docker: "20.10.24", CPUs: 2,
+		When: time.Date(2026, 11, 22, 6, 0, 0, 0, time.UTC),
+		Comparisons: []Comparison{
+			{Name: Warm, Ours: Stats{Median: ms(2.1), P95: ms(3.4)}, Baseline: Stats{Median: ms(62), P95: ms(80)}, Ratio: 0.034, P95Ratio: 0.0425, Target: 0.15},
+			{Name: Create, Ours: Stats{Median: ms(30), P95: ms(41)}, Baseline: Stats{Median: ms(200), P95: ms(260)}, Ratio: 0.15, P95Ratio: 0.158, Target: 0.10},
+			{Name: OneShot, Ours: Stats{Median: ms(12), P95: ms(20)}, Baseline: Stats{Median: ms(250), P95: ms(300)}, Ratio: 0.048, P95Ratio: 0.067, Target: 0.40},
+		},
+		PoolClaims: 40, IdleRSSKB: 18 << 10, RSS10KB: 24 << 10,
+		Concurrent: Concurrent{N: 20, OK: 20, Wall: 2500 * time.Millisecond},
+	}
+	var got bytes.Buffer
+	if err := rep.WriteText(&got); err != nil {
+		t.Fatal(err)
+	}
+	golden := filepath.Join("testdata", "report.txt")
+	if *update {
+		if err := os.WriteFile(golden, got.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(golden)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(string(want), got.String()); diff != "" {
+		t.Errorf("report (-want +got):\n%s", diff)
+	}
+}

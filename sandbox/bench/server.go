@@ -1,0 +1,205 @@
+package bench
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// server is an mcp-sandbox process under measurement and the MCP client
+// session talking to it over its stdin and stdout.
+type server struct {
+	cmd   *exec.Cmd
+	sess  *mcp.ClientSession
+	watch *logWatch
+}
+
+// writeConfig writes the server's config file: the measured image for
+// Python (and bash), one warm sandbox, room for the ten-sandbox test.
+func writeConfig(dir string, o Options) (string, error) {
+	text := fmt.Sprintf(`[images]
+python = %q
+bash = %q
+pull = %q
+
+[limits]
+max_sandboxes = 16
+
+[pool]
+size = 1
+languages = ["python"]
+`, o.Image, o.Image, o.Pull)
+	p := filepath.Join(dir, "config.toml")
+	return p, os.WriteFile(p, []byte(text), 0o600)
+}
+
+// startServer runs `mcp-sandbox serve --debug` with its own config and
+// state directory and connects the Go SDK client to it.
+func startServer(ctx context.Context, o Options, dir string) (*server, error) {
+	cfg, err := writeConfig(dir, o)
+	if err != nil {
+		return nil, err
+	}
+	cmd := exec.Command(o.Server, "serve", "--debug")
+	cmd.Env = append(os.Environ(), "MCP_SANDBOX_CONFIG="+cfg, "MCP_SANDBOX_STATE_DIR="+filepath.Join(dir, "state"))
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		return nil, err
+	}
+	w := newLogWatch()
+	c := mcp.NewClient(&mcp.Implementation{Name: "mcp-sandbox-bench", Version: "1.0"}, nil)
+	// The server removes its sandboxes and the pool when stdin closes;
+	// give it time before the transport resorts to SIGTERM.
+	sess, err := c.Connect(ctx, &mcp.CommandTransport{Command: cmd, TerminateDuration: time.Minute}, nil)
+	if err != nil {
+		return nil, fmt.Errorf("start %s serve: %w", o.Server, err)
+	}
+	go w.read(stderr) // ends when the server exits
+	return &server{cmd: cmd, sess: sess, watch: w}, nil
+}
+
+// call calls a tool and decodes its structured result into out. A result
+// with isError is an error.
+func (s *server) call(ctx context.Context, tool string, args map[string]any, out any) error {
+	res, err := s.sess.CallTool(ctx, &mcp.CallToolParams{Name: tool, Arguments: args})
+	if err != nil {
+		return fmt.Errorf("%s: %w", tool, err)
+	}
+	if res.IsError {
+		var msg strings.Builder
+		for _, c := range res.Content {
+			if t, ok := c.(*mcp.TextContent); ok {
+				msg.WriteString(t.Text)
+			}
+		}
+		return fmt.Errorf("%s: %s", tool, msg.String())
+	}
+	if out == nil {
+		return nil
+	}
+	b, err := json.Marshal(res.StructuredContent)
+	if err != nil {
+		return err
+	}
+	return json.Unmarshal(b, out)
+}
+
+// runOut is the part of run_code's result the benchmark checks.
+type runOut struct {
+	ExitCode  int    `json:"exit_code"`
+	Stdout    string `json:"stdout"`
+	Stderr    string `json:"stderr"`
+	SandboxID string `json:"sandbox_id"`
+}
+
+// runCode calls run_code and checks it printed want.
+func (s *server) runCode(ctx context.Context, args map[string]any, want string) (runOut, error) {
+	var r runOut
+	if err := s.call(ctx, "run_code", args, &r); err != nil {
+		return r, err
+	}
+	if r.ExitCode != 0 || r.Stdout != want {
+		return r, fmt.Errorf("run_code: exit %d, stdout %q, stderr %q; want %q", r.ExitCode, r.Stdout, r.Stderr, want)
+	}
+	return r, nil
+}
+
+// rssKB reads the server's resident set size from /proc.
+func (s *server) rssKB() (int64, error) {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", s.cmd.Process.Pid))
+	if err != nil {
+		return 0, err
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if v, ok := strings.CutPrefix(line, "VmRSS:"); ok {
+			return strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(v), " kB"), 10, 64)
+		}
+	}
+	return 0, errors.New("no VmRSS in /proc status")
+}
+
+func (s *server) close() error { return s.sess.Close() }
+
+// logWatch follows the server's log (stderr) for the events the benchmark
+// waits on: pooled sandboxes becoming ready and being claimed.
+type logWatch struct {
+	mu      sync.Mutex
+	ready   int // "warm pool: sandbox ready"
+	claimed int // "sandbox created" from the warm pool
+	created int // "sandbox created", pooled or not
+	tail    []string
+	changed chan struct{} // closed and replaced on every event
+}
+
+func newLogWatch() *logWatch { return &logWatch{changed: make(chan struct{})} }
+
+func (w *logWatch) read(r io.Reader) {
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 64<<10), 1<<20)
+	for sc.Scan() {
+		line := sc.Text()
+		w.mu.Lock()
+		switch {
+		case strings.Contains(line, `msg="warm pool: sandbox ready"`):
+			w.ready++
+		case strings.Contains(line, `msg="sandbox created"`):
+			w.created++
+			if strings.Contains(line, `from="warm pool"`) {
+				w.claimed++
+			}
+		}
+		w.tail = append(w.tail, line)
+		if len(w.tail) > 40 {
+			w.tail = w.tail[1:]
+		}
+		close(w.changed)
+		w.changed = make(chan struct{})
+		w.mu.Unlock()
+	}
+}
+
+// counts returns pooled sandboxes made ready, claims and creates so far.
+func (w *logWatch) counts() (ready, claimed, created int) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.ready, w.claimed, w.created
+}
+
+// waitPooled waits until a pooled sandbox is ready and unclaimed.
+func (w *logWatch) waitPooled(ctx context.Context, timeout time.Duration) error {
+	t := time.NewTimer(timeout)
+	defer t.Stop()
+	for {
+		w.mu.Lock()
+		ok, ch := w.ready > w.claimed, w.changed
+		w.mu.Unlock()
+		if ok {
+			return nil
+		}
+		select {
+		case <-ch:
+		case <-t.C:
+			return fmt.Errorf("no warm sandbox ready after %v; server log:\n%s", timeout, w.lastLines())
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+}
+
+func (w *logWatch) lastLines() string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return strings.Join(w.tail, "\n")
+}

@@ -1,0 +1,94 @@
+package sandbox
+
+import (
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox/state"
+)
+
+// recordDelay is how long a sandbox's state record may lag behind: every
+// call updates last-used and expiry, but records (fsynced files) are
+// written off the call's path, at once when none was written for a
+// delay, else coalesced until a delay has passed.
+const recordDelay = time.Second
+
+// recorder writes state records in the background, coalescing updates.
+// A record removed with remove is never written again, even by a write
+// that was already pending.
+type recorder struct {
+	st  *state.Store
+	log *slog.Logger
+
+	mu      sync.Mutex
+	pending map[string]state.Record
+	removed map[string]bool
+	timer   *time.Timer
+	last    time.Time // when the last flush began
+
+	io sync.Mutex // serialises file writes and removals
+}
+
+func newRecorder(st *state.Store, log *slog.Logger) *recorder {
+	return &recorder{st: st, log: log, pending: map[string]state.Record{}, removed: map[string]bool{}}
+}
+
+// put schedules r to be written.
+func (rc *recorder) put(r state.Record) {
+	if rc.st == nil {
+		return
+	}
+	rc.mu.Lock()
+	defer rc.mu.Unlock()
+	if rc.removed[r.ID] {
+		return
+	}
+	rc.pending[r.ID] = r
+	if rc.timer == nil {
+		rc.timer = time.AfterFunc(max(0, time.Until(rc.last.Add(recordDelay))), rc.flush)
+	}
+}
+
+// remove deletes a sandbox's record and forgets what was pending for it.
+func (rc *recorder) remove(id string) {
+	if rc.st == nil {
+		return
+	}
+	rc.mu.Lock()
+	delete(rc.pending, id)
+	rc.removed[id] = true
+	rc.mu.Unlock()
+	rc.io.Lock()
+	defer rc.io.Unlock()
+	_ = rc.st.RemoveRecord(id)
+}
+
+// flush writes what is pending now.
+func (rc *recorder) flush() {
+	rc.mu.Lock()
+	batch := rc.pending
+	rc.pending = map[string]state.Record{}
+	if rc.timer != nil {
+		rc.timer.Stop()
+		rc.timer = nil
+	}
+	rc.last = time.Now()
+	rc.mu.Unlock()
+	if len(batch) == 0 {
+		return
+	}
+	rc.io.Lock()
+	defer rc.io.Unlock()
+	for id, r := range batch {
+		rc.mu.Lock()
+		gone := rc.removed[id]
+		rc.mu.Unlock()
+		if gone {
+			continue
+		}
+		if err := rc.st.WriteRecord(r); err != nil {
+			rc.log.Warn("write sandbox record", "id", id, "err", err)
+		}
+	}
+}

@@ -1,0 +1,85 @@
+package runner
+
+import (
+	"errors"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+const testNonce = "0123456789abcdef0123456789abcdef"
+
+type got struct {
+	Frames []string // "kind:payload"
+	Err    bool
+}
+
+func decodeAll(chunks []string) got {
+	var g got
+	d := NewDecoder(testNonce, func(f Frame) { g.Frames = append(g.Frames, f.Kind+":"+string(f.Payload)) }, func(error) { g.Err = true })
+	for _, c := range chunks {
+		if n, err := d.Write([]byte(c)); n != len(c) || err != nil {
+			panic("decoder must consume everything without error")
+		}
+	}
+	if (d.Err() != nil) != g.Err {
+		panic("Err and fail disagree")
+	}
+	return g
+}
+
+func TestDecoder(t *testing.T) {
+	stream := string(AppendFrame(nil, testNonce, KindReady, []byte(`{"pid":7}`))) +
+		string(AppendFrame(nil, testNonce, KindOut, []byte("hello\n"+testNonce+" out 3\n"))) +
+		string(AppendFrame(nil, testNonce, KindErr, nil)) +
+		string(AppendFrame(nil, testNonce, KindDone, []byte(`{"id":1}`)))
+	wantFrames := []string{`ready:{"pid":7}`, "out:hello\n" + testNonce + " out 3\n", "err:", `done:{"id":1}`}
+	for _, tc := range []struct {
+		name   string
+		chunks []string
+		want   got
+	}{
+		{"whole", []string{stream}, got{Frames: wantFrames}},
+		{"byte by byte", strings.Split(stream, ""), got{Frames: wantFrames}},
+		{"split in header and payload", []string{stream[:10], stream[10:60], stream[60:]}, got{Frames: wantFrames}},
+		{"garbage", []string{"Traceback (most recent call last):\n"}, got{Err: true}},
+		{"wrong nonce", []string{"ffffffffffffffffffffffffffffffff out 1\nx"}, got{Err: true}},
+		{"unknown kind", []string{testNonce + " eval 1\nx"}, got{Err: true}},
+		{"bad length", []string{testNonce + " out -1\n"}, got{Err: true}},
+		{"too long", []string{testNonce + " out 999999999999\n"}, got{Err: true}},
+		{"endless header", []string{strings.Repeat("x", 200)}, got{Err: true}},
+		{"frames then garbage", []string{stream, "junk\n", stream}, got{Frames: wantFrames, Err: true}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if diff := cmp.Diff(tc.want, decodeAll(tc.chunks)); diff != "" {
+				t.Errorf("(-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestDecoderErrorClass(t *testing.T) {
+	d := NewDecoder(testNonce, func(Frame) {}, nil)
+	_, _ = d.Write([]byte("nonsense\n"))
+	if !errors.Is(d.Err(), ErrProtocol) {
+		t.Errorf("got %v, want ErrProtocol", d.Err())
+	}
+}
+
+func TestBootAndArgv(t *testing.T) {
+	for _, kind := range []string{Python, Node} {
+		if !Known(kind) || len(Argv(kind)) == 0 {
+			t.Errorf("%s: not known or no argv", kind)
+		}
+		b := string(Boot(kind, testNonce))
+		head, src, _ := strings.Cut(b, "\n")
+		if !strings.HasPrefix(head, testNonce+" ") || len(src) < 1000 || !strings.HasSuffix(head, " "+strconv.Itoa(len(src))) {
+			t.Errorf("%s: boot header %q for %d bytes of source", kind, head, len(src))
+		}
+	}
+	if Known("ruby") || Argv("ruby") != nil || Boot("ruby", testNonce) != nil {
+		t.Error("ruby has no resident interpreter")
+	}
+}

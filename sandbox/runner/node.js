@@ -1,0 +1,351 @@
+// The resident JavaScript interpreter of MCP Sandbox. The engine starts it
+// once per sandbox (see sandbox/runner/doc.go for the protocol) and sends it
+// code to run; top-level let, const, var, functions and classes persist
+// between runs, and the value of a trailing expression is returned.
+//
+// The bootstrap runs this text as the body of function (require, NONCE, DIR).
+// The shell wrapper (interp.go) has already arranged the file descriptors:
+// 3 = frames to the engine, 4 = frames from the engine, 5 = diagnostics,
+// 0 = /dev/null, and 1 and 2 = the FIFOs DIR/out and DIR/err, which a relay
+// thread turns into "out" and "err" frames (so subprocesses are captured).
+'use strict';
+const fs = require('fs');
+const net = require('net');
+const util = require('util');
+const vm = require('vm');
+const { Writable } = require('stream');
+const { Worker } = require('worker_threads');
+
+const VERSION = '1';
+const MARK = Buffer.from('\x1e' + NONCE + '\x1f', 'latin1');
+const RUNNER_FILE = 'mcp-sandbox-runner.js';
+const MAX_RESULT = 1 << 20;
+const realExit = process.exit.bind(process);
+
+let acorn = null;
+try {
+  // Node's own copy of acorn (behind --expose-internals), used only for
+  // code with top-level await.
+  acorn = require('internal/deps/acorn/acorn/dist/acorn');
+} catch (e) {
+  acorn = null;
+}
+
+// The relay thread owns fd 3: it writes output frames as the FIFOs deliver
+// them, and the main thread's frames (ready, done) once the FIFOs have
+// passed the marks written before them.
+const RELAY = `
+'use strict';
+const { parentPort, workerData } = require('worker_threads');
+const fs = require('fs');
+const net = require('net');
+const { nonce, dir, acks } = workerData;
+const MARK = Buffer.from('\\x1e' + nonce + '\\x1f', 'latin1');
+const pause = new Int32Array(new SharedArrayBuffer(4));
+function writeAll(buf) {
+  let off = 0;
+  while (off < buf.length) {
+    try {
+      off += fs.writeSync(3, buf, off, buf.length - off);
+    } catch (e) {
+      if (e.code !== 'EAGAIN') throw e;
+      Atomics.wait(pause, 0, 0, 1);
+    }
+  }
+}
+function send(kind, payload) {
+  const p = Buffer.from(payload);
+  writeAll(Buffer.concat([Buffer.from(nonce + ' ' + kind + ' ' + p.length + '\\n', 'latin1'), p]));
+}
+function partial(buf) {
+  const j = buf.lastIndexOf(0x1e);
+  if (j < 0 || buf.length - j >= MARK.length) return 0;
+  return MARK.subarray(0, buf.length - j).equals(buf.subarray(j)) ? buf.length - j : 0;
+}
+const seen = { out: 0, err: 0 };
+const waiting = [];
+function drain(force) {
+  while (waiting.length && (force || (seen.out >= waiting[0].out && seen.err >= waiting[0].err))) {
+    const m = waiting.shift();
+    clearTimeout(m.timer);
+    for (const f of m.frames) send(f.kind, f.payload);
+    force = false;
+  }
+}
+const fds = ['out', 'err'].map((name) => fs.openSync(dir + '/' + name, fs.constants.O_RDONLY | fs.constants.O_NONBLOCK));
+// Everything is open now; the FIFOs need no names any more.
+for (const name of ['out', 'err']) fs.unlinkSync(dir + '/' + name);
+fs.rmdirSync(dir);
+['out', 'err'].forEach((name, i) => {
+  const fd = fds[i];
+  const sock = new net.Socket({ fd, readable: true, writable: false });
+  let held = Buffer.alloc(0);
+  sock.on('data', (chunk) => {
+    let buf = held.length ? Buffer.concat([held, chunk]) : chunk;
+    for (;;) {
+      const i = buf.indexOf(MARK);
+      if (i < 0) break;
+      if (i > 0) send(name, buf.subarray(0, i));
+      buf = buf.subarray(i + MARK.length);
+      seen[name]++;
+      // Tell a main thread blocked in process.exit (see flushSync).
+      Atomics.store(acks, name === 'out' ? 0 : 1, seen[name]);
+      Atomics.add(acks, 2, 1);
+      Atomics.notify(acks, 2);
+    }
+    const keep = partial(buf);
+    if (buf.length > keep) send(name, buf.subarray(0, buf.length - keep));
+    held = Buffer.from(buf.subarray(buf.length - keep));
+    drain(false);
+  });
+});
+parentPort.on('message', (m) => {
+  m.timer = setTimeout(() => drain(true), 5000);
+  waiting.push(m);
+  drain(false);
+});
+`;
+
+// acks: marks the relay has passed on fd 1 and fd 2, and a change counter.
+const acks = new Int32Array(new SharedArrayBuffer(12));
+const relay = new Worker(RELAY, { eval: true, workerData: { nonce: NONCE, dir: DIR, acks } });
+relay.on('error', (e) => fatal('relay: ' + (e && e.stack || e)));
+const marks = { out: 0, err: 0 };
+
+function fatal(msg) {
+  try {
+    fs.writeSync(5, 'mcp-sandbox runner: ' + msg + '\n');
+  } finally {
+    realExit(70);
+  }
+}
+
+function writeAll(fd, buf) {
+  let off = 0;
+  while (off < buf.length) off += fs.writeSync(fd, buf, off, buf.length - off);
+}
+
+// finish hands frames to the relay, after marks that make it wait for the
+// output written so far.
+function finish(frames) {
+  for (const [fd, name] of [[1, 'out'], [2, 'err']]) {
+    try {
+      writeAll(fd, MARK);
+      marks[name]++;
+    } catch (e) {
+      // The code closed the descriptor: nothing to wait for.
+    }
+  }
+  relay.postMessage({ out: marks.out, err: marks.err, frames });
+}
+
+// flushSync blocks until the relay has passed everything written so far,
+// so process.exit in user code does not lose the output before it.
+function flushSync(timeoutMs) {
+  finish([]);
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const gen = Atomics.load(acks, 2);
+    if (Atomics.load(acks, 0) >= marks.out && Atomics.load(acks, 1) >= marks.err) return;
+    const left = deadline - Date.now();
+    if (left <= 0) return;
+    Atomics.wait(acks, 2, gen, left);
+  }
+}
+process.exit = function exit(code) {
+  try {
+    flushSync(2000);
+  } finally {
+    realExit(code);
+  }
+};
+
+function frame(kind, obj) {
+  return { kind, payload: Buffer.from(JSON.stringify(obj)) };
+}
+
+// User code writes to fds 1 and 2 synchronously, so output keeps its order
+// with subprocesses' output and is relayed even while the code blocks.
+function fdStream(fd) {
+  const s = new Writable({
+    decodeStrings: true,
+    write(chunk, _enc, cb) {
+      try {
+        writeAll(fd, chunk);
+      } catch (e) {
+        return cb(e);
+      }
+      cb();
+    },
+  });
+  s.fd = fd;
+  s.isTTY = false;
+  return s;
+}
+const stdout = fdStream(1);
+const stderr = fdStream(2);
+Object.defineProperty(process, 'stdout', { configurable: true, enumerable: true, get: () => stdout });
+Object.defineProperty(process, 'stderr', { configurable: true, enumerable: true, get: () => stderr });
+globalThis.console = new console.Console({ stdout, stderr });
+globalThis.require = require;
+
+function cleanStack(text) {
+  const lines = String(text).split('\n');
+  const cut = lines.findIndex((l) => l.includes(RUNNER_FILE) || l.includes('node:vm:'));
+  return (cut < 0 ? lines : lines.slice(0, cut)).join('\n');
+}
+
+function printError(e, prefix) {
+  let text;
+  if (e instanceof Error && typeof e.stack === 'string') text = cleanStack(e.stack);
+  else text = 'Uncaught ' + util.inspect(e);
+  try {
+    writeAll(2, Buffer.from((prefix || '') + text + '\n'));
+  } catch (err) {
+    // Nowhere left to report it.
+  }
+}
+process.on('uncaughtException', (e) => printError(e, 'Uncaught exception: '));
+process.on('unhandledRejection', (e) => printError(e, 'Unhandled rejection: '));
+
+// patternNames lists the names a declaration's pattern binds.
+function patternNames(p, out) {
+  switch (p.type) {
+    case 'Identifier': out.push(p.name); break;
+    case 'ObjectPattern': for (const q of p.properties) patternNames(q.type === 'RestElement' ? q.argument : q.value, out); break;
+    case 'ArrayPattern': for (const q of p.elements) if (q) patternNames(q, out); break;
+    case 'RestElement': patternNames(p.argument, out); break;
+    case 'AssignmentPattern': patternNames(p.left, out); break;
+  }
+  return out;
+}
+
+// hoistDeclarations turns a cell into an async function whose
+// top-level declarations become globals (so they persist, as in a REPL) and
+// which returns the value of a trailing expression.
+function hoistDeclarations(code) {
+  const ast = acorn.parse(code, { ecmaVersion: 'latest', sourceType: 'script', allowAwaitOutsideFunction: true });
+  const names = [];
+  const body = [];
+  const src = (n) => code.slice(n.start, n.end);
+  ast.body.forEach((st, i) => {
+    const last = i === ast.body.length - 1;
+    if (st.type === 'VariableDeclaration') {
+      for (const d of st.declarations) {
+        patternNames(d.id, names);
+        body.push('void (' + src(d.id) + ' = ' + (d.init ? src(d.init) : 'undefined') + ');');
+      }
+    } else if (st.type === 'FunctionDeclaration') {
+      names.push(st.id.name);
+      body.unshift('void (' + st.id.name + ' = ' + src(st) + ');');
+    } else if (st.type === 'ClassDeclaration') {
+      names.push(st.id.name);
+      body.push('void (' + st.id.name + ' = ' + src(st) + ');');
+    } else if (last && st.type === 'ExpressionStatement') {
+      body.push('return (' + src(st.expression) + ');');
+    } else {
+      body.push(src(st));
+    }
+  });
+  for (const n of names) {
+    try {
+      vm.runInThisContext('var ' + n + ';');
+    } catch (e) {
+      // Already a let or const from an earlier run: assign to that.
+    }
+  }
+  return '(async () => {\n' + body.join('\n') + '\n})()';
+}
+
+// evaluate runs one cell. Like a REPL, it reads a leading "{" as an object
+// literal when it can, and, with acorn, runs code with top-level await (or
+// that declares again a let from an earlier cell) as an async function
+// whose declarations become globals.
+function evaluate(code, filename) {
+  if (/^\s*\{/.test(code) && !/;\s*$/.test(code)) {
+    try {
+      const script = new vm.Script('(' + code + '\n)', { filename });
+      return { value: script.runInThisContext({ displayErrors: true }), isAsync: false };
+    } catch (e) {
+      if (!(e instanceof SyntaxError)) throw e;
+    }
+  }
+  let script;
+  try {
+    script = new vm.Script(code, { filename });
+  } catch (e) {
+    if (!(e instanceof SyntaxError) || !/await/.test(e.message)) throw e;
+    return evaluateHoisted(code, filename, e);
+  }
+  try {
+    return { value: script.runInThisContext({ displayErrors: true }), isAsync: false };
+  } catch (e) {
+    // A let or class declared again fails before any of the cell runs (its
+    // first stack frame is vm's, not the cell's): run it hoisted instead.
+    const first = String(e && e.stack).split('\n').find((l) => l.startsWith('    at '));
+    if (!(e instanceof SyntaxError) || !/already been declared/.test(e.message) || !first || !first.includes('node:vm')) throw e;
+    return evaluateHoisted(code, filename, e);
+  }
+}
+
+function evaluateHoisted(code, filename, original) {
+  if (!acorn) throw original;
+  let wrapped;
+  try {
+    wrapped = hoistDeclarations(code);
+  } catch (parseErr) {
+    throw original;
+  }
+  return { value: new vm.Script(wrapped, { filename }).runInThisContext({ displayErrors: true }), isAsync: true };
+}
+
+async function runCell(req) {
+  let exitCode = 0;
+  let result = null;
+  try {
+    const r = evaluate(req.code, 'cell' + req.id);
+    const value = r.isAsync ? await r.value : r.value;
+    if (value !== undefined) {
+      globalThis._ = value;
+      result = util.inspect(value, { depth: 4, maxArrayLength: 200, maxStringLength: 100000, breakLength: 100 });
+      if (result.length > MAX_RESULT) result = result.slice(0, MAX_RESULT / 2) + '\n[... shortened ...]\n' + result.slice(-MAX_RESULT / 2);
+    }
+  } catch (e) {
+    exitCode = 1;
+    printError(e);
+  }
+  finish([frame('done', { id: req.id, exit_code: exitCode, result })]);
+}
+
+const queue = [];
+let busy = false;
+function pump() {
+  if (busy || queue.length === 0) return;
+  busy = true;
+  runCell(queue.shift()).finally(() => {
+    busy = false;
+    pump();
+  });
+}
+
+const input = new net.Socket({ fd: 4, readable: true, writable: false });
+let inbuf = Buffer.alloc(0);
+input.on('data', (chunk) => {
+  inbuf = inbuf.length ? Buffer.concat([inbuf, chunk]) : chunk;
+  for (;;) {
+    const nl = inbuf.indexOf(10);
+    if (nl < 0) break;
+    const [nonce, kind, len] = inbuf.subarray(0, nl).toString('latin1').split(' ');
+    const n = Number(len);
+    if (nonce !== NONCE || !Number.isInteger(n) || n < 0) fatal('bad frame header');
+    if (inbuf.length < nl + 1 + n) break;
+    const payload = inbuf.subarray(nl + 1, nl + 1 + n).toString('utf8');
+    inbuf = inbuf.subarray(nl + 1 + n);
+    if (kind === 'run') queue.push(JSON.parse(payload));
+  }
+  pump();
+});
+input.on('end', () => realExit(0));
+input.on('error', () => realExit(0));
+
+finish([frame('ready', { pid: process.pid, version: 'node ' + process.version + ' runner ' + VERSION })]);

@@ -1,0 +1,256 @@
+package sandbox
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox/runner"
+)
+
+const (
+	// interpStartTimeout bounds an interpreter's start-up (a cold image
+	// under gVisor can be slow).
+	interpStartTimeout = 20 * time.Second
+	// maxFigures bounds the images one run returns.
+	maxFigures = 16
+)
+
+// errInterpUnusable says an interpreter cannot run in a sandbox (no
+// python3 or node in the image, or one that does not speak the protocol);
+// the caller falls back to one exec per call.
+var errInterpUnusable = errors.New("resident interpreter unusable")
+
+// interp is a resident interpreter running in a sandbox, reached over an
+// attached exec (see package runner for the protocol).
+type interp struct {
+	kind  string
+	nonce string
+	proc  Process
+	diag  *capture // the interpreter's own stderr, for error messages
+	ready chan runner.Ready
+
+	brokenOnce sync.Once
+	broken     chan struct{}
+	brokenErr  error
+
+	nextID int // owned by the slot holder
+
+	mu   sync.Mutex
+	call *interpCall
+}
+
+// interpCall is the run in progress: where its frames go.
+type interpCall struct {
+	id             int
+	stdout, stderr *capture
+	figures        []Figure
+	dropped        int
+	done           chan runner.Done
+}
+
+// interpResult is how a run ended, as far as the interpreter is concerned.
+type interpResult struct {
+	done    runner.Done
+	figures []Figure
+	dropped int
+	// exited: the interpreter ended during the run (status says how).
+	exited bool
+	status ExecStatus
+	// killed: ctx ended first and the interpreter's tree was killed.
+	killed bool
+	// broken: the interpreter stopped speaking the protocol.
+	broken error
+}
+
+// startInterp starts an interpreter of kind in sb and waits until it is
+// ready. An error wrapping errInterpUnusable means the sandbox cannot run
+// one; other errors are the backend's or ctx's.
+func startInterp(ctx context.Context, at Attacher, sb *Sandbox, kind string) (*interp, error) {
+	it := &interp{
+		kind: kind, nonce: runner.NewNonce(), diag: newCapture(4096, nil),
+		ready: make(chan runner.Ready, 1), broken: make(chan struct{}),
+	}
+	dec := runner.NewDecoder(it.nonce, it.onFrame, it.fail)
+	proc, err := at.Attach(ctx, sb.ContainerID, ExecSpec{
+		Cmd: runner.Argv(kind), WorkDir: Workspace, User: sb.User, Stdout: dec, Stderr: it.diag,
+	})
+	if err != nil {
+		return nil, err
+	}
+	it.proc = proc
+	// A write error means the process is already gone; Done says so below.
+	_, _ = proc.Write(runner.Boot(kind, it.nonce))
+	t := time.NewTimer(interpStartTimeout)
+	defer t.Stop()
+	select {
+	case <-it.ready:
+		return it, nil
+	case <-proc.Done():
+		wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+		defer cancel()
+		st, werr := proc.Wait(wctx)
+		if werr != nil {
+			return nil, werr
+		}
+		return nil, fmt.Errorf("%w: %s interpreter exited with code %d at start: %s", errInterpUnusable, kind, st.ExitCode, it.diagText())
+	case <-it.broken:
+		it.kill(ctx)
+		return nil, fmt.Errorf("%w: %s interpreter: %v", errInterpUnusable, kind, it.brokenErr)
+	case <-t.C:
+		it.kill(ctx)
+		return nil, fmt.Errorf("%w: %s interpreter did not start within %s: %s", errInterpUnusable, kind, interpStartTimeout, it.diagText())
+	case <-ctx.Done():
+		it.kill(ctx)
+		return nil, ctx.Err()
+	}
+}
+
+func (it *interp) diagText() string {
+	s := strings.TrimSpace(it.diag.String())
+	if s == "" {
+		return "no message"
+	}
+	return s
+}
+
+// onFrame receives frames from the backend's output goroutine.
+func (it *interp) onFrame(f runner.Frame) {
+	switch f.Kind {
+	case runner.KindReady:
+		var r runner.Ready
+		if err := json.Unmarshal(f.Payload, &r); err != nil {
+			it.fail(fmt.Errorf("%w: bad ready frame: %v", runner.ErrProtocol, err))
+			return
+		}
+		select {
+		case it.ready <- r:
+		default:
+		}
+		return
+	}
+	it.mu.Lock()
+	c := it.call
+	if c == nil {
+		// Output between runs (a background thread or process): no call
+		// to give it to.
+		it.mu.Unlock()
+		return
+	}
+	switch f.Kind {
+	case runner.KindFig:
+		if len(c.figures) < maxFigures {
+			c.figures = append(c.figures, Figure{MIME: "image/png", Data: append([]byte(nil), f.Payload...)})
+		} else {
+			c.dropped++
+		}
+	case runner.KindDone:
+		var d runner.Done
+		if err := json.Unmarshal(f.Payload, &d); err != nil {
+			it.mu.Unlock()
+			it.fail(fmt.Errorf("%w: bad done frame: %v", runner.ErrProtocol, err))
+			return
+		}
+		if d.ID == c.id {
+			select {
+			case c.done <- d:
+			default:
+			}
+		}
+	}
+	it.mu.Unlock()
+	switch f.Kind {
+	case runner.KindOut:
+		_, _ = c.stdout.Write(f.Payload)
+	case runner.KindErr:
+		_, _ = c.stderr.Write(f.Payload)
+	}
+}
+
+func (it *interp) fail(err error) {
+	it.brokenOnce.Do(func() {
+		it.brokenErr = err
+		close(it.broken)
+	})
+}
+
+// gone reports whether the interpreter has ended.
+func (it *interp) gone() bool {
+	select {
+	case <-it.proc.Done():
+		return true
+	case <-it.broken:
+		return true
+	default:
+		return false
+	}
+}
+
+// run sends code to the interpreter and waits for the run to end, for the
+// interpreter to end, or for ctx to end (then the interpreter and
+// everything it started are killed). Only one run may be in progress.
+func (it *interp) run(ctx context.Context, code string, stdout, stderr *capture) interpResult {
+	it.nextID++
+	c := &interpCall{id: it.nextID, stdout: stdout, stderr: stderr, done: make(chan runner.Done, 1)}
+	it.mu.Lock()
+	it.call = c
+	it.mu.Unlock()
+	defer func() {
+		it.mu.Lock()
+		it.call = nil
+		it.mu.Unlock()
+	}()
+	req, _ := json.Marshal(runner.RunRequest{ID: c.id, Code: code})
+	_, _ = it.proc.Write(runner.AppendFrame(nil, it.nonce, runner.KindRun, req))
+
+	finished := func(d runner.Done) interpResult {
+		it.mu.Lock()
+		defer it.mu.Unlock()
+		return interpResult{done: d, figures: c.figures, dropped: c.dropped}
+	}
+	select {
+	case d := <-c.done:
+		return finished(d)
+	case <-it.proc.Done():
+		select {
+		case d := <-c.done:
+			return finished(d)
+		default:
+		}
+		wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+		defer cancel()
+		st, err := it.proc.Wait(wctx)
+		if err != nil {
+			st.ExitCode = -1
+		}
+		return interpResult{exited: true, status: st}
+	case <-it.broken:
+		it.kill(ctx)
+		return interpResult{broken: it.brokenErr}
+	case <-ctx.Done():
+		select {
+		case d := <-c.done:
+			return finished(d)
+		default:
+		}
+		it.kill(ctx)
+		return interpResult{killed: true}
+	}
+}
+
+// kill kills the interpreter's process tree, with a context that outlives
+// a cancelled ctx.
+func (it *interp) kill(ctx context.Context) {
+	kctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 15*time.Second)
+	defer cancel()
+	_ = it.proc.Kill(kctx)
+	it.proc.Close()
+}
+
+// close ends the interpreter by closing its stdin (it exits on EOF); the
+// sandbox's removal takes care of anything it left behind.
+func (it *interp) close() { it.proc.Close() }

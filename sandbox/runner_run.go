@@ -1,0 +1,189 @@
+package sandbox
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+)
+
+// runResident runs code in sb's resident interpreter of kind, starting it
+// if needed. handled is false when no interpreter can run in sb (the
+// backend cannot attach, the image lacks the interpreter, or it does not
+// speak the protocol): the caller then runs the code with one exec, which
+// gives the same answer more slowly. res.StateLost is meaningful either way.
+func (e *Engine) runResident(ctx context.Context, sb *Sandbox, kind string, req RunRequest, timeout time.Duration, out OutputFunc) (res RunResult, handled bool, err error) {
+	at, ok := e.be.(Attacher)
+	if !ok {
+		return res, false, nil
+	}
+	slot, err := sb.slot(kind)
+	if err != nil {
+		return res, true, fmt.Errorf("%w: sandbox %s is being stopped", ErrNotFound, sb.ID)
+	}
+	if err := slot.acquire(ctx); err != nil {
+		return res, true, fmt.Errorf("cancelled while waiting for the previous run: %w", err)
+	}
+	defer slot.release()
+
+	slot.mu.Lock()
+	bad, it, ran := slot.bad, slot.it, slot.ran
+	slot.mu.Unlock()
+	if bad != "" {
+		return res, false, nil
+	}
+	if it != nil && (req.Reset || it.gone()) {
+		// A reset, or an interpreter that ended since the last call (killed
+		// from outside): the variables it held are gone.
+		res.StateLost = ran
+		if req.Reset && !it.gone() {
+			it.kill(ctx)
+		} else {
+			it.close()
+		}
+		it = nil
+		slot.set(nil, false)
+	}
+	if it == nil {
+		if it, err = startInterp(ctx, at, sb, kind); err != nil {
+			if errors.Is(err, errInterpUnusable) {
+				e.log.Info("resident interpreter unavailable; running code with one exec per call", "id", sb.ID, "kind", kind, "why", err)
+				slot.mu.Lock()
+				slot.bad = err.Error()
+				slot.mu.Unlock()
+				return res, false, nil
+			}
+			if ctx.Err() != nil {
+				return res, true, fmt.Errorf("cancelled: %w", ctx.Err())
+			}
+			return res, true, e.containerGone(ctx, sb, err)
+		}
+		slot.set(it, false)
+	}
+
+	sb.begin()
+	defer e.end(sb)
+	limit := e.cfg.Current().Limits.OutputBytes
+	stdout := newCapture(limit, streamTo(out, "stdout"))
+	stderr := newCapture(limit, streamTo(out, "stderr"))
+	tctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	start := time.Now()
+	r := it.run(tctx, req.Code, stdout, stderr)
+	res.DurationMS = time.Since(start).Milliseconds()
+	slot.mu.Lock()
+	slot.ran = true
+	slot.mu.Unlock()
+
+	switch {
+	case r.killed:
+		slot.set(nil, false)
+		res.StateLost = true
+		if ctx.Err() != nil {
+			res.fill(stdout, stderr)
+			return res, true, fmt.Errorf("cancelled: %w", ctx.Err())
+		}
+		res.TimedOut = true
+		res.ExitCode = exitTimedOut
+		fmt.Fprintf(stderr, "\n[mcp-sandbox: timed out after %s; the interpreter and everything it started were killed, and its variables are gone]\n", timeout)
+	case r.exited:
+		it.close()
+		slot.set(nil, false)
+		res.StateLost = true
+		if sb.isRemoving() {
+			return res, true, fmt.Errorf("%w: sandbox %s was stopped while the code ran", ErrNotFound, sb.ID)
+		}
+		if !e.containerRunning(ctx, sb) {
+			return res, true, e.containerGone(ctx, sb, errors.New("the interpreter's container stopped"))
+		}
+		res.ExitCode = r.status.ExitCode
+		if res.ExitCode == 137 && e.oomKilled(ctx, sb) {
+			res.OOMKilled = true
+			fmt.Fprintf(stderr, "\n[mcp-sandbox: killed for using more than the sandbox's %d MB of memory; the interpreter's variables are gone]\n", sb.Limits.MemoryMB)
+		} else {
+			fmt.Fprintf(stderr, "\n[mcp-sandbox: the interpreter exited with code %d; its variables are gone]\n", res.ExitCode)
+		}
+	case r.broken != nil:
+		// It may have run the code, so running it again with exec could
+		// do things twice: report the failure instead, and use exec from
+		// now on.
+		e.log.Warn("resident interpreter broke the protocol; using exec from now on", "id", sb.ID, "kind", kind, "err", r.broken)
+		slot.mu.Lock()
+		slot.it, slot.ran, slot.bad = nil, false, r.broken.Error()
+		slot.mu.Unlock()
+		res.StateLost = true
+		res.ExitCode = 1
+		fmt.Fprintf(stderr, "\n[mcp-sandbox: the interpreter stopped answering properly (%v); it was stopped and its variables are gone; run the code again]\n", r.broken)
+	default:
+		res.ExitCode = r.done.ExitCode
+		if r.done.Result != nil {
+			res.Result = clipResult(*r.done.Result, limit)
+		}
+		res.Figures = r.figures
+		if r.dropped > 0 {
+			fmt.Fprintf(stderr, "\n[mcp-sandbox: %d more figures were not returned (at most %d per run)]\n", r.dropped, maxFigures)
+		}
+	}
+	res.fill(stdout, stderr)
+	return res, true, nil
+}
+
+// set replaces the slot's interpreter.
+func (s *runnerSlot) set(it *interp, ran bool) {
+	s.mu.Lock()
+	s.it, s.ran = it, ran
+	s.mu.Unlock()
+}
+
+// fill copies captured output into the result.
+func (r *RunResult) fill(stdout, stderr *capture) {
+	r.Stdout, r.Stderr = stdout.String(), stderr.String()
+	r.Truncated = stdout.Truncated() || stderr.Truncated()
+}
+
+// clipResult keeps a result within the output budget, as output is kept.
+func clipResult(s string, limit int) string {
+	c := newCapture(limit, nil)
+	_, _ = c.Write([]byte(s))
+	return c.String()
+}
+
+// containerRunning reports whether sb's container still runs (an
+// interpreter that ended may have ended with its container).
+func (e *Engine) containerRunning(ctx context.Context, sb *Sandbox) bool {
+	list, err := e.be.List(ctx)
+	if err != nil {
+		return true // cannot tell; do not claim it is gone
+	}
+	for _, c := range list {
+		if c.ID == sb.ContainerID {
+			return c.State == "running"
+		}
+	}
+	return false
+}
+
+// warmRunner starts sb's resident interpreter of kind ahead of the first
+// call (for pooled sandboxes, so a one-shot run_code finds it running).
+func (e *Engine) warmRunner(ctx context.Context, sb *Sandbox, kind string) {
+	at, ok := e.be.(Attacher)
+	if !ok {
+		return
+	}
+	slot, err := sb.slot(kind)
+	if err != nil || slot.acquire(ctx) != nil {
+		return
+	}
+	defer slot.release()
+	it, err := startInterp(ctx, at, sb, kind)
+	switch {
+	case errors.Is(err, errInterpUnusable):
+		slot.mu.Lock()
+		slot.bad = err.Error()
+		slot.mu.Unlock()
+	case err != nil:
+		e.log.Debug("warm interpreter", "id", sb.ID, "kind", kind, "err", err)
+	default:
+		slot.set(it, false)
+	}
+}
