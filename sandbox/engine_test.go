@@ -9,42 +9,22 @@ import (
 	"time"
 
 	cerrdefs "github.com/containerd/errdefs"
+	"github.com/docker/docker/api/types/filters"
+	"github.com/docker/docker/api/types/volume"
 	"github.com/docker/docker/client"
 
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/config"
-	"github.com/mcp-sandbox/mcp-sandbox/sandbox/docker"
-	"github.com/mcp-sandbox/mcp-sandbox/sandbox/state"
-	"github.com/mcp-sandbox/mcp-sandbox/sandbox/testenv"
 )
 
 // newEngine returns an engine on the real Docker engine with the test
-// images; its sandboxes are removed when the test ends.
+// images that sees only its own containers (so max_sandboxes does not
+// depend on other tests sharing the engine); its sandboxes are removed when
+// the test ends.
 func newEngine(t *testing.T, edit func(*config.Config)) (*sandbox.Engine, *client.Client) {
 	t.Helper()
-	cli := testenv.Docker(t, testenv.PythonImage)
-	cfg := testenv.Config(t)
-	if edit != nil {
-		edit(cfg)
-	}
-	st, err := state.Open(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	eng := sandbox.NewEngine(sandbox.Options{
-		Backend: docker.New(cli, testenv.Logger(t)),
-		Config:  config.Static(cfg),
-		State:   st,
-		Log:     testenv.Logger(t),
-	})
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-		defer cancel()
-		if err := eng.Close(ctx); err != nil {
-			t.Errorf("close engine: %v", err)
-		}
-	})
-	return eng, cli
+	eng, te := newEngineWith(t, engineOptions{edit: edit, scoped: true})
+	return eng, te.cli
 }
 
 func mustCreate(t *testing.T, eng *sandbox.Engine, req sandbox.CreateRequest) *sandbox.Sandbox {
@@ -268,5 +248,30 @@ func TestRunCodeOneShotRemovesSandbox(t *testing.T) {
 			t.Fatal("one-shot sandbox was not removed")
 		}
 		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// TestCancelledCreateLeavesNothing cancels creates at moments spread over
+// their life; whatever the moment, no container or volume is left behind.
+func TestCancelledCreateLeavesNothing(t *testing.T) {
+	eng, te := newEngineWith(t, engineOptions{scoped: true})
+	for i := 0; i < 12; i++ {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Duration(i*15)*time.Millisecond)
+		sb, err := eng.Create(ctx, sandbox.CreateRequest{})
+		cancel()
+		if err == nil {
+			eng.Stop(context.Background(), sb.ID)
+		}
+	}
+	eng.Close(context.Background())
+	waitFor(t, "no containers left", 20*time.Second, func() bool {
+		return len(ownContainers(t, te, eng, false)) == 0
+	})
+	vols, err := te.cli.VolumeList(context.Background(), volume.ListOptions{Filters: filters.NewArgs(filters.Arg("label", sandbox.LabelOwner+"="+eng.Owner()))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(vols.Volumes) > 0 {
+		t.Errorf("%d workspace volumes left", len(vols.Volumes))
 	}
 }

@@ -20,8 +20,14 @@ var keepAlive = []string{"/bin/sh", "-c", "trap 'exit 0' TERM INT HUP; while :; 
 func volumeName(containerName string) string { return containerName + "-workspace" }
 
 // Create makes the workspace volume and the hardened container, and starts
-// it. On any failure it removes what it made.
+// it. On any failure it removes what it made. The engine calls are not
+// cancelled half-way (a create cancelled in flight can still make the
+// container without telling us its id); a cancelled ctx is honoured between
+// them, and what was made is removed.
 func (b *Backend) Create(ctx context.Context, spec sandbox.ContainerSpec) (id string, err error) {
+	caller := ctx
+	ctx, cancel := cleanupContext(ctx)
+	defer cancel()
 	vol := volumeName(spec.Name)
 	uid, gid := splitUser(spec.User)
 	mb := spec.WorkspaceMB
@@ -42,13 +48,16 @@ func (b *Backend) Create(ctx context.Context, spec sandbox.ContainerSpec) (id st
 		return "", b.wrap("create workspace volume", err)
 	}
 	defer func() {
+		if err == nil && caller.Err() != nil {
+			err = caller.Err()
+		}
 		if err != nil {
 			cctx, cancel := cleanupContext(ctx)
 			defer cancel()
 			if id != "" {
 				_ = b.cli.ContainerRemove(cctx, id, container.RemoveOptions{Force: true})
 			}
-			_ = b.cli.VolumeRemove(cctx, vol, true)
+			_ = b.removeVolume(cctx, vol)
 			id = ""
 		}
 	}()
@@ -67,11 +76,17 @@ func (b *Backend) Create(ctx context.Context, spec sandbox.ContainerSpec) (id st
 	for _, opt := range defaultOptions(vol) {
 		opt(cc, spec)
 	}
+	if err := caller.Err(); err != nil {
+		return "", err
+	}
 	resp, err := b.cli.ContainerCreate(ctx, cc.Config, cc.Host, nil, nil, spec.Name)
 	if err != nil {
 		return "", b.wrap("create container", err)
 	}
 	id = resp.ID
+	if err := caller.Err(); err != nil {
+		return id, err
+	}
 	if err := b.cli.ContainerStart(ctx, id, container.StartOptions{}); err != nil {
 		return id, b.wrap("start container", err)
 	}
