@@ -30,6 +30,9 @@ const (
 	Warm    = "warm run_code print(1)  vs  docker exec python3 -c"
 	Create  = "sandbox_create (warm pool)  vs  docker run -d"
 	OneShot = "one-shot run_code  vs  docker run --rm"
+	// ExecTrue has no target: it shows what one sandbox_exec costs next to
+	// docker exec, both running `true`.
+	ExecTrue = "sandbox_exec true  vs  docker exec true"
 )
 
 // targets are the issue's goals for each ratio (ours / baseline).
@@ -140,6 +143,7 @@ func (h *Harness) Round(ctx context.Context) error {
 		{Warm, false, h.warmRun, h.dockerExec},
 		{Create, true, h.create, h.dockerRunDetached},
 		{OneShot, true, h.oneShot, h.dockerRunOnce},
+		{ExecTrue, false, h.execTrue, h.dockerExecTrue},
 	}
 	for _, s := range steps {
 		if s.pool {
@@ -189,6 +193,24 @@ func (h *Harness) warmRun(ctx context.Context) (func(), error) {
 
 func (h *Harness) dockerExec(ctx context.Context) (func(), error) {
 	return nil, h.docker.exec(ctx, h.baseCID)
+}
+
+func (h *Harness) execTrue(ctx context.Context) (func(), error) {
+	var out struct {
+		ExitCode int `json:"exit_code"`
+	}
+	if err := h.srv.call(ctx, "sandbox_exec", map[string]any{"sandbox_id": h.warmID, "command": "true"}, &out); err != nil {
+		return nil, err
+	}
+	if out.ExitCode != 0 {
+		return nil, fmt.Errorf("sandbox_exec true: exit %d", out.ExitCode)
+	}
+	return nil, nil
+}
+
+func (h *Harness) dockerExecTrue(ctx context.Context) (func(), error) {
+	_, err := h.docker.run(ctx, "exec", h.baseCID, "true")
+	return nil, err
 }
 
 func (h *Harness) create(ctx context.Context) (func(), error) {
@@ -295,7 +317,7 @@ func (h *Harness) report() Report {
 		Rounds: h.rounds, Image: h.o.Image, Docker: dv, CPUs: runtime.NumCPU(),
 		IdleRSSKB: h.idleKB, PoolClaims: claims - h.claims0, When: time.Now().UTC(),
 	}
-	for _, name := range []string{Warm, Create, OneShot} {
+	for _, name := range []string{Warm, Create, OneShot, ExecTrue} {
 		o, b := summarize(h.ours[name]), summarize(h.base[name])
 		rep.Comparisons = append(rep.Comparisons, Comparison{
 			Name: name, Ours: o, Baseline: b, Ratio: ratio(o.Median, b.Median), P95Ratio: ratio(o.P95, b.P95), Target: targets[name],
