@@ -27,6 +27,9 @@ type Options struct {
 	OwnerID string
 	// TickInterval is how often expiry is checked; default 5s.
 	TickInterval time.Duration
+	// TTLUnit is how long one of ttl_minutes lasts: a minute, except in
+	// tests that watch a sandbox expire.
+	TTLUnit time.Duration
 }
 
 // Engine creates, runs and removes the sandboxes of one server process.
@@ -39,6 +42,7 @@ type Engine struct {
 	pid      int
 	hostname string
 	tick     time.Duration
+	ttlUnit  time.Duration
 
 	mu       sync.Mutex
 	boxes    map[string]*Sandbox
@@ -68,10 +72,13 @@ func NewEngine(o Options) *Engine {
 	if o.TickInterval <= 0 {
 		o.TickInterval = 5 * time.Second
 	}
+	if o.TTLUnit <= 0 {
+		o.TTLUnit = time.Minute
+	}
 	host, _ := os.Hostname()
 	e := &Engine{
 		be: o.Backend, cfg: o.Config, st: o.State, log: o.Log,
-		owner: o.OwnerID, pid: os.Getpid(), hostname: host, tick: o.TickInterval,
+		owner: o.OwnerID, pid: os.Getpid(), hostname: host, tick: o.TickInterval, ttlUnit: o.TTLUnit,
 		boxes: map[string]*Sandbox{},
 		recs:  newRecorder(o.State, o.Log), freed: make(chan struct{}),
 	}
@@ -217,7 +224,7 @@ func (e *Engine) create(ctx context.Context, cfg *config.Config, p plan, req Cre
 	sb := &Sandbox{
 		ID: id, Language: p.Language, Lang: p.Lang, Image: p.Image, Network: p.Network,
 		Client: req.Client, Limits: p.Limits, User: sandboxUser(img.User), CreatedAt: now,
-		ttl: time.Duration(p.TTL) * time.Minute, lastUsed: now,
+		ttl: time.Duration(p.TTL) * e.ttlUnit, lastUsed: now,
 	}
 	spec := e.containerSpec(ctx, cfg, sb, ContainerName(id), p.Env, false)
 	cid, err := e.be.Create(ctx, spec)

@@ -275,3 +275,22 @@ func TestCancelledCreateLeavesNothing(t *testing.T) {
 		t.Errorf("%d workspace volumes left", len(vols.Volumes))
 	}
 }
+
+// TestIdleExpiry: an idle sandbox is removed when its TTL passes (a "minute"
+// is 400 ms here), but not while a command runs in it.
+func TestIdleExpiry(t *testing.T) {
+	eng, te := newEngineWith(t, engineOptions{scoped: true, run: true, ttlUnit: 400 * time.Millisecond})
+	sb := mustCreate(t, eng, sandbox.CreateRequest{TTLMinutes: 1})
+	// Busy for three TTLs: still there afterwards.
+	res, err := eng.Exec(context.Background(), sb.ID, sandbox.ExecRequest{Command: "sleep 1.2; echo done"}, nil)
+	if err != nil || res.Stdout != "done\n" {
+		t.Fatalf("a busy sandbox expired: %+v %v", res, err)
+	}
+	waitFor(t, "the idle sandbox to expire", 20*time.Second, func() bool {
+		_, err := eng.Get(sb.ID)
+		return errors.Is(err, sandbox.ErrNotFound)
+	})
+	waitFor(t, "its container to be removed", 20*time.Second, func() bool {
+		return len(ownContainers(t, te, eng, false)) == 0
+	})
+}

@@ -78,7 +78,7 @@ func (e *Engine) createPooled(ctx, soft context.Context, pl plan) (*Sandbox, err
 	sb := &Sandbox{
 		ID: id, Language: pl.Language, Lang: pl.Lang, Image: pl.Image, Network: pl.Network,
 		Limits: pl.Limits, User: sandboxUser(img.User), CreatedAt: now,
-		ttl: time.Duration(pl.TTL) * time.Minute, lastUsed: now,
+		ttl: time.Duration(pl.TTL) * e.ttlUnit, lastUsed: now,
 	}
 	cid, err := e.be.Create(ctx, e.containerSpec(ctx, cfg, sb, PoolNamePrefix+id, nil, true))
 	if err != nil {

@@ -30,6 +30,8 @@ type engineOptions struct {
 	// scoped makes the engine see only its own containers, so counts under
 	// max_sandboxes do not depend on other tests sharing the Docker engine.
 	scoped bool
+	// ttlUnit shortens ttl_minutes for expiry tests.
+	ttlUnit time.Duration
 }
 
 // scopedBackend is the real backend with List limited to one owner's
@@ -84,7 +86,7 @@ func newEngineWith(t *testing.T, o engineOptions) (*sandbox.Engine, testEngine) 
 		backend = scopedBackend{Backend: be, owner: owner}
 	}
 	eng := sandbox.NewEngine(sandbox.Options{
-		Backend: backend, Config: w, State: st, Log: testenv.Logger(t), OwnerID: owner, TickInterval: 200 * time.Millisecond,
+		Backend: backend, Config: w, State: st, Log: testenv.Logger(t), OwnerID: owner, TickInterval: 200 * time.Millisecond, TTLUnit: o.ttlUnit,
 	})
 	t.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
