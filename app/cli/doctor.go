@@ -38,6 +38,7 @@ type report struct {
 	Clients  []clientconfig.ClientState `json:"clients"`
 	Config   configReport               `json:"config"`
 	Server   serverReport               `json:"server"`
+	Install  installReport              `json:"install"`
 	StateDir dirReport                  `json:"state_dir"`
 	Problems []string                   `json:"problems"`
 }
@@ -138,6 +139,7 @@ func diagnose(ctx context.Context, e *Env) *report {
 		r.Server.Path = self
 	}
 	r.Server.Version = buildinfo.Get().String()
+	r.Install = checkInstall(ctx, gatherInstall(e), problem)
 
 	r.StateDir.Path = config.StateDir()
 	if err := os.MkdirAll(r.StateDir.Path, 0o700); err == nil {
@@ -228,6 +230,7 @@ func printReport(w io.Writer, r *report) {
 	fmt.Fprintf(w, "  %s: %s\n", r.Config.Path, valid)
 	fmt.Fprintf(w, "  state dir: %s (writable: %v)\n", r.StateDir.Path, r.StateDir.Writable)
 	fmt.Fprintf(w, "  server: %s %s\n", filepath.Clean(r.Server.Path), r.Server.Version)
+	printInstall(w, r.Install)
 	if len(r.Problems) == 0 {
 		fmt.Fprintln(w, "\nEverything needed is in place.")
 		return

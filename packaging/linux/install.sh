@@ -1,0 +1,90 @@
+#!/bin/sh
+# Installs MCP Sandbox for the current user from this unpacked tarball:
+# both programs to ~/.local/bin, a menu entry and icons to ~/.local/share,
+# then starts the tray, which sets up Claude Desktop and Cursor on its
+# first start. No root needed.
+#
+#   ./install.sh               install (or update) and start the tray
+#   ./install.sh --no-start    install only
+#   ./install.sh --uninstall   remove what install.sh put there
+#   ./install.sh --prefix DIR  use DIR/bin and DIR/share instead of ~/.local
+#
+# Your settings (~/.config/mcp-sandbox) and state (~/.local/state/mcp-sandbox)
+# are never touched, not even by --uninstall.
+set -eu
+
+here=$(cd "$(dirname "$0")" && pwd)
+prefix=$HOME/.local
+action=install
+start=yes
+while [ $# -gt 0 ]; do
+  case $1 in
+    --uninstall) action=uninstall ;;
+    --no-start) start=no ;;
+    --prefix) shift; prefix=${1:?--prefix needs a directory} ;;
+    -h|--help) sed -n '2,13p' "$0"; exit 0 ;;
+    *) echo "install.sh: unknown option $1 (try --help)" >&2; exit 2 ;;
+  esac
+  shift
+done
+
+bin=$prefix/bin
+share=$prefix/share
+desktop=$share/applications/@APP_ID@.desktop
+manifest=$share/mcp-sandbox/installed-files
+
+refresh_menus() {
+  if command -v update-desktop-database >/dev/null 2>&1; then
+    update-desktop-database -q "$share/applications" 2>/dev/null || true
+  fi
+  if command -v gtk-update-icon-cache >/dev/null 2>&1 && [ -f "$share/icons/hicolor/index.theme" ]; then
+    gtk-update-icon-cache -q -t "$share/icons/hicolor" 2>/dev/null || true
+  fi
+}
+
+if [ "$action" = uninstall ]; then
+  [ -f "$manifest" ] || { echo "install.sh: nothing installed under $prefix (no $manifest)" >&2; exit 1; }
+  pkill -u "$(id -u)" -x mcp-sandbox-tray 2>/dev/null || true
+  while IFS= read -r f; do rm -f "$f"; done <"$manifest"
+  rm -f "$manifest"
+  rmdir "$share/mcp-sandbox" 2>/dev/null || true
+  refresh_menus
+  echo "MCP Sandbox removed from $prefix. Settings in ~/.config/mcp-sandbox are kept."
+  exit 0
+fi
+
+mkdir -p "$bin" "$share/applications" "$share/mcp-sandbox"
+: >"$manifest.new"
+put() { # put SRC DEST MODE
+  mkdir -p "$(dirname "$2")"
+  # Copy beside, then rename: a running tray keeps its old file.
+  cp "$1" "$2.new" && chmod "$3" "$2.new" && mv -f "$2.new" "$2"
+  echo "$2" >>"$manifest.new"
+}
+put "$here/bin/mcp-sandbox" "$bin/mcp-sandbox" 755
+put "$here/bin/mcp-sandbox-tray" "$bin/mcp-sandbox-tray" 755
+(cd "$here/share/icons" && find . -type f) | while IFS= read -r f; do
+  put "$here/share/icons/$f" "$share/icons/$f" 644
+done
+# The menu entry names the tray by absolute path: ~/.local/bin is not on
+# every desktop's PATH.
+sed -e "s|^Exec=.*|Exec=\"$bin/mcp-sandbox-tray\"|" -e "s|^TryExec=.*|TryExec=$bin/mcp-sandbox-tray|" \
+  "$here/share/applications/@APP_ID@.desktop" >"$desktop.new"
+mv -f "$desktop.new" "$desktop"
+echo "$desktop" >>"$manifest.new"
+mv -f "$manifest.new" "$manifest"
+refresh_menus
+
+echo "MCP Sandbox $("$bin/mcp-sandbox" version) installed in $bin."
+case ":$PATH:" in
+  *":$bin:"*) ;;
+  *) echo "Note: $bin is not on your PATH; add it to use mcp-sandbox from a terminal." ;;
+esac
+if [ "$start" = yes ] && { [ -n "${DISPLAY:-}" ] || [ -n "${WAYLAND_DISPLAY:-}" ]; }; then
+  pkill -u "$(id -u)" -x mcp-sandbox-tray 2>/dev/null && sleep 1 || true
+  nohup "$bin/mcp-sandbox-tray" >/dev/null 2>&1 &
+  echo "The tray is starting; it configures Claude Desktop and Cursor on its first start."
+else
+  echo "Start it from your applications menu (MCP Sandbox), or run: $bin/mcp-sandbox-tray"
+fi
+echo "Check the set-up any time with: $bin/mcp-sandbox doctor"
