@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcp-sandbox/mcp-sandbox/app/internal/childproc"
 )
 
 // DefaultVerifyTimeout bounds Verify when no timeout is given. A first
@@ -88,6 +90,7 @@ func VerifyEntry(ctx context.Context, e Entry, opts VerifyOptions) (*VerifyResul
 		return res, err
 	}
 	cmd := exec.Command(path, e.Args...)
+	childproc.NoWindow(cmd)
 	cmd.Env = env
 	stderr := &tailBuffer{max: 4 << 10}
 	cmd.Stderr = stderr

@@ -1,0 +1,137 @@
+package bundled
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"runtime"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcp-sandbox/mcp-sandbox/app/internal/childproc"
+)
+
+// Session is the server spawned over stdio, as an AI client spawns it.
+type Session struct {
+	cs      *mcp.ClientSession
+	Startup time.Duration
+	// ServerVersion is what the server said of itself.
+	ServerVersion string
+}
+
+// ConnectOptions says how to start the server.
+type ConnectOptions struct {
+	// Path is the server binary; it is run as `Path serve`.
+	Path string
+	// Env holds the entry's variables (DOCKER_HOST), set on top of what a
+	// client passes on anyway (see ClientEnv).
+	Env map[string]string
+	// Getenv reads the tray's environment; nil means os.Getenv.
+	Getenv func(string) string
+	// ClientName is how the session introduces itself.
+	ClientName string
+}
+
+// Connect starts the server and completes the MCP handshake.
+func Connect(ctx context.Context, o ConnectOptions) (*Session, error) {
+	if o.ClientName == "" {
+		o.ClientName = "mcp-sandbox-tray"
+	}
+	cmd := exec.Command(o.Path, "serve")
+	childproc.NoWindow(cmd)
+	cmd.Env = ClientEnv(o.Getenv, o.Env)
+	client := mcp.NewClient(&mcp.Implementation{Name: o.ClientName, Version: "1"}, nil)
+	start := time.Now()
+	cs, err := client.Connect(ctx, &mcp.CommandTransport{Command: cmd, TerminateDuration: 5 * time.Second}, nil)
+	if err != nil {
+		return nil, fmt.Errorf("start %s serve: %w", o.Path, err)
+	}
+	s := &Session{cs: cs, Startup: time.Since(start)}
+	if ir := cs.InitializeResult(); ir != nil && ir.ServerInfo != nil {
+		s.ServerVersion = ir.ServerInfo.Version
+	}
+	return s, nil
+}
+
+// Call calls a tool and returns its structured result decoded into out (if
+// non-nil) and its text. A result with isError is an error whose message is
+// the result's text.
+func (s *Session) Call(ctx context.Context, tool string, args map[string]any, out any) (string, error) {
+	res, err := s.cs.CallTool(ctx, &mcp.CallToolParams{Name: tool, Arguments: args})
+	if err != nil {
+		return "", fmt.Errorf("%s: %w", tool, err)
+	}
+	var text []string
+	for _, c := range res.Content {
+		if tc, ok := c.(*mcp.TextContent); ok {
+			text = append(text, tc.Text)
+		}
+	}
+	msg := strings.Join(text, "\n")
+	if res.IsError {
+		return msg, &ToolError{Tool: tool, Message: msg}
+	}
+	if out != nil && res.StructuredContent != nil {
+		b, _ := json.Marshal(res.StructuredContent)
+		if err := json.Unmarshal(b, out); err != nil {
+			return msg, fmt.Errorf("%s: decode result: %w", tool, err)
+		}
+	}
+	return msg, nil
+}
+
+// Close ends the session; the server sees stdin close and removes its
+// sandboxes.
+func (s *Session) Close() error { return s.cs.Close() }
+
+// ToolError is a tool result with isError set: the server could not do
+// what was asked and says why.
+type ToolError struct {
+	Tool    string
+	Message string
+}
+
+func (e *ToolError) Error() string { return e.Tool + ": " + e.Message }
+
+// inherited are the variables clients pass to a stdio server besides the
+// entry's own env (as the reference MCP SDKs do), plus the two that point
+// the server at the tray's own config and state when the tray was started
+// with them, so the test runs against the settings the tray shows.
+var inherited = map[string][]string{
+	"windows": {"APPDATA", "HOMEDRIVE", "HOMEPATH", "LOCALAPPDATA", "PATH", "PROCESSOR_ARCHITECTURE",
+		"PROGRAMFILES", "SYSTEMDRIVE", "SYSTEMROOT", "TEMP", "USERNAME", "USERPROFILE"},
+	"other": {"HOME", "LOGNAME", "PATH", "SHELL", "TERM", "USER"},
+	"tray":  {"MCP_SANDBOX_CONFIG", "MCP_SANDBOX_STATE_DIR"},
+}
+
+// ClientEnv is the environment a client gives the server: the inherited
+// variables read through getenv, with extra over them.
+func ClientEnv(getenv func(string) string, extra map[string]string) []string {
+	if getenv == nil {
+		getenv = os.Getenv
+	}
+	names := inherited["other"]
+	if runtime.GOOS == "windows" {
+		names = inherited["windows"]
+	}
+	vars := map[string]string{}
+	for _, k := range append(append([]string{}, names...), inherited["tray"]...) {
+		if v := getenv(k); v != "" && !strings.HasPrefix(v, "()") {
+			vars[k] = v
+		}
+	}
+	for k, v := range extra {
+		vars[k] = v
+	}
+	out := make([]string, 0, len(vars))
+	for k, v := range vars {
+		out = append(out, k+"="+v)
+	}
+	sort.Strings(out)
+	return out
+}

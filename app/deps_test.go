@@ -1,0 +1,66 @@
+package app
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// deps lists the packages a command links, for GOOS/GOARCH and cgo as
+// given.
+func deps(t *testing.T, pkg, goos string, cgo bool) []string {
+	t.Helper()
+	cmd := exec.Command("go", "list", "-deps", pkg)
+	cmd.Dir = ".."
+	cgoEnv := "CGO_ENABLED=0"
+	if cgo {
+		cgoEnv = "CGO_ENABLED=1"
+	}
+	cmd.Env = append(os.Environ(), "GOOS="+goos, "GOARCH=amd64", cgoEnv)
+	out, err := cmd.Output()
+	if err != nil {
+		var stderr string
+		if ee, ok := err.(*exec.ExitError); ok {
+			stderr = string(ee.Stderr)
+		}
+		t.Fatalf("go list -deps %s: %v\n%s", pkg, err, stderr)
+	}
+	return strings.Fields(string(out))
+}
+
+// forbidden is what the server must never link: Fyne and everything that
+// only a GUI needs (OpenGL, GLFW, the tray's D-Bus library).
+var forbidden = []string{"fyne.io/", "github.com/go-gl/", "github.com/godbus/", "runtime/cgo"}
+
+// TestServerLinksNoFyne proves the contract of DESIGN.md §1: mcp-sandbox
+// builds without cgo for every platform it ships on, and links no GUI code.
+func TestServerLinksNoFyne(t *testing.T) {
+	if _, err := os.Stat(filepath.Join("..", "go.mod")); err != nil {
+		t.Fatalf("run from app/: %v", err)
+	}
+	for _, goos := range []string{"linux", "darwin", "windows"} {
+		for _, p := range deps(t, "./cmd/mcp-sandbox", goos, false) {
+			for _, f := range forbidden {
+				if strings.HasPrefix(p, f) {
+					t.Errorf("%s: ./cmd/mcp-sandbox links %s", goos, p)
+				}
+			}
+		}
+	}
+}
+
+// TestTrayLinksFyne keeps the test above honest: the same check finds Fyne
+// in the tray.
+func TestTrayLinksFyne(t *testing.T) {
+	found := false
+	for _, p := range deps(t, "./cmd/mcp-sandbox-tray", "linux", true) {
+		if strings.HasPrefix(p, "fyne.io/fyne/v2") {
+			found = true
+		}
+	}
+	if !found {
+		t.Error("./cmd/mcp-sandbox-tray does not link Fyne; the dependency check would prove nothing")
+	}
+}

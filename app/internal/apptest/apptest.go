@@ -1,0 +1,244 @@
+// Package apptest gives the tray's tests the real things they need: the
+// mcp-sandbox and mcp-sandbox-tray binaries built from this tree, a Docker
+// engine with the test images, an X display and a D-Bus daemon. On top of
+// sandbox/testenv, it skips a test when one is missing locally and fails it
+// when CI=true.
+package apptest
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/docker/docker/api/types/container"
+	"github.com/docker/docker/api/types/filters"
+	"github.com/docker/docker/client"
+
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox/testenv"
+)
+
+// Test images and the skip-or-fail rule come from sandbox/testenv, which
+// the engine's tests use too.
+var (
+	PythonImage = testenv.PythonImage
+	TinyImage   = testenv.TinyImage
+)
+
+// CI reports whether the tests run under CI=true.
+func CI() bool { return os.Getenv("CI") == "true" }
+
+// Missing skips the test, or fails it under CI=true.
+func Missing(t testing.TB, what string) {
+	t.Helper()
+	testenv.Missing(t, what)
+}
+
+// Docker returns a client for the local engine after checking that it
+// answers and that the images are present.
+func Docker(t testing.TB, images ...string) *client.Client {
+	t.Helper()
+	return testenv.Docker(t, images...)
+}
+
+// ConfigTOML is a config file for the test images, which cannot be pulled.
+func ConfigTOML() string {
+	return `[images]
+python = "` + PythonImage + `"
+bash = "` + PythonImage + `"
+pull = "never"
+
+[pool]
+size = 0
+`
+}
+
+// WriteHome puts the test config (ConfigTOML plus extra) in its standard
+// place under home.
+func WriteHome(home, extra string) error {
+	cfg := filepath.Join(home, ".config", "mcp-sandbox", "config.toml")
+	if err := os.MkdirAll(filepath.Dir(cfg), 0o700); err != nil {
+		return err
+	}
+	return os.WriteFile(cfg, []byte(ConfigTOML()+extra), 0o600)
+}
+
+// Sandboxes lists the ids of the managed, non-pool sandboxes on the
+// engine, whichever process made them: what the tray counts.
+func Sandboxes(ctx context.Context, cli *client.Client) ([]string, error) {
+	f := filters.NewArgs(filters.Arg("label", "io.mcp-sandbox.managed=true"))
+	list, err := cli.ContainerList(ctx, container.ListOptions{All: true, Filters: f})
+	if err != nil {
+		return nil, err
+	}
+	var ids []string
+	for _, c := range list {
+		if c.Labels["io.mcp-sandbox.pool"] == "true" && len(c.Names) > 0 && strings.HasPrefix(c.Names[0], "/mcp-sandbox-pool-") {
+			continue
+		}
+		ids = append(ids, c.Labels["io.mcp-sandbox.id"])
+	}
+	return ids, nil
+}
+
+// Home makes a temporary home directory with the test config in its
+// standard place, points HOME (and the XDG variables) at it, and returns it:
+// the tray and every server it starts then share that config and state.
+func Home(t testing.TB) string {
+	t.Helper()
+	home := t.TempDir()
+	for _, k := range []string{"XDG_CONFIG_HOME", "XDG_STATE_HOME", "XDG_CACHE_HOME", "MCP_SANDBOX_CONFIG", "MCP_SANDBOX_STATE_DIR"} {
+		t.Setenv(k, "")
+		os.Unsetenv(k)
+	}
+	t.Setenv("HOME", home)
+	if err := WriteHome(home, ""); err != nil {
+		t.Fatal(err)
+	}
+	return home
+}
+
+// home is HOME when the test process started: builds use the go command's
+// caches under it even after a test points HOME elsewhere.
+var home = os.Getenv("HOME")
+
+var (
+	buildMu  sync.Mutex
+	built    = map[string]string{}
+	buildDir string
+)
+
+// Binary builds ./cmd/NAME of this module once per test process and
+// returns its path. Building needs the go command; a test that cannot
+// build fails.
+func Binary(t testing.TB, name string) string {
+	t.Helper()
+	p, err := BuildBinary(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// BuildBinary is Binary for TestMain, which has no testing.TB.
+func BuildBinary(name string) (string, error) {
+	buildMu.Lock()
+	defer buildMu.Unlock()
+	if p, ok := built[name]; ok {
+		return p, nil
+	}
+	goenv := exec.Command("go", "env", "GOMOD")
+	goenv.Env = append(os.Environ(), "HOME="+home)
+	out, err := goenv.Output()
+	if err != nil || strings.TrimSpace(string(out)) == "" {
+		return "", fmt.Errorf("go env GOMOD: %v", err)
+	}
+	root := filepath.Dir(strings.TrimSpace(string(out)))
+	if buildDir == "" {
+		d, err := os.MkdirTemp("", "mcp-sandbox-bin-")
+		if err != nil {
+			return "", err
+		}
+		buildDir = d
+	}
+	bin := filepath.Join(buildDir, name)
+	cmd := exec.Command("go", "build", "-o", bin, "./cmd/"+name)
+	cmd.Dir = root
+	cmd.Env = append(os.Environ(), "HOME="+home)
+	if b, err := cmd.CombinedOutput(); err != nil {
+		return "", fmt.Errorf("go build ./cmd/%s: %v\n%s", name, err, b)
+	}
+	built[name] = bin
+	return bin, nil
+}
+
+// Cleanup removes the binaries Binary built; call it from TestMain.
+func Cleanup() {
+	buildMu.Lock()
+	defer buildMu.Unlock()
+	if buildDir != "" {
+		os.RemoveAll(buildDir)
+	}
+}
+
+// ModuleRoot returns the directory of this module's go.mod.
+func ModuleRoot(t testing.TB) string {
+	t.Helper()
+	out, err := exec.Command("go", "env", "GOMOD").Output()
+	if err != nil || strings.TrimSpace(string(out)) == "" {
+		t.Fatalf("go env GOMOD: %v", err)
+	}
+	return filepath.Dir(strings.TrimSpace(string(out)))
+}
+
+// StartXvfb starts a private X server when the process has no DISPLAY and
+// Xvfb is installed, sets DISPLAY for this process (and its children), and
+// returns a function that stops it. With a DISPLAY already set, or without
+// Xvfb, it does nothing (the GUI tests then skip, or fail under CI=true).
+func StartXvfb() (stop func(), err error) {
+	if os.Getenv("DISPLAY") != "" {
+		return func() {}, nil
+	}
+	xvfb, err := exec.LookPath("Xvfb")
+	if err != nil {
+		return func() {}, nil
+	}
+	r, w, err := os.Pipe()
+	if err != nil {
+		return nil, err
+	}
+	// -displayfd makes Xvfb pick a free display and write its number.
+	cmd := exec.Command(xvfb, "-displayfd", "3", "-screen", "0", "1280x1024x24", "-nolisten", "tcp")
+	cmd.ExtraFiles = []*os.File{w}
+	if err := cmd.Start(); err != nil {
+		r.Close()
+		w.Close()
+		return nil, fmt.Errorf("start Xvfb: %w", err)
+	}
+	w.Close()
+	num := make(chan string, 1)
+	go func() {
+		buf := make([]byte, 16)
+		n, _ := r.Read(buf)
+		num <- strings.TrimSpace(string(buf[:n]))
+	}()
+	select {
+	case d := <-num:
+		r.Close()
+		if d == "" {
+			cmd.Process.Kill()
+			cmd.Wait()
+			return nil, fmt.Errorf("Xvfb did not report its display")
+		}
+		// The socket must be there before a client tries it.
+		sock := "/tmp/.X11-unix/X" + d
+		for i := 0; i < 100; i++ {
+			if _, err := os.Stat(sock); err == nil {
+				break
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+		os.Setenv("DISPLAY", ":"+d)
+	case <-time.After(20 * time.Second):
+		cmd.Process.Kill()
+		cmd.Wait()
+		return nil, fmt.Errorf("Xvfb did not start within 20s")
+	}
+	return func() {
+		cmd.Process.Signal(os.Interrupt)
+		done := make(chan struct{})
+		go func() { cmd.Wait(); close(done) }()
+		select {
+		case <-done:
+		case <-time.After(5 * time.Second):
+			cmd.Process.Kill()
+			<-done
+		}
+		os.Unsetenv("DISPLAY")
+	}, nil
+}

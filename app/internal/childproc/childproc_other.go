@@ -1,0 +1,7 @@
+//go:build !windows
+
+package childproc
+
+import "os/exec"
+
+func noWindow(*exec.Cmd) {}

@@ -1,0 +1,96 @@
+package sandboxwatch
+
+import (
+	"context"
+	"errors"
+	"path/filepath"
+
+	"github.com/docker/docker/api/types/events"
+	"github.com/docker/docker/api/types/filters"
+	"github.com/docker/docker/client"
+	"github.com/fsnotify/fsnotify"
+
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox"
+)
+
+// DockerSource is the real Source: the engine's list of managed sandboxes
+// (sandbox.Lister, which merges the servers' records), its stats, and its
+// events stream, plus changes to the record files, which servers rewrite
+// when a sandbox is used (its expiry moves).
+type DockerSource struct {
+	Lister sandbox.Lister
+	Client *client.Client
+	// RecordsDir is <state dir>/sandboxes; "" watches no records.
+	RecordsDir string
+}
+
+var _ Source = DockerSource{}
+
+// List lists every managed sandbox, without usage.
+func (d DockerSource) List(ctx context.Context) ([]sandbox.Info, error) {
+	l := d.Lister
+	l.Usage = false
+	return l.List(ctx)
+}
+
+// Usage samples a container's resource use.
+func (d DockerSource) Usage(ctx context.Context, containerID string) (sandbox.Usage, error) {
+	return d.Lister.Backend.Usage(ctx, containerID)
+}
+
+// Events merges the engine's container events for managed containers with
+// changes to the record files.
+func (d DockerSource) Events(ctx context.Context) (<-chan Event, <-chan error) {
+	out := make(chan Event, 16)
+	errc := make(chan error, 1)
+	f := filters.NewArgs(
+		filters.Arg("type", string(events.ContainerEventType)),
+		filters.Arg("label", sandbox.LabelManaged+"=true"),
+	)
+	msgs, derrs := d.Client.Events(ctx, events.ListOptions{Filters: f})
+	var recs <-chan fsnotify.Event
+	var w *fsnotify.Watcher
+	if d.RecordsDir != "" {
+		if fw, err := fsnotify.NewWatcher(); err == nil {
+			if err := fw.Add(d.RecordsDir); err == nil {
+				w, recs = fw, fw.Events
+			} else {
+				fw.Close()
+			}
+		}
+	}
+	go func() {
+		if w != nil {
+			defer w.Close()
+		}
+		for {
+			var ev Event
+			select {
+			case <-ctx.Done():
+				return
+			case err := <-derrs:
+				if err == nil {
+					err = errors.New("docker events stream ended")
+				}
+				errc <- err
+				return
+			case m := <-msgs:
+				ev = Event{Action: string(m.Action), ContainerID: m.Actor.ID}
+			case fe, ok := <-recs:
+				if !ok {
+					recs = nil
+					continue
+				}
+				if filepath.Ext(fe.Name) != ".json" {
+					continue // the atomic writer's temporary files
+				}
+				ev = Event{Action: "record"}
+			}
+			select {
+			case out <- ev:
+			default: // a list is coming anyway
+			}
+		}
+	}()
+	return out, errc
+}

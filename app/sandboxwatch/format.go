@@ -1,0 +1,118 @@
+package sandboxwatch
+
+import (
+	"fmt"
+	"strconv"
+	"time"
+)
+
+// The cells of a row, formatted for people. Usage columns show "–" until
+// the first sample.
+
+const none = "–"
+
+// Age is how long the sandbox has existed: "45s", "12m", "3h05m", "2d4h".
+func (r Row) Age(now time.Time) string { return Duration(now.Sub(r.CreatedAt)) }
+
+// Expires says when an idle sandbox is removed: "in 25m", "now", or "–"
+// when it has no expiry.
+func (r Row) Expires(now time.Time) string {
+	if r.ExpiresAt.IsZero() {
+		return none
+	}
+	d := r.ExpiresAt.Sub(now)
+	if d <= 0 {
+		return "now"
+	}
+	return "in " + Duration(d)
+}
+
+// CPU is the CPU use in percent of one core.
+func (r Row) CPU() string {
+	if r.Sampled.IsZero() {
+		return none
+	}
+	return strconv.FormatFloat(r.Usage.CPUPercent, 'f', 1, 64) + " %"
+}
+
+// Memory is "used / limit".
+func (r Row) Memory() string {
+	limit := uint64(r.Limits.MemoryMB) << 20
+	if limit == 0 {
+		limit = r.Usage.MemoryLimit
+	}
+	used := none
+	if !r.Sampled.IsZero() {
+		used = Bytes(r.Usage.MemoryBytes)
+	}
+	if limit == 0 {
+		return used
+	}
+	return used + " / " + Bytes(limit)
+}
+
+// Pids is "running / limit".
+func (r Row) Pids() string {
+	used := none
+	if !r.Sampled.IsZero() {
+		used = strconv.FormatUint(r.Usage.Pids, 10)
+	}
+	if r.Limits.Pids == 0 {
+		return used
+	}
+	return used + " / " + strconv.Itoa(r.Limits.Pids)
+}
+
+// NetworkLabel is "none" or "egress".
+func (r Row) NetworkLabel() string {
+	if r.Network == "" {
+		return none
+	}
+	return r.Network
+}
+
+// ClientLabel names the client, or "–".
+func (r Row) ClientLabel() string {
+	if r.Client == "" {
+		return none
+	}
+	return r.Client
+}
+
+// Duration is a short, rounded duration: "45s", "12m", "3h05m", "2d4h".
+func Duration(d time.Duration) string {
+	switch {
+	case d < 0:
+		d = 0
+		fallthrough
+	case d < time.Minute:
+		return fmt.Sprintf("%ds", int(d.Seconds()))
+	case d < time.Hour:
+		return fmt.Sprintf("%dm", int(d.Minutes()))
+	case d < 24*time.Hour:
+		return fmt.Sprintf("%dh%02dm", int(d.Hours()), int(d.Minutes())%60)
+	}
+	return fmt.Sprintf("%dd%dh", int(d.Hours())/24, int(d.Hours())%24)
+}
+
+// Bytes is a size in binary units: "512 MB", "41.2 MB", "900 KB".
+func Bytes(b uint64) string {
+	const k = 1024
+	switch {
+	case b >= k*k*k:
+		return trim(float64(b)/(k*k*k)) + " GB"
+	case b >= k*k:
+		return trim(float64(b)/(k*k)) + " MB"
+	case b >= k:
+		return trim(float64(b)/k) + " KB"
+	}
+	return strconv.FormatUint(b, 10) + " B"
+}
+
+// trim keeps one decimal below 100, none above or when it is zero.
+func trim(f float64) string {
+	if f >= 100 || f == float64(int64(f)) {
+		return strconv.FormatFloat(f, 'f', 0, 64)
+	}
+	return strconv.FormatFloat(f, 'f', 1, 64)
+}

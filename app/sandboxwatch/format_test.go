@@ -1,0 +1,47 @@
+package sandboxwatch
+
+import (
+	"testing"
+	"time"
+
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox"
+)
+
+func TestCells(t *testing.T) {
+	now := time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC)
+	sampled := Row{
+		Info: sandbox.Info{
+			CreatedAt: now.Add(-3*time.Hour - 5*time.Minute), ExpiresAt: now.Add(25 * time.Minute),
+			Limits:  sandbox.Limits{MemoryMB: 512, Pids: 256},
+			Usage:   sandbox.Usage{MemoryBytes: 41<<20 + 200<<10, CPUPercent: 3.14159, Pids: 4},
+			Network: "none", Client: "claude-ai",
+		},
+		Sampled: now,
+	}
+	fresh := Row{Info: sandbox.Info{CreatedAt: now.Add(-10 * time.Second), Limits: sandbox.Limits{MemoryMB: 1024}}}
+	tests := []struct {
+		name, got, want string
+	}{
+		{"age", sampled.Age(now), "3h05m"},
+		{"age seconds", fresh.Age(now), "10s"},
+		{"expires", sampled.Expires(now), "in 25m"},
+		{"no expiry", fresh.Expires(now), "–"},
+		{"expired", Row{Info: sandbox.Info{ExpiresAt: now.Add(-time.Second)}}.Expires(now), "now"},
+		{"cpu", sampled.CPU(), "3.1 %"},
+		{"cpu unsampled", fresh.CPU(), "–"},
+		{"memory", sampled.Memory(), "41.2 MB / 512 MB"},
+		{"memory unsampled", fresh.Memory(), "– / 1 GB"},
+		{"pids", sampled.Pids(), "4 / 256"},
+		{"pids unsampled, no limit", fresh.Pids(), "–"},
+		{"client", sampled.ClientLabel(), "claude-ai"},
+		{"no client", fresh.ClientLabel(), "–"},
+		{"days", Duration(50 * time.Hour), "2d2h"},
+		{"bytes", Bytes(900 << 10), "900 KB"},
+		{"small bytes", Bytes(12), "12 B"},
+	}
+	for _, tt := range tests {
+		if tt.got != tt.want {
+			t.Errorf("%s = %q, want %q", tt.name, tt.got, tt.want)
+		}
+	}
+}

@@ -1,0 +1,184 @@
+//go:build !windows
+
+package supervisor
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox/mcpserver"
+)
+
+// The test binary re-runs itself as the child: SUPERVISOR_CHILD says how it
+// behaves, SUPERVISOR_LOG where it notes its starts.
+func TestMain(m *testing.M) {
+	if mode := os.Getenv("SUPERVISOR_CHILD"); mode != "" {
+		os.Exit(child(mode))
+	}
+	os.Exit(m.Run())
+}
+
+func child(mode string) int {
+	f, _ := os.OpenFile(os.Getenv("SUPERVISOR_LOG"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+	fmt.Fprintf(f, "%d %d %s %s\n", time.Now().UnixNano(), os.Getpid(), os.Getenv("MCP_SANDBOX_TOKEN"), strings.Join(os.Args[1:], " "))
+	f.Close()
+	switch mode {
+	case "crash":
+		return 1
+	case "serve":
+		sig := make(chan os.Signal, 1)
+		signal.Notify(sig, syscall.SIGTERM)
+		<-sig
+		return 0
+	case "stubborn":
+		signal.Ignore(syscall.SIGTERM)
+		time.Sleep(time.Minute)
+	}
+	return 2
+}
+
+type start struct {
+	at   time.Time
+	pid  int
+	tok  string
+	args string
+}
+
+func starts(t *testing.T, log string) []start {
+	data, _ := os.ReadFile(log)
+	var out []start
+	for _, line := range strings.Split(strings.TrimSpace(string(data)), "\n") {
+		f := strings.SplitN(line, " ", 4)
+		if len(f) < 4 {
+			continue
+		}
+		ns, _ := strconv.ParseInt(f[0], 10, 64)
+		pid, _ := strconv.Atoi(f[1])
+		out = append(out, start{time.Unix(0, ns), pid, f[2], f[3]})
+	}
+	return out
+}
+
+func childOptions(t *testing.T, mode string) (Options, string) {
+	log := filepath.Join(t.TempDir(), "starts")
+	exe, _ := os.Executable()
+	h := NewHTTPServer(12345, "tok123")
+	// A race-enabled child sleeps a second at exit unless told not to.
+	o := h.Options(exe, append(os.Environ(), "SUPERVISOR_CHILD="+mode, "SUPERVISOR_LOG="+log, "GORACE=atexit_sleep_ms=0"))
+	return o, log
+}
+
+func waitFor(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+func TestRestartsWithBackoff(t *testing.T) {
+	o, log := childOptions(t, "crash")
+	o.MinBackoff, o.MaxBackoff = 50*time.Millisecond, 400*time.Millisecond
+	s := New(o)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { defer close(done); s.Run(ctx) }()
+	waitFor(t, "five starts", func() bool { return len(starts(t, log)) >= 5 })
+	cancel()
+	<-done
+
+	st := starts(t, log)
+	for i := 2; i < 5; i++ {
+		prev, gap := st[i-1].at.Sub(st[i-2].at), st[i].at.Sub(st[i-1].at)
+		if gap < prev*3/2 {
+			t.Errorf("gap %d = %v after %v; want the back-off to double", i, gap, prev)
+		}
+	}
+	if got := s.Status(); got.State != Stopped || got.Restarts < 4 || !strings.Contains(got.LastExit, "exit status 1") {
+		t.Errorf("Status = %+v; want stopped, ≥4 restarts, last exit status 1", got)
+	}
+}
+
+func TestPassesCommandLineAndToken(t *testing.T) {
+	o, log := childOptions(t, "serve")
+	s := New(o)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go s.Run(ctx)
+	waitFor(t, "the child", func() bool { return len(starts(t, log)) == 1 })
+	got := starts(t, log)[0]
+	if got.tok != "tok123" || got.args != "serve --http 127.0.0.1:12345" {
+		t.Errorf("child saw token %q args %q", got.tok, got.args)
+	}
+	waitFor(t, "running", func() bool { return s.Status().State == Running })
+	if s.Status().PID != got.pid {
+		t.Errorf("Status PID %d, child %d", s.Status().PID, got.pid)
+	}
+}
+
+func TestStopEndsTheChild(t *testing.T) {
+	for _, mode := range []string{"serve", "stubborn"} {
+		t.Run(mode, func(t *testing.T) {
+			o, log := childOptions(t, mode)
+			o.StopTimeout = 500 * time.Millisecond
+			var changes []State
+			o.OnChange = func(st Status) { changes = append(changes, st.State) }
+			s := New(o)
+			ctx, cancel := context.WithCancel(context.Background())
+			done := make(chan struct{})
+			go func() { defer close(done); s.Run(ctx) }()
+			waitFor(t, "the child", func() bool { return len(starts(t, log)) == 1 && s.Status().State == Running })
+			pid := starts(t, log)[0].pid
+			time.Sleep(100 * time.Millisecond) // let it install its signal handler
+			began := time.Now()
+			cancel()
+			select {
+			case <-done:
+			case <-time.After(5 * time.Second):
+				t.Fatal("Run did not return after cancel")
+			}
+			if err := syscall.Kill(pid, 0); err != syscall.ESRCH {
+				t.Errorf("child %d still exists after stop: %v", pid, err)
+			}
+			if mode == "serve" && time.Since(began) > 400*time.Millisecond {
+				t.Errorf("a child that exits on SIGTERM took %v to stop", time.Since(began))
+			}
+			if s.Status().State != Stopped || len(starts(t, log)) != 1 {
+				t.Errorf("after stop: %+v, %d starts", s.Status(), len(starts(t, log)))
+			}
+			if changes[len(changes)-1] != Stopped {
+				t.Errorf("last change %v, want stopped", changes)
+			}
+		})
+	}
+}
+
+func TestMissingBinaryBacksOff(t *testing.T) {
+	s := New(Options{Command: filepath.Join(t.TempDir(), "nope"), MinBackoff: time.Hour})
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { defer close(done); s.Run(ctx) }()
+	waitFor(t, "back-off", func() bool { return s.Status().State == Backoff })
+	if st := s.Status(); !strings.Contains(st.LastExit, "could not start") || st.NextStart.IsZero() {
+		t.Errorf("Status = %+v", st)
+	}
+	cancel()
+	<-done
+}
+
+func TestHTTPPathMatchesTheServer(t *testing.T) {
+	if got := NewHTTPServer(8765, "t").URL; got != "http://127.0.0.1:8765"+mcpserver.HTTPPath {
+		t.Errorf("URL %q does not end in the server's path %q", got, mcpserver.HTTPPath)
+	}
+}

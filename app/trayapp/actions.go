@@ -1,0 +1,177 @@
+package trayapp
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"time"
+
+	"github.com/mcp-sandbox/mcp-sandbox/app/autostart"
+	"github.com/mcp-sandbox/mcp-sandbox/app/bundled"
+	"github.com/mcp-sandbox/mcp-sandbox/app/clientconfig"
+	"github.com/mcp-sandbox/mcp-sandbox/app/ui"
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox/config"
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox/state"
+)
+
+// actions binds the window's buttons to the app.
+func (a *App) actions() ui.Actions {
+	return ui.Actions{
+		Status: ui.StatusActions{
+			Test:   a.testServer,
+			Detect: a.detectAgain,
+		},
+		Sandboxes: ui.SandboxActions{Stop: a.stopOne, StopAll: a.stopAll},
+		Clients: ui.ClientActions{
+			List:      func(context.Context) []ui.ClientRow { return a.refreshClients() },
+			Configure: a.configureClient,
+			Remove:    a.removeClient,
+			Verify:    a.verifyClient,
+		},
+		Settings: ui.SettingsActions{Load: a.loadSettings, Save: a.saveSettings},
+		Activity: ui.ActivityActions{Read: func(limit int) ([]state.AuditEntry, error) { return a.st.ReadAudit(limit) }},
+	}
+}
+
+// testServer is the Status tab's Test button.
+func (a *App) testServer(ctx context.Context) (bundled.TestResult, error) {
+	if a.serverErr != nil {
+		return bundled.TestResult{}, a.serverErr
+	}
+	return bundled.Test(ctx, bundled.TestOptions{Path: a.server.Path, Getenv: a.getenv, Env: a.entryEnv()})
+}
+
+// entryEnv is the env our client entries carry.
+func (a *App) entryEnv() map[string]string {
+	if h := a.entryHost(); h != "" {
+		return map[string]string{"DOCKER_HOST": h}
+	}
+	return nil
+}
+
+func (a *App) entryHost() string {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.docker != nil {
+		return a.docker.entryHost
+	}
+	return ""
+}
+
+// refreshClients reads every client's state, for the Clients tab and the
+// tray's Clients menu, and returns it.
+func (a *App) refreshClients() []ui.ClientRow {
+	env := a.clientEnv()
+	var rows []ui.ClientRow
+	for _, c := range clientconfig.Clients() {
+		st, err := c.Status(clientconfig.StatusOptions{Env: env, Command: a.server.Path, DockerHost: a.entryHost()})
+		r := ui.ClientRow{Name: c.Name(), Display: c.DisplayName()}
+		if st != nil {
+			r.Installed, r.Configured, r.Matches, r.Path, r.LastBackup = st.Installed, st.Configured, st.Matches, st.Path, st.LastBackup
+		}
+		if err != nil {
+			r.Problem = err.Error()
+		}
+		rows = append(rows, r)
+	}
+	a.update(func(s *uiState) { s.clients = rows })
+	a.do(func() { a.win.Clients.Set(rows) })
+	return rows
+}
+
+func (a *App) lookupClient(name string) (*clientconfig.Client, error) {
+	if a.serverErr != nil {
+		return nil, a.serverErr
+	}
+	return clientconfig.Lookup(name)
+}
+
+// configureClient writes (or repairs) our entry in a client's config.
+func (a *App) configureClient(ctx context.Context, name string) (string, error) {
+	c, err := a.lookupClient(name)
+	if err != nil {
+		return "", err
+	}
+	res, err := c.Install(ctx, clientconfig.InstallOptions{Env: a.clientEnv(), Command: a.server.Path, DockerHost: a.entryHost(), Force: true})
+	if err != nil {
+		return "", err
+	}
+	a.log.Info("configured client", "client", name, "path", res.Path, "backup", res.Backup)
+	if !res.Changed {
+		return fmt.Sprintf("%s was already set up in %s.", c.DisplayName(), res.Path), nil
+	}
+	msg := fmt.Sprintf("Set up %s in %s", c.DisplayName(), res.Path)
+	if res.Backup != "" {
+		msg += " (the old file is kept as " + filepath.Base(res.Backup) + ")"
+	}
+	return msg + ". Restart " + c.DisplayName() + " to load it.", nil
+}
+
+// configureFromTray is the Clients ▸ menu: configure, then say so.
+func (a *App) configureFromTray(ctx context.Context, name string) {
+	msg, err := a.configureClient(ctx, name)
+	if err != nil {
+		msg = "Could not set up " + name + ": " + err.Error()
+	}
+	a.do(func() { a.notify(msg) })
+	a.refreshClients()
+}
+
+func (a *App) removeClient(ctx context.Context, name string) (string, error) {
+	c, err := clientconfig.Lookup(name)
+	if err != nil {
+		return "", err
+	}
+	res, err := c.Uninstall(ctx, clientconfig.UninstallOptions{Env: a.clientEnv()})
+	if err != nil {
+		return "", err
+	}
+	a.log.Info("removed client entry", "client", name, "path", res.Path, "backup", res.Backup)
+	if !res.Changed {
+		return fmt.Sprintf("%s had no mcp-sandbox entry.", c.DisplayName()), nil
+	}
+	return fmt.Sprintf("Removed the mcp-sandbox entry from %s (the old file is kept as %s).", res.Path, filepath.Base(res.Backup)), nil
+}
+
+func (a *App) verifyClient(ctx context.Context, name string) (string, error) {
+	c, err := clientconfig.Lookup(name)
+	if err != nil {
+		return "", err
+	}
+	res, err := c.Verify(ctx, clientconfig.VerifyOptions{Env: a.clientEnv()})
+	if err != nil {
+		return "", err
+	}
+	return fmt.Sprintf("%s's entry works: %s %s answered (%d tools, protocol %s) in %d ms.",
+		c.DisplayName(), res.ServerName, res.ServerVersion, res.Tools, res.ProtocolVersion, (res.Startup + res.RoundTrip).Milliseconds()), nil
+}
+
+// loadSettings reads the config file for the Settings tab.
+func (a *App) loadSettings() (*config.Config, error) {
+	c, err := config.Load(config.Path())
+	if err != nil {
+		return a.cfg.Current(), err
+	}
+	return c, nil
+}
+
+// saveSettings writes the Settings tab's values and applies what the tray
+// owns: autostart and its HTTP server (servers reload the rest).
+func (a *App) saveSettings(ctx context.Context, c *config.Config) (string, error) {
+	path := config.Path()
+	backup, err := config.Save(path, c)
+	if err != nil {
+		return "", err
+	}
+	a.log.Info("settings saved", "path", path, "backup", backup)
+	if err := autostart.Set(c.Tray.Autostart, a.exe); err != nil {
+		return "", fmt.Errorf("saved, but %w", err)
+	}
+	// The watcher would notice within its interval; apply at once.
+	a.applyHTTPFor(c)
+	msg := "Saved to " + path
+	if backup != "" {
+		msg += " (the previous file is kept as " + filepath.Base(backup) + ")"
+	}
+	return msg + ". Running servers pick it up within seconds (" + time.Now().Format("15:04:05") + ").", nil
+}

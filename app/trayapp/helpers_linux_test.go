@@ -1,0 +1,199 @@
+package trayapp
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"testing"
+	"time"
+
+	"fyne.io/fyne/v2"
+	cerrdefs "github.com/containerd/errdefs"
+	"github.com/docker/docker/client"
+
+	"github.com/mcp-sandbox/mcp-sandbox/app/bundled"
+	"github.com/mcp-sandbox/mcp-sandbox/app/internal/apptest"
+	"github.com/mcp-sandbox/mcp-sandbox/app/sandboxwatch"
+	"github.com/mcp-sandbox/mcp-sandbox/app/ui"
+)
+
+// onUI runs f on Fyne's goroutine and returns its result.
+func onUI[T any](f func() T) T {
+	var v T
+	fyne.DoAndWait(func() { v = f() })
+	return v
+}
+
+func waitFor(t *testing.T, what string, timeout time.Duration, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(timeout)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out after %v waiting for %s", timeout, what)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// session starts the bundled server over stdio, as an AI client does; it
+// shares the tray's config and state through HOME.
+func session(t *testing.T) *bundled.Session {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	s, err := bundled.Connect(ctx, bundled.ConnectOptions{Path: gui.server, ClientName: "gui-test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s
+}
+
+func create(t *testing.T, s *bundled.Session) (string, error) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	var out struct {
+		ID string `json:"sandbox_id"`
+	}
+	_, err := s.Call(ctx, "sandbox_create", map[string]any{"language": "python"}, &out)
+	return out.ID, err
+}
+
+func mustCreate(t *testing.T, s *bundled.Session) string {
+	t.Helper()
+	id, err := create(t, s)
+	if err != nil {
+		t.Fatalf("sandbox_create: %v", err)
+	}
+	return id
+}
+
+func exists(t *testing.T, cli *client.Client, id string) bool {
+	_, err := cli.ContainerInspect(context.Background(), "mcp-sandbox-"+id)
+	if cerrdefs.IsNotFound(err) {
+		return false
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return true
+}
+
+// onlyOurs waits for sandboxes other than ours to go: Stop all and Stop
+// (pause) remove every managed sandbox on the engine, which would break
+// another package's tests running at the same time. Under CI=true their
+// presence fails the test (run this package on its own); locally it skips.
+func onlyOurs(t *testing.T, cli *client.Client, ours ...string) {
+	t.Helper()
+	deadline := time.Now().Add(90 * time.Second)
+	for {
+		ids, err := apptest.Sandboxes(context.Background(), cli)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var foreign []string
+		for _, id := range ids {
+			if !slices.Contains(ours, id) {
+				foreign = append(foreign, id)
+			}
+		}
+		if len(foreign) == 0 {
+			return
+		}
+		if time.Now().After(deadline) {
+			apptest.Missing(t, fmt.Sprintf("an engine with no other test's sandboxes (found %v; this test stops every sandbox, so run ./app/trayapp on its own)", foreign))
+		}
+		time.Sleep(time.Second)
+	}
+}
+
+func trayMenuOf(t *testing.T) *trayMenu {
+	t.Helper()
+	m, err := openTrayMenu(gui.bus.addr, os.Getpid())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+func click(t *testing.T, m *trayMenu, label string) {
+	t.Helper()
+	items, err := m.waitMenu(10*time.Second, func(items []menuItem) bool { _, ok := find(items, label); return ok })
+	if err != nil {
+		t.Fatal(err)
+	}
+	it, _ := find(items, label)
+	if err := m.click(it.ID); err != nil {
+		t.Fatalf("click %q: %v", label, err)
+	}
+}
+
+// screenshotDir is where the window's screenshots go: $MCP_SANDBOX_SCREENSHOT_DIR
+// (CI keeps it as an artifact), else a temporary directory.
+func screenshotDir(t *testing.T) string {
+	if d := os.Getenv("MCP_SANDBOX_SCREENSHOT_DIR"); d != "" {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		return d
+	}
+	d := filepath.Join(os.TempDir(), "mcp-sandbox-screenshots")
+	os.MkdirAll(d, 0o755)
+	return d
+}
+
+// screenshot saves what the X server shows for the window titled "MCP
+// Sandbox" to NAME.png: ImageMagick's import finds the window by that
+// title, the contract outside tests rely on.
+func screenshot(t *testing.T, name string) {
+	t.Helper()
+	time.Sleep(700 * time.Millisecond) // a few frames after the last change
+	p := filepath.Join(screenshotDir(t), name+".png")
+	if out, err := exec.Command("import", "-window", ui.Title, p).CombinedOutput(); err != nil {
+		t.Fatalf("import -window %q: %v\n%s", ui.Title, err, out)
+	}
+	t.Logf("screenshot: %s", p)
+}
+
+// rowOf returns the Sandboxes tab's row of sandbox id.
+func rowOf(a *App, id string) (sandboxwatch.Row, bool) {
+	var r sandboxwatch.Row
+	var ok bool
+	fyne.DoAndWait(func() {
+		for _, x := range a.win.Sandboxes.Snapshot().Rows {
+			if x.ID == id {
+				r, ok = x, true
+			}
+		}
+	})
+	return r, ok
+}
+
+func selectTab(a *App, name string) {
+	fyne.DoAndWait(func() {
+		a.win.Show()
+		a.win.SelectTab(name)
+	})
+}
+
+// engineOf names the engine the tray found ("Docker Engine").
+func engineOf(a *App) string {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.ui.docker == nil || a.ui.docker.Chosen == nil {
+		return "?"
+	}
+	return a.ui.docker.Chosen.Engine
+}
+
+// statusLine is the menu's first line, "Docker: X · N sandboxes".
+func statusLine(items []menuItem) string {
+	if len(items) == 0 {
+		return ""
+	}
+	return items[0].Label
+}

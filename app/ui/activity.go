@@ -1,0 +1,144 @@
+package ui
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/widget"
+
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox/state"
+)
+
+// ActivityActions read the audit log every server appends to.
+type ActivityActions struct {
+	// Read returns up to limit entries, newest first.
+	Read func(limit int) ([]state.AuditEntry, error)
+}
+
+// ActivityTab shows the audit log, newest first, filterable.
+type ActivityTab struct {
+	w       *Window
+	act     ActivityActions
+	content fyne.CanvasObject
+
+	all      []state.AuditEntry
+	shown    []state.AuditEntry
+	filter   *widget.Entry
+	errsOnly *widget.Check
+	grid     *grid
+	summary  *widget.Label
+	top      *fyne.Container
+}
+
+// activityLimit bounds how many entries the tab reads.
+const activityLimit = 2000
+
+var activityColumns = []string{"Time", "Client", "Tool", "Sandbox", "Summary", "Exit", "Duration"}
+
+func newActivityTab(w *Window, act ActivityActions) *ActivityTab {
+	t := &ActivityTab{w: w, act: act}
+	widths := []float32{150, 110, 120, 120, 380, 55, 80}
+	cols := make([]column, len(activityColumns))
+	for i, title := range activityColumns {
+		cols[i] = column{title: title, width: widths[i]}
+	}
+	t.grid = newGrid(cols, func() int { return len(t.shown) }, t.cell)
+	t.filter = widget.NewEntry()
+	t.filter.SetPlaceHolder("Filter by client, tool, sandbox or text")
+	t.filter.OnChanged = func(string) { t.apply() }
+	t.errsOnly = widget.NewCheck("Errors only", func(bool) { t.apply() })
+	t.summary = widget.NewLabel("")
+	t.top = container.NewBorder(nil, nil, nil, container.NewHBox(t.errsOnly, t.summary), t.filter)
+	t.content = container.NewBorder(t.top, nil, nil, nil, t.grid.table)
+	return t
+}
+
+func (t *ActivityTab) cell(row, col int) string {
+	e := t.shown[row]
+	switch activityColumns[col] {
+	case "Time":
+		return e.Time.Local().Format("2006-01-02 15:04:05")
+	case "Client":
+		return orDash(e.Client)
+	case "Tool":
+		return e.Tool
+	case "Sandbox":
+		return orDash(e.SandboxID)
+	case "Summary":
+		s := strings.ReplaceAll(e.Summary, "\n", " ⏎ ")
+		if e.Error && s == "" {
+			s = "error"
+		}
+		return orDash(s)
+	case "Exit":
+		if e.ExitCode == nil {
+			if e.Error {
+				return "error"
+			}
+			return "–"
+		}
+		return strconv.Itoa(*e.ExitCode)
+	case "Duration":
+		return fmtDuration(time.Duration(e.DurationMS) * time.Millisecond)
+	}
+	return ""
+}
+
+func fmtDuration(d time.Duration) string {
+	if d < time.Second {
+		return fmt.Sprintf("%d ms", d.Milliseconds())
+	}
+	return fmt.Sprintf("%.1f s", d.Seconds())
+}
+
+// Reload reads the audit log again.
+func (t *ActivityTab) Reload() {
+	if t.act.Read == nil {
+		return
+	}
+	var entries []state.AuditEntry
+	t.w.async(func(context.Context) error {
+		var err error
+		entries, err = t.act.Read(activityLimit)
+		return err
+	}, func(err error) {
+		if err != nil {
+			t.summary.SetText("cannot read the log: " + err.Error())
+			return
+		}
+		t.all = entries
+		t.apply()
+	})
+}
+
+// Shown returns the entries the table shows, for tests.
+func (t *ActivityTab) Shown() []state.AuditEntry { return t.shown }
+
+// SetFilter types s into the filter box.
+func (t *ActivityTab) SetFilter(s string) { t.filter.SetText(s) }
+
+func (t *ActivityTab) apply() {
+	q := strings.ToLower(strings.TrimSpace(t.filter.Text))
+	t.shown = t.shown[:0]
+	for _, e := range t.all {
+		if t.errsOnly.Checked && !e.Error && (e.ExitCode == nil || *e.ExitCode == 0) {
+			continue
+		}
+		if q != "" && !strings.Contains(strings.ToLower(strings.Join([]string{e.Client, e.Tool, e.SandboxID, e.Summary}, "\x00")), q) {
+			continue
+		}
+		t.shown = append(t.shown, e)
+	}
+	if len(t.all) == len(t.shown) {
+		t.summary.SetText(plural(len(t.all), "call", "calls"))
+	} else {
+		t.summary.SetText(fmt.Sprintf("%d of %s", len(t.shown), plural(len(t.all), "call", "calls")))
+	}
+	t.top.Refresh() // the summary's width changed
+	t.grid.Refresh()
+}

@@ -1,0 +1,174 @@
+package ui
+
+import (
+	"context"
+	"path/filepath"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/theme"
+	"fyne.io/fyne/v2/widget"
+)
+
+// ClientRow is one AI client as the Clients tab shows it.
+type ClientRow struct {
+	// Name is the client's command-line name ("claude"); Display is for
+	// people ("Claude Desktop").
+	Name, Display string
+	Installed     bool
+	Configured    bool
+	// Matches is set when the entry is exactly what Configure writes;
+	// a configured entry that does not match needs repair.
+	Matches bool
+	// Path is the client's config file; LastBackup the newest backup we
+	// made of it.
+	Path, LastBackup string
+	// Problem says why the config could not be read, if it could not.
+	Problem string
+}
+
+// ClientActions are the Clients tab's buttons. The string results are
+// messages for the person ("Configured …; restart Cursor to load it").
+type ClientActions struct {
+	List      func(ctx context.Context) []ClientRow
+	Configure func(ctx context.Context, name string) (string, error)
+	Remove    func(ctx context.Context, name string) (string, error)
+	Verify    func(ctx context.Context, name string) (string, error)
+}
+
+// ClientsTab lists every supported client.
+type ClientsTab struct {
+	w       *Window
+	act     ClientActions
+	content fyne.CanvasObject
+
+	rows    []ClientRow
+	busy    map[string]bool
+	grid    *grid
+	message *widget.Label
+}
+
+var clientColumns = []string{"Client", "Installed", "Configured", "", "Config file", "Last backup"}
+
+func newClientsTab(w *Window, act ClientActions) *ClientsTab {
+	t := &ClientsTab{w: w, act: act, busy: map[string]bool{}}
+	widths := []float32{150, 80, 110, 250, 300, 190}
+	cols := make([]column, len(clientColumns))
+	for i, title := range clientColumns {
+		cols[i] = column{title: title, width: widths[i]}
+	}
+	idle := func(row int) bool { return t.busy[t.rows[row].Name] }
+	cols[3].buttons = []columnButton{
+		{label: func(row int) string {
+			r := t.rows[row]
+			switch {
+			case r.Configured && r.Matches:
+				return ""
+			case r.Configured:
+				return "Repair"
+			}
+			return "Configure"
+		}, tap: func(row int) { t.run(t.rows[row], "configure", t.act.Configure) }, disabled: idle},
+		{label: func(row int) string { return ifs(t.rows[row].Configured, "Remove") },
+			tap: func(row int) { t.run(t.rows[row], "remove", t.act.Remove) }, disabled: idle},
+		{label: func(row int) string { return ifs(t.rows[row].Configured, "Verify") },
+			tap: func(row int) { t.run(t.rows[row], "verify", t.act.Verify) }, disabled: idle},
+	}
+	t.grid = newGrid(cols, func() int { return len(t.rows) }, t.cell)
+	t.message = wrapped("Configure writes an mcp-sandbox entry that runs the bundled server; the file is backed up first and everything else in it is kept.")
+	reload := widget.NewButtonWithIcon("Reload", theme.ViewRefreshIcon(), t.Reload)
+	t.content = container.NewBorder(nil, container.NewBorder(nil, nil, nil, reload, t.message), nil, nil, t.grid.table)
+	return t
+}
+
+func ifs(cond bool, s string) string {
+	if cond {
+		return s
+	}
+	return ""
+}
+
+func yesNo(b bool) string { return ifs(b, "yes") + ifs(!b, "no") }
+
+func (t *ClientsTab) cell(row, col int) string {
+	r := t.rows[row]
+	switch clientColumns[col] {
+	case "Client":
+		return r.Display
+	case "Installed":
+		return yesNo(r.Installed)
+	case "Configured":
+		switch {
+		case r.Problem != "":
+			return "unreadable"
+		case r.Configured && !r.Matches:
+			return "needs repair"
+		}
+		return yesNo(r.Configured)
+	case "Config file":
+		return r.Path
+	case "Last backup":
+		if r.LastBackup == "" {
+			return "–"
+		}
+		return filepath.Base(r.LastBackup)
+	}
+	return ""
+}
+
+// Set shows rows.
+func (t *ClientsTab) Set(rows []ClientRow) {
+	t.rows = rows
+	t.grid.Refresh()
+}
+
+// Rows returns what the tab shows.
+func (t *ClientsTab) Rows() []ClientRow { return t.rows }
+
+// Message returns the last message shown under the table.
+func (t *ClientsTab) Message() string { return t.message.Text }
+
+// Reload reads every client's state again.
+func (t *ClientsTab) Reload() {
+	if t.act.List == nil {
+		return
+	}
+	var rows []ClientRow
+	t.w.async(func(ctx context.Context) error { rows = t.act.List(ctx); return nil }, func(error) { t.Set(rows) })
+}
+
+// Tap runs a row's action ("configure", "remove" or "verify") as its
+// button does.
+func (t *ClientsTab) Tap(name, action string) {
+	for _, r := range t.rows {
+		if r.Name == name {
+			f := map[string]func(context.Context, string) (string, error){
+				"configure": t.act.Configure, "remove": t.act.Remove, "verify": t.act.Verify,
+			}[action]
+			t.run(r, action, f)
+		}
+	}
+}
+
+func (t *ClientsTab) run(r ClientRow, verb string, f func(context.Context, string) (string, error)) {
+	if f == nil || t.busy[r.Name] {
+		return
+	}
+	t.busy[r.Name] = true
+	t.grid.Refresh()
+	t.message.SetText(r.Display + ": " + verb + "…")
+	var msg string
+	t.w.async(func(ctx context.Context) error {
+		var err error
+		msg, err = f(ctx, r.Name)
+		return err
+	}, func(err error) {
+		delete(t.busy, r.Name)
+		if err != nil {
+			t.message.SetText(r.Display + ": " + err.Error())
+		} else {
+			t.message.SetText(msg)
+		}
+		t.Reload()
+	})
+}

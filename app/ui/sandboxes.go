@@ -1,0 +1,192 @@
+package ui
+
+import (
+	"context"
+	"fmt"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/dialog"
+	"fyne.io/fyne/v2/theme"
+	"fyne.io/fyne/v2/widget"
+
+	"github.com/mcp-sandbox/mcp-sandbox/app/sandboxwatch"
+)
+
+// SandboxActions are the Sandboxes tab's buttons.
+type SandboxActions struct {
+	// Stop removes one sandbox, whichever server made it.
+	Stop func(ctx context.Context, id string) error
+	// StopAll removes every managed sandbox.
+	StopAll func(ctx context.Context) error
+}
+
+// SandboxesTab is the live table of every managed sandbox.
+type SandboxesTab struct {
+	w       *Window
+	act     SandboxActions
+	content fyne.CanvasObject
+
+	snap     sandboxwatch.Snapshot
+	stopping map[string]bool
+	grid     *grid
+	summary  *widget.Label
+	errLabel *widget.Label
+	empty    *widget.Label
+	stopAll  *widget.Button
+}
+
+// The table's columns, in order.
+var sandboxColumns = []string{"ID", "Client", "Language", "Image", "Age", "CPU", "Memory", "PIDs", "Network", "Expires", ""}
+
+func newSandboxesTab(w *Window, act SandboxActions) *SandboxesTab {
+	t := &SandboxesTab{w: w, act: act, stopping: map[string]bool{}}
+	widths := []float32{120, 110, 90, 160, 55, 70, 130, 80, 85, 75, 75}
+	cols := make([]column, len(sandboxColumns))
+	for i, title := range sandboxColumns {
+		cols[i] = column{title: title, width: widths[i]}
+	}
+	cols[len(cols)-1].buttons = []columnButton{{
+		label: func(row int) string {
+			if t.stopping[t.snap.Rows[row].ID] {
+				return "Stopping…"
+			}
+			return "Stop"
+		},
+		tap:      func(row int) { t.stop(t.snap.Rows[row].ID) },
+		disabled: func(row int) bool { return t.stopping[t.snap.Rows[row].ID] },
+	}}
+	t.grid = newGrid(cols, func() int { return len(t.snap.Rows) }, t.cell)
+	t.summary = widget.NewLabel("")
+	t.errLabel = wrapped("")
+	t.errLabel.Importance = widget.DangerImportance
+	t.errLabel.Hide()
+	t.empty = widget.NewLabelWithStyle("No sandboxes are running. They appear here as soon as an AI client creates one.",
+		fyne.TextAlignCenter, fyne.TextStyle{Italic: true})
+	t.stopAll = widget.NewButtonWithIcon("Stop all", theme.MediaStopIcon(), t.confirmStopAll)
+	t.stopAll.Importance = widget.DangerImportance
+	top := container.NewVBox(container.NewBorder(nil, nil, nil, t.stopAll, t.summary), t.errLabel)
+	t.content = container.NewBorder(top, nil, nil, nil, container.NewStack(t.grid.table, container.NewCenter(t.empty)))
+	t.Set(sandboxwatch.Snapshot{})
+	return t
+}
+
+func (t *SandboxesTab) cell(row, col int) string {
+	r := t.snap.Rows[row]
+	now := t.w.o.Now()
+	switch sandboxColumns[col] {
+	case "ID":
+		return r.ID
+	case "Client":
+		return r.ClientLabel()
+	case "Language":
+		return r.Language
+	case "Image":
+		return r.Image
+	case "Age":
+		return r.Age(now)
+	case "CPU":
+		return r.CPU()
+	case "Memory":
+		return r.Memory()
+	case "PIDs":
+		return r.Pids()
+	case "Network":
+		return r.NetworkLabel()
+	case "Expires":
+		return r.Expires(now)
+	}
+	return ""
+}
+
+// Set shows a new snapshot.
+func (t *SandboxesTab) Set(s sandboxwatch.Snapshot) {
+	t.snap = s
+	present := map[string]bool{}
+	for _, r := range s.Rows {
+		present[r.ID] = true
+	}
+	for id := range t.stopping {
+		if !present[id] {
+			delete(t.stopping, id)
+		}
+	}
+	t.summary.SetText(fmt.Sprintf("%s, whichever client started them. Usage updates while this tab is open.",
+		plural(len(s.Rows), "sandbox", "sandboxes")))
+	if s.Err != nil {
+		t.errLabel.SetText("Cannot list sandboxes: " + s.Err.Error())
+		t.errLabel.Show()
+	} else {
+		t.errLabel.Hide()
+	}
+	if len(s.Rows) == 0 {
+		t.empty.Show()
+		t.stopAll.Disable()
+	} else {
+		t.empty.Hide()
+		t.stopAll.Enable()
+	}
+	t.grid.Refresh()
+}
+
+// Snapshot returns what the tab shows.
+func (t *SandboxesTab) Snapshot() sandboxwatch.Snapshot { return t.snap }
+
+// Cell returns the text of a cell, for tests.
+func (t *SandboxesTab) Cell(row int, column string) string {
+	for i, c := range sandboxColumns {
+		if c == column {
+			return t.cell(row, i)
+		}
+	}
+	return ""
+}
+
+// TapStop presses the Stop button of the sandbox id, as a person would.
+func (t *SandboxesTab) TapStop(id string) { t.stop(id) }
+
+func (t *SandboxesTab) stop(id string) {
+	if t.act.Stop == nil || t.stopping[id] {
+		return
+	}
+	t.stopping[id] = true
+	t.grid.Refresh()
+	t.w.async(func(ctx context.Context) error { return t.act.Stop(ctx, id) }, func(err error) {
+		if err != nil {
+			delete(t.stopping, id)
+			t.grid.Refresh()
+			dialog.ShowError(fmt.Errorf("stop %s: %w", id, err), t.w.win)
+		}
+	})
+}
+
+func (t *SandboxesTab) confirmStopAll() {
+	n := len(t.snap.Rows)
+	dialog.ShowConfirm("Stop all sandboxes?",
+		fmt.Sprintf("This removes %s and everything in them, whichever client started them.", plural(n, "sandbox", "sandboxes")),
+		func(ok bool) {
+			if ok {
+				t.StopAll()
+			}
+		}, t.w.win)
+}
+
+// StopAll stops every sandbox without asking (the dialog asked).
+func (t *SandboxesTab) StopAll() {
+	if t.act.StopAll == nil {
+		return
+	}
+	for _, r := range t.snap.Rows {
+		t.stopping[r.ID] = true
+	}
+	t.stopAll.Disable()
+	t.grid.Refresh()
+	t.w.async(t.act.StopAll, func(err error) {
+		if err != nil {
+			dialog.ShowError(fmt.Errorf("stop all: %w", err), t.w.win)
+		}
+		if len(t.snap.Rows) > 0 {
+			t.stopAll.Enable()
+		}
+	})
+}

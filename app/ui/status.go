@@ -1,0 +1,312 @@
+package ui
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/theme"
+	"fyne.io/fyne/v2/widget"
+
+	"github.com/mcp-sandbox/mcp-sandbox/app/bundled"
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox/dockerhost"
+)
+
+// StatusInfo is everything the Status tab shows.
+type StatusInfo struct {
+	// Detecting is set while the Docker endpoint is being looked for.
+	Detecting bool
+	// Docker is what detection found; nil before the first detection.
+	Docker *dockerhost.Result
+	// ConfiguredHost is docker.host from the config file; when set it is
+	// used as is, and Docker says only whether it answered.
+	ConfiguredHost string
+	// Runtime names the container runtime sandboxes get, such as
+	// "runc (the engine's default)" or "gVisor (runsc)".
+	Runtime string
+	// Server is the bundled mcp-sandbox; ServerErr says why none was
+	// found; ServerVersion is what it reports.
+	Server        bundled.Server
+	ServerErr     string
+	ServerVersion string
+	// HTTP is the tray's own HTTP server.
+	HTTP HTTPInfo
+	// Paused is set while the service is paused from the tray.
+	Paused bool
+	// Sandboxes counts the managed sandboxes.
+	Sandboxes int
+}
+
+// HTTPInfo describes the tray's `serve --http` child.
+type HTTPInfo struct {
+	// Enabled is set when tray.http_port is not 0.
+	Enabled    bool
+	URL, Token string
+	// State is the supervisor's word for the child ("running", …).
+	State string
+}
+
+// StatusActions are the Status tab's buttons.
+type StatusActions struct {
+	// Test spawns the bundled server as a client would and runs
+	// print("hello").
+	Test func(ctx context.Context) (bundled.TestResult, error)
+	// Detect looks for the Docker endpoint again.
+	Detect func()
+}
+
+// StatusTab is the Status tab.
+type StatusTab struct {
+	w       *Window
+	act     StatusActions
+	content *container.Scroll
+
+	headline *widget.Label
+	testBtn  *widget.Button
+	testOut  *widget.Label
+	info     StatusInfo
+}
+
+func newStatusTab(w *Window, act StatusActions) *StatusTab {
+	t := &StatusTab{w: w, act: act}
+	t.headline = widget.NewLabelWithStyle("", fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
+	t.testOut = wrapped("Spawns the bundled server over stdio, as a client does, and runs print(\"hello\").")
+	t.testBtn = widget.NewButtonWithIcon("Test", theme.MediaPlayIcon(), t.test)
+	t.content = container.NewVScroll(container.NewVBox())
+	t.Set(StatusInfo{Detecting: true})
+	return t
+}
+
+func wrapped(s string) *widget.Label {
+	l := widget.NewLabel(s)
+	l.Wrapping = fyne.TextWrapWord
+	return l
+}
+
+// Set shows info. The tab is rebuilt whole: it changes seldom (a new
+// detection, a pause), and a fresh layout never leaves stale sizes behind.
+func (t *StatusTab) Set(info StatusInfo) {
+	t.info = info
+	t.headline.SetText(headline(info))
+	icon := theme.ConfirmIcon()
+	switch {
+	case info.Docker != nil && info.Docker.Chosen == nil && info.ConfiguredHost == "":
+		icon = theme.ErrorIcon()
+	case info.Paused:
+		icon = theme.MediaPauseIcon()
+	case info.Detecting && info.Docker == nil:
+		icon = theme.SearchIcon()
+	}
+	detect := widget.NewButtonWithIcon("Detect again", theme.ViewRefreshIcon(), func() {
+		if t.act.Detect != nil {
+			t.act.Detect()
+		}
+	})
+	left := []fyne.CanvasObject{
+		widget.NewCard("Docker", "", container.NewVBox(widget.NewForm(dockerItems(info)...), container.NewHBox(detect))),
+		widget.NewCard("Endpoints tried", "", widget.NewForm(endpointItems(info)...)),
+	}
+	if info.Docker != nil && info.Docker.Hint != "" {
+		left = append(left, widget.NewCard("What to do", "", wrapped(info.Docker.Hint)))
+	}
+	if info.ServerErr != "" {
+		t.testBtn.Disable()
+	} else {
+		t.testBtn.Enable()
+	}
+	right := []fyne.CanvasObject{widget.NewCard("Bundled server", "", container.NewVBox(
+		widget.NewForm(serverItems(info)...),
+		container.NewBorder(nil, nil, container.NewVBox(t.testBtn), nil, t.testOut)))}
+	if info.HTTP.Enabled {
+		right = append(right, widget.NewCard("HTTP server", "for clients that connect by URL", widget.NewForm(httpItems(info.HTTP)...)))
+	}
+	head := container.NewBorder(nil, nil, widget.NewIcon(icon), nil, t.headline)
+	t.content.Content = container.NewVBox(head, container.NewGridWithColumns(2, container.NewVBox(left...), container.NewVBox(right...)))
+	t.content.Refresh()
+}
+
+// headline is the one line at the top of the tab.
+func headline(info StatusInfo) string {
+	var parts []string
+	switch {
+	case info.Detecting && info.Docker == nil:
+		return "Looking for Docker…"
+	case info.Docker != nil && info.Docker.Chosen == nil && info.ConfiguredHost == "":
+		return "Docker not found: sandboxes cannot start until an engine answers"
+	case info.Paused:
+		parts = append(parts, "Paused from the tray: servers refuse new sandboxes")
+	default:
+		parts = append(parts, "Running")
+	}
+	if c := chosen(info); c != nil {
+		parts = append(parts, strings.TrimSpace(c.Engine+" "+c.Version))
+	}
+	parts = append(parts, plural(info.Sandboxes, "sandbox", "sandboxes"))
+	return strings.Join(parts, " · ")
+}
+
+func chosen(info StatusInfo) *dockerhost.Candidate {
+	if info.Docker == nil {
+		return nil
+	}
+	return info.Docker.Chosen
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
+}
+
+func dockerItems(info StatusInfo) []*widget.FormItem {
+	r := info.Docker
+	var items []*widget.FormItem
+	add := func(k, v string) { items = append(items, widget.NewFormItem(k, wrapped(v))) }
+	switch {
+	case info.ConfiguredHost != "":
+		add("Endpoint", info.ConfiguredHost)
+		add("Why", "docker.host is set in the config file, so it is used without detection")
+	case r == nil:
+		add("Endpoint", "looking…")
+	case r.Chosen != nil:
+		add("Endpoint", r.Chosen.Host)
+		add("Why", r.Reason)
+	default:
+		add("Endpoint", "none answered")
+		add("Why", r.Reason)
+	}
+	if c := chosen(info); c != nil {
+		add("Engine", strings.Join(nonEmpty(strings.TrimSpace(c.Engine+" "+c.Version), c.OS, apiVersion(c.APIVersion)), " · "))
+	}
+	if info.Runtime != "" {
+		add("Runtime", info.Runtime)
+	}
+	return items
+}
+
+// endpointItems lists each candidate and whether it answered; local
+// sockets where nothing exists share one line, as in `mcp-sandbox doctor`.
+func endpointItems(info StatusInfo) []*widget.FormItem {
+	r := info.Docker
+	var eps []*widget.FormItem
+	var absent []string
+	if r != nil {
+		for i := range r.Candidates {
+			c := &r.Candidates[i]
+			if c.Missing && !c.Explicit {
+				absent = append(absent, strings.TrimPrefix(c.Host, "unix://"))
+				continue
+			}
+			mark, what := "✗ ", c.Error
+			if c.OK {
+				mark, what = "✓ ", "answered: "+strings.TrimSpace(c.Engine+" "+c.Version)
+			}
+			if c == r.Chosen {
+				what += " (used)"
+			}
+			eps = append(eps, widget.NewFormItem(mark+c.Source, wrapped(c.Host+"\n"+what)))
+		}
+	}
+	if len(absent) > 0 {
+		paths := container.NewVBox()
+		for _, p := range absent {
+			l := widget.NewLabel(p)
+			l.Truncation = fyne.TextTruncateEllipsis
+			paths.Add(l)
+		}
+		eps = append(eps, widget.NewFormItem("Nothing at", paths))
+	}
+	if len(eps) == 0 {
+		eps = append(eps, widget.NewFormItem("", widget.NewLabel("–")))
+	}
+	return eps
+}
+
+func apiVersion(v string) string {
+	if v == "" {
+		return ""
+	}
+	return "API " + v
+}
+
+func nonEmpty(s ...string) []string {
+	var out []string
+	for _, x := range s {
+		if x != "" {
+			out = append(out, x)
+		}
+	}
+	return out
+}
+
+func serverItems(info StatusInfo) []*widget.FormItem {
+	if info.ServerErr != "" {
+		return []*widget.FormItem{widget.NewFormItem("Path", wrapped(info.ServerErr))}
+	}
+	return []*widget.FormItem{
+		widget.NewFormItem("Path", wrapped(info.Server.Path)),
+		widget.NewFormItem("Found", widget.NewLabel(info.Server.Source)),
+		widget.NewFormItem("Version", wrapped(orDash(info.ServerVersion))),
+	}
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "–"
+	}
+	return s
+}
+
+func httpItems(h HTTPInfo) []*widget.FormItem {
+	copyBtn := func(s string) *widget.Button {
+		return widget.NewButtonWithIcon("Copy", theme.ContentCopyIcon(), func() {
+			fyne.CurrentApp().Clipboard().SetContent(s)
+		})
+	}
+	masked := strings.Repeat("•", 12)
+	if len(h.Token) > 4 {
+		masked += h.Token[len(h.Token)-4:]
+	}
+	return []*widget.FormItem{
+		widget.NewFormItem("URL", container.NewHBox(widget.NewLabel(h.URL), copyBtn(h.URL))),
+		widget.NewFormItem("Token", container.NewHBox(widget.NewLabel(masked), copyBtn(h.Token))),
+		widget.NewFormItem("State", widget.NewLabel(orDash(h.State))),
+	}
+}
+
+// TapTest presses the Test button.
+func (t *StatusTab) TapTest() { t.test() }
+
+// TestResult is the text beside the Test button.
+func (t *StatusTab) TestResult() string { return t.testOut.Text }
+
+// test runs the round trip and shows its outcome.
+func (t *StatusTab) test() {
+	if t.act.Test == nil {
+		return
+	}
+	t.testBtn.Disable()
+	t.testOut.SetText("Starting the server and a sandbox…")
+	var res bundled.TestResult
+	t.w.async(func(ctx context.Context) error {
+		ctx, cancel := context.WithTimeout(ctx, 3*time.Minute)
+		defer cancel()
+		var err error
+		res, err = t.act.Test(ctx)
+		return err
+	}, func(err error) {
+		t.testBtn.Enable()
+		if err != nil {
+			t.testOut.SetText("Failed: " + err.Error())
+			return
+		}
+		t.testOut.SetText(fmt.Sprintf("%s → %q in %s (server started in %s, version %s)",
+			bundled.TestCode, strings.TrimSpace(res.Output), ms(res.RoundTrip), ms(res.Startup), res.ServerVersion))
+	})
+}
+
+func ms(d time.Duration) string { return fmt.Sprintf("%d ms", d.Milliseconds()) }

@@ -1,0 +1,180 @@
+// Package ui is the tray's window: five tabs (Status, Sandboxes, Clients,
+// Settings, Activity) over data the caller supplies and actions the caller
+// carries out. It knows nothing of Docker or files; app/trayapp wires it to
+// the real things, and its tests drive it with fakes under Fyne's headless
+// test driver.
+//
+// Every method must be called on Fyne's UI goroutine: from a background
+// goroutine, wrap the call in fyne.Do. Actions the user starts (Stop, Test,
+// Save, …) run on their own goroutines, and their results come back
+// through fyne.Do.
+//
+//	w := ui.New(app, ui.Options{Actions: acts})
+//	w.Show()
+//	go func() { snap := ...; fyne.Do(func() { w.Sandboxes.Set(snap) }) }()
+package ui
+
+import (
+	"context"
+	"time"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/theme"
+)
+
+// Title is the main window's title, a contract: outside tests find the
+// window by it.
+const Title = "MCP Sandbox"
+
+// Tab names, as the tabs show them.
+const (
+	TabStatus    = "Status"
+	TabSandboxes = "Sandboxes"
+	TabClients   = "Clients"
+	TabSettings  = "Settings"
+	TabActivity  = "Activity"
+)
+
+// Actions are what the window asks the rest of the tray to do. Each runs on
+// a goroutine of its own and may block.
+type Actions struct {
+	Status    StatusActions
+	Sandboxes SandboxActions
+	Clients   ClientActions
+	Settings  SettingsActions
+	Activity  ActivityActions
+}
+
+// Options configures the window.
+type Options struct {
+	Actions Actions
+	// Now is the clock ages and expiries are shown against; nil means
+	// time.Now. Tests fix it.
+	Now func() time.Time
+	// Go runs an action; nil means a new goroutine. Tests run actions
+	// inline, so results are in place when the call returns.
+	Go func(func())
+	// OnViewChange is told which tab is in view, and whether the window is
+	// visible, whenever either changes, so the caller samples only what is
+	// seen.
+	OnViewChange func(tab string, visible bool)
+	// OnClose is called when the user closes the window; nil hides it.
+	OnClose func()
+}
+
+// Window is the main window.
+type Window struct {
+	win     fyne.Window
+	tabs    *container.AppTabs
+	o       Options
+	ctx     context.Context
+	cancel  context.CancelFunc
+	visible bool
+
+	Status    *StatusTab
+	Sandboxes *SandboxesTab
+	Clients   *ClientsTab
+	Settings  *SettingsTab
+	Activity  *ActivityTab
+}
+
+// New builds the window (hidden) in app a.
+func New(a fyne.App, o Options) *Window {
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	if o.Go == nil {
+		o.Go = func(f func()) { go f() }
+	}
+	w := &Window{win: a.NewWindow(Title), o: o}
+	w.ctx, w.cancel = context.WithCancel(context.Background())
+	w.Status = newStatusTab(w, o.Actions.Status)
+	w.Sandboxes = newSandboxesTab(w, o.Actions.Sandboxes)
+	w.Clients = newClientsTab(w, o.Actions.Clients)
+	w.Settings = newSettingsTab(w, o.Actions.Settings)
+	w.Activity = newActivityTab(w, o.Actions.Activity)
+	w.tabs = container.NewAppTabs(
+		container.NewTabItemWithIcon(TabStatus, theme.InfoIcon(), w.Status.content),
+		container.NewTabItemWithIcon(TabSandboxes, theme.StorageIcon(), w.Sandboxes.content),
+		container.NewTabItemWithIcon(TabClients, theme.ComputerIcon(), w.Clients.content),
+		container.NewTabItemWithIcon(TabSettings, theme.SettingsIcon(), w.Settings.content),
+		container.NewTabItemWithIcon(TabActivity, theme.HistoryIcon(), w.Activity.content),
+	)
+	w.tabs.OnSelected = func(*container.TabItem) { w.viewChanged() }
+	w.win.SetContent(w.tabs)
+	w.win.Resize(fyne.NewSize(1120, 700))
+	w.win.SetCloseIntercept(func() {
+		if o.OnClose != nil {
+			o.OnClose()
+			return
+		}
+		w.Hide()
+	})
+	return w
+}
+
+// Window returns the Fyne window.
+func (w *Window) Window() fyne.Window { return w.win }
+
+// Show shows the window and brings it forward.
+func (w *Window) Show() {
+	w.win.Show()
+	w.win.RequestFocus()
+	if !w.visible {
+		w.visible = true
+		w.viewChanged()
+	}
+}
+
+// Hide hides the window; the tray keeps running.
+func (w *Window) Hide() {
+	w.win.Hide()
+	if w.visible {
+		w.visible = false
+		w.viewChanged()
+	}
+}
+
+// Visible reports whether the window is shown.
+func (w *Window) Visible() bool { return w.visible }
+
+// SelectTab brings the named tab into view.
+func (w *Window) SelectTab(name string) {
+	for _, it := range w.tabs.Items {
+		if it.Text == name {
+			w.tabs.Select(it)
+		}
+	}
+}
+
+// CurrentTab names the tab in view.
+func (w *Window) CurrentTab() string { return w.tabs.Selected().Text }
+
+// Close ends the window's pending actions and closes it.
+func (w *Window) Close() {
+	w.cancel()
+	w.win.Close()
+}
+
+func (w *Window) viewChanged() {
+	tab := w.CurrentTab()
+	if tab == TabActivity && w.visible {
+		w.Activity.Reload()
+	}
+	if tab == TabClients && w.visible {
+		w.Clients.Reload()
+	}
+	if w.o.OnViewChange != nil {
+		w.o.OnViewChange(tab, w.visible)
+	}
+}
+
+// async runs f with the window's context on a goroutine (Options.Go) and
+// then done with its error on the UI goroutine.
+func (w *Window) async(f func(ctx context.Context) error, done func(error)) {
+	w.o.Go(func() {
+		err := f(w.ctx)
+		fyne.Do(func() { done(err) })
+	})
+}

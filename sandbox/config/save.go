@@ -1,0 +1,229 @@
+package config
+
+// Saving keeps what the user wrote. go-toml/v2 decodes and encodes values
+// but cannot round-trip a document: it drops comments, blank lines and the
+// order of keys. So Save does not re-encode the file; it edits it in place,
+// one setting at a time: a changed value is replaced on its own line (a
+// trailing comment stays), a missing key is added at the end of its table,
+// a missing table at the end of the file. Everything else, comments
+// included, is left byte for byte. The result is parsed and compared with
+// what was asked for before anything is written.
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox/atomicfile"
+)
+
+// ErrNotSaved is wrapped by every error of Save that left the file as it was
+// because the edit could not be made safely.
+var ErrNotSaved = errors.New("config not saved")
+
+// header starts a config file that Save creates.
+const header = `# MCP Sandbox configuration, shared by the tray and every server process.
+# Servers reload it when it changes. Comments you add here are kept when the
+# tray saves its settings. Reference: DESIGN.md §4.
+`
+
+// Save writes c to path, keeping the comments, order and layout of the file
+// already there (see the comment at the top of this file), after validating
+// the result with Parse. It backs the previous file up beside it as
+// <file>.<YYYYMMDD-HHMMSS>.bak and writes atomically; it writes nothing when
+// the file already says what c says. It returns the backup's path, if one
+// was made.
+//
+// [languages] and network.install_env are edited by hand: when c differs
+// from the file there, Save refuses (ErrNotSaved) rather than drop them.
+func Save(path string, c *Config) (backup string, err error) {
+	old, err := os.ReadFile(path)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return "", fmt.Errorf("save config: %w", err)
+	}
+	cur := Default()
+	if old != nil {
+		if cur, err = Parse(path, old); err != nil {
+			return "", fmt.Errorf("save config: %w: the file on disk is invalid; fix it by hand first: %w", ErrNotSaved, err)
+		}
+	}
+	if !reflect.DeepEqual(emptyIfNil(cur.Languages), emptyIfNil(c.Languages)) ||
+		!reflect.DeepEqual(emptyIfNil(cur.Network.InstallEnv), emptyIfNil(c.Network.InstallEnv)) {
+		return "", fmt.Errorf("save config: %w: [languages] and network.install_env are edited by hand in %s", ErrNotSaved, path)
+	}
+
+	data := old
+	if data == nil {
+		data = []byte(header)
+	}
+	want, have := settingsOf(c), settingsOf(cur)
+	for i, s := range want {
+		if old != nil && s.value == have[i].value {
+			continue
+		}
+		if old == nil && s.value == have[i].value && !s.always {
+			continue
+		}
+		data = setKey(data, s.table, s.key, s.value)
+	}
+	got, err := Parse(path, data)
+	if err != nil {
+		return "", fmt.Errorf("save config: %w: %w", ErrNotSaved, err)
+	}
+	if !reflect.DeepEqual(settingsOf(got), want) {
+		return "", fmt.Errorf("save config: %w: editing %s in place did not give the settings asked for; edit it by hand", ErrNotSaved, path)
+	}
+	if old != nil && string(data) == string(old) {
+		return "", nil
+	}
+
+	perm := fs.FileMode(0o600)
+	if old != nil {
+		if fi, err := os.Stat(path); err == nil {
+			perm = fi.Mode().Perm()
+		}
+		if backup, err = backupFile(path, old, perm); err != nil {
+			return "", fmt.Errorf("save config: back up: %w", err)
+		}
+	} else if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return "", fmt.Errorf("save config: %w", err)
+	}
+	if err := atomicfile.WriteFile(path, data, perm); err != nil {
+		return backup, fmt.Errorf("save config: %w", err)
+	}
+	return backup, nil
+}
+
+func emptyIfNil[M ~map[K]V, K comparable, V any](m M) M {
+	if m == nil {
+		return M{}
+	}
+	return m
+}
+
+// backupNow is the clock backups are named by; tests set it.
+var backupNow = time.Now
+
+// backupFile copies data beside path as <path>.<stamp>.bak, never
+// overwriting an earlier backup.
+func backupFile(path string, data []byte, perm fs.FileMode) (string, error) {
+	stamp := backupNow().Format("20060102-150405")
+	for n := 1; n < 1000; n++ {
+		name := path + "." + stamp
+		if n > 1 {
+			name += "-" + strconv.Itoa(n)
+		}
+		name += ".bak"
+		f, err := os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, perm)
+		if errors.Is(err, fs.ErrExist) {
+			continue
+		}
+		if err != nil {
+			return "", err
+		}
+		_, werr := f.Write(data)
+		if cerr := f.Close(); werr == nil {
+			werr = cerr
+		}
+		if werr != nil {
+			os.Remove(name)
+			return "", werr
+		}
+		return name, nil
+	}
+	return "", fmt.Errorf("too many backups of %s this second", path)
+}
+
+// setting is one key of a table, with its value written as TOML.
+type setting struct {
+	table, key, value string
+	// always is set for keys a new file spells out even at their default.
+	always bool
+}
+
+// settingsOf lists every scalar and list setting of c, table by table in
+// the order of the Config struct. Maps ([languages], install_env) are left
+// out: Save does not write them.
+func settingsOf(c *Config) []setting {
+	var out []setting
+	v := reflect.ValueOf(c).Elem()
+	t := v.Type()
+	for i := 0; i < t.NumField(); i++ {
+		table := tomlName(t.Field(i))
+		if table == "" || t.Field(i).Type.Kind() != reflect.Struct {
+			continue
+		}
+		sv, st := v.Field(i), t.Field(i).Type
+		for j := 0; j < st.NumField(); j++ {
+			key := tomlName(st.Field(j))
+			if key == "" || st.Field(j).Type.Kind() == reflect.Map {
+				continue
+			}
+			out = append(out, setting{table: table, key: key, value: tomlValue(sv.Field(j).Interface()),
+				always: table != "update" && table != "tray"})
+		}
+	}
+	return out
+}
+
+func tomlName(f reflect.StructField) string {
+	name, _, _ := strings.Cut(f.Tag.Get("toml"), ",")
+	if name == "-" {
+		return ""
+	}
+	return name
+}
+
+// tomlValue writes v as a TOML value; strings as basic (double-quoted)
+// strings, the way the file's documentation writes them.
+func tomlValue(v any) string {
+	switch v := v.(type) {
+	case string:
+		return tomlQuote(v)
+	case bool:
+		return strconv.FormatBool(v)
+	case int:
+		return strconv.Itoa(v)
+	case float64:
+		s := strconv.FormatFloat(v, 'f', -1, 64)
+		if !strings.ContainsAny(s, ".eE") {
+			s += ".0"
+		}
+		return s
+	case []string:
+		q := make([]string, len(v))
+		for i, s := range v {
+			q[i] = tomlQuote(s)
+		}
+		return "[" + strings.Join(q, ", ") + "]"
+	}
+	panic(fmt.Sprintf("config: no TOML form for %T", v))
+}
+
+func tomlQuote(s string) string {
+	var b strings.Builder
+	b.WriteByte('"')
+	for _, r := range s {
+		switch {
+		case r == '"' || r == '\\':
+			b.WriteByte('\\')
+			b.WriteRune(r)
+		case r == '\n':
+			b.WriteString(`\n`)
+		case r == '\t':
+			b.WriteString(`\t`)
+		case r < 0x20 || r == 0x7f:
+			fmt.Fprintf(&b, `\u%04X`, r)
+		default:
+			b.WriteRune(r)
+		}
+	}
+	b.WriteByte('"')
+	return b.String()
+}
