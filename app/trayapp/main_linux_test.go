@@ -49,8 +49,20 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
+// skipUnderRace skips a test in the -race run of this package: the
+// in-process tray cannot run there (see race_on_linux_test.go), and the
+// tests of the tray binary run in the README's second command, without
+// -race, so they are not run twice.
+func skipUnderRace(t *testing.T) {
+	t.Helper()
+	if raceDetector {
+		t.Skip("skipping under -race: fyne.io/systray's menu has a data race of its own (see race_on_linux_test.go); `go test -p 1 ./app/trayapp` runs this")
+	}
+}
+
 func needGUI(t *testing.T) *App {
 	t.Helper()
+	skipUnderRace(t)
 	if gui.skip != "" {
 		apptest.Missing(t, "the tray's GUI: "+gui.skip)
 	}
@@ -60,6 +72,9 @@ func needGUI(t *testing.T) *App {
 // runGUI starts the tray on the main goroutine, runs the tests beside it,
 // then quits the tray from its menu and checks it stopped its HTTP child.
 func runGUI(m *testing.M) int {
+	if raceDetector {
+		return m.Run() // the in-process tray is not started under -race
+	}
 	if why := haveDisplayAndBus(); why != "" {
 		gui.skip = why
 		return m.Run()

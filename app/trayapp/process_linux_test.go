@@ -134,6 +134,7 @@ func windowShown(t *testing.T, p *trayProc, name string) {
 // must not enable the tray (Fyne's tray panics on Quit without one), show
 // its window instead, and quit cleanly.
 func TestNoSessionBus(t *testing.T) {
+	skipUnderRace(t)
 	p := startTray(t, "unix:path="+filepath.Join(t.TempDir(), "no-bus-here"), "--hidden")
 	windowShown(t, p, "no-session-bus")
 	if !strings.Contains(p.log(), "no D-Bus session bus") {
@@ -145,6 +146,7 @@ func TestNoSessionBus(t *testing.T) {
 // TestNoTrayHost starts the tray on a bus where nothing shows tray icons:
 // even with --hidden the window opens, since there is no other way in.
 func TestNoTrayHost(t *testing.T) {
+	skipUnderRace(t)
 	if _, err := exec.LookPath("dbus-daemon"); err != nil {
 		apptest.Missing(t, "dbus-daemon")
 	}
@@ -203,6 +205,7 @@ func measure(t *testing.T, pid int, d time.Duration) (cpu, rss float64) {
 // login), then with its window open. Targets: under 1 % of a core and
 // under 120 MB.
 func TestIdleCost(t *testing.T) {
+	skipUnderRace(t)
 	if testing.Short() {
 		t.Skip("takes about a minute; not with -short")
 	}
