@@ -6,13 +6,12 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-	"runtime"
-	"sort"
 	"strings"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/mcp-sandbox/mcp-sandbox/app/clientconfig"
 	"github.com/mcp-sandbox/mcp-sandbox/app/internal/childproc"
 )
 
@@ -98,40 +97,26 @@ type ToolError struct {
 
 func (e *ToolError) Error() string { return e.Tool + ": " + e.Message }
 
-// inherited are the variables clients pass to a stdio server besides the
-// entry's own env (as the reference MCP SDKs do), plus the two that point
-// the server at the tray's own config and state when the tray was started
-// with them, so the test runs against the settings the tray shows.
-var inherited = map[string][]string{
-	"windows": {"APPDATA", "HOMEDRIVE", "HOMEPATH", "LOCALAPPDATA", "PATH", "PROCESSOR_ARCHITECTURE",
-		"PROGRAMFILES", "SYSTEMDRIVE", "SYSTEMROOT", "TEMP", "USERNAME", "USERPROFILE"},
-	"other": {"HOME", "LOGNAME", "PATH", "SHELL", "TERM", "USER"},
-	"tray":  {"MCP_SANDBOX_CONFIG", "MCP_SANDBOX_STATE_DIR"},
-}
+// trayVars point the server at the tray's own config and state when the
+// tray was started with them, so the Test runs against the settings the
+// tray shows.
+var trayVars = []string{"MCP_SANDBOX_CONFIG", "MCP_SANDBOX_STATE_DIR"}
 
-// ClientEnv is the environment a client gives the server: the inherited
-// variables read through getenv, with extra over them.
+// ClientEnv is the environment a client gives the server (see
+// clientconfig.ChildEnv), plus the tray's own config and state variables,
+// with extra over them.
 func ClientEnv(getenv func(string) string, extra map[string]string) []string {
 	if getenv == nil {
 		getenv = os.Getenv
 	}
-	names := inherited["other"]
-	if runtime.GOOS == "windows" {
-		names = inherited["windows"]
-	}
 	vars := map[string]string{}
-	for _, k := range append(append([]string{}, names...), inherited["tray"]...) {
-		if v := getenv(k); v != "" && !strings.HasPrefix(v, "()") {
+	for _, k := range trayVars {
+		if v := getenv(k); v != "" {
 			vars[k] = v
 		}
 	}
 	for k, v := range extra {
 		vars[k] = v
 	}
-	out := make([]string, 0, len(vars))
-	for k, v := range vars {
-		out = append(out, k+"="+v)
-	}
-	sort.Strings(out)
-	return out
+	return clientconfig.ChildEnv(clientconfig.Env{Getenv: getenv}, vars)
 }

@@ -84,7 +84,7 @@ func VerifyEntry(ctx context.Context, e Entry, opts VerifyOptions) (*VerifyResul
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 
-	env := childEnv(opts.Env, e.Env)
+	env := ChildEnv(opts.Env, e.Env)
 	path, err := resolveCommand(e.Command, env)
 	if err != nil {
 		return res, err
@@ -160,9 +160,9 @@ var inherited = map[string][]string{
 	"other": {"HOME", "LOGNAME", "PATH", "SHELL", "TERM", "USER"},
 }
 
-// childEnv is the environment a client gives the server: the inherited
+// ChildEnv is the environment a client gives the server: the inherited
 // variables from env with the entry's env over them, as KEY=value lines.
-func childEnv(env Env, extra map[string]string) []string {
+func ChildEnv(env Env, extra map[string]string) []string {
 	names := inherited["other"]
 	if env.goos() == "windows" {
 		names = inherited["windows"]

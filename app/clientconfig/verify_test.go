@@ -132,12 +132,12 @@ func TestChildEnv(t *testing.T) {
 	env := Env{GOOS: "linux", Getenv: mapEnv{
 		"HOME": "/home/me", "PATH": "/usr/bin", "SECRET": "x", "SHELL": "() { :; }",
 	}.get}
-	got := strings.Join(childEnv(env, map[string]string{"DOCKER_HOST": "unix:///d.sock", "PATH": "/opt/bin"}), " ")
+	got := strings.Join(ChildEnv(env, map[string]string{"DOCKER_HOST": "unix:///d.sock", "PATH": "/opt/bin"}), " ")
 	if want := "DOCKER_HOST=unix:///d.sock HOME=/home/me PATH=/opt/bin"; got != want {
 		t.Errorf("childEnv = %q, want %q", got, want)
 	}
 	win := Env{GOOS: "windows", Getenv: mapEnv{"USERPROFILE": `C:\Users\me`, "HOME": "/c/Users/me", "SYSTEMROOT": `C:\Windows`}.get}
-	got = strings.Join(childEnv(win, nil), " ")
+	got = strings.Join(ChildEnv(win, nil), " ")
 	if want := `SYSTEMROOT=C:\Windows USERPROFILE=C:\Users\me`; got != want {
 		t.Errorf("childEnv (windows) = %q, want %q", got, want)
 	}
