@@ -8,6 +8,8 @@ package apptest
 import (
 	"context"
 	"fmt"
+	"io"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -180,6 +182,8 @@ func ModuleRoot(t testing.TB) string {
 // Xvfb is installed, sets DISPLAY for this process (and its children), and
 // returns a function that stops it. With a DISPLAY already set, or without
 // Xvfb, it does nothing (the GUI tests then skip, or fail under CI=true).
+// A server that does not accept a connection is started again, up to
+// three times.
 func StartXvfb() (stop func(), err error) {
 	if os.Getenv("DISPLAY") != "" {
 		return func() {}, nil
@@ -188,57 +192,95 @@ func StartXvfb() (stop func(), err error) {
 	if err != nil {
 		return func() {}, nil
 	}
+	for attempt := 1; ; attempt++ {
+		stop, err := startXvfb(xvfb)
+		if err == nil || attempt == 3 {
+			return stop, err
+		}
+		fmt.Fprintf(os.Stderr, "apptest: Xvfb attempt %d: %v; trying again\n", attempt, err)
+	}
+}
+
+func startXvfb(xvfb string) (func(), error) {
 	r, w, err := os.Pipe()
 	if err != nil {
 		return nil, err
 	}
+	var stderr strings.Builder
 	// -displayfd makes Xvfb pick a free display and write its number.
 	cmd := exec.Command(xvfb, "-displayfd", "3", "-screen", "0", "1280x1024x24", "-nolisten", "tcp")
 	cmd.ExtraFiles = []*os.File{w}
+	cmd.Stderr = &lockedWriter{w: &stderr}
 	if err := cmd.Start(); err != nil {
 		r.Close()
 		w.Close()
 		return nil, fmt.Errorf("start Xvfb: %w", err)
 	}
 	w.Close()
+	exited := make(chan struct{})
+	go func() { cmd.Wait(); close(exited) }()
+	kill := func() {
+		cmd.Process.Kill()
+		<-exited
+	}
 	num := make(chan string, 1)
 	go func() {
 		buf := make([]byte, 16)
 		n, _ := r.Read(buf)
 		num <- strings.TrimSpace(string(buf[:n]))
 	}()
+	var d string
 	select {
-	case d := <-num:
+	case d = <-num:
 		r.Close()
-		if d == "" {
-			cmd.Process.Kill()
-			cmd.Wait()
-			return nil, fmt.Errorf("Xvfb did not report its display")
-		}
-		// The socket must be there before a client tries it.
-		sock := "/tmp/.X11-unix/X" + d
-		for i := 0; i < 100; i++ {
-			if _, err := os.Stat(sock); err == nil {
-				break
-			}
-			time.Sleep(20 * time.Millisecond)
-		}
-		os.Setenv("DISPLAY", ":"+d)
 	case <-time.After(20 * time.Second):
-		cmd.Process.Kill()
-		cmd.Wait()
+		kill()
 		return nil, fmt.Errorf("Xvfb did not start within 20s")
 	}
+	if d == "" {
+		kill()
+		return nil, fmt.Errorf("Xvfb did not report its display: %s", stderr.String())
+	}
+	// Ready means it takes a connection.
+	sock := "/tmp/.X11-unix/X" + d
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		c, err := net.Dial("unix", sock)
+		if err == nil {
+			c.Close()
+			break
+		}
+		select {
+		case <-exited:
+			return nil, fmt.Errorf("Xvfb on :%s exited: %s", d, stderr.String())
+		default:
+		}
+		if time.Now().After(deadline) {
+			kill()
+			return nil, fmt.Errorf("Xvfb on :%s takes no connection: %v", d, err)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	os.Setenv("DISPLAY", ":"+d)
 	return func() {
 		cmd.Process.Signal(os.Interrupt)
-		done := make(chan struct{})
-		go func() { cmd.Wait(); close(done) }()
 		select {
-		case <-done:
+		case <-exited:
 		case <-time.After(5 * time.Second):
-			cmd.Process.Kill()
-			<-done
+			kill()
 		}
 		os.Unsetenv("DISPLAY")
 	}, nil
+}
+
+// lockedWriter serialises writes to w.
+type lockedWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (l *lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
 }
