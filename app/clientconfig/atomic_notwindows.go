@@ -16,11 +16,3 @@ func keepOwner(f *os.File, old fs.FileInfo) {
 		_ = f.Chown(int(st.Uid), int(st.Gid))
 	}
 }
-
-// syncDir makes a rename in dir durable.
-func syncDir(dir string) {
-	if d, err := os.Open(dir); err == nil {
-		_ = d.Sync()
-		_ = d.Close()
-	}
-}

@@ -1,6 +1,7 @@
 package atomicfile
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"testing"
@@ -33,5 +34,28 @@ func TestWriteFileMissingDir(t *testing.T) {
 	p := filepath.Join(t.TempDir(), "nope", "f")
 	if err := WriteFile(p, []byte("x"), 0o600); err == nil {
 		t.Fatal("want an error for a missing directory")
+	}
+}
+
+func TestWriteCheckAborts(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "f")
+	if err := os.WriteFile(p, []byte("old"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	stop := errors.New("changed meanwhile")
+	prepared := false
+	err := Write(p, []byte("new"), 0o600, Options{
+		Prepare: func(*os.File) error { prepared = true; return nil },
+		Check:   func() error { return stop },
+	})
+	if !errors.Is(err, stop) || !prepared {
+		t.Fatalf("err = %v, prepared = %v", err, prepared)
+	}
+	if got, _ := os.ReadFile(p); string(got) != "old" {
+		t.Errorf("content = %q after an aborted write", got)
+	}
+	if ents, _ := os.ReadDir(dir); len(ents) != 1 {
+		t.Errorf("temp files left behind: %v", ents)
 	}
 }
