@@ -10,6 +10,8 @@ import (
 	"strings"
 
 	"github.com/pelletier/go-toml/v2"
+
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox/config"
 )
 
 // tomlFormat edits Codex's config.toml, where our entry is the table
@@ -202,11 +204,11 @@ func mergeTOML(raw map[string]any, want Entry) map[string]any {
 func renderTOMLTable(m map[string]any, nl string) ([]byte, error) {
 	var b strings.Builder
 	b.WriteString("[" + tomlServersKey + "." + tomlKey(ServerName) + "]\n")
-	b.WriteString("command = " + quoteTOML(m["command"].(string)) + "\n")
+	b.WriteString("command = " + config.QuoteString(m["command"].(string)) + "\n")
 	args := m["args"].([]any)
 	quoted := make([]string, len(args))
 	for i, a := range args {
-		quoted[i] = quoteTOML(a.(string))
+		quoted[i] = config.QuoteString(a.(string))
 	}
 	b.WriteString("args = [" + strings.Join(quoted, ", ") + "]\n")
 	rest := make([]string, 0, len(m))
@@ -246,7 +248,7 @@ func tomlLine(k string, v any) (string, error) {
 		sort.Strings(keys)
 		parts := make([]string, len(keys))
 		for i, ek := range keys {
-			parts[i] = tomlKey(ek) + " = " + quoteTOML(env[ek].(string))
+			parts[i] = tomlKey(ek) + " = " + config.QuoteString(env[ek].(string))
 		}
 		return "env = { " + strings.Join(parts, ", ") + " }\n", nil
 	}

@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox/config"
 )
 
 func TestTOMLEdits(t *testing.T) {
@@ -160,11 +162,11 @@ func TestTOMLQuoting(t *testing.T) {
 		"naïve":       `"naïve"`,
 		"mcp-sandbox": `"mcp-sandbox"`,
 	} {
-		if got := quoteTOML(in); got != want {
-			t.Errorf("quoteTOML(%q) = %s, want %s", in, got, want)
+		if got := config.QuoteString(in); got != want {
+			t.Errorf("config.QuoteString(%q) = %s, want %s", in, got, want)
 		}
-		if got := unquoteTOML(quoteTOML(in)[1 : len(quoteTOML(in))-1]); got != in {
-			t.Errorf("unquoteTOML(quoteTOML(%q)) = %q", in, got)
+		if got := unquoteTOML(config.QuoteString(in)[1 : len(config.QuoteString(in))-1]); got != in {
+			t.Errorf("unquoteTOML(config.QuoteString(%q)) = %q", in, got)
 		}
 	}
 }

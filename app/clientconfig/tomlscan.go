@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"strconv"
 	"strings"
+
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox/config"
 )
 
 // This file finds table headers in a TOML file without a full parser, so
@@ -206,31 +208,6 @@ func unquoteTOML(s string) string {
 	return b.String()
 }
 
-// quoteTOML writes s as a TOML basic string.
-func quoteTOML(s string) string {
-	var b strings.Builder
-	b.WriteByte('"')
-	for _, r := range s {
-		switch {
-		case r == '"' || r == '\\':
-			b.WriteByte('\\')
-			b.WriteRune(r)
-		case r == '\t':
-			b.WriteString(`\t`)
-		case r == '\n':
-			b.WriteString(`\n`)
-		case r == '\r':
-			b.WriteString(`\r`)
-		case r < 0x20 || r == 0x7f:
-			b.WriteString(`\u` + strconv.FormatInt(int64(r)+0x10000, 16)[1:])
-		default:
-			b.WriteRune(r)
-		}
-	}
-	b.WriteByte('"')
-	return b.String()
-}
-
 // tomlKey writes k as a key: bare when it can be, quoted otherwise.
 func tomlKey(k string) string {
 	if k == "" {
@@ -238,7 +215,7 @@ func tomlKey(k string) string {
 	}
 	for i := 0; i < len(k); i++ {
 		if !isBareKeyByte(k[i]) {
-			return quoteTOML(k)
+			return config.QuoteString(k)
 		}
 	}
 	return k

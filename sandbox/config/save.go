@@ -185,7 +185,7 @@ func tomlName(f reflect.StructField) string {
 func tomlValue(v any) string {
 	switch v := v.(type) {
 	case string:
-		return tomlQuote(v)
+		return QuoteString(v)
 	case bool:
 		return strconv.FormatBool(v)
 	case int:
@@ -199,14 +199,17 @@ func tomlValue(v any) string {
 	case []string:
 		q := make([]string, len(v))
 		for i, s := range v {
-			q[i] = tomlQuote(s)
+			q[i] = QuoteString(s)
 		}
 		return "[" + strings.Join(q, ", ") + "]"
 	}
 	panic(fmt.Sprintf("config: no TOML form for %T", v))
 }
 
-func tomlQuote(s string) string {
+// QuoteString writes s as a TOML basic (double-quoted) string, escaping
+// what a basic string cannot hold. Everything that edits TOML text by hand
+// (Save, the Codex client config) quotes with it.
+func QuoteString(s string) string {
 	var b strings.Builder
 	b.WriteByte('"')
 	for _, r := range s {
@@ -214,12 +217,14 @@ func tomlQuote(s string) string {
 		case r == '"' || r == '\\':
 			b.WriteByte('\\')
 			b.WriteRune(r)
-		case r == '\n':
-			b.WriteString(`\n`)
 		case r == '\t':
 			b.WriteString(`\t`)
+		case r == '\n':
+			b.WriteString(`\n`)
+		case r == '\r':
+			b.WriteString(`\r`)
 		case r < 0x20 || r == 0x7f:
-			fmt.Fprintf(&b, `\u%04X`, r)
+			b.WriteString(`\u` + strconv.FormatInt(int64(r)+0x10000, 16)[1:])
 		default:
 			b.WriteRune(r)
 		}
