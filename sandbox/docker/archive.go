@@ -3,7 +3,6 @@ package docker
 import (
 	"context"
 	"io"
-	"strings"
 
 	"github.com/docker/docker/api/types/container"
 )
@@ -27,14 +26,4 @@ func (b *Backend) CopyFrom(ctx context.Context, containerID, path string) (io.Re
 		return nil, b.wrap("copy from sandbox", err)
 	}
 	return rc, nil
-}
-
-func isRegistryError(err error) bool {
-	s := err.Error()
-	return strings.Contains(s, "registry") || strings.Contains(s, "manifest") || strings.Contains(s, "/v2/")
-}
-
-func isManifestUnknown(err error) bool {
-	s := strings.ToLower(err.Error())
-	return strings.Contains(s, "manifest unknown") || strings.Contains(s, "not found") || strings.Contains(s, "repository does not exist")
 }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 
 	cerrdefs "github.com/containerd/errdefs"
 	"github.com/docker/docker/api/types/image"
@@ -106,13 +107,23 @@ func (b *Backend) pull(ctx context.Context, ref string, progress func(sandbox.Pu
 }
 
 func (b *Backend) pullError(ref string, err error) error {
-	if isUnreachable(err) && !cerrdefs.IsNotFound(err) {
-		if client := b.wrap("pull "+ref, err); errors.Is(client, sandbox.ErrDockerUnreachable) && !isRegistryError(err) {
-			return client
-		}
+	// The engine itself did not answer (a registry that did not is the
+	// engine's error, reported below).
+	if isUnreachable(err) && !cerrdefs.IsNotFound(err) && !isRegistryError(err) {
+		return b.wrap("pull "+ref, err)
 	}
 	if cerrdefs.IsNotFound(err) || isManifestUnknown(err) {
 		return fmt.Errorf("%w: the registry does not know image %s (%v): check its name and tag", sandbox.ErrImageNotFound, ref, err)
 	}
 	return fmt.Errorf("%w: could not pull %s: %v — check the registry is reachable from the Docker engine, or pull the image yourself", sandbox.ErrPull, ref, err)
+}
+
+func isRegistryError(err error) bool {
+	s := err.Error()
+	return strings.Contains(s, "registry") || strings.Contains(s, "manifest") || strings.Contains(s, "/v2/")
+}
+
+func isManifestUnknown(err error) bool {
+	s := strings.ToLower(err.Error())
+	return strings.Contains(s, "manifest unknown") || strings.Contains(s, "not found") || strings.Contains(s, "repository does not exist")
 }

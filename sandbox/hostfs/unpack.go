@@ -42,11 +42,10 @@ func (f Fence) Unpack(ctx context.Context, r io.Reader, dest string, opts Unpack
 			st.Skipped = nil
 		}
 	}()
-	if fi, err := os.Lstat(dest); err == nil {
+	if _, err := os.Lstat(dest); err == nil {
 		if !opts.Overwrite {
 			return st, fmt.Errorf("%w: %s already exists; pass overwrite: true to replace it", ErrExists, dest)
 		}
-		_ = fi
 	} else if !errors.Is(err, os.ErrNotExist) {
 		return st, err
 	}
@@ -160,10 +159,7 @@ func (f Fence) Unpack(ctx context.Context, r io.Reader, dest string, opts Unpack
 // escapes reports whether a symlink at rel (slash path below the tree's
 // top) with a relative target leaves the tree.
 func escapes(rel, target string) bool {
-	depth := 0
-	if rel != "" {
-		depth = strings.Count(rel, "/") // directories above the link, inside the tree
-	}
+	depth := strings.Count(rel, "/") // directories above the link, inside the tree
 	for _, part := range strings.Split(target, "/") {
 		switch part {
 		case "", ".":
