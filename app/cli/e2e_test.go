@@ -7,22 +7,36 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/testenv"
 )
 
-// buildServer builds the real mcp-sandbox binary into dir.
-func buildServer(t *testing.T, dir string) string {
+// buildServer builds the real mcp-sandbox binary, once for all the tests
+// of the package (the dir argument of earlier versions is gone: one build
+// serves every test).
+func buildServer(t *testing.T) string {
 	t.Helper()
-	bin := filepath.Join(dir, "mcp-sandbox")
-	cmd := exec.Command("go", "build", "-o", bin, "github.com/mcp-sandbox/mcp-sandbox/cmd/mcp-sandbox")
-	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("build: %v\n%s", err, out)
+	serverOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "mcp-sandbox-cli-test")
+		if err != nil {
+			serverErr = err
+			return
+		}
+		serverPath, serverErr = testenv.Build(dir, "mcp-sandbox")
+	})
+	if serverErr != nil {
+		t.Fatal(serverErr)
 	}
-	return bin
+	return serverPath
 }
+
+var (
+	serverOnce sync.Once
+	serverPath string
+	serverErr  error
+)
 
 // e2eHome is a temporary home with a config that uses the test images.
 func e2eHome(t *testing.T) (home string, env []string) {
@@ -60,7 +74,7 @@ func runBin(t *testing.T, bin string, env []string, args ...string) (int, string
 // binary and the real engine.
 func TestClaudeInstallVerifyEndToEnd(t *testing.T) {
 	testenv.Docker(t, testenv.PythonImage)
-	bin := buildServer(t, t.TempDir())
+	bin := buildServer(t)
 	home, env := e2eHome(t)
 	// Claude Desktop "is installed": its config directory exists.
 	if err := os.MkdirAll(filepath.Join(home, ".config", "Claude"), 0o700); err != nil {
@@ -98,7 +112,7 @@ func TestClaudeInstallVerifyEndToEnd(t *testing.T) {
 // engine is chosen, and the report has the keys outside tools rely on.
 func TestDoctorJSON(t *testing.T) {
 	testenv.Docker(t)
-	bin := buildServer(t, t.TempDir())
+	bin := buildServer(t)
 	_, env := e2eHome(t)
 	code, out, errOut := runBin(t, bin, env, "doctor", "--json")
 	if code != 0 {
@@ -143,7 +157,7 @@ func TestDoctorJSON(t *testing.T) {
 // TestDoctorInvalidConfig: an invalid config file makes the doctor fail and
 // name the line.
 func TestDoctorInvalidConfig(t *testing.T) {
-	bin := buildServer(t, t.TempDir())
+	bin := buildServer(t)
 	home, env := e2eHome(t)
 	p := filepath.Join(home, ".config", "mcp-sandbox", "config.toml")
 	if err := os.WriteFile(p, []byte("[limits]\nmemory_mb = 512\ncpus = \"lots\"\n"), 0o600); err != nil {
@@ -169,7 +183,7 @@ func TestDoctorInvalidConfig(t *testing.T) {
 
 // TestVersionAndHelp covers the small commands.
 func TestVersionAndHelp(t *testing.T) {
-	bin := buildServer(t, t.TempDir())
+	bin := buildServer(t)
 	_, env := e2eHome(t)
 	code, out, _ := runBin(t, bin, env, "version")
 	if code != 0 || !strings.HasPrefix(out, "mcp-sandbox ") {
@@ -190,7 +204,7 @@ func TestVersionAndHelp(t *testing.T) {
 // the real engine.
 func TestRunPsStop(t *testing.T) {
 	testenv.Docker(t, testenv.PythonImage)
-	bin := buildServer(t, t.TempDir())
+	bin := buildServer(t)
 	home, env := e2eHome(t)
 	f := filepath.Join(home, "prog.py")
 	os.WriteFile(f, []byte("import sys\nprint('out')\nprint('err', file=sys.stderr)\nsys.exit(7)\n"), 0o600)

@@ -5,8 +5,6 @@ import (
 	"flag"
 	"fmt"
 	"os"
-	"os/exec"
-	"path/filepath"
 	"testing"
 
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/bench"
@@ -27,11 +25,8 @@ func TestMain(m *testing.M) {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
-	serverBin = filepath.Join(dir, "mcp-sandbox")
-	cmd := exec.Command("go", "build", "-o", serverBin, "github.com/mcp-sandbox/mcp-sandbox/cmd/mcp-sandbox")
-	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
-	if out, err := cmd.CombinedOutput(); err != nil {
-		fmt.Fprintf(os.Stderr, "build mcp-sandbox: %v\n%s", err, out)
+	if serverBin, err = testenv.Build(dir, "mcp-sandbox"); err != nil {
+		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
 	code := m.Run()

@@ -5,8 +5,11 @@ package testenv
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
 	"os"
+	"os/exec"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -114,4 +117,23 @@ func Inspector(t testing.TB) string {
 		Missing(t, "the MCP Inspector CLI at "+p)
 	}
 	return p
+}
+
+// startHome is HOME when the test process started: builds run with it so
+// the go command finds its caches even after a test has moved HOME.
+var startHome = os.Getenv("HOME")
+
+// Build builds this module's command ./cmd/<name> into dir and returns the
+// binary's path. mcp-sandbox is built with CGO_ENABLED=0, as it ships.
+func Build(dir, name string) (string, error) {
+	bin := filepath.Join(dir, name)
+	cmd := exec.Command("go", "build", "-o", bin, "github.com/mcp-sandbox/mcp-sandbox/cmd/"+name)
+	cmd.Env = append(os.Environ(), "HOME="+startHome)
+	if name == "mcp-sandbox" {
+		cmd.Env = append(cmd.Env, "CGO_ENABLED=0")
+	}
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return "", fmt.Errorf("go build ./cmd/%s: %v\n%s", name, err, out)
+	}
+	return bin, nil
 }

@@ -105,10 +105,6 @@ func Home(t testing.TB) string {
 	return home
 }
 
-// home is HOME when the test process started: builds use the go command's
-// caches under it even after a test points HOME elsewhere.
-var home = os.Getenv("HOME")
-
 var (
 	buildMu  sync.Mutex
 	built    = map[string]string{}
@@ -134,13 +130,6 @@ func BuildBinary(name string) (string, error) {
 	if p, ok := built[name]; ok {
 		return p, nil
 	}
-	goenv := exec.Command("go", "env", "GOMOD")
-	goenv.Env = append(os.Environ(), "HOME="+home)
-	out, err := goenv.Output()
-	if err != nil || strings.TrimSpace(string(out)) == "" {
-		return "", fmt.Errorf("go env GOMOD: %v", err)
-	}
-	root := filepath.Dir(strings.TrimSpace(string(out)))
 	if buildDir == "" {
 		d, err := os.MkdirTemp("", "mcp-sandbox-bin-")
 		if err != nil {
@@ -148,12 +137,9 @@ func BuildBinary(name string) (string, error) {
 		}
 		buildDir = d
 	}
-	bin := filepath.Join(buildDir, name)
-	cmd := exec.Command("go", "build", "-o", bin, "./cmd/"+name)
-	cmd.Dir = root
-	cmd.Env = append(os.Environ(), "HOME="+home)
-	if b, err := cmd.CombinedOutput(); err != nil {
-		return "", fmt.Errorf("go build ./cmd/%s: %v\n%s", name, err, b)
+	bin, err := testenv.Build(buildDir, name)
+	if err != nil {
+		return "", err
 	}
 	built[name] = bin
 	return bin, nil
@@ -166,16 +152,6 @@ func Cleanup() {
 	if buildDir != "" {
 		os.RemoveAll(buildDir)
 	}
-}
-
-// ModuleRoot returns the directory of this module's go.mod.
-func ModuleRoot(t testing.TB) string {
-	t.Helper()
-	out, err := exec.Command("go", "env", "GOMOD").Output()
-	if err != nil || strings.TrimSpace(string(out)) == "" {
-		t.Fatalf("go env GOMOD: %v", err)
-	}
-	return filepath.Dir(strings.TrimSpace(string(out)))
 }
 
 // StartXvfb starts a private X server when the process has no DISPLAY and
