@@ -11,6 +11,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mcp-sandbox/mcp-sandbox/app/applog"
+
 	"github.com/docker/docker/client"
 
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox"
@@ -104,20 +106,13 @@ func (s *setup) lister(usage bool) sandbox.Lister {
 }
 
 // openLog returns a logger writing to w and to <state dir>/logs/NAME.log,
-// rotated at 5 MB.
+// which rotates by size (app/applog, as the tray's log does).
 func openLog(w io.Writer, name string, level slog.Level) (*slog.Logger, func()) {
-	dir := filepath.Join(config.StateDir(), "logs")
 	var out io.Writer = w
 	closer := func() {}
-	if err := os.MkdirAll(dir, 0o700); err == nil {
-		p := filepath.Join(dir, name+".log")
-		if st, err := os.Stat(p); err == nil && st.Size() > 5<<20 {
-			_ = os.Rename(p, p+".1")
-		}
-		if f, err := os.OpenFile(p, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600); err == nil {
-			out = io.MultiWriter(w, f)
-			closer = func() { f.Close() }
-		}
+	if f, err := applog.Open(filepath.Join(config.StateDir(), "logs"), name, applog.Options{}); err == nil {
+		out = io.MultiWriter(w, f)
+		closer = func() { f.Close() }
 	}
 	return slog.New(slog.NewTextHandler(out, &slog.HandlerOptions{Level: level})).With("pid", os.Getpid()), closer
 }
