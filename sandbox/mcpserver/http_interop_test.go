@@ -47,23 +47,15 @@ func TestHTTPProgressBeforeResultGoSDK(t *testing.T) {
 	})
 	id := createSandboxes(t, sess, 1)[0]
 
-	const calls, parallel = 100, 8
-	sem := make(chan struct{}, parallel)
-	var wg sync.WaitGroup
-	for i := range calls {
-		wg.Add(1)
-		sem <- struct{}{}
-		go func() {
-			defer func() { <-sem; wg.Done() }()
-			params := &mcp.CallToolParams{Name: "sandbox_exec", Arguments: map[string]any{"sandbox_id": id, "command": progressCommand(i)}}
-			params.SetProgressToken(fmt.Sprintf("tok-%d", i))
-			r, err := sess.CallTool(testContext(t, time.Minute), params)
-			if err != nil || r.IsError {
-				t.Errorf("call %d: %v %v", i, err, r)
-			}
-		}()
-	}
-	wg.Wait()
+	const calls = 100
+	callConcurrently(calls, 8, func(i int) {
+		params := &mcp.CallToolParams{Name: "sandbox_exec", Arguments: map[string]any{"sandbox_id": id, "command": progressCommand(i)}}
+		params.SetProgressToken(fmt.Sprintf("tok-%d", i))
+		r, err := sess.CallTool(testContext(t, time.Minute), params)
+		if err != nil || r.IsError {
+			t.Errorf("call %d: %v %v", i, err, r)
+		}
+	})
 	for _, f := range progressFaults(rec.messages(), calls) {
 		t.Error(f)
 	}
@@ -115,25 +107,17 @@ func TestHTTPProgressBeforeResultMcpGo(t *testing.T) {
 	}
 	id := res.StructuredContent.(map[string]any)["sandbox_id"].(string)
 
-	const calls, parallel = 100, 8
-	sem := make(chan struct{}, parallel)
-	var wg sync.WaitGroup
-	for i := range calls {
-		wg.Add(1)
-		sem <- struct{}{}
-		go func() {
-			defer func() { <-sem; wg.Done() }()
-			req := mcpgo.CallToolRequest{}
-			req.Params.Name = "sandbox_exec"
-			req.Params.Arguments = map[string]any{"sandbox_id": id, "command": progressCommand(i)}
-			req.Params.Meta = &mcpgo.Meta{ProgressToken: fmt.Sprintf("tok-%d", i)}
-			r, err := c.CallTool(ctx, req)
-			if err != nil || r.IsError {
-				t.Errorf("call %d: %v %+v", i, err, r)
-			}
-		}()
-	}
-	wg.Wait()
+	const calls = 100
+	callConcurrently(calls, 8, func(i int) {
+		req := mcpgo.CallToolRequest{}
+		req.Params.Name = "sandbox_exec"
+		req.Params.Arguments = map[string]any{"sandbox_id": id, "command": progressCommand(i)}
+		req.Params.Meta = &mcpgo.Meta{ProgressToken: fmt.Sprintf("tok-%d", i)}
+		r, err := c.CallTool(ctx, req)
+		if err != nil || r.IsError {
+			t.Errorf("call %d: %v %+v", i, err, r)
+		}
+	})
 	for _, f := range progressFaults(rec.messages(), calls) {
 		t.Error(f)
 	}

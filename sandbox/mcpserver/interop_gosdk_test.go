@@ -262,29 +262,16 @@ func TestProgressBeforeResultGoSDK(t *testing.T) {
 	}
 	structured(t, res, &created)
 
-	const calls, parallel = 100, 8
-	sem := make(chan struct{}, parallel)
-	var wg sync.WaitGroup
-	for i := 0; i < calls; i++ {
-		wg.Add(1)
-		sem <- struct{}{}
-		go func() {
-			defer func() { <-sem; wg.Done() }()
-			params := &mcp.CallToolParams{Name: "sandbox_exec", Arguments: map[string]any{
-				"sandbox_id": created.SandboxID,
-				// Output right before exit is what a racy transport loses
-				// or reorders.
-				"command": fmt.Sprintf("echo start %d; sleep 0.15; echo middle; echo last %d", i, i),
-			}}
-			params.SetProgressToken(fmt.Sprintf("tok-%d", i))
-			r, err := sess.CallTool(testContext(t, time.Minute), params)
-			if err != nil || r.IsError {
-				t.Errorf("call %d: %v %v", i, err, r)
-			}
-		}()
-	}
-	wg.Wait()
-	checkProgressOrder(t, p.wire.messages(t), calls)
+	const calls = 100
+	callConcurrently(calls, 8, func(i int) {
+		params := &mcp.CallToolParams{Name: "sandbox_exec", Arguments: map[string]any{"sandbox_id": created.SandboxID, "command": progressCommand(i)}}
+		params.SetProgressToken(fmt.Sprintf("tok-%d", i))
+		r, err := sess.CallTool(testContext(t, time.Minute), params)
+		if err != nil || r.IsError {
+			t.Errorf("call %d: %v %v", i, err, r)
+		}
+	})
+	checkProgressOrder(t, p.wire, calls)
 	mu.Lock()
 	defer mu.Unlock()
 	if len(got) != calls {
@@ -292,53 +279,32 @@ func TestProgressBeforeResultGoSDK(t *testing.T) {
 	}
 }
 
-// checkProgressOrder checks, on the wire, that every call had progress,
-// that its progress notifications together carry its whole output (the
-// last line included: that is the one a racy transport loses), and that
-// none came after the call's result. Results name their call through the
-// output ("start N").
-func checkProgressOrder(t *testing.T, msgs []message, calls int) {
+// checkProgressOrder checks the stdio wire with progressFaults (one
+// stream: stdout).
+func checkProgressOrder(t *testing.T, w *wire, calls int) {
 	t.Helper()
-	lastProgress := map[string]int{}
-	output := map[string]string{}
-	for i, m := range msgs {
-		if m.Method == "notifications/progress" {
-			tok := fmt.Sprint(m.Params.ProgressToken)
-			lastProgress[tok] = i
-			output[tok] += m.Params.Message
-		}
+	w.mu.Lock()
+	msgs := make([]wireMsg, len(w.lines))
+	for i, l := range w.lines {
+		msgs[i] = wireMsg{raw: l}
 	}
-	if len(lastProgress) != calls {
-		t.Errorf("progress for %d tokens on the wire, want %d", len(lastProgress), calls)
+	w.mu.Unlock()
+	for _, f := range progressFaults(msgs, calls) {
+		t.Error(f)
 	}
-	results := 0
-	for i, m := range msgs {
-		if len(m.Result) == 0 {
-			continue
-		}
-		var r struct {
-			StructuredContent struct {
-				Stdout string `json:"stdout"`
-			} `json:"structuredContent"`
-		}
-		if json.Unmarshal(m.Result, &r) != nil || !strings.HasPrefix(r.StructuredContent.Stdout, "start ") {
-			continue
-		}
-		results++
-		var n int
-		fmt.Sscanf(r.StructuredContent.Stdout, "start %d", &n)
-		tok := fmt.Sprintf("tok-%d", n)
-		last, ok := lastProgress[tok]
-		switch {
-		case !ok:
-			t.Errorf("call %d: no progress at all", n)
-		case last > i:
-			t.Errorf("call %d: a progress notification (line %d) came after its result (line %d)", n, last, i)
-		case output[tok] != r.StructuredContent.Stdout:
-			t.Errorf("call %d: progress carried %q, the result %q", n, output[tok], r.StructuredContent.Stdout)
-		}
+}
+
+// callConcurrently runs call(0) … call(n-1), parallel at a time.
+func callConcurrently(n, parallel int, call func(i int)) {
+	sem := make(chan struct{}, parallel)
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer func() { <-sem; wg.Done() }()
+			call(i)
+		}()
 	}
-	if results != calls {
-		t.Errorf("%d results on the wire, want %d", results, calls)
-	}
+	wg.Wait()
 }

@@ -53,26 +53,18 @@ func TestProgressBeforeResultMcpGo(t *testing.T) {
 	}
 	id := res.StructuredContent.(map[string]any)["sandbox_id"].(string)
 
-	const calls, parallel = 100, 8
-	sem := make(chan struct{}, parallel)
-	var wg sync.WaitGroup
-	for i := 0; i < calls; i++ {
-		wg.Add(1)
-		sem <- struct{}{}
-		go func() {
-			defer func() { <-sem; wg.Done() }()
-			req := mcp.CallToolRequest{}
-			req.Params.Name = "sandbox_exec"
-			req.Params.Arguments = map[string]any{"sandbox_id": id, "command": fmt.Sprintf("echo start %d; sleep 0.15; echo middle; echo last %d", i, i)}
-			req.Params.Meta = &mcp.Meta{ProgressToken: fmt.Sprintf("tok-%d", i)}
-			r, err := c.CallTool(ctx, req)
-			if err != nil || r.IsError {
-				t.Errorf("call %d: %v %+v", i, err, r)
-			}
-		}()
-	}
-	wg.Wait()
-	checkProgressOrder(t, p.wire.messages(t), calls)
+	const calls = 100
+	callConcurrently(calls, 8, func(i int) {
+		req := mcp.CallToolRequest{}
+		req.Params.Name = "sandbox_exec"
+		req.Params.Arguments = map[string]any{"sandbox_id": id, "command": progressCommand(i)}
+		req.Params.Meta = &mcp.Meta{ProgressToken: fmt.Sprintf("tok-%d", i)}
+		r, err := c.CallTool(ctx, req)
+		if err != nil || r.IsError {
+			t.Errorf("call %d: %v %+v", i, err, r)
+		}
+	})
+	checkProgressOrder(t, p.wire, calls)
 	mu.Lock()
 	defer mu.Unlock()
 	if len(got) != calls {
