@@ -5,7 +5,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -69,20 +68,12 @@ func probeCalls(t *testing.T, url string, calls, parallel int) []string {
 		t.Fatalf("connect: %v", err)
 	}
 	defer sess.Close()
-	sem := make(chan struct{}, parallel)
-	var wg sync.WaitGroup
-	for i := range calls {
-		wg.Add(1)
-		sem <- struct{}{}
-		go func() {
-			defer func() { <-sem; wg.Done() }()
-			params := &mcp.CallToolParams{Name: "probe", Arguments: map[string]any{"n": i}}
-			params.SetProgressToken(fmt.Sprintf("tok-%d", i))
-			if r, err := sess.CallTool(ctx, params); err != nil || r.IsError {
-				t.Errorf("call %d: %v %+v", i, err, r)
-			}
-		}()
-	}
-	wg.Wait()
+	callConcurrently(calls, parallel, func(i int) {
+		params := &mcp.CallToolParams{Name: "probe", Arguments: map[string]any{"n": i}}
+		params.SetProgressToken(fmt.Sprintf("tok-%d", i))
+		if r, err := sess.CallTool(ctx, params); err != nil || r.IsError {
+			t.Errorf("call %d: %v %+v", i, err, r)
+		}
+	})
 	return progressFaults(rec.messages(), calls)
 }
