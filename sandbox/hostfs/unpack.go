@@ -80,7 +80,9 @@ func (f Fence) Unpack(ctx context.Context, r io.Reader, dest string, opts Unpack
 		if err := checkName(h.Name); err != nil {
 			return st, err
 		}
-		name := strings.TrimSuffix(path.Clean("/"+h.Name), "/")[1:]
+		// Clean against a root so ".." cannot climb; "/", "." and ".."
+		// all clean to the root itself, which is the empty name.
+		name := strings.TrimPrefix(path.Clean("/"+h.Name), "/")
 		if first {
 			first = false
 			topName = name

@@ -147,6 +147,9 @@ func TestUnpackHostile(t *testing.T) {
 		{"second top entry", makeTar(t, tarEntry{name: "x", body: "a"}, tarEntry{name: "y", body: "b"}), ErrFence},
 		{"top is a symlink", makeTar(t, tarEntry{name: "x", typ: tar.TypeSymlink, link: "/etc/shadow"}), ErrFence},
 		{"newline in name", makeTar(t, tarEntry{name: "x/", typ: tar.TypeDir}, tarEntry{name: "x/a\nb", body: "x"}), ErrFence},
+		{"top entry is the root", makeTar(t, tarEntry{name: "/", typ: tar.TypeDir}, tarEntry{name: "/a", body: "x"}), ErrFence},
+		{"top entry is ..", makeTar(t, tarEntry{name: "..", typ: tar.TypeDir}), ErrFence},
+		{"later entry is the root", makeTar(t, tarEntry{name: "x/", typ: tar.TypeDir}, tarEntry{name: "./", typ: tar.TypeDir}), ErrFence},
 		{"too big", makeTar(t, tarEntry{name: "x", body: string(make([]byte, 2048))}), ErrTooBig},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
