@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -54,19 +55,49 @@ func backup(file string, data []byte, perm fs.FileMode) (string, error) {
 	}
 }
 
+// keepBackups is how many backups of one file are kept: the oldest, which
+// holds the file as it was before this program first changed it, and the
+// newest keepBackups-1.
+const keepBackups = 5
+
+// pruneBackups removes the backups of file beyond keepBackups, sparing the
+// oldest and the newest. It reports nothing: a backup that cannot be removed
+// is merely kept.
+func pruneBackups(file string) {
+	all := backupsOf(file)
+	if len(all) <= keepBackups {
+		return
+	}
+	for _, p := range all[1 : len(all)-(keepBackups-1)] {
+		_ = os.Remove(p)
+	}
+}
+
 // lastBackup returns the newest backup of file, or "".
 func lastBackup(file string) string {
+	all := backupsOf(file)
+	if len(all) == 0 {
+		return ""
+	}
+	return all[len(all)-1]
+}
+
+// backupsOf lists the backups of file that backup made, oldest first.
+func backupsOf(file string) []string {
 	dir, base := filepath.Dir(file), filepath.Base(file)
 	entries, err := os.ReadDir(dir)
 	if err != nil {
-		return ""
+		return nil
 	}
-	var best string
-	var bestT time.Time
-	bestN := 0
+	type found struct {
+		name string
+		t    time.Time
+		n    int
+	}
+	var all []found
 	for _, e := range entries {
 		stamp, ok := strings.CutPrefix(e.Name(), base+".")
-		if !ok {
+		if !ok || !e.Type().IsRegular() {
 			continue
 		}
 		stamp, ok = strings.CutSuffix(stamp, ".bak")
@@ -85,12 +116,17 @@ func lastBackup(file string) string {
 		if err != nil {
 			continue
 		}
-		if best == "" || t.After(bestT) || t.Equal(bestT) && n > bestN {
-			best, bestT, bestN = e.Name(), t, n
+		all = append(all, found{e.Name(), t, n})
+	}
+	sort.Slice(all, func(i, j int) bool {
+		if !all[i].t.Equal(all[j].t) {
+			return all[i].t.Before(all[j].t)
 		}
+		return all[i].n < all[j].n
+	})
+	out := make([]string, len(all))
+	for i, f := range all {
+		out[i] = filepath.Join(dir, f.name)
 	}
-	if best == "" {
-		return ""
-	}
-	return filepath.Join(dir, best)
+	return out
 }

@@ -164,6 +164,9 @@ func (c *Client) apply(ctx context.Context, env Env, verb string, dryRun, create
 			return fail(err)
 		}
 		res.Written = true
+		if res.Backup != "" {
+			pruneBackups(real)
+		}
 		return res, nil
 	}
 }

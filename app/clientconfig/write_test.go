@@ -3,6 +3,7 @@ package clientconfig
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -178,6 +179,50 @@ func TestBackupNames(t *testing.T) {
 	}
 	if last := lastBackup(path); filepath.Base(last) != want[2] {
 		t.Errorf("lastBackup = %q, want %q", last, want[2])
+	}
+}
+
+// Backups do not pile up: the oldest (the file before we first touched it)
+// and the newest four are kept; files we did not make are never touched.
+func TestBackupsPruned(t *testing.T) {
+	clock := time.Date(2025, 1, 2, 23, 59, 58, 0, time.Local)
+	now = func() time.Time { return clock }
+	t.Cleanup(func() { now = time.Now })
+	env, _, path := setUp(t, cursor, fixture(t))
+	dir := filepath.Dir(path)
+	mine := filepath.Join(dir, "mcp.json.mine.bak")
+	if err := os.WriteFile(mine, []byte("the user's own"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	var made []string
+	for i := range 8 {
+		opts := installOpts(env)
+		opts.DockerHost = fmt.Sprintf("unix:///%d.sock", i)
+		res, err := cursor.Install(context.Background(), opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		made = append(made, filepath.Base(res.Backup))
+		if i%3 != 1 { // two backups within one second now and then
+			clock = clock.Add(time.Second)
+		}
+	}
+	var left []string
+	for _, p := range backupsOf(path) {
+		left = append(left, filepath.Base(p))
+	}
+	want := append([]string{made[0]}, made[len(made)-4:]...)
+	if strings.Join(left, " ") != strings.Join(want, " ") {
+		t.Errorf("backups left = %v, want %v (made %v)", left, want, made)
+	}
+	if first := readFile(t, filepath.Join(dir, made[0])); first != string(fixture(t)) {
+		t.Errorf("the oldest backup is not the original file:\n%s", first)
+	}
+	if got := readFile(t, mine); got != "the user's own" {
+		t.Errorf("a backup we did not make was changed: %q", got)
+	}
+	if last := lastBackup(path); filepath.Base(last) != made[len(made)-1] {
+		t.Errorf("lastBackup = %q, want %q", last, made[len(made)-1])
 	}
 }
 
