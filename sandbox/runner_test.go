@@ -89,7 +89,14 @@ func TestRunCodeJavaScriptSession(t *testing.T) {
 		{code: "console.log(x + y)", want: cellOut{Stdout: "42\n"}},
 		{code: "x + z + f()", want: cellOut{Result: "48"}},
 		{code: "const c = 1", want: cellOut{}},
-		{code: "const c = 2", want: cellOut{ExitCode: 1}, stderrHas: "TypeError: Assignment to constant variable"},
+		{code: "const c = 2; c", want: cellOut{Result: "2"}}, // a cell run again after a fix
+		{code: "const {p, q: [r]} = {p: 1, q: [2]}; c + p + r", want: cellOut{Result: "5"}},
+		{code: "c", want: cellOut{Result: "2"}},
+		// Errors in such a cell point at the cell's own line and column.
+		{code: "const e1 = 1;\n  null.x", want: cellOut{ExitCode: 1}, stderrHas: ":2:8\n"},
+		{code: "const e2 = await 1;\nnull.x", want: cellOut{ExitCode: 1}, stderrHas: ":2:6\n"},
+		{code: "const h = hoisted(); function hoisted() { return 'h' }\nclass Kls { m() { return h + 'k' } }\nnew Kls().m()", want: cellOut{Result: "'hk'"}},
+		{code: "hoisted() + new Kls().m()", want: cellOut{Result: "'hhk'"}},
 		{code: "({a: 1, b: [1, 2]})", want: cellOut{Result: "{ a: 1, b: [ 1, 2 ] }"}},
 		{code: "{a: 1}", want: cellOut{Result: "{ a: 1 }"}},
 		{code: "let x = 5; x * 2", want: cellOut{Result: "10"}},

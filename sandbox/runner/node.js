@@ -191,7 +191,7 @@ globalThis.require = require;
 
 function cleanStack(text) {
   const lines = String(text).split('\n');
-  const cut = lines.findIndex((l) => l.includes(RUNNER_FILE) || l.includes('node:vm:'));
+  const cut = lines.findIndex((l) => l.includes(RUNNER_FILE) || l.includes('node:vm:') || l.includes('node:internal/process/task_queues'));
   return (cut < 0 ? lines : lines.slice(0, cut)).join('\n');
 }
 
@@ -220,41 +220,70 @@ function patternNames(p, out) {
   return out;
 }
 
-// hoistDeclarations turns a cell into an async function whose
-// top-level declarations become globals (so they persist, as in a REPL) and
-// which returns the value of a trailing expression.
+// hoistDeclarations turns a cell into the source of an async function
+// whose top-level declarations become globals (so they persist, as in a
+// REPL) and which returns the value of a trailing expression. The edits
+// keep every statement on its line and, mostly, its column, so that errors
+// point at the cell's own text.
 function hoistDeclarations(code) {
   const ast = acorn.parse(code, { ecmaVersion: 'latest', sourceType: 'script', allowAwaitOutsideFunction: true });
-  const names = [];
-  const body = [];
-  const src = (n) => code.slice(n.start, n.end);
+  const src = (a, b) => code.slice(a, b);
+  const declared = new Set();
+  const declare = (n) => {
+    // A global var, unless an earlier cell left a let, const or class
+    // of that name, which an assignment then reaches.
+    try {
+      vm.runInThisContext('var ' + n + ';');
+      declared.add(n);
+    } catch (e) {}
+  };
+  const edits = [];
+  const publish = [];
   ast.body.forEach((st, i) => {
     const last = i === ast.body.length - 1;
     if (st.type === 'VariableDeclaration') {
-      for (const d of st.declarations) {
-        patternNames(d.id, names);
-        body.push('void (' + src(d.id) + ' = ' + (d.init ? src(d.init) : 'undefined') + ');');
-      }
+      // "const a = 1, b" becomes ";(    a = 1, b = undefined);"
+      const ds = st.declarations;
+      let text = ';(' + ' '.repeat(Math.max(0, st.kind.length - 2)) + src(st.start + st.kind.length, ds[0].start);
+      ds.forEach((d, k) => {
+        if (k > 0) text += src(ds[k - 1].end, d.start);
+        for (const n of patternNames(d.id, [])) declare(n);
+        text += src(d.start, d.end) + (d.init ? '' : ' = undefined');
+      });
+      const tail = src(ds[ds.length - 1].end, st.end);
+      text += ')' + tail + (tail.endsWith(';') ? '' : ';');
+      edits.push({ start: st.start, end: st.end, text });
     } else if (st.type === 'FunctionDeclaration') {
-      names.push(st.id.name);
-      body.unshift('void (' + st.id.name + ' = ' + src(st) + ');');
+      // Left in place, so it is hoisted within the cell, and made global
+      // as the cell starts.
+      declare(st.id.name);
+      if (declared.has(st.id.name)) publish.push(st.id.name);
     } else if (st.type === 'ClassDeclaration') {
-      names.push(st.id.name);
-      body.push('void (' + st.id.name + ' = ' + src(st) + ');');
+      declare(st.id.name);
+      const n = JSON.stringify(st.id.name);
+      if (declared.has(st.id.name)) {
+        edits.push({ start: st.end, end: st.end, text: ';globalThis[' + n + '] = ' + st.id.name + ';' });
+      } else {
+        edits.push({ start: st.start, end: st.end, text: ';(' + st.id.name + ' = ' + src(st.start, st.end) + ');' });
+      }
     } else if (last && st.type === 'ExpressionStatement') {
-      body.push('return (' + src(st.expression) + ');');
-    } else {
-      body.push(src(st));
+      // "return (" goes right after the statement before, so the
+      // expression keeps its place when it starts a line.
+      const at = i > 0 ? ast.body[i - 1].end : 0;
+      edits.push({ start: at, end: at, text: 'return (' });
+      edits.push({ start: st.expression.end, end: st.expression.end, text: ')' });
     }
   });
-  for (const n of names) {
-    try {
-      vm.runInThisContext('var ' + n + ';');
-    } catch (e) {
-      // Already a let or const from an earlier run: assign to that.
-    }
+  edits.sort((a, b) => a.start - b.start);
+  let body = '';
+  let at = 0;
+  for (const e of edits) {
+    body += src(at, e.start) + e.text;
+    at = e.end;
   }
-  return '(async () => {\n' + body.join('\n') + '\n})()';
+  body += src(at, code.length);
+  const prelude = publish.map((n) => 'globalThis[' + JSON.stringify(n) + '] = ' + n + ';').join(' ');
+  return '(async () => {' + prelude + body + '\n})';
 }
 
 // evaluate runs one cell. Like a REPL, it reads a leading "{" as an object
@@ -269,6 +298,12 @@ function evaluate(code, filename) {
     } catch (e) {
       if (!(e instanceof SyntaxError)) throw e;
     }
+  }
+  // A top-level const would bind for good, so that running the cell again
+  // (as one does after fixing a later line) could only fail: like a
+  // notebook, run such a cell hoisted, where its consts become globals.
+  if (acorn && /\bconst\b/.test(code) && declaresConst(code)) {
+    return evaluateHoisted(code, filename, null);
   }
   let script;
   try {
@@ -288,15 +323,30 @@ function evaluate(code, filename) {
   }
 }
 
+// declaresConst reports whether code parses and declares a const at its
+// top level.
+function declaresConst(code) {
+  try {
+    const ast = acorn.parse(code, { ecmaVersion: 'latest', sourceType: 'script', allowAwaitOutsideFunction: true });
+    return ast.body.some((st) => st.type === 'VariableDeclaration' && st.kind === 'const');
+  } catch (e) {
+    return false; // the plain path reports the error as V8 words it
+  }
+}
+
 function evaluateHoisted(code, filename, original) {
   if (!acorn) throw original;
   let wrapped;
   try {
     wrapped = hoistDeclarations(code);
   } catch (parseErr) {
-    throw original;
+    if (original) throw original;
+    throw parseErr;
   }
-  return { value: new vm.Script(wrapped, { filename }).runInThisContext({ displayErrors: true }), isAsync: true };
+  // Called from here, not from the cell's script, so that the stack
+  // shows the cell's frames only.
+  const fn = new vm.Script(wrapped, { filename }).runInThisContext({ displayErrors: true });
+  return { value: fn(), isAsync: true };
 }
 
 async function runCell(req) {
