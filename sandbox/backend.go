@@ -41,10 +41,13 @@ type Backend interface {
 	// StatPath describes a path in the container's workspace without
 	// following a final symlink; a missing path wraps fs.ErrNotExist.
 	StatPath(ctx context.Context, containerID, path string) (PathStat, error)
-	// RunHelper runs a short-lived helper container that shares the
-	// workspace of containerID (for package installs: the helper gets the
-	// network, the sandbox never does). It returns when the helper exits,
-	// and removes it.
+	// RunHelper runs a short-lived helper container (for package installs:
+	// the helper gets the network, the sandbox never does) with a fresh,
+	// empty workspace of its own, so that it never runs or reads anything
+	// the sandbox wrote. When the helper exits 0 and spec.Collect is set,
+	// it hands a tar stream of that path in the helper's workspace to
+	// spec.Into. It returns when all that is done, and removes the helper
+	// and its workspace. containerID names the sandbox it works for.
 	RunHelper(ctx context.Context, containerID string, spec HelperSpec) (ExecStatus, error)
 }
 
@@ -70,6 +73,12 @@ type HelperSpec struct {
 	Labels      map[string]string
 	Stdout      io.Writer
 	Stderr      io.Writer
+	// WorkspaceMB caps the helper's own workspace.
+	WorkspaceMB int
+	// Collect is a path in the helper's workspace handed to Into after
+	// a successful run (entries are named from its base name down).
+	Collect string
+	Into    func(tar io.Reader) error
 }
 
 // ContainerSpec is everything the engine decides about a new container. The

@@ -132,6 +132,10 @@ type Sandbox struct {
 	oomKills int
 	// runners holds the resident interpreters (see runner.go).
 	runners map[string]residentRunner
+
+	// installMu serialises install_packages calls, which own installs.
+	installMu sync.Mutex
+	installs  installState
 }
 
 // ExpiresAt is when the sandbox expires if it stays idle.

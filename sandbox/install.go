@@ -3,6 +3,7 @@ package sandbox
 import (
 	"context"
 	"fmt"
+	"io"
 	"regexp"
 	"sort"
 	"strconv"
@@ -59,9 +60,13 @@ func CheckPackages(manager string, pkgs []string) error {
 
 // InstallPackages installs packages for a sandbox. The sandbox itself never
 // gets a network interface: a short-lived helper container from the same
-// image, with network, installs into the sandbox's workspace volume
-// (pip --user into /workspace/.local, npm into /workspace/node_modules),
-// which the sandbox's interpreters already look in.
+// image, with network, installs every package asked for so far into a
+// fresh workspace of its own (pip --user into /workspace/.local, npm into
+// /workspace/node_modules), and what it installed is then copied into the
+// same place in the sandbox's workspace, which the sandbox's interpreters
+// already look in. The helper never sees the sandbox's files, so nothing
+// the sandbox's code wrote (a .pth file, a pip.conf, an .npmrc, a
+// package.json with scripts) can run or steer it while it has the network.
 func (e *Engine) InstallPackages(ctx context.Context, id string, req InstallRequest, out OutputFunc) (InstallResult, error) {
 	sb, err := e.Get(id)
 	if err != nil {
@@ -95,7 +100,12 @@ func (e *Engine) InstallPackages(ctx context.Context, id string, req InstallRequ
 	case "npm":
 		cmd = []string{"npm", "install", "--no-audit", "--no-fund", "--loglevel", "error", "--prefix", Workspace, "--"}
 	}
-	cmd = append(cmd, req.Packages...)
+	// Every package asked for so far is installed again, in the helper's
+	// fresh workspace, so that the result is one coherent set.
+	sb.installMu.Lock()
+	defer sb.installMu.Unlock()
+	specs := mergeSpecs(manager, sb.installs.specs[manager], req.Packages)
+	cmd = append(cmd, specs...)
 	env := append([]string{}, baseEnv...)
 	env = append(env, "PIP_BREAK_SYSTEM_PACKAGES=1", "PIP_ROOT_USER_ACTION=ignore")
 	keys := make([]string, 0, len(cfg.Network.InstallEnv))
@@ -122,9 +132,26 @@ func (e *Engine) InstallPackages(ctx context.Context, id string, req InstallRequ
 			LabelOwner: e.owner, LabelOwnerPID: strconv.Itoa(e.pid), LabelOwnerHost: e.hostname,
 		},
 		Stdout: stdout, Stderr: stderr,
+		WorkspaceMB: sb.Limits.WorkspaceMB,
+		Collect:     collectDir[manager],
+		Into: func(r io.Reader) error {
+			units, err := e.placePackages(tctx, sb, collectDir[manager], sb.installs.units[manager], r)
+			// Whatever was placed is what the next install replaces.
+			if sb.installs.units == nil {
+				sb.installs.units = map[string][]string{}
+			}
+			sb.installs.units[manager] = units
+			if err == nil {
+				if sb.installs.specs == nil {
+					sb.installs.specs = map[string][]string{}
+				}
+				sb.installs.specs[manager] = specs
+			}
+			return err
+		},
 	})
 	res := InstallResult{Manager: manager, ExitCode: status.ExitCode, Installed: []string{},
-		Note: "Installed by a short-lived helper container that had network access and shares this sandbox's /workspace; the sandbox itself still has no network."}
+		Note: "Installed by a short-lived helper container that had network access and a fresh workspace of its own (it never sees this sandbox's files), then copied into /workspace; the sandbox itself still has no network."}
 	switch {
 	case err == nil:
 	case ctx.Err() != nil:

@@ -15,6 +15,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -70,8 +71,9 @@ func npmTarball(t *testing.T, name, version, index string) []byte {
 	return buf.Bytes()
 }
 
-// packageIndex serves a PEP 503 simple index with one wheel and an npm
-// registry with one package, on an address the Docker bridge can reach.
+// packageIndex serves a PEP 503 simple index (mcpsbxdemo 1.0 and 2.0,
+// mcpsbxtwo 1.0) and an npm registry with one package, on an address the
+// Docker bridge can reach.
 func packageIndex(t *testing.T, cli *client.Client) (pipURL, npmURL, host string) {
 	t.Helper()
 	nw, err := cli.NetworkInspect(context.Background(), "bridge", network.InspectOptions{})
@@ -79,9 +81,19 @@ func packageIndex(t *testing.T, cli *client.Client) (pipURL, npmURL, host string
 		testenv.Missing(t, fmt.Sprintf("the engine's bridge network (%v)", err))
 	}
 	host = nw.IPAM.Config[0].Gateway
-	whl := wheel(t, "mcpsbxdemo", "1.0", "VALUE = 42\n")
-	whlName := "mcpsbxdemo-1.0-py3-none-any.whl"
-	whlSum := sha256.Sum256(whl)
+	wheels := map[string][]byte{} // file name -> wheel
+	links := map[string]string{}  // project -> index page
+	for _, w := range []struct{ name, version, module string }{
+		{"mcpsbxdemo", "1.0", "VALUE = 42\n"},
+		{"mcpsbxdemo", "2.0", "VALUE = 2\n"},
+		{"mcpsbxtwo", "1.0", "VALUE = 'two'\n"},
+	} {
+		whl := wheel(t, w.name, w.version, w.module)
+		file := fmt.Sprintf("%s-%s-py3-none-any.whl", w.name, w.version)
+		sum := sha256.Sum256(whl)
+		wheels[file] = whl
+		links[w.name] += fmt.Sprintf(`<a href="/files/%s#sha256=%s">%s</a>`, file, hex.EncodeToString(sum[:]), file)
+	}
 	tgz := npmTarball(t, "mcpsbx-demo", "1.0.0", "module.exports = {value: 43};\n")
 	tgzSum := sha1.Sum(tgz)
 
@@ -91,10 +103,22 @@ func packageIndex(t *testing.T, cli *client.Client) (pipURL, npmURL, host string
 	}
 	base := "http://" + l.Addr().String()
 	mux := http.NewServeMux()
-	mux.HandleFunc("/simple/mcpsbxdemo/", func(w http.ResponseWriter, r *http.Request) {
-		fmt.Fprintf(w, `<html><body><a href="/files/%s#sha256=%s">%s</a></body></html>`, whlName, hex.EncodeToString(whlSum[:]), whlName)
+	mux.HandleFunc("/simple/{project}/", func(w http.ResponseWriter, r *http.Request) {
+		page, ok := links[r.PathValue("project")]
+		if !ok {
+			http.NotFound(w, r)
+			return
+		}
+		fmt.Fprintf(w, "<html><body>%s</body></html>", page)
 	})
-	mux.HandleFunc("/files/"+whlName, func(w http.ResponseWriter, r *http.Request) { w.Write(whl) })
+	mux.HandleFunc("/files/{file}", func(w http.ResponseWriter, r *http.Request) {
+		whl, ok := wheels[r.PathValue("file")]
+		if !ok {
+			http.NotFound(w, r)
+			return
+		}
+		w.Write(whl)
+	})
 	mux.HandleFunc("/npm/mcpsbx-demo", func(w http.ResponseWriter, r *http.Request) {
 		json.NewEncoder(w).Encode(map[string]any{
 			"name": "mcpsbx-demo", "dist-tags": map[string]string{"latest": "1.0.0"},
@@ -154,6 +178,113 @@ func TestInstallPackages(t *testing.T) {
 		t.Errorf("unknown package: %+v %v", res, err)
 	}
 }
+
+// The installer has the network, so it must never run, or be configured
+// by, anything the sandbox's own code wrote: a .pth file or a module in the
+// user site, a pip or npm config file, a package.json with install scripts.
+func TestInstallPackagesIgnoresPlantedFiles(t *testing.T) {
+	cli := testenv.Docker(t, testenv.PythonImage, testenv.NodeImage)
+	pipURL, npmURL, host := packageIndex(t, cli)
+	eng, _ := newEngine(t, func(c *config.Config) {
+		c.Network.InstallEnv = map[string]string{
+			"PIP_INDEX_URL": pipURL, "PIP_TRUSTED_HOST": host,
+			"npm_config_registry": npmURL,
+		}
+	})
+	ctx := context.Background()
+	// Each planted file, if the installer ran or read it, leaves a file
+	// named pwned-* in the shared places it could reach.
+	mark := func(name string) string {
+		return fmt.Sprintf("import os; [open(os.path.join(d, 'pwned-%s'), 'w').write('x') for d in ('/workspace', '/tmp')]\n", name)
+	}
+	py := mustCreate(t, eng, sandbox.CreateRequest{Language: "python"})
+	plant := "import os, site, json\n" +
+		"sp = site.getusersitepackages(); os.makedirs(sp, exist_ok=True)\n" +
+		"open(os.path.join(sp, 'zz-evil.pth'), 'w').write(" + strconv.Quote(mark("pth")) + ")\n" +
+		"open(os.path.join(sp, 'usercustomize.py'), 'w').write(" + strconv.Quote(mark("usercustomize")) + ")\n" +
+		"os.makedirs('/workspace/pip', exist_ok=True)\n" +
+		"open('/workspace/pip/__init__.py', 'w').write(" + strconv.Quote(mark("cwd-module")) + ")\n" +
+		"open('/workspace/pip/__main__.py', 'w').write('')\n" +
+		"os.makedirs('/workspace/.config/pip', exist_ok=True)\n" +
+		"open('/workspace/.config/pip/pip.conf', 'w').write('[global]\\nlog = /workspace/pwned-pipconf\\n')\n" +
+		"open('/workspace/pip.conf', 'w').write('[global]\\nlog = /workspace/pwned-pipconf2\\n')\n"
+	if r, err := eng.RunCode(ctx, sandbox.RunRequest{SandboxID: py.ID, Code: plant}, nil); err != nil || r.ExitCode != 0 {
+		t.Fatalf("plant: %+v %v", r, err)
+	}
+	res, err := eng.InstallPackages(ctx, py.ID, sandbox.InstallRequest{Packages: []string{"mcpsbxdemo==1.0"}}, nil)
+	if err != nil || res.ExitCode != 0 {
+		t.Fatalf("pip install: %+v %v", res, err)
+	}
+	// No python has started in the sandbox since the files were planted, so
+	// a mark can only come from the installer. The sandbox's files stay.
+	if r := mustExec(t, eng, py.ID, "ls -a /workspace | grep pwned; test -f /workspace/pip/__init__.py || echo lost"); r.Stdout != "" {
+		t.Errorf("after pip install: %q %q", r.Stdout, r.Stderr)
+	}
+	if r := mustRun(t, eng, py.ID, "import mcpsbxdemo; print(mcpsbxdemo.VALUE)"); r.Stdout != "42\n" {
+		t.Errorf("import after install: %+v", r)
+	}
+
+	js := mustCreate(t, eng, sandbox.CreateRequest{Language: "javascript"})
+	pkg := `{"name": "w", "version": "1.0.0", "scripts": {"preinstall": "touch /workspace/pwned-preinstall /tmp/pwned-preinstall", "postinstall": "touch /workspace/pwned-postinstall"}}`
+	npmrc := "logs-dir=/workspace/pwned-npmrc\nscript-shell=/workspace/evil.sh\n"
+	evil := "#!/bin/sh\ntouch /workspace/pwned-shell\n"
+	if r := mustExec(t, eng, js.ID, fmt.Sprintf("printf %%s %s > package.json && printf %%s %s > .npmrc && printf %%s %s > evil.sh && chmod +x evil.sh",
+		shellQuote(pkg), shellQuote(npmrc), shellQuote(evil))); r.ExitCode != 0 {
+		t.Fatalf("plant: %+v", r)
+	}
+	res, err = eng.InstallPackages(ctx, js.ID, sandbox.InstallRequest{Packages: []string{"mcpsbx-demo@1.0.0"}}, nil)
+	if err != nil || res.ExitCode != 0 {
+		t.Fatalf("npm install: %+v %v", res, err)
+	}
+	if r := mustExec(t, eng, js.ID, "ls -a /workspace | grep pwned; test -f /workspace/evil.sh || echo lost"); r.Stdout != "" {
+		t.Errorf("the installer ran or read the sandbox's files: %q", r.Stdout)
+	}
+	if r := mustRun(t, eng, js.ID, "console.log(require('mcpsbx-demo').value)"); r.Stdout != "43\n" {
+		t.Errorf("require after install: %+v", r)
+	}
+}
+
+// Each install leaves one coherent set: a later version replaces an
+// earlier one whole, and earlier packages stay importable.
+func TestInstallPackagesReplacesVersions(t *testing.T) {
+	cli := testenv.Docker(t, testenv.PythonImage)
+	pipURL, _, host := packageIndex(t, cli)
+	eng, _ := newEngine(t, func(c *config.Config) {
+		c.Network.InstallEnv = map[string]string{"PIP_INDEX_URL": pipURL, "PIP_TRUSTED_HOST": host}
+	})
+	ctx := context.Background()
+	py := mustCreate(t, eng, sandbox.CreateRequest{Language: "python"})
+	for _, spec := range []string{"mcpsbxdemo==1.0", "mcpsbxdemo==2.0", "mcpsbxtwo"} {
+		if res, err := eng.InstallPackages(ctx, py.ID, sandbox.InstallRequest{Packages: []string{spec}}, nil); err != nil || res.ExitCode != 0 {
+			t.Fatalf("install %s: %+v %v", spec, res, err)
+		}
+	}
+	code := "import importlib.metadata as m, mcpsbxdemo, mcpsbxtwo, site, os\n" +
+		"print(mcpsbxdemo.VALUE, mcpsbxtwo.VALUE, m.version('mcpsbxdemo'))\n" +
+		"print(sorted(n for n in os.listdir(site.getusersitepackages()) if n.startswith('mcpsbx')))"
+	want := "2 two 2.0\n['mcpsbxdemo', 'mcpsbxdemo-2.0.dist-info', 'mcpsbxtwo', 'mcpsbxtwo-1.0.dist-info']\n"
+	if r := mustRun(t, eng, py.ID, code); r.Stdout != want {
+		t.Errorf("after three installs:\n got %q\nwant %q (stderr %q)", r.Stdout, want, r.Stderr)
+	}
+	// A failed install changes nothing.
+	if res, err := eng.InstallPackages(ctx, py.ID, sandbox.InstallRequest{Packages: []string{"no-such-package-xyz"}}, nil); err != nil || res.ExitCode == 0 {
+		t.Fatalf("unknown package: %+v %v", res, err)
+	}
+	if r := mustRun(t, eng, py.ID, code); r.Stdout != want {
+		t.Errorf("after a failed install:\n got %q\nwant %q", r.Stdout, want)
+	}
+}
+
+func mustRun(t *testing.T, eng *sandbox.Engine, id, code string) sandbox.RunResult {
+	t.Helper()
+	r, err := eng.RunCode(context.Background(), sandbox.RunRequest{SandboxID: id, Code: code}, nil)
+	if err != nil {
+		t.Fatalf("run_code: %v", err)
+	}
+	return r
+}
+
+func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
 
 func TestInstallPackagesRefused(t *testing.T) {
 	eng, _ := newEngine(t, nil)

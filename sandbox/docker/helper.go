@@ -9,7 +9,7 @@ import (
 
 	cerrdefs "github.com/containerd/errdefs"
 	"github.com/docker/docker/api/types/container"
-	"github.com/docker/docker/pkg/stdcopy"
+	"github.com/docker/docker/api/types/mount"
 
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox"
 )
@@ -27,84 +27,78 @@ func (b *Backend) StatPath(ctx context.Context, containerID, p string) (sandbox.
 	return sandbox.PathStat{Name: st.Name, Size: st.Size, Mode: st.Mode, LinkTarget: st.LinkTarget}, nil
 }
 
-// workspaceVolume returns the name of the volume mounted at /workspace.
-func (b *Backend) workspaceVolume(ctx context.Context, containerID string) (string, error) {
-	ins, err := b.cli.ContainerInspect(ctx, containerID)
-	if err != nil {
-		return "", b.wrap("inspect container", err)
-	}
-	for _, m := range ins.Mounts {
-		if m.Destination == sandbox.Workspace && m.Name != "" {
-			return m.Name, nil
-		}
-	}
-	return "", errors.New("the sandbox has no workspace volume")
-}
-
-// RunHelper runs spec in a helper container from the same hardening as a
-// sandbox, except that it may have the network, sharing the sandbox's
-// workspace volume. The helper is removed when it exits or ctx ends.
+// RunHelper runs spec in a helper container with the same hardening as a
+// sandbox, except that it may have the network, and with a workspace
+// volume of its own that the engine creates with the container (so no
+// sweep of dangling volumes can take it in between) and that is removed
+// with it. The sandbox's workspace is never mounted: an installer with the
+// network must not see, and so cannot run, what the sandbox's code wrote.
+// The helper idles while the command runs as an exec, so that its
+// workspace (a tmpfs, emptied when the container stops) can be copied out
+// afterwards.
 func (b *Backend) RunHelper(ctx context.Context, containerID string, spec sandbox.HelperSpec) (status sandbox.ExecStatus, err error) {
 	if len(spec.Cmd) == 0 {
 		return status, errors.New("helper: empty command")
 	}
-	vol, err := b.workspaceVolume(ctx, containerID)
-	if err != nil {
-		return status, err
+	mb := spec.WorkspaceMB
+	if mb <= 0 {
+		mb = 512
 	}
+	uid, gid := splitUser(spec.User)
+	name := "mcp-sandbox-helper-" + randomSuffix()
+	vol := volumeName(name)
 	cs := sandbox.ContainerSpec{
 		Image: spec.Image, Labels: spec.Labels, Env: spec.Env, User: spec.User, Network: spec.Network,
 		MemoryBytes: spec.MemoryBytes, NanoCPUs: spec.NanoCPUs, Pids: spec.Pids, TmpMB: 256,
 	}
 	cc := &createConfig{
 		Config: &container.Config{
-			Image: spec.Image, Entrypoint: spec.Cmd[:1], Cmd: spec.Cmd[1:], Env: spec.Env, Labels: spec.Labels,
-			AttachStdout: true, AttachStderr: true,
+			Image: spec.Image, Entrypoint: keepAlive[:1], Cmd: keepAlive[1:], Env: spec.Env, Labels: spec.Labels,
+			StopSignal: "SIGKILL",
 		},
 		Host: &container.HostConfig{},
 	}
 	for _, opt := range defaultOptions(vol) {
 		opt(cc, cs)
 	}
-	cc.Host.LogConfig = container.LogConfig{Type: "json-file"} // attach needs a log driver
-	name := path.Base(vol) + "-helper-" + randomSuffix()
-	resp, err := b.cli.ContainerCreate(ctx, cc.Config, cc.Host, nil, nil, name)
-	if err != nil {
-		return status, b.wrap("create helper container", err)
+	for i := range cc.Host.Mounts {
+		if m := &cc.Host.Mounts[i]; m.Target == sandbox.Workspace {
+			m.VolumeOptions.Labels = spec.Labels
+			m.VolumeOptions.DriverConfig = &mount.Driver{Name: "local", Options: map[string]string{
+				"type": "tmpfs", "device": "tmpfs",
+				"o": fmt.Sprintf("size=%dm,uid=%s,gid=%s,mode=0755,nosuid,nodev", mb, uid, gid),
+			}}
+		}
 	}
-	id := resp.ID
+	resp, err := b.cli.ContainerCreate(ctx, cc.Config, cc.Host, nil, nil, name)
 	defer func() {
 		cctx, cancel := cleanupContext(ctx)
 		defer cancel()
-		_ = b.cli.ContainerRemove(cctx, id, container.RemoveOptions{Force: true})
+		if resp.ID != "" {
+			_ = b.cli.ContainerRemove(cctx, resp.ID, container.RemoveOptions{Force: true})
+		}
+		_ = b.cli.VolumeRemove(cctx, vol, true)
 	}()
-	hj, err := b.cli.ContainerAttach(ctx, id, container.AttachOptions{Stream: true, Stdout: true, Stderr: true})
 	if err != nil {
-		return status, b.wrap("attach helper", err)
+		return status, b.wrap("create helper container", err)
 	}
-	defer hj.Close()
-	copied := make(chan error, 1)
-	go func() {
-		_, err := stdcopy.StdCopy(orDiscard(spec.Stdout), orDiscard(spec.Stderr), hj.Reader)
-		copied <- err
-	}()
-	waitC, errC := b.cli.ContainerWait(ctx, id, container.WaitConditionNextExit)
-	if err := b.cli.ContainerStart(ctx, id, container.StartOptions{}); err != nil {
+	if err := b.cli.ContainerStart(ctx, resp.ID, container.StartOptions{}); err != nil {
 		return status, b.wrap("start helper", err)
 	}
-	select {
-	case w := <-waitC:
-		status.ExitCode = int(w.StatusCode)
-		<-copied
-		return status, nil
-	case err := <-errC:
-		if ctx.Err() != nil {
-			status.Killed = true
-			return status, ctx.Err()
-		}
-		return status, b.wrap("wait for helper", err)
-	case <-ctx.Done():
-		status.Killed = true
-		return status, ctx.Err()
+	status, err = b.Exec(ctx, resp.ID, sandbox.ExecSpec{
+		Cmd: spec.Cmd, Env: spec.Env, User: spec.User, WorkDir: sandbox.Workspace,
+		Stdout: orDiscard(spec.Stdout), Stderr: orDiscard(spec.Stderr),
+	})
+	if err != nil || status.ExitCode != 0 || spec.Collect == "" || spec.Into == nil {
+		return status, err
 	}
+	rc, _, err := b.cli.CopyFromContainer(ctx, resp.ID, path.Join(sandbox.Workspace, spec.Collect))
+	if cerrdefs.IsNotFound(err) {
+		return status, fmt.Errorf("the installer left no %s: %w", spec.Collect, fs.ErrNotExist)
+	}
+	if err != nil {
+		return status, b.wrap("copy from the helper", err)
+	}
+	defer rc.Close()
+	return status, spec.Into(rc)
 }
