@@ -51,12 +51,18 @@ func CheckPackages(manager string, pkgs []string) error {
 		re = npmPackage
 	}
 	for _, p := range pkgs {
-		if len(p) > 200 || !re.MatchString(p) {
+		if len(p) > 200 || !re.MatchString(p) || looksLikeArchive(p) {
 			return invalidErr("%s is not a valid %s package name (a name with an optional version such as numpy==1.26 or lodash@4; no options, URLs or paths)", strconv.Quote(p), manager)
 		}
 	}
 	return nil
 }
+
+// archiveSuffix matches the file names pip and npm read as a local archive
+// to install rather than as a package name.
+var archiveSuffix = regexp.MustCompile(`(?i)\.(whl|zip|tgz|tbz|txz|tlz|tar|tar\.(gz|bz2|xz|lz|lzma))$`)
+
+func looksLikeArchive(spec string) bool { return archiveSuffix.MatchString(spec) }
 
 // InstallPackages installs packages for a sandbox. The sandbox itself never
 // gets a network interface: a short-lived helper container from the same
