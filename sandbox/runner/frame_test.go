@@ -83,3 +83,26 @@ func TestBootAndArgv(t *testing.T) {
 		t.Error("ruby has no resident interpreter")
 	}
 }
+
+// FuzzDecoder: whatever the interpreter writes, split however the pipe
+// splits it, the decoder consumes it all without panicking and reports the
+// same frames and the same verdict.
+func FuzzDecoder(f *testing.F) {
+	good := string(AppendFrame(nil, testNonce, KindOut, []byte("hi\n"))) + string(AppendFrame(nil, testNonce, KindDone, []byte(`{"id":1}`)))
+	f.Add([]byte(good), uint8(3))
+	f.Add([]byte(testNonce+" out 5\nab"), uint8(1))
+	f.Add([]byte(testNonce+" fig 00000000000000000000000000000003\nabc"), uint8(7))
+	f.Add([]byte(good+"junk"+good), uint8(0))
+	f.Fuzz(func(t *testing.T, data []byte, step uint8) {
+		var chunks []string
+		n := int(step)%17 + 1
+		for i := 0; i < len(data); i += n {
+			chunks = append(chunks, string(data[i:min(i+n, len(data))]))
+		}
+		whole := decodeAll([]string{string(data)})
+		split := decodeAll(chunks)
+		if !cmp.Equal(whole, split) {
+			t.Fatalf("decoding depends on how the stream is split:\nwhole %+v\nsplit %+v", whole, split)
+		}
+	})
+}
