@@ -135,18 +135,24 @@ func packageIndex(t *testing.T, cli *client.Client) (pipURL, npmURL, host string
 	return base + "/simple", base + "/npm/", host
 }
 
-// TestInstallPackages installs a wheel from a local index (no public index
-// is reachable here) through the helper, imports it in the sandbox, and
-// checks the sandbox still has no network interface but loopback.
-func TestInstallPackages(t *testing.T) {
-	cli := testenv.Docker(t, testenv.PythonImage, testenv.NodeImage)
-	pipURL, npmURL, host := packageIndex(t, cli)
+// installEngine is an engine whose installers use the local package index.
+func installEngine(t *testing.T, images ...string) *sandbox.Engine {
+	t.Helper()
+	pipURL, npmURL, host := packageIndex(t, testenv.Docker(t, images...))
 	eng, _ := newEngine(t, func(c *config.Config) {
 		c.Network.InstallEnv = map[string]string{
 			"PIP_INDEX_URL": pipURL, "PIP_TRUSTED_HOST": host,
 			"npm_config_registry": npmURL,
 		}
 	})
+	return eng
+}
+
+// TestInstallPackages installs a wheel from a local index (no public index
+// is reachable here) through the helper, imports it in the sandbox, and
+// checks the sandbox still has no network interface but loopback.
+func TestInstallPackages(t *testing.T) {
+	eng := installEngine(t, testenv.PythonImage, testenv.NodeImage)
 	ctx := context.Background()
 
 	py := mustCreate(t, eng, sandbox.CreateRequest{Language: "python"})
@@ -183,14 +189,7 @@ func TestInstallPackages(t *testing.T) {
 // by, anything the sandbox's own code wrote: a .pth file or a module in the
 // user site, a pip or npm config file, a package.json with install scripts.
 func TestInstallPackagesIgnoresPlantedFiles(t *testing.T) {
-	cli := testenv.Docker(t, testenv.PythonImage, testenv.NodeImage)
-	pipURL, npmURL, host := packageIndex(t, cli)
-	eng, _ := newEngine(t, func(c *config.Config) {
-		c.Network.InstallEnv = map[string]string{
-			"PIP_INDEX_URL": pipURL, "PIP_TRUSTED_HOST": host,
-			"npm_config_registry": npmURL,
-		}
-	})
+	eng := installEngine(t, testenv.PythonImage, testenv.NodeImage)
 	ctx := context.Background()
 	// Each planted file, if the installer ran or read it, leaves a file
 	// named pwned-* in the shared places it could reach.
@@ -247,11 +246,7 @@ func TestInstallPackagesIgnoresPlantedFiles(t *testing.T) {
 // Each install leaves one coherent set: a later version replaces an
 // earlier one whole, and earlier packages stay importable.
 func TestInstallPackagesReplacesVersions(t *testing.T) {
-	cli := testenv.Docker(t, testenv.PythonImage)
-	pipURL, _, host := packageIndex(t, cli)
-	eng, _ := newEngine(t, func(c *config.Config) {
-		c.Network.InstallEnv = map[string]string{"PIP_INDEX_URL": pipURL, "PIP_TRUSTED_HOST": host}
-	})
+	eng := installEngine(t, testenv.PythonImage)
 	ctx := context.Background()
 	py := mustCreate(t, eng, sandbox.CreateRequest{Language: "python"})
 	for _, spec := range []string{"mcpsbxdemo==1.0", "mcpsbxdemo==2.0", "mcpsbxtwo"} {
