@@ -98,7 +98,7 @@ type installArgs struct {
 
 func (s *Server) installTool() toolDef {
 	tool := mcp.NewTool("install_packages",
-		mcp.WithDescription("Install Python (pip) or JavaScript (npm) packages for a sandbox. A short-lived helper container with network access installs into the sandbox's /workspace; the sandbox itself never gets a network. Installed packages are importable by later run_code calls."),
+		mcp.WithDescription("Install Python (pip) or JavaScript (npm) packages for a sandbox. A short-lived helper container with network access (and none of the sandbox's files) installs them, together with every package installed in this sandbox before, and they are copied into the sandbox's /workspace; the sandbox itself never gets a network. Installed packages are importable by later run_code calls (after reset: true for a package already imported)."),
 		annotations("Install packages", false, false, true, true),
 		mcp.WithString("sandbox_id", mcp.Required(), mcp.Description("The sandbox, from sandbox_create.")),
 		mcp.WithArray("packages", mcp.Required(), mcp.WithStringItems(), mcp.MinItems(1), mcp.Description("Package names, optionally with versions (numpy==1.26, lodash@4).")),
