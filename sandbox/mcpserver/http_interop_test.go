@@ -149,14 +149,26 @@ func TestHTTPInspectorCLI(t *testing.T) {
 	})
 	t.Cleanup(proxy.Close)
 
+	// About one run in forty under -race, the Inspector's HTTP client
+	// (undici) reports "terminated" for a response the proxy had passed on
+	// whole: the proxy sees the Inspector's connection close before the
+	// final chunk and cancels its upstream read ("use of closed network
+	// connection" on the proxy's side, never an error from our server).
+	// That is the proxy and the client, so such a run is tried again.
 	run := func(endpoint string, args ...string) (string, error) {
 		t.Helper()
-		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-		defer cancel()
-		cmd := exec.CommandContext(ctx, bin, append([]string{"--cli", endpoint, "--transport", "http"}, args...)...)
-		cmd.Dir = filepath.Dir(bin)
-		out, err := cmd.CombinedOutput()
-		return string(out), err
+		for attempt := 1; ; attempt++ {
+			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+			cmd := exec.CommandContext(ctx, bin, append([]string{"--cli", endpoint, "--transport", "http"}, args...)...)
+			cmd.Dir = filepath.Dir(bin)
+			out, err := cmd.CombinedOutput()
+			cancel()
+			if err != nil && strings.Contains(string(out), ": terminated") && attempt < 3 {
+				t.Logf("attempt %d: the Inspector's connection was cut (%v); again", attempt, err)
+				continue
+			}
+			return string(out), err
+		}
 	}
 	viaProxy := proxy.URL + "/mcp"
 	out, err := run(viaProxy, "--method", "tools/list")
