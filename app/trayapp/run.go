@@ -169,13 +169,11 @@ func Run(ctx context.Context, o Options) error {
 	defer inst.Close()
 	a.log.Info("starting", "version", buildinfo.Get().String(), "pid", os.Getpid(), "log", logw.Path())
 
-	a.cfg, a.cfgErr = config.NewWatcher(config.Path(), 2*time.Second, a.log)
+	a.cfg, a.cfgErr = config.NewWatcherOrDefaults(config.Path(), 2*time.Second, a.log)
 	if a.cfgErr != nil {
-		// Run on the defaults; the Settings tab shows why.
+		// Run on the defaults until the file is fixed (the watcher then
+		// switches to it); the Settings tab shows why.
 		a.log.Warn("config file invalid; using the defaults until it is fixed", "err", a.cfgErr)
-		c := config.Default()
-		c.Source = config.Path()
-		a.cfg = config.Static(c)
 	}
 	a.server, a.serverErr = bundled.Find(a.exe)
 	if a.serverErr != nil {

@@ -196,6 +196,38 @@ func TestInvalidFileRefusedAtStart(t *testing.T) {
 	}
 }
 
+// The tray runs on the defaults while the file is invalid and takes the
+// file up as soon as it is fixed, without a restart.
+func TestWatcherOrDefaultsRecovers(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "config.toml")
+	os.WriteFile(p, []byte("[limits]\nmemory_mb = 768\n[limits\n"), 0o600)
+	w, err := NewWatcherOrDefaults(p, 20*time.Millisecond, nil)
+	if !errors.Is(err, ErrInvalid) || w == nil {
+		t.Fatalf("got %v, %v", w, err)
+	}
+	if w.Err() == nil || w.Current().Limits.MemoryMB != Default().Limits.MemoryMB || w.Current().Source != p {
+		t.Fatalf("err = %v, current = %+v", w.Err(), w.Current())
+	}
+	changed := make(chan *Config, 4)
+	w.OnChange(func(c *Config) { changed <- c })
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go w.Run(ctx)
+	os.WriteFile(p, []byte("[limits]\nmemory_mb = 768\n"), 0o600)
+	select {
+	case c := <-changed:
+		if c.Limits.MemoryMB != 768 || w.Err() != nil {
+			t.Errorf("after the fix: memory = %d, err = %v", c.Limits.MemoryMB, w.Err())
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("the fixed file was not taken up")
+	}
+	// A valid file at start is an ordinary watcher.
+	if w, err := NewWatcherOrDefaults(p, time.Second, nil); err != nil || w.Current().Limits.MemoryMB != 768 {
+		t.Errorf("valid file: %v %v", w, err)
+	}
+}
+
 func TestPathsFollowEnvironment(t *testing.T) {
 	t.Setenv("MCP_SANDBOX_CONFIG", "/x/c.toml")
 	if Path() != "/x/c.toml" {

@@ -45,6 +45,31 @@ func NewWatcher(path string, interval time.Duration, log *slog.Logger) (*Watcher
 	return w, nil
 }
 
+// NewWatcherOrDefaults is NewWatcher for a program that must run anyway
+// (the tray): when the file is invalid it returns a watcher holding the
+// defaults, which keeps reading the file and switches to it once it is
+// fixed, together with the error.
+func NewWatcherOrDefaults(path string, interval time.Duration, log *slog.Logger) (*Watcher, error) {
+	w, err := NewWatcher(path, interval, log)
+	if err == nil {
+		return w, nil
+	}
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	if interval <= 0 {
+		interval = time.Second
+	}
+	w = &Watcher{path: path, interval: interval, log: log}
+	c := Default()
+	c.Source = path
+	w.cur.Store(c)
+	// Remember the bad bytes, so the first tick does not report them again.
+	w.lastRaw, _ = os.ReadFile(path)
+	w.err = err
+	return w, err
+}
+
 // Static returns a watcher that always holds c; for tests and one-shot
 // commands.
 func Static(c *Config) *Watcher {
