@@ -75,6 +75,10 @@ type HelperSpec struct {
 	Stderr      io.Writer
 	// WorkspaceMB caps the helper's own workspace.
 	WorkspaceMB int
+	// CacheDir, when set, is where the helper finds a cache volume kept
+	// for the sandbox across its helpers (package downloads), which only
+	// helpers ever mount and which goes when the sandbox does.
+	CacheDir string
 	// Collect is a path in the helper's workspace handed to Into after
 	// a successful run (entries are named from its base name down).
 	Collect string

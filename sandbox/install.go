@@ -58,6 +58,9 @@ func CheckPackages(manager string, pkgs []string) error {
 	return nil
 }
 
+// installCache is where helpers find the sandbox's download cache.
+const installCache = "/cache"
+
 // archiveSuffix matches the file names pip and npm read as a local archive
 // to install rather than as a package name.
 var archiveSuffix = regexp.MustCompile(`(?i)\.(whl|zip|tgz|tbz|txz|tlz|tar|tar\.(gz|bz2|xz|lz|lzma))$`)
@@ -112,8 +115,16 @@ func (e *Engine) InstallPackages(ctx context.Context, id string, req InstallRequ
 	defer sb.installMu.Unlock()
 	specs := mergeSpecs(manager, sb.installs.specs[manager], req.Packages)
 	cmd = append(cmd, specs...)
-	env := append([]string{}, baseEnv...)
-	env = append(env, "PIP_BREAK_SYSTEM_PACKAGES=1", "PIP_ROOT_USER_ACTION=ignore")
+	// Downloads are cached in a volume only this sandbox's helpers mount,
+	// so a later install does not fetch the earlier packages again.
+	env := make([]string, 0, len(baseEnv)+8)
+	for _, kv := range baseEnv {
+		if !strings.HasPrefix(kv, "PIP_NO_CACHE_DIR=") && !strings.HasPrefix(kv, "npm_config_cache=") {
+			env = append(env, kv)
+		}
+	}
+	env = append(env, "PIP_BREAK_SYSTEM_PACKAGES=1", "PIP_ROOT_USER_ACTION=ignore",
+		"PIP_CACHE_DIR="+installCache+"/pip", "npm_config_cache="+installCache+"/npm")
 	keys := make([]string, 0, len(cfg.Network.InstallEnv))
 	for k := range cfg.Network.InstallEnv {
 		keys = append(keys, k)
@@ -139,6 +150,7 @@ func (e *Engine) InstallPackages(ctx context.Context, id string, req InstallRequ
 		},
 		Stdout: stdout, Stderr: stderr,
 		WorkspaceMB: sb.Limits.WorkspaceMB,
+		CacheDir:    installCache,
 		Collect:     collectDir[manager],
 		Into: func(r io.Reader) error {
 			units, err := e.placePackages(tctx, sb, collectDir[manager], sb.installs.units[manager], r)

@@ -17,6 +17,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/docker/docker/api/types/network"
@@ -74,7 +75,7 @@ func npmTarball(t *testing.T, name, version, index string) []byte {
 // packageIndex serves a PEP 503 simple index (mcpsbxdemo 1.0 and 2.0,
 // mcpsbxtwo 1.0) and an npm registry with one package, on an address the
 // Docker bridge can reach.
-func packageIndex(t *testing.T, cli *client.Client) (pipURL, npmURL, host string) {
+func packageIndex(t *testing.T, cli *client.Client) (pipURL, npmURL, host string, downloads func(file string) int) {
 	t.Helper()
 	nw, err := cli.NetworkInspect(context.Background(), "bridge", network.InspectOptions{})
 	if err != nil || len(nw.IPAM.Config) == 0 {
@@ -111,12 +112,18 @@ func packageIndex(t *testing.T, cli *client.Client) (pipURL, npmURL, host string
 		}
 		fmt.Fprintf(w, "<html><body>%s</body></html>", page)
 	})
+	var mu sync.Mutex
+	count := map[string]int{}
 	mux.HandleFunc("/files/{file}", func(w http.ResponseWriter, r *http.Request) {
 		whl, ok := wheels[r.PathValue("file")]
 		if !ok {
 			http.NotFound(w, r)
 			return
 		}
+		mu.Lock()
+		count[r.PathValue("file")]++
+		mu.Unlock()
+		w.Header().Set("Cache-Control", "max-age=365000000, immutable") // as PyPI serves files
 		w.Write(whl)
 	})
 	mux.HandleFunc("/npm/mcpsbx-demo", func(w http.ResponseWriter, r *http.Request) {
@@ -132,27 +139,32 @@ func packageIndex(t *testing.T, cli *client.Client) (pipURL, npmURL, host string
 	srv := &http.Server{Handler: mux}
 	go srv.Serve(l)
 	t.Cleanup(func() { srv.Close() })
-	return base + "/simple", base + "/npm/", host
+	return base + "/simple", base + "/npm/", host, func(file string) int {
+		mu.Lock()
+		defer mu.Unlock()
+		return count[file]
+	}
 }
 
-// installEngine is an engine whose installers use the local package index.
-func installEngine(t *testing.T, images ...string) *sandbox.Engine {
+// installEngine is an engine whose installers use the local package index;
+// downloads counts the index's downloads of a wheel file.
+func installEngine(t *testing.T, images ...string) (eng *sandbox.Engine, downloads func(file string) int) {
 	t.Helper()
-	pipURL, npmURL, host := packageIndex(t, testenv.Docker(t, images...))
-	eng, _ := newEngine(t, func(c *config.Config) {
+	pipURL, npmURL, host, downloads := packageIndex(t, testenv.Docker(t, images...))
+	eng, _ = newEngine(t, func(c *config.Config) {
 		c.Network.InstallEnv = map[string]string{
 			"PIP_INDEX_URL": pipURL, "PIP_TRUSTED_HOST": host,
 			"npm_config_registry": npmURL,
 		}
 	})
-	return eng
+	return eng, downloads
 }
 
 // TestInstallPackages installs a wheel from a local index (no public index
 // is reachable here) through the helper, imports it in the sandbox, and
 // checks the sandbox still has no network interface but loopback.
 func TestInstallPackages(t *testing.T) {
-	eng := installEngine(t, testenv.PythonImage, testenv.NodeImage)
+	eng, _ := installEngine(t, testenv.PythonImage, testenv.NodeImage)
 	ctx := context.Background()
 
 	py := mustCreate(t, eng, sandbox.CreateRequest{Language: "python"})
@@ -189,7 +201,7 @@ func TestInstallPackages(t *testing.T) {
 // by, anything the sandbox's own code wrote: a .pth file or a module in the
 // user site, a pip or npm config file, a package.json with install scripts.
 func TestInstallPackagesIgnoresPlantedFiles(t *testing.T) {
-	eng := installEngine(t, testenv.PythonImage, testenv.NodeImage)
+	eng, _ := installEngine(t, testenv.PythonImage, testenv.NodeImage)
 	ctx := context.Background()
 	// Each planted file, if the installer ran or read it, leaves a file
 	// named pwned-* in the shared places it could reach.
@@ -216,7 +228,7 @@ func TestInstallPackagesIgnoresPlantedFiles(t *testing.T) {
 	}
 	// No python has started in the sandbox since the files were planted, so
 	// a mark can only come from the installer. The sandbox's files stay.
-	if r := mustExec(t, eng, py.ID, "ls -a /workspace | grep pwned; test -f /workspace/pip/__init__.py || echo lost"); r.Stdout != "" {
+	if r := mustExec(t, eng, py.ID, "ls -a /workspace | grep pwned; test -f /workspace/pip/__init__.py || echo lost; test -e /cache && echo the sandbox sees the helpers cache"); r.Stdout != "" {
 		t.Errorf("after pip install: %q %q", r.Stdout, r.Stderr)
 	}
 	if r := mustRun(t, eng, py.ID, "import mcpsbxdemo; print(mcpsbxdemo.VALUE)"); r.Stdout != "42\n" {
@@ -246,7 +258,7 @@ func TestInstallPackagesIgnoresPlantedFiles(t *testing.T) {
 // Each install leaves one coherent set: a later version replaces an
 // earlier one whole, and earlier packages stay importable.
 func TestInstallPackagesReplacesVersions(t *testing.T) {
-	eng := installEngine(t, testenv.PythonImage)
+	eng, downloads := installEngine(t, testenv.PythonImage)
 	ctx := context.Background()
 	py := mustCreate(t, eng, sandbox.CreateRequest{Language: "python"})
 	for _, spec := range []string{"mcpsbxdemo==1.0", "mcpsbxdemo==2.0", "mcpsbxtwo"} {
@@ -260,6 +272,11 @@ func TestInstallPackagesReplacesVersions(t *testing.T) {
 	want := "2 two 2.0\n['mcpsbxdemo', 'mcpsbxdemo-2.0.dist-info', 'mcpsbxtwo', 'mcpsbxtwo-1.0.dist-info']\n"
 	if r := mustRun(t, eng, py.ID, code); r.Stdout != want {
 		t.Errorf("after three installs:\n got %q\nwant %q (stderr %q)", r.Stdout, want, r.Stderr)
+	}
+	// Installed again each time, but downloaded once: the sandbox's
+	// helpers share a download cache.
+	if n := downloads("mcpsbxdemo-2.0-py3-none-any.whl"); n != 1 {
+		t.Errorf("mcpsbxdemo 2.0 downloaded %d times, want once", n)
 	}
 	// A failed install changes nothing.
 	if res, err := eng.InstallPackages(ctx, py.ID, sandbox.InstallRequest{Packages: []string{"no-such-package-xyz"}}, nil); err != nil || res.ExitCode == 0 {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io/fs"
 	"path"
+	"strings"
 
 	cerrdefs "github.com/containerd/errdefs"
 	"github.com/docker/docker/api/types/container"
@@ -25,6 +26,12 @@ func (b *Backend) StatPath(ctx context.Context, containerID, p string) (sandbox.
 		return sandbox.PathStat{}, b.wrap("stat "+p, err)
 	}
 	return sandbox.PathStat{Name: st.Name, Size: st.Size, Mode: st.Mode, LinkTarget: st.LinkTarget}, nil
+}
+
+// cacheVolumeName is the name of the install cache of the sandbox whose
+// container is named containerName.
+func cacheVolumeName(containerName string) string {
+	return strings.TrimPrefix(containerName, "/") + "-install-cache"
 }
 
 // RunHelper runs spec in a helper container with the same hardening as a
@@ -70,6 +77,18 @@ func (b *Backend) RunHelper(ctx context.Context, containerID string, spec sandbo
 			}}
 		}
 	}
+	if spec.CacheDir != "" {
+		ins, err := b.cli.ContainerInspect(ctx, containerID)
+		if err != nil {
+			return status, b.wrap("inspect the sandbox", err)
+		}
+		// A disk-backed volume (a tmpfs one would be empty at each use),
+		// created with the first helper that mounts it.
+		cc.Host.Mounts = append(cc.Host.Mounts, mount.Mount{
+			Type: mount.TypeVolume, Source: cacheVolumeName(ins.Name), Target: spec.CacheDir,
+			VolumeOptions: &mount.VolumeOptions{NoCopy: true, Labels: spec.Labels},
+		})
+	}
 	resp, err := b.cli.ContainerCreate(ctx, cc.Config, cc.Host, nil, nil, name)
 	defer func() {
 		cctx, cancel := cleanupContext(ctx)
@@ -84,6 +103,18 @@ func (b *Backend) RunHelper(ctx context.Context, containerID string, spec sandbo
 	}
 	if err := b.cli.ContainerStart(ctx, resp.ID, container.StartOptions{}); err != nil {
 		return status, b.wrap("start helper", err)
+	}
+	if spec.CacheDir != "" {
+		// A new volume's root belongs to root; root owns it, so may open it
+		// to the helper's user even without capabilities.
+		var msg strings.Builder
+		st, err := b.Exec(ctx, resp.ID, sandbox.ExecSpec{Cmd: []string{"chmod", "1777", spec.CacheDir}, User: "0:0", Stderr: &msg})
+		if err != nil {
+			return st, err
+		}
+		if st.ExitCode != 0 {
+			return st, fmt.Errorf("helper: open the package cache: %s", strings.TrimSpace(msg.String()))
+		}
 	}
 	status, err = b.Exec(ctx, resp.ID, sandbox.ExecSpec{
 		Cmd: spec.Cmd, Env: spec.Env, User: spec.User, WorkDir: sandbox.Workspace,
