@@ -28,6 +28,8 @@ type CopyResult struct {
 func fence(cfg *config.Config) hostfs.Fence {
 	return hostfs.Fence{
 		ReadRoots: cfg.Files.ReadRoots,
+		// The state directory holds the HTTP token: never the sandbox's.
+		Deny:      append(append([]string{}, cfg.Files.ReadDeny...), config.StateDir()),
 		WriteRoot: cfg.Files.WriteRoot,
 		MaxBytes:  int64(cfg.Files.MaxCopyMB) << 20,
 	}

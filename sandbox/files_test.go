@@ -209,7 +209,7 @@ func TestCopyInOut(t *testing.T) {
 func TestCopyHostile(t *testing.T) {
 	home := t.TempDir()
 	src := filepath.Join(home, "src")
-	writeTree(t, src, map[string]string{"ok.txt": "ok"})
+	writeTree(t, src, map[string]string{"ok.txt": "ok", ".ssh/id_ed25519": "KEY"})
 	secret := filepath.Join(home, "secret.txt")
 	os.WriteFile(secret, []byte("secret"), 0o600)
 	os.Symlink(secret, filepath.Join(src, "to-secret"))
@@ -229,6 +229,7 @@ func TestCopyHostile(t *testing.T) {
 	out := filepath.Join(home, "out")
 	eng, _ := newEngine(t, func(c *config.Config) {
 		c.Files.ReadRoots = []string{src}
+		c.Files.ReadDeny = []string{filepath.Join(src, ".ssh")}
 		c.Files.WriteRoot = out
 		c.Files.MaxCopyMB = 20
 	})
@@ -244,6 +245,10 @@ func TestCopyHostile(t *testing.T) {
 		{"copy_in ../../etc/passwd", func() error { _, err := eng.CopyIn(ctx, sb.ID, src+"/../../../etc/passwd", "", false); return err }, sandbox.ErrPolicy},
 		{"copy_in /etc/passwd", func() error { _, err := eng.CopyIn(ctx, sb.ID, "/etc/passwd", "", false); return err }, sandbox.ErrPolicy},
 		{"copy_in a link out of the root", func() error { _, err := eng.CopyIn(ctx, sb.ID, filepath.Join(src, "to-secret"), "", false); return err }, sandbox.ErrPolicy},
+		{"copy_in a key in read_deny", func() error {
+			_, err := eng.CopyIn(ctx, sb.ID, filepath.Join(src, ".ssh", "id_ed25519"), "", false)
+			return err
+		}, sandbox.ErrPolicy},
 		{"copy_in 10 GB", func() error { _, err := eng.CopyIn(ctx, sb.ID, filepath.Join(src, "huge.bin"), "", false); return err }, sandbox.ErrPolicy},
 		{"copy_in 100 000 files", func() error { _, err := eng.CopyIn(ctx, sb.ID, many, "", false); return err }, sandbox.ErrPolicy},
 		{"copy_in newline in name", func() error { _, err := eng.CopyIn(ctx, sb.ID, src+"/ok\n.txt", "", false); return err }, sandbox.ErrPolicy},

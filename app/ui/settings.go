@@ -81,6 +81,8 @@ func newSettingsTab(w *Window, act SettingsActions) *SettingsTab {
 			t.integer("limits.max_sandboxes", "Max sandboxes", "", func(c *config.Config) *int { return &c.Limits.MaxSandboxes })),
 		t.card("Files", "", t.list("files.read_roots", "Read roots", "comma-separated; ~ is your home",
 			func(c *config.Config) *[]string { return &c.Files.ReadRoots }),
+			t.list("files.read_deny", "Never read", "comma-separated; where keys and logins live",
+				func(c *config.Config) *[]string { return &c.Files.ReadDeny }),
 			t.entry("files.write_root", "Write root", "", func(c *config.Config) *string { return &c.Files.WriteRoot }),
 			t.integer("files.max_copy_mb", "Max copy (MB)", "", func(c *config.Config) *int { return &c.Files.MaxCopyMB })),
 		t.card("Warm pool", "", t.integer("pool.size", "Size", "ready sandboxes per language", func(c *config.Config) *int { return &c.Pool.Size }),
@@ -251,6 +253,7 @@ func (t *SettingsTab) Edited() (*config.Config, error) {
 	c := *t.base
 	c.Images.Allowed = append([]string(nil), c.Images.Allowed...)
 	c.Files.ReadRoots = append([]string(nil), c.Files.ReadRoots...)
+	c.Files.ReadDeny = append([]string(nil), c.Files.ReadDeny...)
 	c.Pool.Languages = append([]string(nil), c.Pool.Languages...)
 	for _, f := range t.fields {
 		if err := f.store(&c); err != nil {

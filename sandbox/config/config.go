@@ -88,8 +88,25 @@ type Network struct {
 // Files fences the host paths the copy tools may touch.
 type Files struct {
 	ReadRoots []string `toml:"read_roots"`
+	// ReadDeny are paths below the read roots that copy_in never reads:
+	// where credentials live.
+	ReadDeny  []string `toml:"read_deny"`
 	WriteRoot string   `toml:"write_root"`
 	MaxCopyMB int      `toml:"max_copy_mb"`
+}
+
+// DefaultReadDeny lists where credentials usually live in a home
+// directory: keys, cloud and registry logins, password stores, keyrings,
+// and the AI clients' own configs (which hold other servers' secrets).
+func DefaultReadDeny() []string {
+	return []string{
+		"~/.ssh", "~/.gnupg", "~/.aws", "~/.azure", "~/.config/gcloud", "~/.kube", "~/.docker",
+		"~/.netrc", "~/.git-credentials", "~/.config/gh", "~/.npmrc", "~/.pypirc", "~/.config/pip",
+		"~/.password-store", "~/.local/share/keyrings", "~/Library/Keychains",
+		"~/.config/Claude", "~/Library/Application Support/Claude", "~/AppData/Roaming/Claude",
+		"~/.claude", "~/.claude.json", "~/.cursor", "~/.codeium", "~/.gemini", "~/.codex",
+		"~/.mozilla", "~/.config/google-chrome", "~/.config/chromium", "~/Library/Application Support/Google/Chrome",
+	}
 }
 
 // Pool keeps ready sandboxes warm.
@@ -136,6 +153,7 @@ func Default() *Config {
 		Network: Network{Default: "none", Install: true},
 		Files: Files{
 			ReadRoots: []string{"~"},
+			ReadDeny:  DefaultReadDeny(),
 			WriteRoot: "~/Downloads/mcp-sandbox",
 			MaxCopyMB: 100,
 		},

@@ -23,6 +23,9 @@ var ErrExists = errors.New("destination exists")
 type Fence struct {
 	// ReadRoots are the directories copy_in may read below ("~" allowed).
 	ReadRoots []string
+	// Deny are paths below the roots that are never read, nor copied as
+	// part of a directory ("~" allowed).
+	Deny []string
 	// WriteRoot is the directory copy_out writes below ("~" allowed).
 	WriteRoot string
 	// MaxBytes bounds the bytes of one copy; MaxFiles its entries.
@@ -121,6 +124,13 @@ func (f Fence) ReadPath(p string) (string, error) {
 		}
 		return "", fmt.Errorf("resolve host path %s: %w", p, err)
 	}
+	rules := f.denyRules()
+	if d := deniedBy(rules, filepath.Clean(p)); d != "" {
+		return "", fmt.Errorf("%w: %s is in %s, which files.read_deny keeps from the sandbox", ErrFence, p, d)
+	}
+	if d := deniedBy(rules, real); d != "" {
+		return "", fmt.Errorf("%w: %s leads to %s, in %s, which files.read_deny keeps from the sandbox", ErrFence, p, real, d)
+	}
 	if f.belowReadRoot(real) {
 		return real, nil
 	}
@@ -128,6 +138,38 @@ func (f Fence) ReadPath(p string) (string, error) {
 		return "", fmt.Errorf("%w: %s leads to %s, which is not below files.read_roots (%s)", ErrFence, p, real, strings.Join(f.ReadRoots, ", "))
 	}
 	return "", fmt.Errorf("%w: %s is not below files.read_roots (%s); add a root to the config to allow it", ErrFence, p, strings.Join(f.ReadRoots, ", "))
+}
+
+// denyRule is an entry of Fence.Deny with its expanded and resolved forms.
+type denyRule struct{ entry, lex, real string }
+
+// denyRules expands and resolves Fence.Deny once, for a walk.
+func (f Fence) denyRules() []denyRule {
+	var out []denyRule
+	for _, d := range f.Deny {
+		lex, err := f.expand(d)
+		if err != nil || !filepath.IsAbs(lex) {
+			continue
+		}
+		lex = filepath.Clean(lex)
+		real, err := f.resolveRoot(d)
+		if err != nil {
+			real = lex
+		}
+		out = append(out, denyRule{d, lex, real})
+	}
+	return out
+}
+
+// deniedBy returns the entry of rules that p (absolute, clean) is at or
+// below, as written or resolved, or "".
+func deniedBy(rules []denyRule, p string) string {
+	for _, r := range rules {
+		if within(r.lex, p) || within(r.real, p) {
+			return r.entry
+		}
+	}
+	return ""
 }
 
 // belowReadRoot reports whether p (absolute, clean) is below a read root.

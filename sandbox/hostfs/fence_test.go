@@ -1,6 +1,8 @@
 package hostfs
 
 import (
+	"bytes"
+	"context"
 	"errors"
 	"os"
 	"path/filepath"
@@ -122,4 +124,66 @@ func FuzzWritePath(f *testing.F) {
 			t.Fatalf("WritePath(%q) = %q, outside %q", p, dest, r)
 		}
 	})
+}
+
+// Credentials stay home: read_deny wins over read_roots, whether the path
+// is asked for directly, through a link, or as part of a directory.
+func TestReadDeny(t *testing.T) {
+	h := t.TempDir()
+	for name, content := range map[string]string{
+		".ssh/id_ed25519":       "KEY",
+		".aws/credentials":      "AWS",
+		"keys-elsewhere/token":  "TOKEN",
+		"proj/main.py":          "print(1)",
+		"proj/.sshnot/ok.txt":   "not a denied dir",
+		".config/gcloud/x.json": "GCLOUD",
+	} {
+		p := filepath.Join(h, name)
+		must(t, os.MkdirAll(filepath.Dir(p), 0o755))
+		must(t, os.WriteFile(p, []byte(content), 0o600))
+	}
+	must(t, os.Symlink(filepath.Join(h, ".ssh", "id_ed25519"), filepath.Join(h, "proj", "key-link")))
+	must(t, os.Symlink(filepath.Join(h, "keys-elsewhere"), filepath.Join(h, ".gnupg"))) // a denied dir that is a link
+	f := Fence{ReadRoots: []string{"~"}, Deny: []string{"~/.ssh", "~/.aws/", "~/.gnupg", "~/.config/gcloud", "relative/ignored"}, Home: h, MaxBytes: 1 << 20}
+
+	for _, in := range []string{"~/.ssh", "~/.ssh/id_ed25519", "~/.aws/credentials", "~/proj/key-link", "~/.gnupg/token", "~/keys-elsewhere/token", "~/.config/../.ssh/id_ed25519"} {
+		if got, err := f.ReadPath(in); !errors.Is(err, ErrFence) || !strings.Contains(err.Error(), "files.read_deny") {
+			t.Errorf("ReadPath(%q) = %q, %v; want a read_deny refusal", in, got, err)
+		}
+	}
+	for _, in := range []string{"~/proj", "~/proj/.sshnot/ok.txt"} {
+		if _, err := f.ReadPath(in); err != nil {
+			t.Errorf("ReadPath(%q): %v", in, err)
+		}
+	}
+
+	// Copying the whole home skips the denied trees; the link is copied as
+	// a link (its target's name, never its content).
+	src, err := f.ReadPath("~")
+	must(t, err)
+	p, err := f.Plan(context.Background(), src, PackOptions{Name: "home", IncludeIgnored: true})
+	must(t, err)
+	var buf bytes.Buffer
+	must(t, p.WriteTar(context.Background(), &buf))
+	names := tarNames(t, buf.Bytes())
+	got := strings.Join(names, "\n")
+	for _, n := range names {
+		n, _, _ = strings.Cut(n, " -> ")
+		for _, leak := range []string{"home/.ssh", "home/.aws", "home/.config/gcloud", "home/.gnupg", "home/keys-elsewhere/token"} {
+			if n == leak || strings.HasPrefix(n, leak+"/") {
+				t.Errorf("the copy holds %s:\n%s", n, got)
+			}
+		}
+	}
+	for _, want := range []string{"home/proj/main.py", "home/proj/.sshnot/ok.txt", "home/proj/key-link -> " + filepath.Join(h, ".ssh", "id_ed25519")} {
+		if !strings.Contains(got, want) {
+			t.Errorf("the copy lacks %s:\n%s", want, got)
+		}
+	}
+	if bytes.Contains(buf.Bytes(), []byte("KEY")) || bytes.Contains(buf.Bytes(), []byte("AWS")) || bytes.Contains(buf.Bytes(), []byte("GCLOUD")) || bytes.Contains(buf.Bytes(), []byte("TOKEN")) {
+		t.Error("a denied file's content is in the copy")
+	}
+	if p.Stats.Skipped["in files.read_deny"] < 3 {
+		t.Errorf("skipped = %v", p.Stats.Skipped)
+	}
 }

@@ -61,6 +61,7 @@ func (f Fence) Plan(ctx context.Context, src string, opts PackOptions) (*Plan, e
 	skip := func(reason string) { p.Stats.Skipped[reason]++ }
 	ig := &ignorer{}
 	maxFiles := f.maxFiles()
+	deny := f.denyRules()
 	err := filepath.WalkDir(src, func(abs string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return fmt.Errorf("read %s: %w", abs, err)
@@ -72,6 +73,13 @@ func (f Fence) Plan(ctx context.Context, src string, opts PackOptions) (*Plan, e
 		rel = filepath.ToSlash(rel)
 		if rel == "." {
 			rel = ""
+		}
+		if rel != "" && deniedBy(deny, abs) != "" {
+			skip("in files.read_deny")
+			if d.IsDir() {
+				return filepath.SkipDir
+			}
+			return nil
 		}
 		if rel != "" && !opts.IncludeIgnored {
 			if d.IsDir() && d.Name() == ".git" {
