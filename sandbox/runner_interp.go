@@ -42,7 +42,13 @@ type interp struct {
 
 	mu   sync.Mutex
 	call *interpCall
+	// between holds output written while no run was in progress (a
+	// background thread or process), for the next run: stdout, stderr.
+	between [2]*capture
 }
+
+// betweenBytes bounds the output kept from between runs, per stream.
+const betweenBytes = 16 << 10
 
 // interpCall is the run in progress: where its frames go.
 type interpCall struct {
@@ -136,8 +142,15 @@ func (it *interp) onFrame(f runner.Frame) {
 	it.mu.Lock()
 	c := it.call
 	if c == nil {
-		// Output between runs (a background thread or process): no call
-		// to give it to.
+		// Output between runs (a background thread or process): kept for
+		// the next run.
+		if i := map[string]int{runner.KindOut: 0, runner.KindErr: 1}; f.Kind == runner.KindOut || f.Kind == runner.KindErr {
+			k := i[f.Kind]
+			if it.between[k] == nil {
+				it.between[k] = newCapture(betweenBytes, nil)
+			}
+			_, _ = it.between[k].Write(f.Payload)
+		}
 		it.mu.Unlock()
 		return
 	}
@@ -198,7 +211,18 @@ func (it *interp) run(ctx context.Context, code string, stdout, stderr *capture)
 	c := &interpCall{id: it.nextID, stdout: stdout, stderr: stderr, done: make(chan runner.Done, 1)}
 	it.mu.Lock()
 	it.call = c
+	earlier := it.between
+	it.between = [2]*capture{}
 	it.mu.Unlock()
+	for k, w := range []*capture{stdout, stderr} {
+		if b := earlier[k]; b != nil {
+			_, _ = w.Write([]byte("[written after the previous call had ended]\n" + b.String()))
+			if s := b.String(); s != "" && s[len(s)-1] != '\n' {
+				_, _ = w.Write([]byte("\n"))
+			}
+			_, _ = w.Write([]byte("[this call]\n"))
+		}
+	}
 	defer func() {
 		it.mu.Lock()
 		it.call = nil

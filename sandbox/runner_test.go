@@ -21,6 +21,7 @@ import (
 type cell struct {
 	code      string
 	reset     bool
+	wait      time.Duration // before the cell runs
 	want      cellOut
 	stderrHas string
 }
@@ -37,6 +38,7 @@ type cellOut struct {
 func runCells(t *testing.T, eng *sandbox.Engine, id, lang string, cells []cell) {
 	t.Helper()
 	for i, c := range cells {
+		time.Sleep(c.wait)
 		res, err := eng.RunCode(context.Background(), sandbox.RunRequest{SandboxID: id, Language: lang, Code: c.code, Reset: c.reset}, nil)
 		if err != nil {
 			t.Fatalf("cell %d %q: %v", i, c.code, err)
@@ -73,6 +75,10 @@ func TestRunCodePythonSession(t *testing.T) {
 		{code: "print('\\x1e' + 'not a frame', end='')", want: cellOut{Stdout: "\x1enot a frame"}},
 		{code: "import sys; sys.stdout = open('/dev/null', 'w'); print('lost')", want: cellOut{}},
 		{code: "print('stdout restored')", want: cellOut{Stdout: "stdout restored\n"}},
+		// Output from background work between calls comes with the next.
+		{code: "import threading, time\nthreading.Thread(target=lambda: (time.sleep(0.2), print('late', flush=True))).start()", want: cellOut{}},
+		{code: "print('now')", wait: time.Second, want: cellOut{Stdout: "[written after the previous call had ended]\nlate\n[this call]\nnow\n"}},
+		{code: "print('quiet again')", want: cellOut{Stdout: "quiet again\n"}},
 		{code: "x = 1", reset: true, want: cellOut{StateLost: true}},
 		{code: "z", want: cellOut{ExitCode: 1}, stderrHas: "NameError"},
 		{code: "import os\nprint('bye', flush=True)\nos._exit(5)", want: cellOut{Stdout: "bye\n", ExitCode: 5, StateLost: true}, stderrHas: "exited with code 5"},
@@ -108,6 +114,8 @@ func TestRunCodeJavaScriptSession(t *testing.T) {
 		{code: "const t = await Promise.resolve(7); t * 6", want: cellOut{Result: "42"}},
 		{code: "t", want: cellOut{Result: "7"}},
 		{code: "console.error('to stderr'); process.cwd()", want: cellOut{Result: "'/workspace'"}, stderrHas: "to stderr"},
+		{code: "setTimeout(() => console.log('late'), 200); 1", want: cellOut{Result: "1"}},
+		{code: "console.log('now')", wait: time.Second, want: cellOut{Stdout: "[written after the previous call had ended]\nlate\n[this call]\nnow\n"}},
 		{code: "x", reset: true, want: cellOut{ExitCode: 1, StateLost: true}, stderrHas: "ReferenceError"},
 		{code: "var k = 1; console.log('bye'); process.exit(3)", want: cellOut{Stdout: "bye\n", ExitCode: 3, StateLost: true}},
 		{code: "typeof k", want: cellOut{Result: "'undefined'"}},
