@@ -60,6 +60,10 @@ type PathStat struct {
 	LinkTarget string
 }
 
+// InstallCacheMount is where a sandbox holds its install cache, out of its
+// own reach (see ContainerSpec.CacheUser).
+const InstallCacheMount = "/var/cache/mcp-sandbox-install"
+
 // HelperSpec describes a helper container.
 type HelperSpec struct {
 	Image       string
@@ -75,9 +79,9 @@ type HelperSpec struct {
 	Stderr      io.Writer
 	// WorkspaceMB caps the helper's own workspace.
 	WorkspaceMB int
-	// CacheDir, when set, is where the helper finds a cache volume kept
-	// for the sandbox across its helpers (package downloads), which only
-	// helpers ever mount and which goes when the sandbox does.
+	// CacheDir, when set, is where the helper mounts the sandbox's install
+	// cache (see ContainerSpec.CacheUser): package downloads kept across
+	// the sandbox's helpers.
 	CacheDir string
 	// Collect is a path in the helper's workspace handed to Into after
 	// a successful run (entries are named from its base name down).
@@ -101,6 +105,13 @@ type ContainerSpec struct {
 	WorkspaceMB int
 	TmpMB       int
 	Runtime     string // "" engine default, "runc", "runsc"
+	// CacheUser, when set ("uid:gid"), has the backend make the sandbox's
+	// install cache: a tmpfs volume of WorkspaceMB owned by CacheUser with
+	// mode 0700, mounted at InstallCacheMount. The sandbox's own user can
+	// neither read nor write it (it has no capabilities); the mount only
+	// keeps the cache alive as long as the sandbox, for its helpers, which
+	// run as CacheUser.
+	CacheUser string
 	// Relax turns hardening items off by name, for policies that must; it is
 	// empty unless the config file says otherwise.
 	Relax []string

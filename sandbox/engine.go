@@ -296,6 +296,7 @@ func (e *Engine) containerSpec(ctx context.Context, cfg *config.Config, sb *Sand
 		WorkspaceMB: sb.Limits.WorkspaceMB,
 		TmpMB:       min(256, max(64, sb.Limits.MemoryMB/4)),
 		Runtime:     e.runtimeFor(ctx, cfg),
+		CacheUser:   helperUser(sb.User),
 	}
 }
 

@@ -61,6 +61,15 @@ func CheckPackages(manager string, pkgs []string) error {
 // installCache is where helpers find the sandbox's download cache.
 const installCache = "/cache"
 
+// helperUser is the user install helpers run as: never the sandbox's own,
+// so that the install cache they share is out of the sandbox's reach.
+func helperUser(sandboxUser string) string {
+	if uid, _ := userIDs(sandboxUser); uid == 65533 {
+		return "65532:65532"
+	}
+	return "65533:65533"
+}
+
 // archiveSuffix matches the file names pip and npm read as a local archive
 // to install rather than as a package name.
 var archiveSuffix = regexp.MustCompile(`(?i)\.(whl|zip|tgz|tbz|txz|tlz|tar|tar\.(gz|bz2|xz|lz|lzma))$`)
@@ -115,8 +124,8 @@ func (e *Engine) InstallPackages(ctx context.Context, id string, req InstallRequ
 	defer sb.installMu.Unlock()
 	specs := mergeSpecs(manager, sb.installs.specs[manager], req.Packages)
 	cmd = append(cmd, specs...)
-	// Downloads are cached in a volume only this sandbox's helpers mount,
-	// so a later install does not fetch the earlier packages again.
+	// Downloads are cached in a volume only this sandbox's helpers can
+	// use, so a later install does not fetch the earlier packages again.
 	env := make([]string, 0, len(baseEnv)+8)
 	for _, kv := range baseEnv {
 		if !strings.HasPrefix(kv, "PIP_NO_CACHE_DIR=") && !strings.HasPrefix(kv, "npm_config_cache=") {
@@ -142,7 +151,7 @@ func (e *Engine) InstallPackages(ctx context.Context, id string, req InstallRequ
 	tctx, cancel := context.WithTimeout(ctx, time.Duration(cfg.Limits.MaxExecTimeoutSeconds)*time.Second)
 	defer cancel()
 	status, err := e.be.RunHelper(tctx, sb.ContainerID, HelperSpec{
-		Image: sb.Image, Cmd: cmd, Env: env, User: sb.User, Network: "egress",
+		Image: sb.Image, Cmd: cmd, Env: env, User: helperUser(sb.User), Network: "egress",
 		MemoryBytes: max(int64(sb.Limits.MemoryMB)<<20, 512<<20), NanoCPUs: int64(sb.Limits.CPUs * 1e9), Pids: int64(max(sb.Limits.Pids, 256)),
 		Labels: map[string]string{
 			LabelManaged: "true", LabelHelper: sb.ID, LabelID: sb.ID + "-install",

@@ -228,7 +228,7 @@ func TestInstallPackagesIgnoresPlantedFiles(t *testing.T) {
 	}
 	// No python has started in the sandbox since the files were planted, so
 	// a mark can only come from the installer. The sandbox's files stay.
-	if r := mustExec(t, eng, py.ID, "ls -a /workspace | grep pwned; test -f /workspace/pip/__init__.py || echo lost; test -e /cache && echo the sandbox sees the helpers cache"); r.Stdout != "" {
+	if r := mustExec(t, eng, py.ID, "ls -a /workspace | grep pwned; test -f /workspace/pip/__init__.py || echo lost; test -e /cache && echo the sandbox sees the helpers cache; ls /var/cache/mcp-sandbox-install >/dev/null 2>&1 && echo the sandbox reads the install cache; touch /var/cache/mcp-sandbox-install/x 2>/dev/null && echo the sandbox writes the install cache"); r.Stdout != "" {
 		t.Errorf("after pip install: %q %q", r.Stdout, r.Stderr)
 	}
 	if r := mustRun(t, eng, py.ID, "import mcpsbxdemo; print(mcpsbxdemo.VALUE)"); r.Stdout != "42\n" {

@@ -7,6 +7,7 @@ import (
 	"fmt"
 
 	"github.com/docker/docker/api/types/container"
+	"github.com/docker/docker/api/types/mount"
 	"github.com/docker/docker/api/types/volume"
 
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox"
@@ -47,6 +48,7 @@ func (b *Backend) Create(ctx context.Context, spec sandbox.ContainerSpec) (id st
 	if err != nil {
 		return "", b.wrap("create workspace volume", err)
 	}
+	cache := ""
 	defer func() {
 		if err == nil && caller.Err() != nil {
 			err = caller.Err()
@@ -58,9 +60,29 @@ func (b *Backend) Create(ctx context.Context, spec sandbox.ContainerSpec) (id st
 				_ = b.cli.ContainerRemove(cctx, id, container.RemoveOptions{Force: true})
 			}
 			_ = b.removeVolume(cctx, vol)
+			if cache != "" {
+				_ = b.removeVolume(cctx, cache)
+			}
 			id = ""
 		}
 	}()
+	if spec.CacheUser != "" {
+		cuid, cgid := splitUser(spec.CacheUser)
+		_, err = b.cli.VolumeCreate(ctx, volume.CreateOptions{
+			Name:   cacheVolumeName(spec.Name),
+			Driver: "local",
+			DriverOpts: map[string]string{
+				"type":   "tmpfs",
+				"device": "tmpfs",
+				"o":      fmt.Sprintf("size=%dm,uid=%s,gid=%s,mode=0700,nosuid,nodev,noexec", mb, cuid, cgid),
+			},
+			Labels: spec.Labels,
+		})
+		if err != nil {
+			return "", b.wrap("create install cache volume", err)
+		}
+		cache = cacheVolumeName(spec.Name)
+	}
 
 	cc := &createConfig{
 		Config: &container.Config{
@@ -75,6 +97,12 @@ func (b *Backend) Create(ctx context.Context, spec sandbox.ContainerSpec) (id st
 	}
 	for _, opt := range defaultOptions(vol) {
 		opt(cc, spec)
+	}
+	if cache != "" {
+		cc.Host.Mounts = append(cc.Host.Mounts, mount.Mount{
+			Type: mount.TypeVolume, Source: cache, Target: sandbox.InstallCacheMount, ReadOnly: true,
+			VolumeOptions: &mount.VolumeOptions{NoCopy: true},
+		})
 	}
 	if err := caller.Err(); err != nil {
 		return "", err

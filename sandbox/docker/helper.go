@@ -78,16 +78,27 @@ func (b *Backend) RunHelper(ctx context.Context, containerID string, spec sandbo
 		}
 	}
 	if spec.CacheDir != "" {
+		// The sandbox's install cache, found by where the sandbox mounts
+		// it (a claimed pool sandbox has been renamed since); a sandbox
+		// without one gets a cache for this install only.
 		ins, err := b.cli.ContainerInspect(ctx, containerID)
 		if err != nil {
 			return status, b.wrap("inspect the sandbox", err)
 		}
-		// A disk-backed volume (a tmpfs one would be empty at each use),
-		// created with the first helper that mounts it.
-		cc.Host.Mounts = append(cc.Host.Mounts, mount.Mount{
-			Type: mount.TypeVolume, Source: cacheVolumeName(ins.Name), Target: spec.CacheDir,
-			VolumeOptions: &mount.VolumeOptions{NoCopy: true, Labels: spec.Labels},
-		})
+		cache := ""
+		for _, m := range ins.Mounts {
+			if m.Destination == sandbox.InstallCacheMount && m.Name != "" {
+				cache = m.Name
+			}
+		}
+		if cache != "" {
+			cc.Host.Mounts = append(cc.Host.Mounts, mount.Mount{
+				Type: mount.TypeVolume, Source: cache, Target: spec.CacheDir,
+				VolumeOptions: &mount.VolumeOptions{NoCopy: true},
+			})
+		} else {
+			cc.Host.Tmpfs[spec.CacheDir] = fmt.Sprintf("rw,nosuid,nodev,noexec,size=%dm,uid=%s,gid=%s,mode=0700", mb, uid, gid)
+		}
 	}
 	resp, err := b.cli.ContainerCreate(ctx, cc.Config, cc.Host, nil, nil, name)
 	defer func() {
@@ -103,18 +114,6 @@ func (b *Backend) RunHelper(ctx context.Context, containerID string, spec sandbo
 	}
 	if err := b.cli.ContainerStart(ctx, resp.ID, container.StartOptions{}); err != nil {
 		return status, b.wrap("start helper", err)
-	}
-	if spec.CacheDir != "" {
-		// A new volume's root belongs to root; root owns it, so may open it
-		// to the helper's user even without capabilities.
-		var msg strings.Builder
-		st, err := b.Exec(ctx, resp.ID, sandbox.ExecSpec{Cmd: []string{"chmod", "1777", spec.CacheDir}, User: "0:0", Stderr: &msg})
-		if err != nil {
-			return st, err
-		}
-		if st.ExitCode != 0 {
-			return st, fmt.Errorf("helper: open the package cache: %s", strings.TrimSpace(msg.String()))
-		}
 	}
 	status, err = b.Exec(ctx, resp.ID, sandbox.ExecSpec{
 		Cmd: spec.Cmd, Env: spec.Env, User: spec.User, WorkDir: sandbox.Workspace,

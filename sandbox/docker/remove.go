@@ -29,8 +29,6 @@ func (b *Backend) Remove(ctx context.Context, containerID string) error {
 			vols = append(vols, m.Name)
 		}
 	}
-	// Its install cache, which only helpers mount.
-	vols = append(vols, cacheVolumeName(ins.Name))
 	err = b.cli.ContainerRemove(ctx, containerID, container.RemoveOptions{Force: true, RemoveVolumes: true})
 	if err != nil && !cerrdefs.IsNotFound(err) && !isRemovalInProgress(err) {
 		return b.wrap("remove container", err)
