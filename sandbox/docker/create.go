@@ -17,6 +17,16 @@ import (
 // exits at once on SIGTERM. Work happens in execs.
 var keepAlive = []string{"/bin/sh", "-c", "trap 'exit 0' TERM INT HUP; while :; do sleep 3600 & wait $!; done"}
 
+// tmpfsVolume is the local driver's options for a tmpfs-backed volume of
+// mb megabytes whose root belongs to uid:gid with mode (and more options
+// after a comma).
+func tmpfsVolume(mb int, uid, gid, mode string) map[string]string {
+	return map[string]string{
+		"type": "tmpfs", "device": "tmpfs",
+		"o": fmt.Sprintf("size=%dm,uid=%s,gid=%s,mode=%s,nosuid,nodev", mb, uid, gid, mode),
+	}
+}
+
 // volumeName is the name of a container's workspace volume.
 func volumeName(containerName string) string { return containerName + "-workspace" }
 
@@ -36,14 +46,7 @@ func (b *Backend) Create(ctx context.Context, spec sandbox.ContainerSpec) (id st
 		mb = 512
 	}
 	_, err = b.cli.VolumeCreate(ctx, volume.CreateOptions{
-		Name:   vol,
-		Driver: "local",
-		DriverOpts: map[string]string{
-			"type":   "tmpfs",
-			"device": "tmpfs",
-			"o":      fmt.Sprintf("size=%dm,uid=%s,gid=%s,mode=0755,nosuid,nodev", mb, uid, gid),
-		},
-		Labels: spec.Labels,
+		Name: vol, Driver: "local", DriverOpts: tmpfsVolume(mb, uid, gid, "0755"), Labels: spec.Labels,
 	})
 	if err != nil {
 		return "", b.wrap("create workspace volume", err)
@@ -69,14 +72,7 @@ func (b *Backend) Create(ctx context.Context, spec sandbox.ContainerSpec) (id st
 	if spec.CacheUser != "" {
 		cuid, cgid := splitUser(spec.CacheUser)
 		_, err = b.cli.VolumeCreate(ctx, volume.CreateOptions{
-			Name:   cacheVolumeName(spec.Name),
-			Driver: "local",
-			DriverOpts: map[string]string{
-				"type":   "tmpfs",
-				"device": "tmpfs",
-				"o":      fmt.Sprintf("size=%dm,uid=%s,gid=%s,mode=0700,nosuid,nodev,noexec", mb, cuid, cgid),
-			},
-			Labels: spec.Labels,
+			Name: cacheVolumeName(spec.Name), Driver: "local", DriverOpts: tmpfsVolume(mb, cuid, cgid, "0700,noexec"), Labels: spec.Labels,
 		})
 		if err != nil {
 			return "", b.wrap("create install cache volume", err)

@@ -71,10 +71,7 @@ func (b *Backend) RunHelper(ctx context.Context, containerID string, spec sandbo
 	for i := range cc.Host.Mounts {
 		if m := &cc.Host.Mounts[i]; m.Target == sandbox.Workspace {
 			m.VolumeOptions.Labels = spec.Labels
-			m.VolumeOptions.DriverConfig = &mount.Driver{Name: "local", Options: map[string]string{
-				"type": "tmpfs", "device": "tmpfs",
-				"o": fmt.Sprintf("size=%dm,uid=%s,gid=%s,mode=0755,nosuid,nodev", mb, uid, gid),
-			}}
+			m.VolumeOptions.DriverConfig = &mount.Driver{Name: "local", Options: tmpfsVolume(mb, uid, gid, "0755")}
 		}
 	}
 	if spec.CacheDir != "" {
