@@ -215,3 +215,47 @@ func TestHTTPLoopbackOnly(t *testing.T) {
 		}
 	})
 }
+
+// TestHTTPCORS: a browser page on this machine (the Inspector's web UI on
+// localhost:6274, say) gets CORS answers, so it can connect with the
+// token; a foreign page gets none, and a preflight never reaches MCP.
+func TestHTTPCORS(t *testing.T) {
+	const token = "cors-token-1f3a5b7c9d1e3f5a7b9c1d8a6b4c2d0e"
+	p := startHTTPServer(t, append(serverEnv(t, ""), "MCP_SANDBOX_TOKEN="+token), "--http", "127.0.0.1:0")
+	preflight := func(origin string) *http.Response {
+		t.Helper()
+		req, err := http.NewRequest(http.MethodOptions, p.url, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.Header.Set("Origin", origin)
+		req.Header.Set("Access-Control-Request-Method", "POST")
+		req.Header.Set("Access-Control-Request-Headers", "authorization, content-type, mcp-protocol-version")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		return resp
+	}
+	resp := preflight("http://localhost:6274")
+	h := resp.Header
+	if resp.StatusCode != http.StatusNoContent || h.Get("Access-Control-Allow-Origin") != "http://localhost:6274" ||
+		!strings.Contains(h.Get("Access-Control-Allow-Headers"), "Authorization") || !strings.Contains(h.Get("Access-Control-Allow-Methods"), "POST") {
+		t.Errorf("preflight from a loopback page: %d %v", resp.StatusCode, h)
+	}
+	if resp := preflight("https://evil.example"); resp.StatusCode != http.StatusForbidden || resp.Header.Get("Access-Control-Allow-Origin") != "" {
+		t.Errorf("preflight from a foreign page: %d %v", resp.StatusCode, resp.Header)
+	}
+	// The request itself still needs the token, and its answer names the
+	// page and exposes the session header.
+	status, header, body := rawPost(t, p.url, http.Header{"Origin": {"http://localhost:6274"}}, listTools)
+	if status != http.StatusUnauthorized || header.Get("Access-Control-Allow-Origin") != "http://localhost:6274" {
+		t.Errorf("without the token: %d %v %s", status, header, body)
+	}
+	status, header, body = rawPost(t, p.url, http.Header{"Origin": {"http://127.0.0.1:6274"}, "Authorization": {"Bearer " + token}}, listTools)
+	if status != http.StatusOK || header.Get("Access-Control-Allow-Origin") != "http://127.0.0.1:6274" ||
+		!strings.Contains(header.Get("Access-Control-Expose-Headers"), "Mcp-Session-Id") || !strings.Contains(body, `"sandbox_exec"`) {
+		t.Errorf("with the token: %d %v %s", status, header, body)
+	}
+}

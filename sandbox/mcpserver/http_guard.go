@@ -13,7 +13,8 @@ import (
 // httpGuard refuses, before anything reaches MCP, a request from a web page
 // that is not served from this machine (403) and a request without the
 // bearer token (401), and caps the request body like the stdio transport
-// caps a message.
+// caps a message. Pages served from this machine get CORS headers, so a
+// browser-based client there can connect (with the token).
 //
 // The Origin check is what mcp-go lacks: it checks Host (against DNS
 // rebinding) but not Origin, so a page on any web site could otherwise
@@ -26,6 +27,23 @@ func httpGuard(log *slog.Logger, token string, next http.Handler) http.Handler {
 			log.Warn("http: refused a request from a foreign origin", "origin", origins, "remote", r.RemoteAddr)
 			http.Error(w, "Forbidden: this MCP server accepts requests only from this machine; origin "+strings.Join(origins, ", ")+" is not allowed", http.StatusForbidden)
 			return
+		}
+		if origin := r.Header.Get("Origin"); origin != "" {
+			// A page on this machine (the MCP Inspector's web UI, say) may
+			// call the server from a browser: allow it by CORS. It still
+			// needs the token, which the browser does not have by itself.
+			h := w.Header()
+			h.Set("Access-Control-Allow-Origin", origin)
+			h.Add("Vary", "Origin")
+			h.Set("Access-Control-Expose-Headers", "Mcp-Session-Id, Mcp-Protocol-Version, WWW-Authenticate")
+			if r.Method == http.MethodOptions && r.Header.Get("Access-Control-Request-Method") != "" {
+				// A preflight carries no credentials: answer it here.
+				h.Set("Access-Control-Allow-Methods", "GET, POST, DELETE, OPTIONS")
+				h.Set("Access-Control-Allow-Headers", "Authorization, Content-Type, Accept, Mcp-Session-Id, Mcp-Protocol-Version, Last-Event-ID")
+				h.Set("Access-Control-Max-Age", "600")
+				w.WriteHeader(http.StatusNoContent)
+				return
+			}
 		}
 		got, ok := bearerToken(r)
 		if !ok {
