@@ -53,7 +53,7 @@ func TestUnitOf(t *testing.T) {
 	}
 }
 
-func installTar(t *testing.T, hs ...*tar.Header) []byte {
+func installTar(t testing.TB, hs ...*tar.Header) []byte {
 	t.Helper()
 	var buf bytes.Buffer
 	tw := tar.NewWriter(&buf)
@@ -114,4 +114,43 @@ func TestRewriteInstallTree(t *testing.T) {
 			t.Errorf("entry %q: %v, want an error", name, err)
 		}
 	}
+}
+
+// FuzzRewriteInstallTree: whatever archive a helper hands back (it ran
+// registry code with the network), what goes into the sandbox is files,
+// directories and links below the install directory, owned by the sandbox
+// user, without special mode bits, or an error.
+func FuzzRewriteInstallTree(f *testing.F) {
+	f.Add(installTar(f, &tar.Header{Typeflag: tar.TypeDir, Name: ".local/", Mode: 0o755},
+		&tar.Header{Typeflag: tar.TypeReg, Name: ".local/bin/x", Mode: 0o4755}))
+	f.Add(installTar(f, &tar.Header{Typeflag: tar.TypeReg, Name: ".local/../../etc/passwd", Mode: 0o644}))
+	f.Add(installTar(f, &tar.Header{Typeflag: tar.TypeSymlink, Name: ".local/l", Linkname: "/etc"},
+		&tar.Header{Typeflag: tar.TypeChar, Name: ".local/c"}))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		var out bytes.Buffer
+		_, err := rewriteInstallTree(".local", 1000, 1000, bytes.NewReader(data), &out)
+		if err != nil {
+			return
+		}
+		tr := tar.NewReader(&out)
+		for {
+			h, err := tr.Next()
+			if err == io.EOF {
+				return
+			}
+			if err != nil {
+				t.Fatalf("the rewritten archive does not read back: %v", err)
+			}
+			name := strings.TrimSuffix(h.Name, "/")
+			if name != ".local" && !strings.HasPrefix(name, ".local/") || strings.Contains("/"+name+"/", "/../") {
+				t.Fatalf("entry outside .local: %q", h.Name)
+			}
+			if h.Typeflag != tar.TypeReg && h.Typeflag != tar.TypeDir && h.Typeflag != tar.TypeSymlink {
+				t.Fatalf("entry %q of type %c", h.Name, h.Typeflag)
+			}
+			if h.Uid != 1000 || h.Gid != 1000 || h.Mode&^0o777 != 0 {
+				t.Fatalf("entry %q: owner %d:%d mode %o", h.Name, h.Uid, h.Gid, h.Mode)
+			}
+		}
+	})
 }
