@@ -11,6 +11,7 @@ import (
 	cerrdefs "github.com/containerd/errdefs"
 	"github.com/docker/docker/api/types/container"
 	"github.com/docker/docker/api/types/mount"
+	"github.com/docker/docker/api/types/volume"
 
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox"
 )
@@ -35,14 +36,12 @@ func cacheVolumeName(containerName string) string {
 }
 
 // RunHelper runs spec in a helper container with the same hardening as a
-// sandbox, except that it may have the network, and with a workspace
-// volume of its own that the engine creates with the container (so no
-// sweep of dangling volumes can take it in between) and that is removed
-// with it. The sandbox's workspace is never mounted: an installer with the
-// network must not see, and so cannot run, what the sandbox's code wrote.
-// The helper idles while the command runs as an exec, so that its
-// workspace (a tmpfs, emptied when the container stops) can be copied out
-// afterwards.
+// sandbox, except that it may have the network, and with a fresh workspace
+// volume of its own, removed with it. The sandbox's workspace is never
+// mounted: an installer with the network must not see, and so cannot run,
+// what the sandbox's code wrote. The helper idles while the command runs
+// as an exec, so that its workspace (a tmpfs, emptied when the container
+// stops) can be copied out afterwards.
 func (b *Backend) RunHelper(ctx context.Context, containerID string, spec sandbox.HelperSpec) (status sandbox.ExecStatus, err error) {
 	if len(spec.Cmd) == 0 {
 		return status, errors.New("helper: empty command")
@@ -68,12 +67,6 @@ func (b *Backend) RunHelper(ctx context.Context, containerID string, spec sandbo
 	for _, opt := range defaultOptions(vol) {
 		opt(cc, cs)
 	}
-	for i := range cc.Host.Mounts {
-		if m := &cc.Host.Mounts[i]; m.Target == sandbox.Workspace {
-			m.VolumeOptions.Labels = spec.Labels
-			m.VolumeOptions.DriverConfig = &mount.Driver{Name: "local", Options: tmpfsVolume(mb, uid, gid, "0755")}
-		}
-	}
 	if spec.CacheDir != "" {
 		// The sandbox's install cache, found by where the sandbox mounts
 		// it (a claimed pool sandbox has been renamed since); a sandbox
@@ -97,6 +90,13 @@ func (b *Backend) RunHelper(ctx context.Context, containerID string, spec sandbo
 			cc.Host.Tmpfs[spec.CacheDir] = fmt.Sprintf("rw,nosuid,nodev,noexec,size=%dm,uid=%s,gid=%s,mode=0700", mb, uid, gid)
 		}
 	}
+	// Made the way a sandbox's workspace is (an explicit volume create is
+	// what Docker-compatible engines support best).
+	if _, err := b.cli.VolumeCreate(ctx, volume.CreateOptions{
+		Name: vol, Driver: "local", DriverOpts: tmpfsVolume(mb, uid, gid, "0755"), Labels: spec.Labels,
+	}); err != nil {
+		return status, b.wrap("create the helper's workspace", err)
+	}
 	resp, err := b.cli.ContainerCreate(ctx, cc.Config, cc.Host, nil, nil, name)
 	defer func() {
 		cctx, cancel := cleanupContext(ctx)
@@ -104,7 +104,7 @@ func (b *Backend) RunHelper(ctx context.Context, containerID string, spec sandbo
 		if resp.ID != "" {
 			_ = b.cli.ContainerRemove(cctx, resp.ID, container.RemoveOptions{Force: true})
 		}
-		_ = b.cli.VolumeRemove(cctx, vol, true)
+		_ = b.removeVolume(cctx, vol)
 	}()
 	if err != nil {
 		return status, b.wrap("create helper container", err)
