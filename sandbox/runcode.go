@@ -152,7 +152,16 @@ func (e *Engine) runFile(ctx context.Context, sb *Sandbox, run []string, ext, co
 	}
 	// Run the command, then remove the file, keeping the command's status.
 	wrapped := append([]string{"/bin/sh", "-c", `f=$1; shift; "$@"; rc=$?; rm -f -- "$f" 2>/dev/null; exit $rc`, "mcp-sandbox-run", file}, argv...)
-	return e.run(ctx, sb, runSpec{argv: wrapped, workdir: Workspace, timeout: timeout, out: out})
+	res, err := e.run(ctx, sb, runSpec{argv: wrapped, workdir: Workspace, timeout: timeout, out: out})
+	if err == nil && res.ExitCode == 127 && len(argv) > 0 && strings.Contains(res.Stderr, argv[0]+": not found") {
+		hint := fmt.Sprintf("mcp-sandbox: the image %s has no %s, which the %s language runs; use an image that has it (images.%s, or languages.%s.image, in the config file)\n",
+			sb.Image, argv[0], sb.Language, sb.Language, sb.Language)
+		res.Stderr += hint
+		if out != nil {
+			out("stderr", []byte(hint))
+		}
+	}
+	return res, err
 }
 
 // tarOf returns a tar stream holding one file (and its parent directories)

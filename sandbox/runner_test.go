@@ -363,3 +363,19 @@ func TestRunCodeUnderGVisor(t *testing.T) {
 		})
 	}
 }
+
+// A language whose image lacks its interpreter says so, and which setting
+// to change, rather than only "not found".
+func TestRunCodeInterpreterMissing(t *testing.T) {
+	testenv.Docker(t, testenv.TinyImage)
+	eng, _ := newEngine(t, func(c *config.Config) {
+		c.Languages = map[string]config.Language{"ruby": {Image: testenv.TinyImage, Run: []string{"ruby", "{file}"}, Extension: ".rb"}}
+	})
+	res, err := eng.RunCode(context.Background(), sandbox.RunRequest{Language: "ruby", Code: "puts 1"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.ExitCode != 127 || !strings.Contains(res.Stderr, "has no ruby, which the ruby language runs") || !strings.Contains(res.Stderr, "languages.ruby.image") {
+		t.Errorf("got %d %q", res.ExitCode, res.Stderr)
+	}
+}
