@@ -16,7 +16,6 @@ import (
 
 	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/client/transport"
-	mcpgo "github.com/mark3labs/mcp-go/mcp"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/testenv"
@@ -80,51 +79,16 @@ func TestHTTPProgressBeforeResultMcpGo(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { c.Close() })
-	ctx := testContext(t, 5*time.Minute)
-	if err := c.Start(ctx); err != nil {
+	if err := mcpgoStart(testContext(t, 30*time.Second), c, "mcp-go-http-test"); err != nil {
 		t.Fatal(err)
 	}
-	init := mcpgo.InitializeRequest{}
-	init.Params.ProtocolVersion = mcpgo.LATEST_PROTOCOL_VERSION
-	init.Params.ClientInfo = mcpgo.Implementation{Name: "mcp-go-http-test", Version: "1.0"}
-	if _, err := c.Initialize(ctx, init); err != nil {
-		t.Fatalf("initialize: %v", err)
-	}
-	var mu sync.Mutex
-	got := map[string]int{}
-	c.OnNotification(func(n mcpgo.JSONRPCNotification) {
-		if n.Method == "notifications/progress" {
-			mu.Lock()
-			got[fmt.Sprint(n.Params.AdditionalFields["progressToken"])]++
-			mu.Unlock()
-		}
-	})
-	create := mcpgo.CallToolRequest{}
-	create.Params.Name = "sandbox_create"
-	res, err := c.CallTool(ctx, create)
-	if err != nil || res.IsError {
-		t.Fatalf("create: %v %+v", err, res)
-	}
-	id := res.StructuredContent.(map[string]any)["sandbox_id"].(string)
-
 	const calls = 100
-	callConcurrently(calls, 8, func(i int) {
-		req := mcpgo.CallToolRequest{}
-		req.Params.Name = "sandbox_exec"
-		req.Params.Arguments = map[string]any{"sandbox_id": id, "command": progressCommand(i)}
-		req.Params.Meta = &mcpgo.Meta{ProgressToken: fmt.Sprintf("tok-%d", i)}
-		r, err := c.CallTool(ctx, req)
-		if err != nil || r.IsError {
-			t.Errorf("call %d: %v %+v", i, err, r)
-		}
-	})
+	seen := mcpgoProgressCalls(t, c, calls)
 	for _, f := range progressFaults(rec.messages(), calls) {
 		t.Error(f)
 	}
-	mu.Lock()
-	defer mu.Unlock()
-	if len(got) != calls {
-		t.Errorf("client saw progress for %d calls, want %d", len(got), calls)
+	if seen != calls {
+		t.Errorf("client saw progress for %d calls, want %d", seen, calls)
 	}
 }
 

@@ -1,6 +1,7 @@
 package mcpserver_test
 
 import (
+	"context"
 	"fmt"
 	"sync"
 	"testing"
@@ -17,24 +18,31 @@ import (
 func mcpgoClient(t *testing.T, p *proc) *client.Client {
 	t.Helper()
 	c := client.NewClient(transport.NewIO(p.stdout, p.stdin, nil))
-	ctx := testContext(t, 30*time.Second)
-	if err := c.Start(ctx); err != nil {
-		t.Fatal(err)
-	}
-	init := mcp.InitializeRequest{}
-	init.Params.ProtocolVersion = mcp.LATEST_PROTOCOL_VERSION
-	init.Params.ClientInfo = mcp.Implementation{Name: "mcp-go-test", Version: "1.0"}
-	if _, err := c.Initialize(ctx, init); err != nil {
-		t.Fatalf("initialize: %v\nstderr: %s", err, p.stderr.String())
+	if err := mcpgoStart(testContext(t, 30*time.Second), c, "mcp-go-test"); err != nil {
+		t.Fatalf("%v\nstderr: %s", err, p.stderr.String())
 	}
 	return c
 }
 
-// TestProgressBeforeResultMcpGo is the ordering test with mcp-go's client.
-func TestProgressBeforeResultMcpGo(t *testing.T) {
-	testenv.Docker(t, testenv.PythonImage)
-	p := startServer(t, serverEnv(t, ""))
-	c := mcpgoClient(t, p)
+// mcpgoStart starts an mcp-go client and initializes the session.
+func mcpgoStart(ctx context.Context, c *client.Client, name string) error {
+	if err := c.Start(ctx); err != nil {
+		return err
+	}
+	init := mcp.InitializeRequest{}
+	init.Params.ProtocolVersion = mcp.LATEST_PROTOCOL_VERSION
+	init.Params.ClientInfo = mcp.Implementation{Name: name, Version: "1.0"}
+	if _, err := c.Initialize(ctx, init); err != nil {
+		return fmt.Errorf("initialize: %w", err)
+	}
+	return nil
+}
+
+// mcpgoProgressCalls creates a sandbox through c and makes that many
+// concurrent sandbox_exec calls, each with a progress token of its own. It
+// returns for how many tokens the client saw progress.
+func mcpgoProgressCalls(t *testing.T, c *client.Client, calls int) int {
+	t.Helper()
 	var mu sync.Mutex
 	got := map[string]int{}
 	c.OnNotification(func(n mcp.JSONRPCNotification) {
@@ -52,8 +60,6 @@ func TestProgressBeforeResultMcpGo(t *testing.T) {
 		t.Fatalf("create: %v %+v", err, res)
 	}
 	id := res.StructuredContent.(map[string]any)["sandbox_id"].(string)
-
-	const calls = 100
 	callConcurrently(calls, 8, func(i int) {
 		req := mcp.CallToolRequest{}
 		req.Params.Name = "sandbox_exec"
@@ -64,10 +70,20 @@ func TestProgressBeforeResultMcpGo(t *testing.T) {
 			t.Errorf("call %d: %v %+v", i, err, r)
 		}
 	})
-	checkProgressOrder(t, p.wire, calls)
 	mu.Lock()
 	defer mu.Unlock()
-	if len(got) != calls {
-		t.Errorf("client saw progress for %d calls, want %d", len(got), calls)
+	return len(got)
+}
+
+// TestProgressBeforeResultMcpGo is the ordering test with mcp-go's client.
+func TestProgressBeforeResultMcpGo(t *testing.T) {
+	testenv.Docker(t, testenv.PythonImage)
+	p := startServer(t, serverEnv(t, ""))
+	c := mcpgoClient(t, p)
+	const calls = 100
+	seen := mcpgoProgressCalls(t, c, calls)
+	checkProgressOrder(t, p.wire, calls)
+	if seen != calls {
+		t.Errorf("client saw progress for %d calls, want %d", seen, calls)
 	}
 }
