@@ -29,13 +29,8 @@ func printDockerSection(w io.Writer, r *dockerhost.Result) {
 
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "  \tSOURCE\tHOST\tSTATUS")
-	var absent []string
-	for i := range r.Candidates {
-		c := &r.Candidates[i]
-		if c.Missing && !c.Explicit {
-			absent = append(absent, strings.TrimPrefix(c.Host, "unix://"))
-			continue
-		}
+	listed, absent := r.Shown()
+	for _, c := range listed {
 		mark, status := "", c.Error
 		if c.OK {
 			status = "ok: " + dockerProduct(c)

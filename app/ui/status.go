@@ -195,12 +195,9 @@ func endpointItems(info StatusInfo) []*widget.FormItem {
 	var eps []*widget.FormItem
 	var absent []string
 	if r != nil {
-		for i := range r.Candidates {
-			c := &r.Candidates[i]
-			if c.Missing && !c.Explicit {
-				absent = append(absent, strings.TrimPrefix(c.Host, "unix://"))
-				continue
-			}
+		var listed []*dockerhost.Candidate
+		listed, absent = r.Shown()
+		for _, c := range listed {
 			mark, what := "✗ ", c.Error
 			if c.OK {
 				mark, what = "✓ ", "answered: "+strings.TrimSpace(c.Engine+" "+c.Version)

@@ -30,6 +30,21 @@ type Result struct {
 	Hint string `json:"hint,omitempty"`
 }
 
+// Shown splits the candidates for a person to read: those worth a line of
+// their own, and the local socket paths where nothing exists (probed
+// places, not the user's explicit choice), which read best as one list.
+func (r *Result) Shown() (listed []*Candidate, absent []string) {
+	for i := range r.Candidates {
+		c := &r.Candidates[i]
+		if c.Missing && !c.Explicit {
+			absent = append(absent, strings.TrimPrefix(c.Host, "unix://"))
+			continue
+		}
+		listed = append(listed, c)
+	}
+	return listed, absent
+}
+
 // Detect finds the Docker endpoint to use. It reads the explicit choice
 // (DOCKER_HOST, DOCKER_CONTEXT, the current docker context) and probes every
 // known place concurrently, each ping bounded by Options.Timeout, so with
