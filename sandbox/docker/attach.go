@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/docker/docker/api/types"
-	"github.com/docker/docker/api/types/container"
 	"github.com/docker/docker/pkg/stdcopy"
 
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox"
@@ -24,25 +23,12 @@ func (b *Backend) Attach(ctx context.Context, containerID string, spec sandbox.E
 	if len(spec.Cmd) == 0 {
 		return nil, errors.New("attach: empty command")
 	}
-	cmd := append(append([]string{}, execWrapper...), spec.Cmd...)
-	created, err := b.cli.ContainerExecCreate(ctx, containerID, container.ExecOptions{
-		Cmd:          cmd,
-		Env:          spec.Env,
-		WorkingDir:   spec.WorkDir,
-		User:         spec.User,
-		AttachStdin:  true,
-		AttachStdout: true,
-		AttachStderr: true,
-	})
+	execID, hj, err := b.startExec(ctx, containerID, spec, true)
 	if err != nil {
-		return nil, b.wrap("create exec", err)
-	}
-	hj, err := b.cli.ContainerExecAttach(ctx, created.ID, container.ExecAttachOptions{})
-	if err != nil {
-		return nil, b.wrap("attach exec", err)
+		return nil, err
 	}
 	p := &attached{
-		b: b, containerID: containerID, execID: created.ID, user: spec.User, hj: hj,
+		b: b, containerID: containerID, execID: execID, user: spec.User, hj: hj,
 		pid:  &pidWriter{next: orDiscard(spec.Stdout), ready: make(chan struct{})},
 		done: make(chan struct{}),
 	}

@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/docker/docker/api/types"
 	"github.com/docker/docker/api/types/container"
 	"github.com/docker/docker/pkg/stdcopy"
 
@@ -21,28 +22,37 @@ import (
 // useless when the engine runs in a VM.
 var execWrapper = []string{"/bin/sh", "-c", `echo "$$"; exec "$@"`, "mcp-sandbox"}
 
+// startExec starts spec.Cmd behind the PID-announcing wrapper, with its
+// output (and stdin, when asked) attached.
+func (b *Backend) startExec(ctx context.Context, containerID string, spec sandbox.ExecSpec, stdin bool) (string, types.HijackedResponse, error) {
+	created, err := b.cli.ContainerExecCreate(ctx, containerID, container.ExecOptions{
+		Cmd:          append(append([]string{}, execWrapper...), spec.Cmd...),
+		Env:          spec.Env,
+		WorkingDir:   spec.WorkDir,
+		User:         spec.User,
+		AttachStdin:  stdin,
+		AttachStdout: true,
+		AttachStderr: true,
+	})
+	if err != nil {
+		return "", types.HijackedResponse{}, b.wrap("create exec", err)
+	}
+	hj, err := b.cli.ContainerExecAttach(ctx, created.ID, container.ExecAttachOptions{})
+	if err != nil {
+		return "", types.HijackedResponse{}, b.wrap("attach exec", err)
+	}
+	return created.ID, hj, nil
+}
+
 // Exec runs spec.Cmd in the container. When ctx ends first, it kills the
 // process tree inside the container and returns ctx.Err().
 func (b *Backend) Exec(ctx context.Context, containerID string, spec sandbox.ExecSpec) (sandbox.ExecStatus, error) {
 	if len(spec.Cmd) == 0 {
 		return sandbox.ExecStatus{}, errors.New("exec: empty command")
 	}
-	cmd := append(append([]string{}, execWrapper...), spec.Cmd...)
-	created, err := b.cli.ContainerExecCreate(ctx, containerID, container.ExecOptions{
-		Cmd:          cmd,
-		Env:          spec.Env,
-		WorkingDir:   spec.WorkDir,
-		User:         spec.User,
-		AttachStdin:  spec.Stdin != nil,
-		AttachStdout: true,
-		AttachStderr: true,
-	})
+	execID, hj, err := b.startExec(ctx, containerID, spec, spec.Stdin != nil)
 	if err != nil {
-		return sandbox.ExecStatus{}, b.wrap("create exec", err)
-	}
-	hj, err := b.cli.ContainerExecAttach(ctx, created.ID, container.ExecAttachOptions{})
-	if err != nil {
-		return sandbox.ExecStatus{}, b.wrap("attach exec", err)
+		return sandbox.ExecStatus{}, err
 	}
 	defer hj.Close()
 
@@ -82,7 +92,7 @@ func (b *Backend) Exec(ctx context.Context, containerID string, spec sandbox.Exe
 	ictx, cancel := cleanupContext(ctx)
 	defer cancel()
 	for i := 0; ; i++ {
-		ins, err := b.cli.ContainerExecInspect(ictx, created.ID)
+		ins, err := b.cli.ContainerExecInspect(ictx, execID)
 		if err != nil {
 			return status, b.wrap("inspect exec", err)
 		}
