@@ -225,8 +225,7 @@ function patternNames(p, out) {
 // REPL) and which returns the value of a trailing expression. The edits
 // keep every statement on its line and, mostly, its column, so that errors
 // point at the cell's own text.
-function hoistDeclarations(code) {
-  const ast = acorn.parse(code, { ecmaVersion: 'latest', sourceType: 'script', allowAwaitOutsideFunction: true });
+function hoistDeclarations(code, ast) {
   const src = (a, b) => code.slice(a, b);
   const declared = new Set();
   const declare = (n) => {
@@ -302,8 +301,11 @@ function evaluate(code, filename) {
   // A top-level const would bind for good, so that running the cell again
   // (as one does after fixing a later line) could only fail: like a
   // notebook, run such a cell hoisted, where its consts become globals.
-  if (acorn && /\bconst\b/.test(code) && declaresConst(code)) {
-    return evaluateHoisted(code, filename, null);
+  if (acorn && /\bconst\b/.test(code)) {
+    const ast = parseCell(code);
+    if (ast && ast.body.some((st) => st.type === 'VariableDeclaration' && st.kind === 'const')) {
+      return runHoisted(code, ast, filename);
+    }
   }
   let script;
   try {
@@ -323,26 +325,27 @@ function evaluate(code, filename) {
   }
 }
 
-// declaresConst reports whether code parses and declares a const at its
-// top level.
-function declaresConst(code) {
+// parseCell parses a cell as a script that may use top-level await; null
+// when it does not parse (the plain path then reports the error as V8
+// words it).
+function parseCell(code) {
   try {
-    const ast = acorn.parse(code, { ecmaVersion: 'latest', sourceType: 'script', allowAwaitOutsideFunction: true });
-    return ast.body.some((st) => st.type === 'VariableDeclaration' && st.kind === 'const');
+    return acorn.parse(code, { ecmaVersion: 'latest', sourceType: 'script', allowAwaitOutsideFunction: true });
   } catch (e) {
-    return false; // the plain path reports the error as V8 words it
+    return null;
   }
 }
 
+// evaluateHoisted runs a cell hoisted when plain evaluation failed with
+// original, which is what the user sees when the cell does not parse.
 function evaluateHoisted(code, filename, original) {
-  if (!acorn) throw original;
-  let wrapped;
-  try {
-    wrapped = hoistDeclarations(code);
-  } catch (parseErr) {
-    if (original) throw original;
-    throw parseErr;
-  }
+  const ast = acorn && parseCell(code);
+  if (!ast) throw original;
+  return runHoisted(code, ast, filename);
+}
+
+function runHoisted(code, ast, filename) {
+  const wrapped = hoistDeclarations(code, ast);
   // Called from here, not from the cell's script, so that the stack
   // shows the cell's frames only.
   const fn = new vm.Script(wrapped, { filename }).runInThisContext({ displayErrors: true });
