@@ -144,8 +144,14 @@ func (it *interp) onFrame(f runner.Frame) {
 	if c == nil {
 		// Output between runs (a background thread or process): kept for
 		// the next run.
-		if i := map[string]int{runner.KindOut: 0, runner.KindErr: 1}; f.Kind == runner.KindOut || f.Kind == runner.KindErr {
-			k := i[f.Kind]
+		k := -1
+		switch f.Kind {
+		case runner.KindOut:
+			k = 0
+		case runner.KindErr:
+			k = 1
+		}
+		if k >= 0 {
 			if it.between[k] == nil {
 				it.between[k] = newCapture(betweenBytes, nil)
 			}
