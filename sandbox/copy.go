@@ -22,6 +22,10 @@ type CopyResult struct {
 	Dirs     int            `json:"dirs"`
 	Symlinks int            `json:"symlinks"`
 	Skipped  map[string]int `json:"skipped,omitempty"`
+	// SkippedLinks lists copy_out's symlinks that were not made on the
+	// host (all of them unless files.copy_out_links is on), with their
+	// targets.
+	SkippedLinks []hostfs.SkippedLink `json:"skipped_links,omitempty"`
 }
 
 // fence returns the host-file policy of cfg.
@@ -119,8 +123,9 @@ func (e *Engine) CopyOut(ctx context.Context, id, p, hostPath string, overwrite 
 	if err != nil {
 		return CopyResult{}, err
 	}
-	f := fence(e.cfg.Current())
-	_, dest, err := f.WritePath(hostPath, path.Join(sb.ID, baseName(src)))
+	cfg := e.cfg.Current()
+	f := fence(cfg)
+	root, dest, err := f.WritePath(hostPath, path.Join(sb.ID, baseName(src)))
 	if err != nil {
 		return CopyResult{}, hostErr(err)
 	}
@@ -129,12 +134,15 @@ func (e *Engine) CopyOut(ctx context.Context, id, p, hostPath string, overwrite 
 		return CopyResult{}, err
 	}
 	defer rc.Close()
-	st, err := f.Unpack(ctx, rc, dest, hostfs.UnpackOptions{Overwrite: overwrite})
+	st, err := f.Unpack(ctx, rc, root, dest, hostfs.UnpackOptions{Overwrite: overwrite, Links: cfg.Files.CopyOutLinks})
+	if errors.Is(err, hostfs.ErrEmptyArchive) {
+		err = streamErr(rc, err)
+	}
 	if err != nil {
 		return CopyResult{}, hostErr(err)
 	}
 	sb.transcript.add("copy_out", fmt.Sprintf("%s -> %s (%d files, %d bytes)", src, dest, st.Files, st.Bytes), nil, "")
-	return CopyResult{Files: st.Files, Dirs: st.Dirs, Symlinks: st.Symlinks, Bytes: st.Bytes, HostPath: dest, Skipped: st.Skipped}, nil
+	return CopyResult{Files: st.Files, Dirs: st.Dirs, Symlinks: st.Symlinks, Bytes: st.Bytes, HostPath: dest, Skipped: st.Skipped, SkippedLinks: st.SkippedLinks}, nil
 }
 
 func baseName(p string) string {

@@ -132,6 +132,11 @@ type Sandbox struct {
 	oomKills int
 	// runners holds the resident interpreters (see runner.go).
 	runners map[string]residentRunner
+	// env is sandbox_create's environment, given to the sandbox's own
+	// processes only (never to the server's: see serverenv.go).
+	env []string
+	// tools caches toolPath's answers ("" for absent).
+	tools map[string]string
 
 	// installMu serialises install_packages calls, which own installs.
 	installMu sync.Mutex
@@ -228,9 +233,9 @@ func (e *Engine) create(ctx context.Context, cfg *config.Config, p plan, req Cre
 	sb := &Sandbox{
 		ID: id, Language: p.Language, Lang: p.Lang, Image: p.Image, Network: p.Network,
 		Client: req.Client, Limits: p.Limits, User: sandboxUser(img.User), CreatedAt: now,
-		ttl: time.Duration(p.TTL) * e.ttlUnit, lastUsed: now,
+		ttl: time.Duration(p.TTL) * e.ttlUnit, lastUsed: now, env: p.Env,
 	}
-	spec := e.containerSpec(ctx, cfg, sb, ContainerName(id), p.Env, false)
+	spec := e.containerSpec(ctx, cfg, sb, ContainerName(id), false)
 	cid, err := e.be.Create(ctx, spec)
 	if err != nil {
 		return nil, err
@@ -266,7 +271,7 @@ var baseEnv = []string{
 	"NODE_PATH=" + Workspace + "/node_modules",
 }
 
-func (e *Engine) containerSpec(ctx context.Context, cfg *config.Config, sb *Sandbox, name string, env []string, pool bool) ContainerSpec {
+func (e *Engine) containerSpec(ctx context.Context, cfg *config.Config, sb *Sandbox, name string, pool bool) ContainerSpec {
 	labels := map[string]string{
 		LabelManaged:     "true",
 		LabelID:          sb.ID,
@@ -287,7 +292,7 @@ func (e *Engine) containerSpec(ctx context.Context, cfg *config.Config, sb *Sand
 		Name:        name,
 		Image:       sb.Image,
 		Labels:      labels,
-		Env:         append(append([]string{}, baseEnv...), env...),
+		Env:         baseEnv,
 		User:        sb.User,
 		Network:     sb.Network,
 		MemoryBytes: int64(sb.Limits.MemoryMB) << 20,

@@ -105,7 +105,7 @@ func (e *Engine) run(ctx context.Context, sb *Sandbox, rs runSpec) (ExecResult, 
 	stderr := newCapture(limit, streamTo(rs.out, "stderr"))
 	tctx, cancel := context.WithTimeout(ctx, rs.timeout)
 	defer cancel()
-	spec := ExecSpec{Cmd: rs.argv, Env: rs.env, WorkDir: rs.workdir, User: sb.User, Stdout: stdout, Stderr: stderr}
+	spec := ExecSpec{Cmd: rs.argv, Env: append(append([]string{}, sb.env...), rs.env...), WorkDir: rs.workdir, User: sb.User, Stdout: stdout, Stderr: stderr}
 	if rs.stdin != "" {
 		spec.Stdin = strings.NewReader(rs.stdin)
 	}
@@ -175,7 +175,7 @@ func (e *Engine) oomKilled(ctx context.Context, sb *Sandbox) bool {
 	var buf strings.Builder
 	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
 	defer cancel()
-	_, err := e.be.Exec(cctx, sb.ContainerID, ExecSpec{Cmd: []string{"/bin/sh", "-c", oomCountScript}, User: sb.User, Stdout: &buf})
+	_, err := e.be.Exec(cctx, sb.ContainerID, ExecSpec{Cmd: []string{"/bin/sh", "-c", oomCountScript}, Env: serverEnv, User: sb.User, Stdout: &buf})
 	if err != nil {
 		return false
 	}

@@ -117,9 +117,9 @@ func (e *Engine) ReadFile(ctx context.Context, id, p string, offset, maxBytes in
 	}
 	defer rc.Close()
 	tr := tar.NewReader(rc)
-	h, err := tr.Next()
+	h, err := firstHeader(tr, rc)
 	if err != nil {
-		return ReadResult{}, fmt.Errorf("read %s: %w", target, err)
+		return ReadResult{}, fileErr("read", target, err)
 	}
 	switch h.Typeflag {
 	case tar.TypeDir:
@@ -154,9 +154,9 @@ func (e *Engine) readAll(ctx context.Context, sb *Sandbox, p string, limit int64
 	}
 	defer rc.Close()
 	tr := tar.NewReader(rc)
-	h, err := tr.Next()
+	h, err := firstHeader(tr, rc)
 	if err != nil {
-		return nil, 0, fmt.Errorf("read %s: %w", p, err)
+		return nil, 0, fileErr("read", p, err)
 	}
 	if h.Typeflag != tar.TypeReg {
 		return nil, 0, invalidErr("%s is not a regular file", p)
@@ -207,12 +207,17 @@ func (e *Engine) ListFiles(ctx context.Context, id, p string, recursive bool) ([
 	var out []FileEntry
 	first := true
 	for {
-		h, err := tr.Next()
+		var h *tar.Header
+		if first {
+			h, err = firstHeader(tr, rc)
+		} else {
+			h, err = tr.Next()
+		}
 		if err == io.EOF {
 			break
 		}
 		if err != nil {
-			return out, false, fmt.Errorf("list %s: %w", target, err)
+			return out, false, fileErr("list", target, err)
 		}
 		name := path.Join(parent, h.Name)
 		if first {
@@ -231,6 +236,15 @@ func (e *Engine) ListFiles(ctx context.Context, id, p string, recursive bool) ([
 		out = append(out, entryOf(name, h))
 	}
 	return out, false, nil
+}
+
+// fileErr keeps the engine's classes (invalid request, policy) of an
+// error from the sandbox's tar and words the rest.
+func fileErr(op, p string, err error) error {
+	if errors.Is(err, ErrInvalid) || errors.Is(err, ErrPolicy) || errors.Is(err, ErrNotFound) {
+		return err
+	}
+	return fmt.Errorf("%s %s: %w", op, p, err)
 }
 
 func entryOf(name string, h *tar.Header) FileEntry {

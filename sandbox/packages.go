@@ -85,15 +85,19 @@ func unitOf(name string) string {
 // removeUnits removes workspace entries of an earlier install, by argument
 // vector (never through a shell), in batches.
 func (e *Engine) removeUnits(ctx context.Context, sb *Sandbox, units []string) error {
+	rm, err := e.toolPath(ctx, sb, "rm")
+	if err != nil {
+		return fmt.Errorf("remove the earlier packages: rm: %w", err)
+	}
 	for len(units) > 0 {
 		n := min(len(units), 200)
-		argv := []string{"rm", "-rf", "--"}
+		argv := []string{rm, "-rf", "--"}
 		for _, u := range units[:n] {
 			argv = append(argv, path.Join(Workspace, u))
 		}
 		units = units[n:]
 		var stderr bytes.Buffer
-		st, err := e.be.Exec(ctx, sb.ContainerID, ExecSpec{Cmd: argv, User: sb.User, Stderr: &stderr})
+		st, err := e.be.Exec(ctx, sb.ContainerID, ExecSpec{Cmd: argv, Env: serverEnv, User: sb.User, Stderr: &stderr})
 		if err != nil {
 			return err
 		}

@@ -80,7 +80,7 @@ func (e *Engine) createPooled(ctx, soft context.Context, pl plan) (*Sandbox, err
 		Limits: pl.Limits, User: sandboxUser(img.User), CreatedAt: now,
 		ttl: time.Duration(pl.TTL) * e.ttlUnit, lastUsed: now,
 	}
-	cid, err := e.be.Create(ctx, e.containerSpec(ctx, cfg, sb, PoolNamePrefix+id, nil, true))
+	cid, err := e.be.Create(ctx, e.containerSpec(ctx, cfg, sb, PoolNamePrefix+id, true))
 	if err != nil {
 		return nil, err
 	}

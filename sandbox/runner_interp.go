@@ -83,7 +83,7 @@ func startInterp(ctx context.Context, at Attacher, sb *Sandbox, kind string) (*i
 	}
 	dec := runner.NewDecoder(it.nonce, it.onFrame, it.fail)
 	proc, err := at.Attach(ctx, sb.ContainerID, ExecSpec{
-		Cmd: runner.Argv(kind), WorkDir: Workspace, User: sb.User, Stdout: dec, Stderr: it.diag,
+		Cmd: runner.Argv(kind), Env: sb.env, WorkDir: Workspace, User: sb.User, Stdout: dec, Stderr: it.diag,
 	})
 	if err != nil {
 		return nil, err

@@ -11,6 +11,8 @@ import (
 	"path"
 	"strings"
 	"time"
+
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox/hostfs"
 )
 
 // The file tools move tar streams. In /workspace (a named volume) they use
@@ -74,9 +76,17 @@ restart:
 }
 
 // tarFrom returns a tar stream of p (resolved), whose first entry is p
-// itself.
+// itself. It is made by the image's tar running as the sandbox user (with
+// the server's fixed environment), so it holds nothing the sandbox user
+// could not read itself, whatever link is swapped in on the way. An image
+// without tar is read through the engine's archive API, which reads as
+// root: then only entries the sandbox user could read are passed on.
 func (e *Engine) tarFrom(ctx context.Context, sb *Sandbox, p string) (io.ReadCloser, error) {
-	if !inTmp(p) {
+	tarBin, err := e.toolPath(ctx, sb, "tar")
+	if errors.Is(err, errNoTool) {
+		if inTmp(p) {
+			return nil, invalidErr("the image has no tar, which the file tools need for /tmp; use /workspace instead")
+		}
 		rc, err := e.be.CopyFrom(ctx, sb.ContainerID, p)
 		if err != nil {
 			if strings.Contains(err.Error(), "No such container:path") || strings.Contains(err.Error(), "Could not find the file") {
@@ -84,13 +94,20 @@ func (e *Engine) tarFrom(ctx context.Context, sb *Sandbox, p string) (io.ReadClo
 			}
 			return nil, e.containerGone(ctx, sb, err)
 		}
-		return rc, nil
+		return readableBy(rc, sb.User), nil
 	}
+	if err != nil {
+		return nil, err
+	}
+	ctx, cancel := context.WithCancel(ctx)
 	pr, pw := io.Pipe()
 	var stderr bytes.Buffer
+	done := make(chan struct{})
 	go func() {
+		defer close(done)
 		status, err := e.be.Exec(ctx, sb.ContainerID, ExecSpec{
-			Cmd:    []string{"tar", "-c", "-f", "-", "-C", path.Dir(p), "--", path.Base(p)},
+			Cmd:    []string{tarBin, "-c", "-f", "-", "-C", path.Dir(p), "--", path.Base(p)},
+			Env:    serverEnv,
 			User:   sb.User,
 			Stdout: pw,
 			Stderr: &limitedBuffer{b: &stderr, n: 4096},
@@ -100,12 +117,55 @@ func (e *Engine) tarFrom(ctx context.Context, sb *Sandbox, p string) (io.ReadClo
 		}
 		pw.CloseWithError(err)
 	}()
-	return pr, nil
+	// Closing the stream early (read_file of a part) ends the tar too.
+	return &cancelReader{PipeReader: pr, cancel: cancel, done: done}, nil
 }
 
-// tarInto extracts a tar stream into dir (resolved).
+// firstHeader reads the first entry of a stream from tarFrom. A tar that
+// failed (a missing file) still ends its archive cleanly before it exits,
+// so an empty archive is answered with the producer's error.
+func firstHeader(tr *tar.Reader, rc io.Reader) (*tar.Header, error) {
+	h, err := tr.Next()
+	if err == io.EOF {
+		return nil, streamErr(rc, hostfs.ErrEmptyArchive)
+	}
+	return h, err
+}
+
+// streamErr reads what is left of a stream from tarFrom for the error
+// its producer ended it with, or returns def.
+func streamErr(rc io.Reader, def error) error {
+	if _, err := io.Copy(io.Discard, io.LimitReader(rc, 1<<20)); err != nil {
+		return err
+	}
+	return def
+}
+
+// cancelReader ends its producer when closed.
+type cancelReader struct {
+	*io.PipeReader
+	cancel context.CancelFunc
+	done   chan struct{}
+}
+
+func (c *cancelReader) Close() error {
+	c.cancel()
+	err := c.PipeReader.Close()
+	<-c.done
+	return err
+}
+
+// tarInto extracts a tar stream into dir (resolved), with the image's tar
+// running as the sandbox user, so that nothing is written that the sandbox
+// user could not write itself. An image without tar is written through
+// the engine's archive API (into /workspace only; the entries carry the
+// sandbox user as owner).
 func (e *Engine) tarInto(ctx context.Context, sb *Sandbox, dir string, r io.Reader) error {
-	if !inTmp(dir) {
+	tarBin, err := e.toolPath(ctx, sb, "tar")
+	if errors.Is(err, errNoTool) {
+		if inTmp(dir) {
+			return invalidErr("the image has no tar, which the file tools need for /tmp; use /workspace instead")
+		}
 		if err := e.be.CopyTo(ctx, sb.ContainerID, dir, r); err != nil {
 			msg := err.Error()
 			switch {
@@ -120,9 +180,16 @@ func (e *Engine) tarInto(ctx context.Context, sb *Sandbox, dir string, r io.Read
 		}
 		return nil
 	}
+	if err != nil {
+		return err
+	}
 	var stderr bytes.Buffer
 	status, err := e.be.Exec(ctx, sb.ContainerID, ExecSpec{
-		Cmd:    []string{"tar", "-x", "-f", "-", "-C", dir},
+		// No owner or mode from the stream beyond the user's own rights:
+		// tar run by an ordinary user cannot give files away or set
+		// setuid bits.
+		Cmd:    []string{tarBin, "-x", "-o", "-f", "-", "-C", dir},
+		Env:    serverEnv,
 		User:   sb.User,
 		Stdin:  r,
 		Stderr: &limitedBuffer{b: &stderr, n: 4096},
@@ -131,6 +198,9 @@ func (e *Engine) tarInto(ctx context.Context, sb *Sandbox, dir string, r io.Read
 		return e.containerGone(ctx, sb, err)
 	}
 	if status.ExitCode != 0 {
+		if strings.Contains(stderr.String(), "No space left") && !inTmp(dir) {
+			return fmt.Errorf("%w: the sandbox's workspace is full (limits.workspace_mb = %d)", ErrPolicy, sb.Limits.WorkspaceMB)
+		}
 		return tarError(dir, status.ExitCode, stderr.String())
 	}
 	return nil
@@ -179,4 +249,62 @@ func tarOfDirs(user, rel string) *bytes.Buffer {
 	}
 	_ = tw.Close()
 	return &buf
+}
+
+// readableBy passes on the entries of a tar stream read as root that user
+// ("uid" or "uid:gid") could read itself: its own, or readable by its
+// group or by everyone. The first entry (what was asked for) must pass;
+// later ones that do not are left out, with their content.
+func readableBy(rc io.ReadCloser, user string) io.ReadCloser {
+	uid, gid := userIDs(user)
+	pr, pw := io.Pipe()
+	go func() {
+		defer rc.Close()
+		tr := tar.NewReader(rc)
+		tw := tar.NewWriter(pw)
+		first := true
+		for {
+			h, err := tr.Next()
+			if err == io.EOF {
+				pw.CloseWithError(tw.Close())
+				return
+			}
+			if err != nil {
+				pw.CloseWithError(err)
+				return
+			}
+			ok := h.Uid == uid && h.Mode&0o400 != 0 || h.Gid == gid && h.Mode&0o040 != 0 || h.Mode&0o004 != 0
+			if h.Typeflag == tar.TypeSymlink {
+				ok = true // a link's own mode means nothing
+			}
+			if !ok {
+				if first {
+					pw.CloseWithError(fmt.Errorf("%w: %s is not readable by the sandbox user", ErrPolicy, h.Name))
+					return
+				}
+				continue
+			}
+			first = false
+			if err := tw.WriteHeader(h); err != nil {
+				pw.CloseWithError(err)
+				return
+			}
+			if _, err := io.Copy(tw, tr); err != nil {
+				pw.CloseWithError(err)
+				return
+			}
+		}
+	}()
+	return &pipeCloser{PipeReader: pr, inner: rc}
+}
+
+// pipeCloser closes the source of a filtered stream with it.
+type pipeCloser struct {
+	*io.PipeReader
+	inner io.Closer
+}
+
+func (p *pipeCloser) Close() error {
+	p.inner.Close()
+	return p.PipeReader.Close()
 }

@@ -84,7 +84,8 @@ func newSettingsTab(w *Window, act SettingsActions) *SettingsTab {
 			t.list("files.read_deny", "Never read", "comma-separated; where keys and logins live",
 				func(c *config.Config) *[]string { return &c.Files.ReadDeny }),
 			t.entry("files.write_root", "Write root", "", func(c *config.Config) *string { return &c.Files.WriteRoot }),
-			t.integer("files.max_copy_mb", "Max copy (MB)", "", func(c *config.Config) *int { return &c.Files.MaxCopyMB })),
+			t.integer("files.max_copy_mb", "Max copy (MB)", "", func(c *config.Config) *int { return &c.Files.MaxCopyMB }),
+			t.check("files.copy_out_links", "Links", "copy_out may make symlinks that stay inside the copy", func(c *config.Config) *bool { return &c.Files.CopyOutLinks })),
 		t.card("Warm pool", "", t.integer("pool.size", "Size", "ready sandboxes per language", func(c *config.Config) *int { return &c.Pool.Size }),
 			t.list("pool.languages", "Languages", "comma-separated", func(c *config.Config) *[]string { return &c.Pool.Languages })),
 	)

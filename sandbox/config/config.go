@@ -93,6 +93,10 @@ type Files struct {
 	ReadDeny  []string `toml:"read_deny"`
 	WriteRoot string   `toml:"write_root"`
 	MaxCopyMB int      `toml:"max_copy_mb"`
+	// CopyOutLinks lets copy_out make the symlinks of a copied tree whose
+	// target, resolved on the host inside the copy, stays inside it. Off
+	// by default: copy_out makes no symlink on the host and lists them.
+	CopyOutLinks bool `toml:"copy_out_links"`
 }
 
 // DefaultReadDeny lists where credentials usually live in a home

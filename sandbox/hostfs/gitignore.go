@@ -3,7 +3,6 @@ package hostfs
 import (
 	"bufio"
 	"os"
-	"path"
 	"regexp"
 	"strings"
 )
@@ -112,10 +111,14 @@ type ignorer struct {
 	files []ignoreFile
 }
 
-// load adds the .gitignore of directory dir (relative, "" for the top) if
-// there is one.
-func (ig *ignorer) load(absDir, relDir string) {
-	data, err := os.ReadFile(path.Join(absDir, ".gitignore"))
+// load adds the .gitignore of directory dir (relative, "" for the top),
+// opened as d, if there is one.
+func (ig *ignorer) load(d *os.Root, relDir string) {
+	info, err := d.Lstat(".gitignore")
+	if err != nil || !info.Mode().IsRegular() || info.Size() > 1<<20 {
+		return
+	}
+	data, err := d.ReadFile(".gitignore")
 	if err != nil || len(data) > 1<<20 {
 		return
 	}

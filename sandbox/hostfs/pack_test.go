@@ -61,7 +61,7 @@ func TestPlanSkipsGitAndIgnored(t *testing.T) {
 	}
 	must(t, os.Symlink("/etc/passwd", filepath.Join(src, "link")))
 	must(t, syscall.Mkfifo(filepath.Join(src, "fifo"), 0o644))
-	f := Fence{MaxBytes: 1 << 20}
+	f := Fence{MaxBytes: 1 << 20, ReadRoots: []string{src}}
 	p, err := f.Plan(context.Background(), src, PackOptions{Name: "proj", UID: 1000, GID: 1000})
 	if err != nil {
 		t.Fatal(err)
@@ -103,7 +103,7 @@ func TestPlanSkipsGitAndIgnored(t *testing.T) {
 func TestPlanLimits(t *testing.T) {
 	src := t.TempDir()
 	must(t, os.WriteFile(filepath.Join(src, "big"), make([]byte, 3<<20), 0o644))
-	f := Fence{MaxBytes: 2 << 20}
+	f := Fence{MaxBytes: 2 << 20, ReadRoots: []string{src}}
 	if _, err := f.Plan(context.Background(), src, PackOptions{Name: "x"}); !errors.Is(err, ErrTooBig) {
 		t.Errorf("3 MB under a 2 MB limit: %v", err)
 	}
@@ -111,7 +111,7 @@ func TestPlanLimits(t *testing.T) {
 	for i := 0; i < 30; i++ {
 		must(t, os.WriteFile(filepath.Join(many, string(rune('a'+i%26))+string(rune('a'+i/26))), nil, 0o644))
 	}
-	f = Fence{MaxFiles: 10}
+	f = Fence{MaxFiles: 10, ReadRoots: []string{many}}
 	if _, err := f.Plan(context.Background(), many, PackOptions{Name: "x"}); !errors.Is(err, ErrTooBig) {
 		t.Errorf("30 files under a 10-file limit: %v", err)
 	}
@@ -121,7 +121,7 @@ func TestWriteTarFileShrank(t *testing.T) {
 	src := t.TempDir()
 	p := filepath.Join(src, "f")
 	must(t, os.WriteFile(p, make([]byte, 1000), 0o644))
-	plan, err := Fence{}.Plan(context.Background(), p, PackOptions{Name: "f"})
+	plan, err := Fence{ReadRoots: []string{src}}.Plan(context.Background(), p, PackOptions{Name: "f"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,82 +3,166 @@ package hostfs
 import (
 	"archive/tar"
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path"
 	"path/filepath"
 	"strings"
 )
 
+// ErrEmptyArchive is returned when the stream holds no entry at all (the
+// producer's own error, if any, says more).
+var ErrEmptyArchive = errors.New("the sandbox returned an empty archive")
+
 // UnpackOptions says how a tar stream from a sandbox lands on the host.
 type UnpackOptions struct {
 	// Overwrite replaces an existing destination (file or directory).
 	Overwrite bool
+	// Links makes the archive's symlinks whose target, resolved on the
+	// host inside the copied tree (following the tree's other links),
+	// stays inside it. Off (the default), no symlink is made on the host
+	// and every one is listed in UnpackStats.SkippedLinks.
+	Links bool
 }
+
+// SkippedLink is a symlink of the archive that was not made on the host.
+type SkippedLink struct {
+	// Path is the link's place in the copy, relative to the write root's
+	// destination (the copied file or directory's own name first).
+	Path string `json:"path"`
+	// Target is where the link pointed in the sandbox, as written there.
+	Target string `json:"target"`
+	// Reason says why it was not made.
+	Reason string `json:"reason"`
+}
+
+// maxSkippedLinks bounds the list of skipped links in a result; the rest
+// are counted in Skipped.
+const maxSkippedLinks = 200
 
 // UnpackStats says what was written and what was refused.
 type UnpackStats struct {
-	Files    int            `json:"files"`
-	Dirs     int            `json:"dirs"`
-	Symlinks int            `json:"symlinks"`
-	Bytes    int64          `json:"bytes"`
-	Skipped  map[string]int `json:"skipped,omitempty"`
+	Files        int            `json:"files"`
+	Dirs         int            `json:"dirs"`
+	Symlinks     int            `json:"symlinks"`
+	Bytes        int64          `json:"bytes"`
+	Skipped      map[string]int `json:"skipped,omitempty"`
+	SkippedLinks []SkippedLink  `json:"skipped_links,omitempty"`
 }
 
-// Unpack extracts a tar stream of one sandbox file or directory to dest
-// (from WritePath). Everything is written into a staging directory next to
-// dest and renamed into place at the end, so a failure (a limit, a broken
-// stream, a cancelled call) leaves nothing behind. Entries that would leave
-// the tree are refused; symlinks are made only when they point inside the
-// copied tree, and only after every file, so nothing is written through
-// one; devices, FIFOs and hard links are skipped; no file gets an
-// executable bit.
-func (f Fence) Unpack(ctx context.Context, r io.Reader, dest string, opts UnpackOptions) (st UnpackStats, err error) {
+func (st *UnpackStats) skipLink(p, target, reason string) {
+	st.Skipped["symlink not made on the host"]++
+	if len(st.SkippedLinks) < maxSkippedLinks {
+		st.SkippedLinks = append(st.SkippedLinks, SkippedLink{Path: p, Target: target, Reason: reason})
+	}
+}
+
+// Unpack extracts a tar stream of one sandbox file or directory to dest, a
+// path below root (both from WritePath). The stream is hostile: every
+// host-side operation goes through an os.Root opened on the write root, so
+// the kernel keeps each step beneath it whatever the archive or a
+// concurrent change on disk does (no path is checked and then walked
+// again by name). Everything is written into a staging directory beside
+// dest, inside the same root, and moved into place at the end, so a
+// failure (a limit, a broken stream, a cancelled call) leaves nothing
+// behind. No file gets an executable bit; devices, FIFOs and hard links
+// are skipped; symlinks are made only with UnpackOptions.Links, and then
+// only those that resolve inside the copy.
+func (f Fence) Unpack(ctx context.Context, r io.Reader, root, dest string, opts UnpackOptions) (st UnpackStats, err error) {
 	st.Skipped = map[string]int{}
 	defer func() {
 		if len(st.Skipped) == 0 {
 			st.Skipped = nil
 		}
 	}()
-	if _, err := os.Lstat(dest); err == nil {
+	rel, err := filepath.Rel(root, dest)
+	if err != nil || rel == "." || !filepath.IsLocal(rel) {
+		return st, fmt.Errorf("%w: %s is not below the write root %s", ErrFence, dest, root)
+	}
+	wr, err := os.OpenRoot(root)
+	if err != nil {
+		return st, fmt.Errorf("open files.write_root: %w", err)
+	}
+	defer wr.Close()
+	parent, base := filepath.Dir(rel), filepath.Base(rel)
+	if parent != "." {
+		if err := wr.MkdirAll(parent, 0o755); err != nil {
+			return st, fenceErr(fmt.Errorf("create %s: %w", filepath.Join(root, parent), err))
+		}
+	}
+	// Everything below happens relative to the parent directory's handle:
+	// renaming or replacing the parent's path from now on changes nothing.
+	pr, err := wr.OpenRoot(parent)
+	if err != nil {
+		return st, fenceErr(fmt.Errorf("open %s: %w", filepath.Join(root, parent), err))
+	}
+	defer pr.Close()
+	if _, err := pr.Lstat(base); err == nil {
 		if !opts.Overwrite {
 			return st, fmt.Errorf("%w: %s already exists; pass overwrite: true to replace it", ErrExists, dest)
 		}
-	} else if !errors.Is(err, os.ErrNotExist) {
-		return st, err
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		return st, fenceErr(err)
 	}
-	parent := filepath.Dir(dest)
-	if err := os.MkdirAll(parent, 0o755); err != nil {
-		return st, fmt.Errorf("create %s: %w", parent, err)
-	}
-	staging, err := os.MkdirTemp(parent, ".mcp-sandbox-copy-*")
-	if err != nil {
+	staging := ".mcp-sandbox-copy-" + randomHex()
+	if err := pr.Mkdir(staging, 0o700); err != nil {
 		return st, fmt.Errorf("create staging directory: %w", err)
 	}
-	defer os.RemoveAll(staging)
-	top := filepath.Join(staging, "top")
+	defer pr.RemoveAll(staging)
+	sr, err := pr.OpenRoot(staging)
+	if err != nil {
+		return st, fmt.Errorf("open staging directory: %w", err)
+	}
+	defer sr.Close()
 
-	type link struct{ at, target string }
+	links, err := f.extract(ctx, tar.NewReader(r), sr, &st)
+	if err != nil {
+		return st, err
+	}
+	if err := ctx.Err(); err != nil {
+		return st, err
+	}
+	if err := makeLinks(sr, base, links, opts.Links, &st); err != nil {
+		return st, err
+	}
+	if err := ctx.Err(); err != nil {
+		return st, err
+	}
+	if err := replace(pr, staging, base, dest, opts.Overwrite); err != nil {
+		return st, err
+	}
+	return st, nil
+}
+
+// link is a symlink of the archive: where it goes (slash path below the
+// copied tree's top) and its target as written.
+type link struct{ rel, target string }
+
+// extract writes the archive's directories and files below "top" in the
+// staging root and returns its symlinks, made by none.
+func (f Fence) extract(ctx context.Context, tr *tar.Reader, sr *os.Root, st *UnpackStats) ([]link, error) {
 	var links []link
-	tr := tar.NewReader(r)
 	first := true
 	var topName string
 	maxFiles := f.maxFiles()
 	for {
 		if err := ctx.Err(); err != nil {
-			return st, err
+			return nil, err
 		}
 		h, err := tr.Next()
 		if err == io.EOF {
 			break
 		}
 		if err != nil {
-			return st, fmt.Errorf("read the sandbox's archive: %w", err)
+			return nil, fmt.Errorf("read the sandbox's archive: %w", err)
 		}
 		if err := checkName(h.Name); err != nil {
-			return st, err
+			return nil, err
 		}
 		// Clean against a root so ".." cannot climb; "/", "." and ".."
 		// all clean to the root itself, which is the empty name.
@@ -87,50 +171,47 @@ func (f Fence) Unpack(ctx context.Context, r io.Reader, dest string, opts Unpack
 			first = false
 			topName = name
 			if strings.Contains(topName, "/") || topName == "" {
-				return st, fmt.Errorf("%w: unexpected archive layout (%q)", ErrFence, h.Name)
+				return nil, fmt.Errorf("%w: unexpected archive layout (%q)", ErrFence, h.Name)
 			}
 			if h.Typeflag == tar.TypeSymlink {
-				return st, fmt.Errorf("%w: %s is a symlink (to %s); copy_out does not follow links, copy the file it points to instead", ErrFence, topName, h.Linkname)
+				return nil, fmt.Errorf("%w: %s is a symlink (to %s); copy_out does not follow links, copy the file it points to instead", ErrFence, topName, h.Linkname)
 			}
 		}
 		rel, ok := strings.CutPrefix(name, topName)
 		if !ok || (rel != "" && !strings.HasPrefix(rel, "/")) {
-			return st, fmt.Errorf("%w: archive entry %q is outside the copied tree", ErrFence, h.Name)
+			return nil, fmt.Errorf("%w: archive entry %q is outside the copied tree", ErrFence, h.Name)
 		}
 		rel = strings.TrimPrefix(rel, "/")
-		at := top
+		at := "top"
 		if rel != "" {
-			at = filepath.Join(top, filepath.FromSlash(rel))
+			at = filepath.Join("top", filepath.FromSlash(rel))
+			if !filepath.IsLocal(at) || strings.ContainsAny(rel, `\:`) && filepath.Separator == '\\' {
+				return nil, fmt.Errorf("%w: archive entry %q is not a plain name on this system", ErrFence, h.Name)
+			}
 		}
-		if !within(top, at) {
-			return st, fmt.Errorf("%w: archive entry %q leaves the copied tree", ErrFence, h.Name)
-		}
-		if st.Files+st.Dirs+st.Symlinks >= maxFiles {
-			return st, fmt.Errorf("%w: more than %d entries", ErrTooBig, maxFiles)
+		if st.Files+st.Dirs+len(links) >= maxFiles {
+			return nil, fmt.Errorf("%w: more than %d entries", ErrTooBig, maxFiles)
 		}
 		switch h.Typeflag {
 		case tar.TypeDir:
-			if err := os.MkdirAll(at, 0o755); err != nil {
-				return st, err
+			if err := sr.MkdirAll(at, 0o755); err != nil {
+				return nil, fenceErr(fmt.Errorf("create %s: %w", rel, err))
 			}
 			st.Dirs++
 		case tar.TypeReg:
 			if f.MaxBytes > 0 && st.Bytes+h.Size > f.MaxBytes {
-				return st, fmt.Errorf("%w: more than %d MB (files.max_copy_mb)", ErrTooBig, f.MaxBytes>>20)
+				return nil, fmt.Errorf("%w: more than %d MB (files.max_copy_mb)", ErrTooBig, f.MaxBytes>>20)
 			}
-			if err := writeRegular(at, tr, h.Size); err != nil {
-				return st, err
+			if err := writeRegular(sr, at, tr, h.Size); err != nil {
+				return nil, err
 			}
 			st.Files++
 			st.Bytes += h.Size
 		case tar.TypeSymlink:
-			// Relative targets that stay inside the copied tree only.
-			target := h.Linkname
-			if target == "" || path.IsAbs(target) || strings.Contains(target, "\\") || escapes(rel, target) {
-				st.Skipped["symlink pointing outside the copied tree"]++
-				continue
+			if rel == "" {
+				return nil, fmt.Errorf("%w: archive entry %q replaces the copied tree with a link", ErrFence, h.Name)
 			}
-			links = append(links, link{at: at, target: target})
+			links = append(links, link{rel: rel, target: h.Linkname})
 		case tar.TypeLink:
 			st.Skipped["hard link"]++
 		default:
@@ -138,54 +219,79 @@ func (f Fence) Unpack(ctx context.Context, r io.Reader, dest string, opts Unpack
 		}
 	}
 	if first {
-		return st, fmt.Errorf("the sandbox returned an empty archive")
+		return nil, ErrEmptyArchive
 	}
-	for _, l := range links {
-		if err := os.Symlink(filepath.FromSlash(l.target), l.at); err != nil {
-			// Windows without the privilege to make links, or a name taken
-			// by a file of the archive: leave the link out.
-			st.Skipped["symlink that could not be created"]++
-			continue
-		}
-		st.Symlinks++
-	}
-	if err := ctx.Err(); err != nil {
-		return st, err
-	}
-	if err := replace(top, dest, staging, opts.Overwrite); err != nil {
-		return st, err
-	}
-	return st, nil
+	return links, nil
 }
 
-// escapes reports whether a symlink at rel (slash path below the tree's
-// top) with a relative target leaves the tree.
-func escapes(rel, target string) bool {
-	depth := strings.Count(rel, "/") // directories above the link, inside the tree
-	for _, part := range strings.Split(target, "/") {
-		switch part {
-		case "", ".":
-		case "..":
-			depth--
-			if depth < 0 {
-				return true
-			}
-		default:
-			depth++
-		}
+// makeLinks makes, when allowed, the symlinks whose target resolves inside
+// the copied tree, and lists the others. The test is physical, not
+// textual: every link is made inside an os.Root on the tree's top, and one
+// that the kernel-enforced walk cannot resolve beneath it (through the
+// tree's other links, "..", an absolute target) is removed again, until
+// none is left that leaves the tree or dangles.
+func makeLinks(sr *os.Root, top string, links []link, allowed bool, st *UnpackStats) error {
+	if len(links) == 0 {
+		return nil
 	}
-	return false
+	shown := func(rel string) string { return path.Join(top, rel) }
+	if !allowed {
+		for _, l := range links {
+			st.skipLink(shown(l.rel), l.target, "copy_out makes no symlinks on the host (files.copy_out_links is off)")
+		}
+		return nil
+	}
+	tr, err := sr.OpenRoot("top")
+	if err != nil {
+		return fmt.Errorf("open the staged copy: %w", err)
+	}
+	defer tr.Close()
+	var made []link
+	for _, l := range links {
+		target := l.target
+		if target == "" || path.IsAbs(target) || strings.ContainsAny(target, `\:`) {
+			st.skipLink(shown(l.rel), l.target, "absolute or not a plain relative target")
+			continue
+		}
+		if err := tr.Symlink(filepath.FromSlash(target), filepath.FromSlash(l.rel)); err != nil {
+			// Windows without the privilege to make links, or a name taken
+			// by a file of the archive.
+			st.skipLink(shown(l.rel), l.target, "could not be created: "+err.Error())
+			continue
+		}
+		made = append(made, l)
+	}
+	for changed := true; changed; {
+		changed = false
+		kept := made[:0]
+		for _, l := range made {
+			if _, err := tr.Stat(filepath.FromSlash(l.rel)); err != nil {
+				if rerr := tr.Remove(filepath.FromSlash(l.rel)); rerr != nil {
+					return fmt.Errorf("remove link %s again: %w", l.rel, rerr)
+				}
+				st.skipLink(shown(l.rel), l.target, "resolves outside the copy, or to nothing")
+				changed = true
+				continue
+			}
+			kept = append(kept, l)
+		}
+		made = kept
+	}
+	st.Symlinks = len(made)
+	return nil
 }
 
 // writeRegular creates a new file (never through an existing name) with
-// mode 0644 and exactly size bytes from r.
-func writeRegular(at string, r io.Reader, size int64) error {
-	if err := os.MkdirAll(filepath.Dir(at), 0o755); err != nil {
-		return err
+// mode 0644 and exactly size bytes from r, inside sr.
+func writeRegular(sr *os.Root, at string, r io.Reader, size int64) error {
+	if dir := filepath.Dir(at); dir != "." {
+		if err := sr.MkdirAll(dir, 0o755); err != nil {
+			return fenceErr(fmt.Errorf("create %s: %w", dir, err))
+		}
 	}
-	w, err := os.OpenFile(at, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	w, err := sr.OpenFile(at, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
 	if err != nil {
-		return fmt.Errorf("write %s: %w", at, err)
+		return fenceErr(fmt.Errorf("write %s: %w", at, err))
 	}
 	n, err := io.Copy(w, io.LimitReader(r, size))
 	if cerr := w.Close(); err == nil {
@@ -200,25 +306,62 @@ func writeRegular(at string, r io.Reader, size int64) error {
 	return nil
 }
 
-// replace moves the staged tree to dest; an existing dest (when allowed) is
-// moved aside first and removed once the new one is in place.
-func replace(staged, dest, staging string, overwrite bool) error {
-	if _, err := os.Lstat(dest); err == nil {
+// replace moves the staged tree (staging/top) to base, both in pr. With
+// overwrite an existing base is moved aside first, and removed with the
+// staging directory once the new one is in place. Without it, a file is
+// put in place with a hard link, which fails if the name was taken in the
+// meantime, and a directory with a rename, which cannot replace a
+// non-empty directory.
+func replace(pr *os.Root, staging, base, dest string, overwrite bool) error {
+	staged := filepath.Join(staging, "top")
+	if _, err := pr.Lstat(base); err == nil {
 		if !overwrite {
 			return fmt.Errorf("%w: %s appeared while copying", ErrExists, dest)
 		}
 		old := filepath.Join(staging, "old")
-		if err := os.Rename(dest, old); err != nil {
+		if err := pr.Rename(base, old); err != nil {
 			return fmt.Errorf("move the old %s aside: %w", dest, err)
 		}
-		if err := os.Rename(staged, dest); err != nil {
-			_ = os.Rename(old, dest)
+		if err := pr.Rename(staged, base); err != nil {
+			_ = pr.Rename(old, base)
 			return fmt.Errorf("put %s in place: %w", dest, err)
 		}
 		return nil
 	}
-	if err := os.Rename(staged, dest); err != nil {
+	info, err := pr.Lstat(staged)
+	if err != nil {
+		return err
+	}
+	if info.Mode().IsRegular() {
+		err := pr.Link(staged, base)
+		switch {
+		case err == nil:
+			return nil
+		case errors.Is(err, fs.ErrExist):
+			return fmt.Errorf("%w: %s appeared while copying", ErrExists, dest)
+		}
+		// A file system without hard links: a rename is next best.
+	}
+	if err := pr.Rename(staged, base); err != nil {
+		if errors.Is(err, fs.ErrExist) || strings.Contains(err.Error(), "not empty") {
+			return fmt.Errorf("%w: %s appeared while copying", ErrExists, dest)
+		}
 		return fmt.Errorf("put %s in place: %w", dest, err)
 	}
 	return nil
+}
+
+func randomHex() string {
+	var b [8]byte
+	_, _ = rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}
+
+// fenceErr classes an os.Root refusal to leave its directory (a symlink
+// or ".." on the way out) as a fence error.
+func fenceErr(err error) error {
+	if err != nil && strings.Contains(err.Error(), "path escapes from parent") {
+		return fmt.Errorf("%w: %v (a symlink on the way leads out of the allowed directory)", ErrFence, err)
+	}
+	return err
 }
