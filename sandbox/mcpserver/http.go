@@ -97,10 +97,12 @@ func (s *Server) newHTTPHandler(token string) *httpHandler {
 		// cost: a pre-2026 client's name is known only in its initialize
 		// request, not in later calls.
 		server.WithStateLess(true),
-		server.WithHTTPContextFunc(carryDelivery),
+		server.WithHTTPContextFunc(func(ctx context.Context, r *http.Request) context.Context {
+			return carryClient(carryDelivery(ctx, r), r)
+		}),
 		server.WithStreamableHTTPLogger(s.log),
 	)
 	mux := http.NewServeMux()
-	mux.Handle(HTTPPath, trackDelivery(s.log, streamable))
+	mux.Handle(HTTPPath, newHTTPClients().wrap(trackDelivery(s.log, streamable)))
 	return &httpHandler{Handler: httpGuard(s.log, token, mux), streamable: streamable}
 }

@@ -102,10 +102,18 @@ func annotations(title string, readOnly, destructive, idempotent, openWorld bool
 	})
 }
 
-// clientName is the calling MCP client's name, as it introduced itself.
+// clientName is the calling MCP client's name, as it introduced itself:
+// in the request (protocol 2026-07-28), in initialize (its session's, on
+// stdio), or in an earlier initialize over HTTP (see httpClients).
 func clientName(ctx context.Context) string {
-	if sess, ok := server.ClientSessionFromContext(ctx).(server.SessionWithClientInfo); ok {
-		return sess.GetClientInfo().Name
+	if info := server.RequestProtocolInfoFromContext(ctx); info != nil && info.ClientInfo != nil && info.ClientInfo.Name != "" {
+		return info.ClientInfo.Name
 	}
-	return ""
+	if sess, ok := server.ClientSessionFromContext(ctx).(server.SessionWithClientInfo); ok {
+		if name := sess.GetClientInfo().Name; name != "" {
+			return name
+		}
+	}
+	name, _ := ctx.Value(httpClientKey{}).(string)
+	return name
 }

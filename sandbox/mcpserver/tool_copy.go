@@ -35,11 +35,12 @@ func (s *Server) handleCopyIn(ctx context.Context, req mcp.CallToolRequest) (*mc
 	if err := req.BindArguments(&a); err != nil {
 		return invalidArgs(err), nil
 	}
-	note(ctx, a.SandboxID, "copy_in "+oneLine(a.HostPath, 200), nil)
+	note(ctx, a.SandboxID, "copy_in host "+oneLine(a.HostPath, 200), nil)
 	res, err := s.eng.CopyIn(ctx, a.SandboxID, a.HostPath, a.DestPath, a.IncludeIgnored)
 	if err != nil {
 		return errorResult(err), nil
 	}
+	note(ctx, "", fmt.Sprintf("copy_in host %s -> %s (%d files, %d bytes)", oneLine(a.HostPath, 200), res.DestPath, res.Files, res.Bytes), nil)
 	text := fmt.Sprintf("Copied %d files (%d bytes) to %s.%s", res.Files, res.Bytes, res.DestPath, skippedText(res.Skipped))
 	return mcp.NewToolResultStructured(res, text), nil
 }
@@ -70,11 +71,12 @@ func (s *Server) handleCopyOut(ctx context.Context, req mcp.CallToolRequest) (*m
 	if err := req.BindArguments(&a); err != nil {
 		return invalidArgs(err), nil
 	}
-	note(ctx, a.SandboxID, "copy_out "+oneLine(a.Path, 200), nil)
+	note(ctx, a.SandboxID, fmt.Sprintf("copy_out %s -> host %s", oneLine(a.Path, 200), oneLine(a.HostPath, 200)), nil)
 	res, err := s.eng.CopyOut(ctx, a.SandboxID, a.Path, a.HostPath, a.Overwrite)
 	if err != nil {
 		return errorResult(err), nil
 	}
+	note(ctx, "", fmt.Sprintf("copy_out %s -> host %s (%d files, %d bytes, %d links not made)", oneLine(a.Path, 200), res.HostPath, res.Files, res.Bytes, len(res.SkippedLinks)), nil)
 	text := fmt.Sprintf("Copied %d files (%d bytes) to %s.%s", res.Files, res.Bytes, res.HostPath, skippedText(res.Skipped))
 	return mcp.NewToolResultStructured(res, text), nil
 }

@@ -3,6 +3,8 @@ package mcpserver
 import (
 	"context"
 	"fmt"
+	"sort"
+	"strings"
 	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
@@ -67,7 +69,7 @@ func (s *Server) handleCreate(ctx context.Context, req mcp.CallToolRequest) (*mc
 		SandboxID: sb.ID, Language: sb.Language, Image: sb.Image, Network: sb.Network,
 		Limits: sb.Limits, ExpiresAt: sb.ExpiresAt().UTC().Format(time.RFC3339),
 	}
-	note(ctx, sb.ID, fmt.Sprintf("created %s sandbox (%s)", sb.Language, sb.Image), nil)
+	note(ctx, sb.ID, fmt.Sprintf("created %s sandbox (%s)%s", sb.Language, sb.Image, envNames(a.Env)), nil)
 	text := fmt.Sprintf("Created sandbox %s (%s, image %s, network %s, %d MB, %g CPUs). Files live in /workspace. It expires after %d idle minutes.",
 		sb.ID, sb.Language, sb.Image, sb.Network, sb.Limits.MemoryMB, sb.Limits.CPUs, int(time.Until(sb.ExpiresAt()).Round(time.Minute).Minutes()))
 	return mcp.NewToolResultStructured(out, text), nil
@@ -85,4 +87,18 @@ func pullProgress(p *progress) func(sandbox.PullProgress) {
 		}
 		p.setStatus(msg)
 	}
+}
+
+// envNames lists the names of sandbox_create's environment for the audit
+// log, values redacted (they may be tokens).
+func envNames(env map[string]string) string {
+	if len(env) == 0 {
+		return ""
+	}
+	names := make([]string, 0, len(env))
+	for k := range env {
+		names = append(names, oneLine(k, 64)+"=…")
+	}
+	sort.Strings(names)
+	return " env " + strings.Join(names, " ")
 }
