@@ -85,7 +85,9 @@ func (l Lister) List(ctx context.Context) ([]Info, error) {
 		if c.Labels[LabelHelper] != "" {
 			continue // an install helper, not a sandbox
 		}
-		if c.Labels[LabelPool] == "true" && !l.Pool {
+		if unclaimedPool(c) && !l.Pool {
+			// A claimed pool container keeps its pool label (labels are
+			// fixed at creation) but has its sandbox name: it is listed.
 			continue
 		}
 		out = append(out, infoFromLabels(c))

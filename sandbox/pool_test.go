@@ -17,6 +17,7 @@ import (
 
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/config"
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox/docker"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/state"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/testenv"
 )
@@ -53,6 +54,26 @@ func TestPoolClaimsWarmSandbox(t *testing.T) {
 		r, err := te.st.ReadRecord(sb.ID)
 		return err == nil && r.Claimed && r.Client == "test-client"
 	})
+	// `ps` and the tray list it (its pool label stays after the claim),
+	// and not the unclaimed pool container, unless asked.
+	for _, withPool := range []bool{false, true} {
+		list, err := sandbox.Lister{Backend: docker.New(te.cli, testenv.Logger(t)), State: te.st, Pool: withPool}.List(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		claimed, unclaimed := false, 0
+		for _, in := range list {
+			switch {
+			case in.ID == sb.ID:
+				claimed = !in.Pool && in.Client == "test-client"
+			case in.Pool && in.Owner == eng.Owner():
+				unclaimed++
+			}
+		}
+		if !claimed || (unclaimed > 0) != withPool {
+			t.Errorf("Lister{Pool: %v}: claimed sandbox listed as one: %v; unclaimed pool containers: %d", withPool, claimed, unclaimed)
+		}
+	}
 }
 
 func TestPoolNeverHandsOutTwice(t *testing.T) {
