@@ -92,6 +92,10 @@ func Main(args []string) int {
 		fmt.Println("mcp-sandbox-tray " + buildinfo.Get().String())
 		return 0
 	}
+	if why := noDisplay(os.Getenv); why != "" {
+		fmt.Fprintln(os.Stderr, "mcp-sandbox-tray:", why)
+		return 1
+	}
 	if err := Run(context.Background(), Options{Hidden: *hidden, Debug: *debug}); err != nil {
 		fmt.Fprintln(os.Stderr, "mcp-sandbox-tray:", err)
 		return 1
