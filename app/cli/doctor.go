@@ -23,9 +23,13 @@ func init() {
 		if h := e.getenv("DOCKER_HOST"); h != "" {
 			return h
 		}
+		cfg, err := config.Load(config.Path())
+		if err != nil {
+			cfg = config.Default()
+		}
 		dctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 		defer cancel()
-		return dockerSection(dctx, e).PinnedHost()
+		return dockerhost.Detect(dctx, dockerOptions(e, cfg)).PinnedHost()
 	}
 }
 
@@ -111,25 +115,21 @@ func diagnose(ctx context.Context, e *Env) *report {
 		cfg = config.Default()
 	}
 
-	getenv := e.getenv
-	if cfg.Docker.Host != "" {
-		getenv = func(k string) string {
-			if k == "DOCKER_HOST" {
-				return cfg.Docker.Host
-			}
-			return e.getenv(k)
-		}
-	}
 	dctx, cancel := context.WithTimeout(ctx, 10*time.Second)
-	det := dockerhost.Detect(dctx, dockerhost.Options{Getenv: getenv})
+	det := dockerhost.Detect(dctx, dockerOptions(e, cfg))
 	cancel()
 	r.Docker = dockerReport{Chosen: det.Chosen, Candidates: det.Candidates, Reason: det.Reason, Hint: det.Hint}
 	r.Docker.Runtime.Configured = cfg.Docker.Runtime
-	if det.Chosen == nil {
+	switch {
+	case det.Chosen == nil && det.Explicit() != nil:
+		problem("no Docker engine is used: %s", det.Hint)
+	case det.Chosen == nil:
 		problem("no Docker engine answered: %s", det.Hint)
-	} else if cli, err := client.NewClientWithOpts(det.Chosen.ClientOptions()...); err == nil {
-		defer cli.Close()
-		inspectEngine(ctx, cli, cfg, r, problem)
+	default:
+		if cli, err := client.NewClientWithOpts(det.Chosen.ClientOptions()...); err == nil {
+			defer cli.Close()
+			inspectEngine(ctx, cli, cfg, r, problem)
+		}
 	}
 
 	r.Clients = clientconfig.Overview(clientconfig.Env{Getenv: e.getenv})

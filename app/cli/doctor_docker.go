@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"context"
 	"fmt"
 	"io"
 	"strings"
@@ -10,19 +9,17 @@ import (
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/dockerhost"
 )
 
-// dockerSection finds the Docker endpoint the way the server will, with the
-// command's environment, for the doctor's report.
-func dockerSection(ctx context.Context, e *Env) *dockerhost.Result {
-	return dockerhost.Detect(ctx, dockerhost.Options{Getenv: e.getenv})
-}
-
 // printDockerSection prints r for a person: the endpoint in use and why,
 // what each candidate answered, the places where nothing was, and the hint.
 func printDockerSection(w io.Writer, r *dockerhost.Result) {
 	fmt.Fprintln(w, "Docker")
-	if c := r.Chosen; c != nil {
+	switch ex := r.Explicit(); {
+	case r.Chosen != nil:
+		c := r.Chosen
 		fmt.Fprintf(w, "  using:  %s (%s, %s)\n", c.Host, dockerProduct(c), c.OS)
-	} else {
+	case ex != nil:
+		fmt.Fprintf(w, "  using:  none: %s is chosen and no other engine is used in its place\n", ex.Choice())
+	default:
 		fmt.Fprintln(w, "  using:  none, no Docker engine answered")
 	}
 	fmt.Fprintf(w, "  why:    %s\n", r.Reason)

@@ -7,8 +7,6 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
-	"runtime"
-	"strings"
 	"time"
 
 	"github.com/mcp-sandbox/mcp-sandbox/app/applog"
@@ -22,47 +20,11 @@ import (
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/state"
 )
 
-// connectDocker returns a client for the engine to use: the config file's
-// docker.host if set, else DOCKER_HOST (with its TLS variables), else the
-// endpoint detection finds. When nothing answers it still returns a client
-// so the server can start and each tool call can say what to do. A local
-// socket is dialled through a Redialer (returned), so an engine that starts
-// later is found; the string says how the endpoint was chosen.
-func connectDocker(ctx context.Context, e *Env, cfg *config.Config) (*client.Client, *dockerhost.Redialer, string, error) {
-	if cfg.Docker.Host != "" {
-		c := dockerhost.Candidate{Host: cfg.Docker.Host}
-		cli, err := client.NewClientWithOpts(c.ClientOptions()...)
-		return cli, nil, "docker.host in " + cfg.Source, err
-	}
-	detect := func(ctx context.Context) *dockerhost.Result {
-		return dockerhost.Detect(ctx, dockerhost.Options{Getenv: e.getenv})
-	}
-	dctx, cancel := context.WithTimeout(ctx, 5*time.Second)
-	defer cancel()
-	res := detect(dctx)
-	local := res.Chosen == nil || strings.HasPrefix(res.Chosen.Host, "unix://")
-	if local && runtime.GOOS != "windows" && e.getenv("DOCKER_HOST") == "" {
-		// A local engine can come up later or move (Colima started after
-		// the AI client): dial through a redialer that finds it again.
-		host := ""
-		why := "no engine answered yet; it is looked for again on each call: " + res.Hint
-		if res.Chosen != nil {
-			host, why = res.Chosen.Host, res.Reason
-		}
-		r := dockerhost.NewRedialer(host, detect)
-		cli, err := client.NewClientWithOpts(r.ClientOptions()...)
-		return cli, r, why, err
-	}
-	if res.Chosen != nil {
-		cli, err := client.NewClientWithOpts(res.Chosen.ClientOptions()...)
-		return cli, nil, res.Reason, err
-	}
-	host := client.DefaultDockerHost
-	if h := e.getenv("DOCKER_HOST"); h != "" {
-		host = h
-	}
-	cli, err := client.NewClientWithOpts(client.WithHost(host), client.WithAPIVersionNegotiation())
-	return cli, nil, "no engine answered; " + res.Hint, err
+// dockerOptions are the detection options of every command: the config's
+// docker.host and the command's environment, so that serve, doctor, ps,
+// stop and run pick the engine by the one rule in dockerhost.
+func dockerOptions(e *Env, cfg *config.Config) dockerhost.Options {
+	return dockerhost.Options{Getenv: e.getenv, ConfigHost: cfg.Docker.Host, ConfigFile: cfg.Source}
 }
 
 // setup is what every command that touches sandboxes needs.
@@ -71,32 +33,60 @@ type setup struct {
 	cli     *client.Client
 	backend *docker.Backend
 	state   *state.Store
-	why     string
+	docker  *dockerhost.Result
 }
 
+// newSetup is the set-up of a command that acts now (ps, stop, run): when
+// the engine the rule picks does not answer, it fails with the hint, which
+// names an explicit choice (DOCKER_HOST, docker.host, a context) and what
+// to do.
 func newSetup(ctx context.Context, e *Env, log *slog.Logger) (*setup, error) {
-	w, err := config.NewWatcher(config.Path(), 2*time.Second, log)
+	w, st, err := openConfigState(log)
 	if err != nil {
 		return nil, err
 	}
-	st, err := state.Open(config.StateDir())
+	dctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	cli, res, err := dockerhost.NewClient(dctx, dockerOptions(e, w.Current()))
 	if err != nil {
 		return nil, err
 	}
-	cli, redial, why, err := connectDocker(ctx, e, w.Current())
+	return &setup{cfg: w, cli: cli, backend: docker.New(cli, log), state: st, docker: res}, nil
+}
+
+// newServeSetup is the server's set-up: it starts whatever is found, so
+// that each tool call can say what to do, and its client keeps to the same
+// rule (dockerhost.Connect): with an explicit choice, that endpoint and no
+// other; without one, a local engine that starts later is found.
+func newServeSetup(ctx context.Context, e *Env, log *slog.Logger) (*setup, error) {
+	w, st, err := openConfigState(log)
+	if err != nil {
+		return nil, err
+	}
+	// An AI client waits for the server: detection is cut short after 5s
+	// (an engine that pinged still counts, its version then unknown).
+	dctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	conn, err := dockerhost.Connect(dctx, dockerOptions(e, w.Current()))
 	if err != nil {
 		return nil, fmt.Errorf("docker client: %w", err)
 	}
-	be := docker.New(cli, log)
-	if redial != nil {
-		be.SetHostName(func() string {
-			if p := redial.Path(); p != "" {
-				return "unix://" + p
-			}
-			return "(no engine found yet)"
-		})
+	be := docker.New(conn.Client, log)
+	be.SetHostName(conn.Name)
+	be.SetAdvice(conn.Advice)
+	return &setup{cfg: w, cli: conn.Client, backend: be, state: st, docker: conn.Result}, nil
+}
+
+func openConfigState(log *slog.Logger) (*config.Watcher, *state.Store, error) {
+	w, err := config.NewWatcher(config.Path(), 2*time.Second, log)
+	if err != nil {
+		return nil, nil, err
 	}
-	return &setup{cfg: w, cli: cli, backend: be, state: st, why: why}, nil
+	st, err := state.Open(config.StateDir())
+	if err != nil {
+		return nil, nil, err
+	}
+	return w, st, nil
 }
 
 func (s *setup) close() { s.cli.Close() }

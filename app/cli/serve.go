@@ -42,13 +42,16 @@ func runServe(ctx context.Context, e *Env, args []string) int {
 	ctx, stop := signal.NotifyContext(ctx, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP)
 	defer stop()
 
-	s, err := newSetup(ctx, e, log)
+	s, err := newServeSetup(ctx, e, log)
 	if err != nil {
 		fmt.Fprintf(e.Stderr, "mcp-sandbox: %v\n", err)
 		return 1
 	}
 	defer s.close()
-	log.Info("starting", "version", buildinfo.Get().String(), "docker", s.backend.Host(), "why", s.why, "config", s.cfg.Current().Source)
+	log.Info("starting", "version", buildinfo.Get().String(), "docker", s.backend.Host(), "why", s.docker.Reason, "config", s.cfg.Current().Source)
+	if s.docker.Chosen == nil {
+		log.Warn("no Docker engine is used yet; tool calls that need one say what to do", "hint", s.docker.Hint)
+	}
 
 	eng := sandbox.NewEngine(sandbox.Options{Backend: s.backend, Config: s.cfg, State: s.state, Log: log})
 	bg, cancelBG := context.WithCancel(ctx)

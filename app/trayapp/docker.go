@@ -2,7 +2,7 @@ package trayapp
 
 import (
 	"context"
-	"fmt"
+	"log/slog"
 	"path/filepath"
 	"strings"
 	"time"
@@ -15,6 +15,7 @@ import (
 	"github.com/mcp-sandbox/mcp-sandbox/app/sandboxwatch"
 	"github.com/mcp-sandbox/mcp-sandbox/app/ui"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox"
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox/config"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/docker"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/dockerhost"
 )
@@ -84,6 +85,19 @@ func (a *App) waitRedetect(ctx context.Context, d time.Duration) {
 	}
 }
 
+// dockerHostChanged looks for the engine again when the config's
+// docker.host is not the one the last look was made under, so the tray
+// never keeps following an engine the rule no longer picks.
+func (a *App) dockerHostChanged(c *config.Config) {
+	a.mu.Lock()
+	changed := c.Docker.Host != a.ui.cfgHost
+	a.mu.Unlock()
+	if changed {
+		a.log.Info("docker.host changed; looking for Docker again", "host", c.Docker.Host)
+		a.detectAgain()
+	}
+}
+
 // detectAgain asks the loop to look for Docker now.
 func (a *App) detectAgain() {
 	select {
@@ -92,65 +106,75 @@ func (a *App) detectAgain() {
 	}
 }
 
-// connect detects the endpoint (the config's docker.host wins, as in the
-// server), pings it, and reads the engine's runtimes.
+// connect finds the engine by dockerhost's one rule, with the config's
+// docker.host, and follows it: with an explicit choice that does not
+// answer, nothing is followed and the Status and Sandboxes tabs show the
+// error, which names the choice; the loop then tries the same rule again,
+// so the chosen engine is used as soon as it answers.
 func (a *App) connect(ctx context.Context) (*dockerConn, error) {
 	cfg := a.cfg.Current()
 	dctx, cancel := context.WithTimeout(ctx, 8*time.Second)
 	defer cancel()
-	res := dockerhost.Detect(dctx, dockerhost.Options{Getenv: a.getenv})
-	var opts []client.Opt
-	entryHost := ""
-	switch {
-	case cfg.Docker.Host != "":
-		c := dockerhost.Candidate{Host: cfg.Docker.Host}
-		opts, entryHost = c.ClientOptions(), cfg.Docker.Host
-	case res.Chosen != nil:
-		opts = res.Chosen.ClientOptions()
-		if res.Chosen.TLS == nil && !strings.HasPrefix(res.Chosen.Host, "ssh://") {
-			entryHost = res.Chosen.Host
-		}
-	}
+	cli, be, res, err := dialEngine(dctx, dockerhost.Options{Getenv: a.getenv, ConfigHost: cfg.Docker.Host, ConfigFile: cfg.Source}, a.log)
 	var conn *dockerConn
-	var err error
-	ok := false
 	runtime := ""
-	if opts != nil {
-		var cli *client.Client
-		cli, err = client.NewClientWithOpts(opts...)
-		if err == nil {
-			be := docker.New(cli, a.log)
-			if err = be.Ping(dctx); err == nil {
-				ok = true
-				runtime = a.runtimeOf(dctx, cli)
-				conn = &dockerConn{cli: cli, be: be, entryHost: entryHost}
-				conn.model = sandboxwatch.New(sandboxwatch.Options{
-					Source: sandboxwatch.DockerSource{
-						Lister:     sandbox.Lister{Backend: be, State: a.st},
-						Client:     cli,
-						RecordsDir: filepath.Join(a.st.Dir(), "sandboxes"),
-					},
-					OnChange: a.onSnapshot,
-					Log:      a.log,
-				})
-			} else {
-				cli.Close()
-			}
-		}
-	} else {
-		err = fmt.Errorf("%w: %s", dockerhost.ErrNoEngine, res.Hint)
+	if err == nil {
+		runtime = a.runtimeOf(dctx, cli)
+		conn = &dockerConn{cli: cli, be: be, entryHost: entryHost(res.Chosen)}
+		conn.model = sandboxwatch.New(sandboxwatch.Options{
+			Source: sandboxwatch.DockerSource{
+				Lister:     sandbox.Lister{Backend: be, State: a.st},
+				Client:     cli,
+				RecordsDir: filepath.Join(a.st.Dir(), "sandboxes"),
+			},
+			OnChange: a.onSnapshot,
+			Log:      a.log,
+		})
 	}
 	a.update(func(s *uiState) {
-		s.detecting, s.docker, s.dockerOK, s.cfgHost, s.runtime = false, res, ok, cfg.Docker.Host, runtime
-		if !ok {
-			s.snap = sandboxwatch.Snapshot{}
+		s.detecting, s.docker, s.dockerOK, s.cfgHost, s.runtime = false, res, err == nil, cfg.Docker.Host, runtime
+		if err != nil {
+			s.snap = sandboxwatch.Snapshot{Err: err}
 		}
 	})
-	a.log.Info("docker", "ok", ok, "reason", res.Reason, "configured", cfg.Docker.Host, "runtime", runtime)
+	if err != nil {
+		a.do(func() { a.win.Sandboxes.Set(sandboxwatch.Snapshot{Err: err}) })
+	}
+	a.log.Info("docker", "ok", err == nil, "reason", res.Reason, "runtime", runtime)
 	if a.serverErr == nil {
 		a.fetchServerVersion(ctx)
 	}
 	return conn, err
+}
+
+// dialEngine finds the engine by dockerhost's rule (dockerhost.NewClient,
+// the same as the server's and the CLI's) and checks that it answers. When
+// the explicit choice (docker.host, DOCKER_HOST, a context) does not
+// answer, the error wraps dockerhost.ErrExplicitUnreachable and names it:
+// no other engine is reached, so the tray's "Stop all" can never act on
+// one. The Result is returned in every case, for the Status tab.
+func dialEngine(ctx context.Context, opts dockerhost.Options, log *slog.Logger) (*client.Client, *docker.Backend, *dockerhost.Result, error) {
+	cli, res, err := dockerhost.NewClient(ctx, opts)
+	if err != nil {
+		return nil, nil, res, err
+	}
+	be := docker.New(cli, log)
+	if err := be.Ping(ctx); err != nil {
+		cli.Close()
+		return nil, nil, res, err
+	}
+	return cli, be, res, nil
+}
+
+// entryHost is the DOCKER_HOST written into client entries for the chosen
+// endpoint: a plain socket, pipe or tcp:// names it fully (TLS and ssh
+// need more than a host). The config's docker.host is not copied: every
+// server reads the same config file.
+func entryHost(c *dockerhost.Candidate) string {
+	if c == nil || c.Source == "docker.host" || c.TLS != nil || strings.HasPrefix(c.Host, "ssh://") {
+		return ""
+	}
+	return c.Host
 }
 
 // runtimeOf says which OCI runtime sandboxes get under the config's

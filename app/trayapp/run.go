@@ -241,6 +241,7 @@ func (a *App) start(inst *instance.Instance) {
 	})
 	a.goBG(a.cfg.Run)
 	a.cfg.OnChange(func(*config.Config) { a.applyHTTP() })
+	a.cfg.OnChange(a.dockerHostChanged)
 	a.goBG(a.dockerLoop)
 	a.applyHTTP()
 	a.syncAutostart()

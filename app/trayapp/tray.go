@@ -19,7 +19,7 @@ type uiState struct {
 	detecting bool
 	docker    *dockerhost.Result
 	dockerOK  bool
-	cfgHost   string
+	cfgHost   string // the config's docker.host at the last look for Docker
 	runtime   string
 	version   string
 	snap      sandboxwatch.Snapshot
@@ -114,7 +114,7 @@ func (a *App) drawTray(force bool) {
 func (a *App) pushStatus() {
 	a.mu.Lock()
 	info := ui.StatusInfo{
-		Detecting: a.ui.detecting, Docker: a.ui.docker, ConfiguredHost: a.ui.cfgHost,
+		Detecting: a.ui.detecting, Docker: a.ui.docker,
 		Runtime: a.ui.runtime, Server: a.server, ServerVersion: a.ui.version,
 		HTTP: a.ui.http, Paused: a.ui.paused, Sandboxes: len(a.ui.snap.Rows),
 	}

@@ -19,11 +19,9 @@ import (
 type StatusInfo struct {
 	// Detecting is set while the Docker endpoint is being looked for.
 	Detecting bool
-	// Docker is what detection found; nil before the first detection.
+	// Docker is what detection found, by the rule the servers follow too
+	// (the config's docker.host first); nil before the first detection.
 	Docker *dockerhost.Result
-	// ConfiguredHost is docker.host from the config file; when set it is
-	// used as is, and Docker says only whether it answered.
-	ConfiguredHost string
 	// Runtime names the container runtime sandboxes get, such as
 	// "runc (the engine's default)" or "gVisor (runsc)".
 	Runtime string
@@ -93,7 +91,7 @@ func (t *StatusTab) Set(info StatusInfo) {
 	t.headline.SetText(headline(info))
 	icon := theme.ConfirmIcon()
 	switch {
-	case info.Docker != nil && info.Docker.Chosen == nil && info.ConfiguredHost == "":
+	case info.Docker != nil && info.Docker.Chosen == nil:
 		icon = theme.ErrorIcon()
 	case info.Paused:
 		icon = theme.MediaPauseIcon()
@@ -134,7 +132,9 @@ func headline(info StatusInfo) string {
 	switch {
 	case info.Detecting && info.Docker == nil:
 		return "Looking for Docker…"
-	case info.Docker != nil && info.Docker.Chosen == nil && info.ConfiguredHost == "":
+	case info.Docker != nil && info.Docker.Chosen == nil && info.Docker.Explicit() != nil:
+		return "Docker not used: " + info.Docker.Explicit().Choice() + " is not usable, and no other engine stands in for it"
+	case info.Docker != nil && info.Docker.Chosen == nil:
 		return "Docker not found: sandboxes cannot start until an engine answers"
 	case info.Paused:
 		parts = append(parts, "Paused from the tray: servers refuse new sandboxes")
@@ -167,13 +167,13 @@ func dockerItems(info StatusInfo) []*widget.FormItem {
 	var items []*widget.FormItem
 	add := func(k, v string) { items = append(items, widget.NewFormItem(k, wrapped(v))) }
 	switch {
-	case info.ConfiguredHost != "":
-		add("Endpoint", info.ConfiguredHost)
-		add("Why", "docker.host is set in the config file, so it is used without detection")
 	case r == nil:
 		add("Endpoint", "looking…")
 	case r.Chosen != nil:
 		add("Endpoint", r.Chosen.Host)
+		add("Why", r.Reason)
+	case r.Explicit() != nil:
+		add("Endpoint", "none: "+r.Explicit().Choice()+" is not usable")
 		add("Why", r.Reason)
 	default:
 		add("Endpoint", "none answered")

@@ -21,6 +21,7 @@ type Backend struct {
 	log      *slog.Logger
 	host     string
 	hostName func() string
+	advice   func() string
 
 	mu      sync.Mutex
 	samples map[string]cpuSample // previous CPU sample per container
@@ -53,6 +54,12 @@ func (b *Backend) Host() string {
 // the client dials through something that can move (a Redialer).
 func (b *Backend) SetHostName(f func() string) { b.hostName = f }
 
+// SetAdvice tells the backend what to advise when the engine does not
+// answer, in place of "is Docker Desktop, Colima or the docker service
+// running?": for an explicitly chosen endpoint, start that engine or give
+// up the choice, never another engine.
+func (b *Backend) SetAdvice(f func() string) { b.advice = f }
+
 // Ping checks that the engine answers, and returns an error that says what
 // to do when it does not.
 func (b *Backend) Ping(ctx context.Context) error {
@@ -79,8 +86,14 @@ func (b *Backend) wrap(op string, err error) error {
 		return nil
 	}
 	if isUnreachable(err) {
-		return fmt.Errorf("%s: %w: Docker is not reachable at %s: %v — is Docker Desktop, Colima or the docker service running? `mcp-sandbox doctor` tells more",
-			op, sandbox.ErrDockerUnreachable, b.Host(), err)
+		advice := "is Docker Desktop, Colima or the docker service running?"
+		if b.advice != nil {
+			if a := b.advice(); a != "" {
+				advice = a + "."
+			}
+		}
+		return fmt.Errorf("%s: %w: Docker is not reachable at %s: %v — %s `mcp-sandbox doctor` tells more",
+			op, sandbox.ErrDockerUnreachable, b.Host(), err, advice)
 	}
 	return fmt.Errorf("%s: %w", op, err)
 }

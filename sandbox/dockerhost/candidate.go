@@ -19,10 +19,11 @@ type Candidate struct {
 	// Source says why Host was considered: "DOCKER_HOST", "context colima",
 	// "Colima (profile default)", "Docker Desktop", "default socket", ….
 	Source string `json:"source"`
-	// Explicit is true for the endpoint the user chose with DOCKER_HOST or a
-	// docker context, as opposed to a probed known place.
+	// Explicit is true for the endpoint the user chose with the config's
+	// docker.host, DOCKER_HOST or a docker context, as opposed to a probed
+	// known place. An explicit endpoint is used or nothing is.
 	Explicit bool `json:"explicit,omitempty"`
-	// OK is true when the endpoint answered /_ping and /version.
+	// OK is true when the endpoint answered /_ping.
 	OK bool `json:"ok"`
 	// Missing is true when nothing exists at a local socket path, so no
 	// ping was attempted; Error then says which path.
@@ -36,7 +37,8 @@ type Candidate struct {
 	// Engine names the product behind the endpoint: "Docker Desktop",
 	// "OrbStack", "Colima", "Rancher Desktop", "Podman" or "Docker Engine".
 	Engine string `json:"engine,omitempty"`
-	// Version is the engine's version, as /version reports it.
+	// Version is the engine's version, as /version reports it; "unknown"
+	// when the endpoint answered its ping but not /version in time.
 	Version string `json:"version,omitempty"`
 	// OS is the engine's operating system and architecture, such as
 	// "linux/arm64"; "windows/…" means Windows containers.
@@ -52,6 +54,14 @@ type Candidate struct {
 	hint string
 	// why says, for an explicit endpoint, how the user chose it.
 	why string
+	// choice names an explicit endpoint and where the choice was made,
+	// such as "DOCKER_HOST=unix:///x.sock (from the environment)".
+	choice string
+	// undo says how to give up an explicit choice so that detection runs.
+	undo string
+	// invalid is set when an explicit choice cannot even be read (a bad
+	// host, a missing context): it was never pinged.
+	invalid bool
 }
 
 // TLSFiles names the TLS material for a tcp:// endpoint. Empty paths are
@@ -103,5 +113,8 @@ func failOpt(err error) client.Opt {
 
 // label is how the candidate is named in reasons and hints.
 func (c *Candidate) label() string {
+	if c.Host == "" {
+		return c.Source
+	}
 	return fmt.Sprintf("%s (%s)", c.Source, c.Host)
 }

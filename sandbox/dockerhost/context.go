@@ -14,13 +14,23 @@ import (
 // errContext classifies a docker context that cannot be used.
 var errContext = errors.New("docker context")
 
-// explicit returns the endpoint the user chose, in the docker CLI's order:
-// DOCKER_HOST, then DOCKER_CONTEXT, then the current context in the docker
-// config file. It returns nil when none is set, or the context is
-// "default". A choice that cannot be read is returned with its Error set.
+// explicit returns the endpoint the user chose: the config file's
+// docker.host, then, in the docker CLI's order, DOCKER_HOST, DOCKER_CONTEXT
+// and the current context in the docker config file. It returns nil when
+// none is set, or the context is "default". A choice that cannot be read is
+// returned with its Error set.
 func (s settings) explicit() *Candidate {
+	if s.configHost != "" {
+		c := s.fromHost(s.configHost, "docker.host", "docker.host is set in "+s.configFile)
+		c.choice = fmt.Sprintf("docker.host = %q (in %s)", s.configHost, s.configFile)
+		c.undo = "clear docker.host in " + s.configFile + " to let MCP Sandbox detect one"
+		return c
+	}
 	if h := s.getenv("DOCKER_HOST"); h != "" {
-		return s.fromDockerHost(h)
+		c := s.fromHost(h, "DOCKER_HOST", "DOCKER_HOST is set")
+		c.choice = "DOCKER_HOST=" + h + " (from the environment)"
+		c.undo = "unset DOCKER_HOST to let MCP Sandbox detect one"
+		return c
 	}
 	return s.fromContext()
 }
@@ -36,17 +46,18 @@ func (s settings) configDir() string {
 	return filepath.Join(s.home, ".docker")
 }
 
-// fromDockerHost reads DOCKER_HOST and its TLS settings. As in the docker
-// CLI, TLS is on when DOCKER_TLS or DOCKER_TLS_VERIFY is set; the
-// material comes from DOCKER_CERT_PATH, or the config directory when that
-// is unset; without DOCKER_TLS_VERIFY the server is not verified.
-func (s settings) fromDockerHost(h string) *Candidate {
-	c := &Candidate{Host: h, Source: "DOCKER_HOST", Explicit: true, why: "DOCKER_HOST is set"}
+// fromHost reads a host set by DOCKER_HOST (or docker.host) and the TLS
+// settings of the environment. As in the docker CLI, TLS is on when
+// DOCKER_TLS or DOCKER_TLS_VERIFY is set; the material comes from
+// DOCKER_CERT_PATH, or the config directory when that is unset; without
+// DOCKER_TLS_VERIFY the server is not verified.
+func (s settings) fromHost(h, source, why string) *Candidate {
+	c := &Candidate{Host: h, Source: source, Explicit: true, why: why}
 	verify := s.getenv("DOCKER_TLS_VERIFY") != ""
 	withTLS := verify || s.getenv("DOCKER_TLS") != ""
 	host, err := normalizeHost(h, withTLS, s)
 	if err != nil {
-		c.Error = err.Error()
+		c.Error, c.invalid = err.Error(), true
 		return c
 	}
 	c.Host = host
@@ -68,22 +79,26 @@ func (s settings) fromDockerHost(h string) *Candidate {
 // the current context in config.json.
 func (s settings) fromContext() *Candidate {
 	name, why := s.getenv("DOCKER_CONTEXT"), "DOCKER_CONTEXT names it"
+	undo := "unset DOCKER_CONTEXT to let MCP Sandbox detect one"
 	if name == "" {
 		cfg := filepath.Join(s.configDir(), "config.json")
 		var err error
 		name, err = currentContext(cfg)
 		if err != nil {
-			return &Candidate{Source: "docker config", Explicit: true, why: "the docker config file exists", Error: err.Error()}
+			return &Candidate{Source: "docker config", Explicit: true, why: "the docker config file exists", Error: err.Error(),
+				choice: "the docker config file " + cfg, invalid: true}
 		}
 		why = "it is the current context in " + cfg
+		undo = "switch with `docker context use default` to let MCP Sandbox detect one"
 	}
 	if name == "" || name == "default" {
 		return nil
 	}
-	c := &Candidate{Source: "context " + name, Explicit: true, why: why}
+	c := &Candidate{Source: "context " + name, Explicit: true, why: why, undo: undo}
+	c.choice = fmt.Sprintf("the docker context %q (%s)", name, why)
 	ep, err := s.readContext(name)
 	if err != nil {
-		c.Error = err.Error()
+		c.Error, c.invalid = err.Error(), true
 		return c
 	}
 	host := ep.Host
@@ -92,9 +107,10 @@ func (s settings) fromContext() *Candidate {
 	}
 	if c.Host, err = normalizeHost(host, false, s); err != nil {
 		c.Host = host
-		c.Error = fmt.Sprintf("%v: %v", errContext, err)
+		c.Error, c.invalid = fmt.Sprintf("%v: %v", errContext, err), true
 		return c
 	}
+	c.choice = fmt.Sprintf("the docker context %q at %s (%s)", name, c.Host, why)
 	if strings.HasPrefix(c.Host, "tcp://") {
 		c.TLS = tlsFilesIn(filepath.Join(s.configDir(), "contexts", "tls", contextDir(name), "docker"))
 		if c.TLS == nil && ep.SkipTLSVerify {

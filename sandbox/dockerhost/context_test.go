@@ -132,7 +132,7 @@ func TestDetectExplicit(t *testing.T) {
 			},
 			wantFirst:  row{Source: "default socket", Host: "unix://$T/root/var/run/docker.sock", OK: true, Engine: "Docker Engine"},
 			wantChosen: "default socket",
-			wantReason: "neither DOCKER_HOST nor a docker context is set",
+			wantReason: "neither docker.host, DOCKER_HOST nor a docker context is set",
 		},
 		{
 			name: "context without host",
@@ -146,16 +146,15 @@ func TestDetectExplicit(t *testing.T) {
 			wantChosen: "context plain",
 		},
 		{
-			name: "missing context falls back",
+			name: "missing context is not replaced",
 			setup: func(t *testing.T, w *world) {
 				w.env["DOCKER_CONTEXT"] = "nope"
 				w.place("colima")
 			},
 			wantFirst:  row{Source: "context nope", Explicit: true},
 			wantError:  `docker context "nope" not found (no $T/home/.docker/contexts/meta/`,
-			wantChosen: "Colima (profile default)",
-			wantReason: "is used instead",
-			wantHint:   "The docker context nope did not work: start its engine, or switch with `docker context use default`",
+			wantReason: "but it cannot be used: docker context \"nope\" not found (no $T/home/.docker/contexts/meta/",
+			wantHint:   "; fix it, or unset DOCKER_CONTEXT to let MCP Sandbox detect one.",
 		},
 		{
 			name: "stopped context",
@@ -168,9 +167,8 @@ func TestDetectExplicit(t *testing.T) {
 			},
 			wantFirst:  row{Source: "context colima", Host: "unix://$T/home/.colima/default/docker.sock", Explicit: true},
 			wantError:  "did not answer: Cannot connect to the Docker daemon",
-			wantChosen: "Podman (rootless)",
-			wantReason: "but it is not usable (did not answer: ",
-			wantHint:   "The docker context colima did not work",
+			wantReason: "but it does not answer: Cannot connect to the Docker daemon",
+			wantHint:   "start that engine, or switch with `docker context use default` to let MCP Sandbox detect one.",
 		},
 		{
 			name: "broken config",
@@ -180,8 +178,8 @@ func TestDetectExplicit(t *testing.T) {
 			},
 			wantFirst:  row{Source: "docker config", Explicit: true},
 			wantError:  "read docker config $T/home/.docker/config.json: unexpected end of JSON input",
-			wantChosen: "default socket",
-			wantHint:   "Fix the docker config file",
+			wantReason: "docker config was chosen because the docker config file exists, but it cannot be used: read docker config",
+			wantHint:   "unexpected end of JSON input; fix it.",
 		},
 	}
 	for _, tt := range tests {

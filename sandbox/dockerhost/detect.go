@@ -19,14 +19,14 @@ type Result struct {
 	// into Candidates.
 	Chosen *Candidate `json:"chosen"`
 	// Candidates lists every endpoint considered: the explicit one first
-	// (when DOCKER_HOST or a context is set), then the known places in
-	// order of preference.
+	// (when docker.host, DOCKER_HOST or a context is set), then the known
+	// places in order of preference.
 	Candidates []Candidate `json:"candidates"`
 	// Reason says in plain words why Chosen was chosen, or that none
 	// answered.
 	Reason string `json:"reason"`
-	// Hint says what to do when no engine answered, or when the explicit
-	// choice did not answer and another engine stands in for it.
+	// Hint says what to do when nothing is used: how to make the explicit
+	// choice answer or give it up, or how to start an engine.
 	Hint string `json:"hint,omitempty"`
 }
 
@@ -45,15 +45,19 @@ func (r *Result) Shown() (listed []*Candidate, absent []string) {
 	return listed, absent
 }
 
-// Detect finds the Docker endpoint to use. It reads the explicit choice
-// (DOCKER_HOST, DOCKER_CONTEXT, the current docker context) and probes every
-// known place concurrently, each ping bounded by Options.Timeout, so with
-// nothing running it returns within about that timeout.
+// Detect finds the Docker endpoint to use, by the one rule that the server,
+// the CLI, the doctor and the tray all follow. It reads the explicit choice
+// (Options.ConfigHost, DOCKER_HOST, DOCKER_CONTEXT, the current docker
+// context) and pings it and every known place concurrently, each ping
+// bounded by Options.Timeout, so with nothing running it returns within
+// about that timeout.
 //
-// The explicit choice wins when it answers. When it does not, it is still
-// reported first, with its error, and the first known place that answers is
-// chosen; Reason and Hint say that the explicit choice was passed over.
-// Detect never fails: a Result with a nil Chosen says that nothing answered.
+// An explicit choice is used when it answers its ping, and otherwise
+// nothing is: Chosen is nil, and Reason and Hint name the choice, where it
+// was made and what to do. The known places are still probed and listed,
+// for the doctor's report, but never chosen in its place. Only when nothing
+// was chosen explicitly is the first known place that answers chosen.
+// Detect never fails: a Result with a nil Chosen says that nothing is used.
 func Detect(ctx context.Context, opts Options) *Result {
 	s := opts.settings()
 	var cands []Candidate
@@ -74,44 +78,44 @@ func Detect(ctx context.Context, opts Options) *Result {
 
 // choose picks the endpoint and words the reason and hint.
 func (r *Result) choose(s settings) {
-	var explicit *Candidate
-	if len(r.Candidates) > 0 && r.Candidates[0].Explicit {
-		explicit = &r.Candidates[0]
-	}
+	explicit := r.Explicit()
 	if explicit != nil && explicit.OK {
 		r.Chosen = explicit
 		r.Reason = fmt.Sprintf("%s is used because %s, and it answered (%s)", explicit.label(), explicit.why, explicit.product())
 		return
 	}
-	var others []string
+	var answering []string
 	for i := range r.Candidates {
 		c := &r.Candidates[i]
 		switch {
 		case !c.OK:
-		case r.Chosen == nil:
+		case r.Chosen == nil && explicit == nil:
 			r.Chosen = c
 		default:
-			others = append(others, c.Source)
+			answering = append(answering, c.Source)
 		}
 	}
 	var b strings.Builder
 	switch {
-	case explicit != nil && r.Chosen != nil:
-		fmt.Fprintf(&b, "%s was chosen because %s, but it is not usable (%s); %s answered (%s) and is used instead, as the first known place that did",
-			explicit.label(), explicit.why, explicit.Error, r.Chosen.label(), r.Chosen.product())
-	case r.Chosen != nil:
-		fmt.Fprintf(&b, "neither DOCKER_HOST nor a docker context is set; %s is the first known place that answered (%s)",
-			r.Chosen.label(), r.Chosen.product())
 	case explicit != nil:
-		fmt.Fprintf(&b, "%s was chosen because %s, but it is not usable (%s), and no known place answered either", explicit.label(), explicit.why, explicit.Error)
+		fmt.Fprintf(&b, "%s was chosen because %s, but it %s; no other engine is used in its place",
+			explicit.label(), explicit.why, explicit.failure())
+	case r.Chosen != nil:
+		fmt.Fprintf(&b, "neither docker.host, DOCKER_HOST nor a docker context is set; %s is the first known place that answered (%s)",
+			r.Chosen.label(), r.Chosen.product())
 	default:
-		b.WriteString("neither DOCKER_HOST nor a docker context is set, and no known place answered")
+		b.WriteString("neither docker.host, DOCKER_HOST nor a docker context is set, and no known place answered")
 	}
-	if len(others) > 0 {
-		fmt.Fprintf(&b, "; also answering: %s", strings.Join(others, ", "))
+	if len(answering) > 0 {
+		fmt.Fprintf(&b, "; also answering: %s", strings.Join(answering, ", "))
 	}
 	r.Reason = b.String()
-	r.Hint = r.hint(s, explicit)
+	switch {
+	case explicit != nil:
+		r.Hint = explicit.unanswered()
+	case r.Chosen == nil:
+		r.Hint = r.hint(s)
+	}
 }
 
 // product names the engine and version, such as "Colima 27.1.1".
@@ -119,12 +123,17 @@ func (c *Candidate) product() string {
 	return strings.TrimSpace(c.Engine + " " + c.Version)
 }
 
-// NewClient detects the endpoint and builds a Docker client for it. When no
-// engine answered, the error wraps ErrNoEngine and carries the hint; the
-// Result is returned in every case, for the caller to report.
+// NewClient detects the endpoint and builds a Docker client for it. When
+// the explicit choice does not answer, the error wraps
+// ErrExplicitUnreachable (which matches ErrNoEngine too); when nothing was
+// chosen and no known place answered, it wraps ErrNoEngine. Either carries
+// the hint. The Result is returned in every case, for the caller to report.
 func NewClient(ctx context.Context, opts Options) (*client.Client, *Result, error) {
 	r := Detect(ctx, opts)
 	if r.Chosen == nil {
+		if r.Explicit() != nil {
+			return nil, r, fmt.Errorf("%w: %s", ErrExplicitUnreachable, r.Hint)
+		}
 		return nil, r, fmt.Errorf("%w: %s", ErrNoEngine, r.Hint)
 	}
 	cli, err := client.NewClientWithOpts(r.Chosen.ClientOptions()...)

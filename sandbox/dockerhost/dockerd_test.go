@@ -95,7 +95,7 @@ func TestDockerdTLS(t *testing.T) {
 		if c.OK || !strings.HasPrefix(c.Error, "did not answer: ") || r.Chosen != nil {
 			t.Fatalf("DOCKER_HOST %s without a client certificate: %+v", host, c)
 		}
-		if !strings.Contains(r.Reason, "not usable") || !strings.Contains(r.Hint, "DOCKER_HOST="+host+" did not work") {
+		if !strings.Contains(r.Reason, "does not answer") || !strings.Contains(r.Hint, "DOCKER_HOST="+host+" (from the environment) does not answer: ") {
 			t.Errorf("reason %q, hint %q", r.Reason, r.Hint)
 		}
 		t.Logf("error: %s", c.Error)

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"testing"
+	"time"
 
 	"github.com/docker/docker/api/types"
 	"github.com/docker/docker/api/types/system"
@@ -23,6 +24,9 @@ type fakeEngine struct {
 	Platform        string   // /version Platform.Name
 	Components      []string // /version component names
 	Version         string
+	// VersionDelay holds /version (and /info) back, as Podman's API does
+	// under load; a client that gives up first gets no answer.
+	VersionDelay time.Duration
 }
 
 // Engines as they describe themselves, after the real ones.
@@ -47,6 +51,9 @@ func (e fakeEngine) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 		w.Write([]byte("OK"))
 	case "/version":
+		if !e.wait(r) {
+			return
+		}
 		v := types.Version{Version: e.Version, APIVersion: "1.45", MinAPIVersion: "1.24", Os: "linux", Arch: "amd64"}
 		v.Platform.Name = e.Platform
 		for _, c := range e.Components {
@@ -54,9 +61,28 @@ func (e fakeEngine) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 		json.NewEncoder(w).Encode(v)
 	case "/info":
+		if !e.wait(r) {
+			return
+		}
 		json.NewEncoder(w).Encode(system.Info{OperatingSystem: e.OperatingSystem, Name: e.Name, OSType: "linux"})
 	default:
 		http.Error(w, `{"message":"page not found"}`, http.StatusNotFound)
+	}
+}
+
+// wait holds a request back for VersionDelay; false when the client gave up
+// first.
+func (e fakeEngine) wait(r *http.Request) bool {
+	if e.VersionDelay <= 0 {
+		return true
+	}
+	t := time.NewTimer(e.VersionDelay)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-r.Context().Done():
+		return false
 	}
 }
 

@@ -8,25 +8,11 @@ import (
 	"strings"
 )
 
-// hint says what to do next: fix the explicit choice when it did not
-// answer, and, when nothing answered, start an engine, naming the one that
-// seems installed and every place that was tried.
-func (r *Result) hint(s settings, explicit *Candidate) string {
+// hint says what to do when nothing was chosen explicitly and no known
+// place answered: start an engine, naming the one that seems installed and
+// every place that was tried.
+func (r *Result) hint(s settings) string {
 	var parts []string
-	if explicit != nil && !explicit.OK {
-		switch {
-		case explicit.Source == "DOCKER_HOST":
-			parts = append(parts, fmt.Sprintf("DOCKER_HOST=%s did not work: fix it, or unset it to use the detected engine.", explicit.Host))
-		case strings.HasPrefix(explicit.Source, "context "):
-			parts = append(parts, fmt.Sprintf("The docker %s did not work: start its engine, or switch with `docker context use default` (or another context).", explicit.Source))
-		default:
-			parts = append(parts, fmt.Sprintf("Fix the docker config file (%s).", explicit.Error))
-		}
-	}
-	if r.Chosen != nil {
-		return strings.Join(parts, " ")
-	}
-
 	var started []string
 	suggest := func(s string) {
 		if !slices.Contains(started, s) {

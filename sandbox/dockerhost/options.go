@@ -10,6 +10,16 @@ import (
 // Options tunes Detect. The zero value detects for the current process on
 // the current machine.
 type Options struct {
+	// ConfigHost is docker.host from MCP Sandbox's config file. When set it
+	// is the explicit choice, ahead of DOCKER_HOST and docker contexts, as
+	// the config file is the user's word for MCP Sandbox alone;
+	// DOCKER_TLS_VERIFY and DOCKER_CERT_PATH apply to it as to DOCKER_HOST.
+	// It is an option, not read here, so this package stays below the
+	// config package.
+	ConfigHost string
+	// ConfigFile names the config file in reasons and hints; "" means
+	// "the config file".
+	ConfigFile string
 	// Getenv reads an environment variable; nil means os.Getenv. Detect
 	// reads DOCKER_HOST, DOCKER_TLS_VERIFY, DOCKER_CERT_PATH,
 	// DOCKER_CONTEXT, DOCKER_CONFIG, COLIMA_HOME, XDG_CONFIG_HOME,
@@ -32,15 +42,23 @@ type Options struct {
 	// RemoteTimeout bounds each ping of a tcp:// or ssh:// endpoint, which
 	// may cross a network and an ssh handshake; 0 means 10s.
 	RemoteTimeout time.Duration
+	// InfoTimeout bounds /version and /info of an endpoint that answered
+	// its ping; 0 means 10s. They only name the engine and its version: an
+	// endpoint that is slow to answer them (Podman under load) is still
+	// usable, with its engine and version "unknown".
+	InfoTimeout time.Duration
 }
 
 const (
 	defaultTimeout       = 2 * time.Second
 	defaultRemoteTimeout = 10 * time.Second
+	defaultInfoTimeout   = 10 * time.Second
 )
 
 // settings are Options with every default filled in.
 type settings struct {
+	configHost    string
+	configFile    string
 	getenv        func(string) string
 	home          string
 	goos          string
@@ -48,10 +66,13 @@ type settings struct {
 	root          string
 	timeout       time.Duration
 	remoteTimeout time.Duration
+	infoTimeout   time.Duration
 }
 
 func (o Options) settings() settings {
 	s := settings{
+		configHost:    o.ConfigHost,
+		configFile:    o.ConfigFile,
 		getenv:        o.Getenv,
 		home:          o.Home,
 		goos:          o.GOOS,
@@ -59,6 +80,7 @@ func (o Options) settings() settings {
 		root:          o.Root,
 		timeout:       o.Timeout,
 		remoteTimeout: o.RemoteTimeout,
+		infoTimeout:   o.InfoTimeout,
 	}
 	if s.getenv == nil {
 		s.getenv = os.Getenv
@@ -78,6 +100,12 @@ func (o Options) settings() settings {
 	}
 	if s.remoteTimeout <= 0 {
 		s.remoteTimeout = defaultRemoteTimeout
+	}
+	if s.infoTimeout <= 0 {
+		s.infoTimeout = defaultInfoTimeout
+	}
+	if s.configFile == "" {
+		s.configFile = "the config file"
 	}
 	return s
 }

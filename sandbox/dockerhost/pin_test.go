@@ -14,6 +14,7 @@ func TestPinnedHost(t *testing.T) {
 		{"colima", &Candidate{Host: "unix:///home/u/.colima/default/docker.sock", Source: "Colima (profile default)"}, "unix:///home/u/.colima/default/docker.sock"},
 		{"desktop pipe", &Candidate{Host: "npipe:////./pipe/dockerDesktopLinuxEngine", Source: "Docker Desktop"}, "npipe:////./pipe/dockerDesktopLinuxEngine"},
 		{"remote tls", &Candidate{Host: "tcp://10.0.0.2:2376", Source: "DOCKER_HOST"}, ""},
+		{"config's docker.host", &Candidate{Host: "unix:///home/u/.colima/default/docker.sock", Source: "docker.host"}, ""},
 		{"ssh", &Candidate{Host: "ssh://me@box", Source: "context box"}, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -1,6 +1,7 @@
 package dockerhost
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -31,8 +32,10 @@ func (s settings) probeAll(ctx context.Context, cands []Candidate) {
 	wg.Wait()
 }
 
-// probe confirms one endpoint with the real API: /_ping, then /version,
-// then /info (whose failure is not fatal: it only helps name the engine).
+// probe confirms one endpoint with the real API. Liveness is /_ping alone,
+// bounded by the ping timeout; /version and /info, which only name the
+// engine, get their own, longer bound (identify), so an engine that is
+// slow to describe itself is still found.
 func (s settings) probe(ctx context.Context, c *Candidate) {
 	missing, target, err := checkLocal(c.Host)
 	c.Missing, c.Target = missing, target
@@ -44,10 +47,6 @@ func (s settings) probe(ctx context.Context, c *Candidate) {
 	if isRemote(c.Host) {
 		timeout = s.remoteTimeout
 	}
-	parent := ctx
-	ctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
-
 	cli, err := client.NewClientWithOpts(c.ClientOptions()...)
 	if err != nil {
 		c.Error = fmt.Sprintf("cannot build a client: %v", err)
@@ -55,32 +54,51 @@ func (s settings) probe(ctx context.Context, c *Candidate) {
 	}
 	defer cli.Close()
 
+	if !c.ping(ctx, cli, timeout) {
+		return
+	}
+	s.identify(ctx, cli, c)
+}
+
+// ping asks /_ping within timeout and records the answer.
+func (c *Candidate) ping(parent context.Context, cli *client.Client, timeout time.Duration) bool {
+	ctx, cancel := context.WithTimeout(parent, timeout)
+	defer cancel()
 	ping, err := cli.Ping(ctx)
 	if err != nil {
 		c.describe(parent, ctx, err, timeout)
-		return
+		return false
+	}
+	c.OK = true
+	c.APIVersion = ping.APIVersion
+	return true
+}
+
+// identify fills in what the engine says of itself. When /version does not
+// answer within the info timeout, the engine and version are "unknown" (or
+// the engine the place implies); the endpoint stays OK.
+func (s settings) identify(ctx context.Context, cli *client.Client, c *Candidate) {
+	ctx, cancel := context.WithTimeout(ctx, max(s.infoTimeout, s.timeout))
+	defer cancel()
+	hint := c.hint
+	if hint == "" && c.Target != "" {
+		hint = hintForPath(c.Target)
 	}
 	v, err := cli.ServerVersion(ctx)
 	if err != nil {
-		c.describe(parent, ctx, err, timeout)
+		c.Version, c.Engine = "unknown", cmp.Or(hint, "unknown")
 		return
 	}
 	info, err := cli.Info(ctx)
 	if err != nil {
 		info = system.Info{}
 	}
-	c.OK = true
 	c.Version = v.Version
-	c.APIVersion = v.APIVersion
-	if c.APIVersion == "" {
-		c.APIVersion = ping.APIVersion
+	if v.APIVersion != "" {
+		c.APIVersion = v.APIVersion
 	}
 	if v.Os != "" {
 		c.OS = v.Os + "/" + v.Arch
-	}
-	hint := c.hint
-	if hint == "" && c.Target != "" {
-		hint = hintForPath(c.Target)
 	}
 	c.Engine = engineName(v, info, hint)
 }
