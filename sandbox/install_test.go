@@ -15,6 +15,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"net/netip"
 	"strconv"
 	"strings"
 	"sync"
@@ -82,6 +83,13 @@ func packageIndex(t *testing.T, cli *client.Client) (pipURL, npmURL, host string
 		testenv.Missing(t, fmt.Sprintf("the engine's bridge network (%v)", err))
 	}
 	host = nw.IPAM.Config[0].Gateway
+	if host == "" {
+		// Some engines list only the subnet; the bridge's gateway is its
+		// first address (docker0's, on this host).
+		if pfx, err := netip.ParsePrefix(nw.IPAM.Config[0].Subnet); err == nil {
+			host = pfx.Masked().Addr().Next().String()
+		}
+	}
 	wheels := map[string][]byte{} // file name -> wheel
 	links := map[string]string{}  // project -> index page
 	for _, w := range []struct{ name, version, module string }{
