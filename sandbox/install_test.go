@@ -15,6 +15,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"net/netip"
 	"strconv"
 	"strings"
 	"sync"
@@ -82,6 +83,13 @@ func packageIndex(t *testing.T, cli *client.Client) (pipURL, npmURL, host string
 		testenv.Missing(t, fmt.Sprintf("the engine's bridge network (%v)", err))
 	}
 	host = nw.IPAM.Config[0].Gateway
+	if host == "" {
+		// An engine that sets the bridge up from its daemon config does
+		// not always name the gateway: it is the subnet's first address.
+		if p, err := netip.ParsePrefix(nw.IPAM.Config[0].Subnet); err == nil {
+			host = p.Masked().Addr().Next().String()
+		}
+	}
 	wheels := map[string][]byte{} // file name -> wheel
 	links := map[string]string{}  // project -> index page
 	for _, w := range []struct{ name, version, module string }{
