@@ -27,5 +27,5 @@ var (
 	// ErrWorkspace: a new sandbox's workspace is not the size-capped tmpfs
 	// volume it was created as (the engine ignored the volume's options or
 	// reused a volume of that name), so the sandbox was not started.
-	ErrWorkspace = errors.New("workspace is not the capped tmpfs")
+	ErrWorkspace = errors.New("workspace refused")
 )
