@@ -4,6 +4,10 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"maps"
+	"os"
+	"os/exec"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -284,5 +288,63 @@ func closeOnce(c chan struct{}) {
 	case <-c:
 	default:
 		close(c)
+	}
+}
+
+// TestReapTakesDeadOwnersHelper: the start-up reaping of a server that
+// died during an install removes its sandbox, the helper, every volume of
+// both, and an unused volume of the dead server's that no container holds.
+func TestReapTakesDeadOwnersHelper(t *testing.T) {
+	b, cli, owner := testBackend(t)
+	ownerCleanup(t, b, cli, owner)
+	ctx := context.Background()
+	dead := exec.Command("true")
+	if err := dead.Run(); err != nil {
+		t.Fatal(err)
+	}
+	host, err := os.Hostname()
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec := testSpec(owner)
+	spec.Labels[sandbox.LabelOwnerPID] = strconv.Itoa(dead.Process.Pid)
+	spec.Labels[sandbox.LabelOwnerHost] = host
+	id, err := b.Create(ctx, spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	helperLabels := maps.Clone(spec.Labels)
+	helperLabels[sandbox.LabelHelper] = spec.Labels[sandbox.LabelID]
+	helperLabels[sandbox.LabelID] += "-install"
+	started := make(chan struct{})
+	helperCtx, stopHelper := context.WithCancel(ctx)
+	defer stopHelper()
+	go func() {
+		_, _ = b.RunHelper(helperCtx, id, sandbox.HelperSpec{
+			Image: testenv.PythonImage, Cmd: []string{"sh", "-c", "echo up; exec sleep 300"}, User: "65533:65533", Network: "none",
+			MemoryBytes: 128 << 20, NanoCPUs: 5e8, Pids: 64, WorkspaceMB: 16, CacheDir: "/cache", Labels: helperLabels,
+			Stdout: writerFunc(func(p []byte) { closeOnce(started) }),
+		})
+	}()
+	select {
+	case <-started:
+	case <-time.After(2 * time.Minute):
+		t.Fatal("helper did not start")
+	}
+	stray := volumeLabels(spec.Labels, time.Now())
+	if _, err := cli.VolumeCreate(ctx, volume.CreateOptions{Name: sandbox.NamePrefix + "vt" + randomSuffix() + "-workspace", Labels: stray}); err != nil {
+		t.Fatal(err)
+	}
+	if n := len(ownerContainers(t, cli, owner)); n != 2 {
+		t.Fatalf("%d containers before reaping, want the sandbox and its helper", n)
+	}
+	if _, err := sandbox.Reap(ctx, b, nil, "", host); err != nil {
+		t.Errorf("reap: %v", err)
+	}
+	if left := ownerContainers(t, cli, owner); len(left) > 0 {
+		t.Errorf("containers left: %v", left)
+	}
+	if left := ownerVolumes(t, cli, owner); len(left) > 0 {
+		t.Errorf("volumes left: %v", left)
 	}
 }
