@@ -5,7 +5,6 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
-
 	"time"
 
 	cerrdefs "github.com/containerd/errdefs"
