@@ -19,8 +19,9 @@ type Backend interface {
 	// every process it started inside the container, then returns
 	// ctx.Err() along with what it captured.
 	Exec(ctx context.Context, containerID string, spec ExecSpec) (ExecStatus, error)
-	// Remove removes a container and its workspace, whatever their state.
-	// Removing what is already gone is not an error.
+	// Remove removes a container, the helpers working for it, and its
+	// volumes (workspace, install cache), whatever their state. Removing
+	// what is already gone is not an error.
 	Remove(ctx context.Context, containerID string) error
 	// Rename gives a container a new name (used when a pooled sandbox is
 	// claimed).
