@@ -19,8 +19,9 @@ type Backend interface {
 	// every process it started inside the container, then returns
 	// ctx.Err() along with what it captured.
 	Exec(ctx context.Context, containerID string, spec ExecSpec) (ExecStatus, error)
-	// Remove removes a container and its workspace, whatever their state.
-	// Removing what is already gone is not an error.
+	// Remove removes a container, the helpers working for it, and its
+	// volumes (workspace, install cache), whatever their state. Removing
+	// what is already gone is not an error.
 	Remove(ctx context.Context, containerID string) error
 	// Rename gives a container a new name (used when a pooled sandbox is
 	// claimed).
@@ -36,8 +37,11 @@ type Backend interface {
 	CopyTo(ctx context.Context, containerID, dir string, tar io.Reader) error
 	// CopyFrom returns a tar stream of path inside the container.
 	CopyFrom(ctx context.Context, containerID, path string) (io.ReadCloser, error)
-	// RemoveOrphanVolumes removes managed workspaces whose container is gone.
-	RemoveOrphanVolumes(ctx context.Context) error
+	// RemoveOrphanVolumes removes the sandbox volumes (workspaces, install
+	// caches) that no container uses and for which orphan returns true,
+	// and returns their names. A volume a container starts to use
+	// meanwhile is kept.
+	RemoveOrphanVolumes(ctx context.Context, orphan func(VolumeInfo) bool) ([]string, error)
 	// StatPath describes a path in the container's workspace without
 	// following a final symlink; a missing path wraps fs.ErrNotExist.
 	StatPath(ctx context.Context, containerID, path string) (PathStat, error)
@@ -49,6 +53,15 @@ type Backend interface {
 	// spec.Into. It returns when all that is done, and removes the helper
 	// and its workspace. containerID names the sandbox it works for.
 	RunHelper(ctx context.Context, containerID string, spec HelperSpec) (ExecStatus, error)
+}
+
+// VolumeInfo is a sandbox volume as the backend lists it.
+type VolumeInfo struct {
+	Name   string
+	Labels map[string]string
+	// Created is when the engine says it made the volume (zero when it
+	// does not say); LabelCreatedAt, when present, is more precise.
+	Created time.Time
 }
 
 // PathStat describes a path inside a container.

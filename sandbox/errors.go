@@ -24,4 +24,8 @@ var (
 	ErrPull = errors.New("image pull failed")
 	// ErrClosed: the engine is shutting down.
 	ErrClosed = errors.New("engine closed")
+	// ErrWorkspace: a new sandbox's workspace is not the size-capped tmpfs
+	// volume it was created as (the engine ignored the volume's options or
+	// reused a volume of that name), so the sandbox was not started.
+	ErrWorkspace = errors.New("workspace refused")
 )

@@ -46,10 +46,22 @@ func TestHardening(t *testing.T) {
 			t.Errorf("inspect: %s does not hold", c.name)
 		}
 	}
+	workspace := false
 	for _, m := range ins.Mounts {
 		if m.Type == "bind" {
 			t.Errorf("host bind mount %s -> %s", m.Source, m.Destination)
 		}
+		if m.Destination == sandbox.Workspace {
+			v, err := cli.VolumeInspect(context.Background(), m.Name)
+			workspace = err == nil && m.Type == "volume" && v.Driver == "local" && v.Options["type"] == "tmpfs" &&
+				strings.Contains(v.Options["o"], "size=512m") && v.Labels[sandbox.LabelID] == sb.ID
+			if !workspace {
+				t.Errorf("workspace mount %+v: volume %+v, %v", m, v, err)
+			}
+		}
+	}
+	if !workspace {
+		t.Error("no tmpfs-backed workspace volume at /workspace")
 	}
 	for _, want := range []string{sandbox.LabelOwnerPID, sandbox.LabelOwnerHost, sandbox.LabelLanguage, sandbox.LabelExpiresAt, sandbox.LabelClient} {
 		if _, ok := ins.Config.Labels[want]; !ok {
@@ -65,6 +77,7 @@ func TestHardening(t *testing.T) {
 		{"/etc not writable", `touch /etc/x 2>/dev/null && echo writable || echo refused`, "refused\n"},
 		{"/ not writable", `touch /x 2>/dev/null && echo writable || echo refused`, "refused\n"},
 		{"workspace writable", `touch /workspace/x && echo ok`, "ok\n"},
+		{"workspace is a capped tmpfs", `stat -f -c '%T %b %S' /workspace`, "tmpfs 131072 4096\n"},
 		{"tmp writable", `touch /tmp/x && echo ok`, "ok\n"},
 		{"no capabilities", `grep CapEff /proc/self/status | tr -d '\t'`, "CapEff:0000000000000000\n"},
 		{"no_new_privs", `grep NoNewPrivs /proc/self/status | tr -d '\t'`, "NoNewPrivs:1\n"},

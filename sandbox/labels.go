@@ -18,6 +18,11 @@ const (
 	// Not in the contract, but useful to the tray: the policy limits.
 	LabelWorkspaceMB = "io.mcp-sandbox.workspace-mb"
 	LabelNetwork     = "io.mcp-sandbox.network"
+	// LabelCreatedAt is on every volume the backend makes (RFC 3339 with
+	// nanoseconds): the orphan sweep leaves a volume alone while it is
+	// young, and the workspace check knows the volume it finds is the one
+	// this create made.
+	LabelCreatedAt = "io.mcp-sandbox.created-at"
 )
 
 // NamePrefix starts every sandbox container's name; pooled ones use

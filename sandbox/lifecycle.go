@@ -87,8 +87,9 @@ func (e *Engine) reconcile(ctx context.Context) {
 
 // Reap removes managed containers left behind by servers that are gone: on
 // this host, ones whose owner process no longer exists; anywhere, ones
-// whose expiry has passed. It also removes orphaned workspace volumes and
-// records. It returns the ids it removed.
+// whose expiry has passed. It also removes the records of sandboxes that
+// are gone and the unused volumes no live server may still attach
+// (volumeSweep). It returns the ids it removed.
 func (e *Engine) Reap(ctx context.Context) ([]string, error) {
 	return Reap(ctx, e.be, e.st, e.owner, e.hostname)
 }
@@ -132,7 +133,8 @@ func Reap(ctx context.Context, be Backend, st *state.Store, skipOwner, hostname 
 			}
 		}
 	}
-	if err := be.RemoveOrphanVolumes(ctx); err != nil {
+	sweep := volumeSweep{now: time.Now(), hostname: hostname, skipOwner: skipOwner, alive: processAlive}
+	if _, err := be.RemoveOrphanVolumes(ctx, func(v VolumeInfo) bool { return sweep.orphanReason(v) != "" }); err != nil {
 		errs = append(errs, err)
 	}
 	return removed, errors.Join(errs...)

@@ -59,11 +59,14 @@ func runServe(ctx context.Context, e *Env, args []string) int {
 	go s.cfg.Run(bg)
 	go eng.Run(bg)
 	go func() {
-		if ids, err := eng.Reap(bg); err != nil {
+		ids, err := eng.Reap(bg)
+		switch {
+		case err != nil:
 			log.Warn("reap orphaned sandboxes", "err", err)
-		} else if len(ids) > 0 {
+		case len(ids) > 0:
 			log.Info("removed orphaned sandboxes", "ids", ids)
 		}
+		log.Debug("start-up reaping done")
 	}()
 
 	srv := mcpserver.New(mcpserver.Options{Engine: eng, Version: buildinfo.Version, Log: log, State: s.state})

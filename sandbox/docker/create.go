@@ -5,10 +5,10 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
+	"time"
 
+	cerrdefs "github.com/containerd/errdefs"
 	"github.com/docker/docker/api/types/container"
-	"github.com/docker/docker/api/types/mount"
-	"github.com/docker/docker/api/types/volume"
 
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox"
 )
@@ -30,28 +30,24 @@ func tmpfsVolume(mb int, uid, gid, mode string) map[string]string {
 // volumeName is the name of a container's workspace volume.
 func volumeName(containerName string) string { return containerName + "-workspace" }
 
-// Create makes the workspace volume and the hardened container, and starts
-// it. On any failure it removes what it made. The engine calls are not
-// cancelled half-way (a create cancelled in flight can still make the
-// container without telling us its id); a cancelled ctx is honoured between
-// them, and what was made is removed.
+// Create makes the hardened container with its volumes, checks that its
+// workspace is the capped tmpfs, and starts it. On any failure it removes
+// what it made. The engine calls are not cancelled half-way (a create
+// cancelled in flight can still make the container without telling us its
+// id); a cancelled ctx is honoured between them, and what was made is
+// removed.
+//
+// The volumes are made by the container create itself (volume mounts that
+// carry the driver's options and labels), so no volume of ours is ever
+// unused while a server means to attach it: another server's orphan sweep
+// cannot take it away in between and leave the engine to make a plain
+// volume on the host's disk in its place.
 func (b *Backend) Create(ctx context.Context, spec sandbox.ContainerSpec) (id string, err error) {
 	caller := ctx
 	ctx, cancel := cleanupContext(ctx)
 	defer cancel()
-	vol := volumeName(spec.Name)
-	uid, gid := splitUser(spec.User)
-	mb := spec.WorkspaceMB
-	if mb <= 0 {
-		mb = 512
-	}
-	_, err = b.cli.VolumeCreate(ctx, volume.CreateOptions{
-		Name: vol, Driver: "local", DriverOpts: tmpfsVolume(mb, uid, gid, "0755"), Labels: spec.Labels,
-	})
-	if err != nil {
-		return "", b.wrap("create workspace volume", err)
-	}
-	cache := ""
+	spec.WorkspaceMB = workspaceMB(spec.WorkspaceMB)
+	vols := sandboxVolumes(spec, time.Now())
 	defer func() {
 		if err == nil && caller.Err() != nil {
 			err = caller.Err()
@@ -59,27 +55,10 @@ func (b *Backend) Create(ctx context.Context, spec sandbox.ContainerSpec) (id st
 		if err != nil {
 			cctx, cancel := cleanupContext(ctx)
 			defer cancel()
-			if id != "" {
-				_ = b.cli.ContainerRemove(cctx, id, container.RemoveOptions{Force: true})
-			}
-			_ = b.removeVolume(cctx, vol)
-			if cache != "" {
-				_ = b.removeVolume(cctx, cache)
-			}
+			b.discard(cctx, id, vols)
 			id = ""
 		}
 	}()
-	if spec.CacheUser != "" {
-		cuid, cgid := splitUser(spec.CacheUser)
-		_, err = b.cli.VolumeCreate(ctx, volume.CreateOptions{
-			Name: cacheVolumeName(spec.Name), Driver: "local", DriverOpts: tmpfsVolume(mb, cuid, cgid, "0700,noexec"), Labels: spec.Labels,
-		})
-		if err != nil {
-			return "", b.wrap("create install cache volume", err)
-		}
-		cache = cacheVolumeName(spec.Name)
-	}
-
 	cc := &createConfig{
 		Config: &container.Config{
 			Image:      spec.Image,
@@ -91,14 +70,11 @@ func (b *Backend) Create(ctx context.Context, spec sandbox.ContainerSpec) (id st
 		},
 		Host: &container.HostConfig{},
 	}
-	for _, opt := range defaultOptions(vol) {
+	for _, opt := range defaultOptions(vols[0]) {
 		opt(cc, spec)
 	}
-	if cache != "" {
-		cc.Host.Mounts = append(cc.Host.Mounts, mount.Mount{
-			Type: mount.TypeVolume, Source: cache, Target: sandbox.InstallCacheMount, ReadOnly: true,
-			VolumeOptions: &mount.VolumeOptions{NoCopy: true},
-		})
+	for _, v := range vols[1:] {
+		cc.Host.Mounts = append(cc.Host.Mounts, v.mount())
 	}
 	if err := caller.Err(); err != nil {
 		return "", err
@@ -108,6 +84,9 @@ func (b *Backend) Create(ctx context.Context, spec sandbox.ContainerSpec) (id st
 		return "", b.wrap("create container", err)
 	}
 	id = resp.ID
+	if err := b.checkVolumes(ctx, vols); err != nil {
+		return id, err
+	}
 	if err := caller.Err(); err != nil {
 		return id, err
 	}
@@ -115,6 +94,48 @@ func (b *Backend) Create(ctx context.Context, spec sandbox.ContainerSpec) (id st
 		return id, b.wrap("start container", err)
 	}
 	return id, nil
+}
+
+// workspaceMB is a workspace's size, defaulted.
+func workspaceMB(mb int) int {
+	if mb <= 0 {
+		return 512
+	}
+	return mb
+}
+
+// sandboxVolumes are the volumes of a sandbox: its workspace first, then
+// its install cache when spec asks for one.
+func sandboxVolumes(spec sandbox.ContainerSpec, now time.Time) []Volume {
+	uid, gid := splitUser(spec.User)
+	labels := volumeLabels(spec.Labels, now)
+	vols := []Volume{{
+		Name: volumeName(spec.Name), Target: sandbox.Workspace, Labels: labels,
+		DriverOpts: tmpfsVolume(spec.WorkspaceMB, uid, gid, "0755"),
+	}}
+	if spec.CacheUser != "" {
+		cuid, cgid := splitUser(spec.CacheUser)
+		vols = append(vols, Volume{
+			Name: cacheVolumeName(spec.Name), Target: sandbox.InstallCacheMount, ReadOnly: true, Labels: labels,
+			DriverOpts: tmpfsVolume(spec.WorkspaceMB, cuid, cgid, "0700,noexec"),
+		})
+	}
+	return vols
+}
+
+// discard removes a container made by Create or RunHelper, and the
+// volumes made for it.
+func (b *Backend) discard(ctx context.Context, id string, vols []Volume) {
+	if id != "" {
+		if err := b.cli.ContainerRemove(ctx, id, container.RemoveOptions{Force: true}); err != nil && !cerrdefs.IsNotFound(err) {
+			b.log.Warn("remove container", "container", id, "err", err)
+		}
+	}
+	for _, v := range vols {
+		if err := b.removeOwnVolume(ctx, v); err != nil {
+			b.log.Warn("remove volume", "volume", v.Name, "err", err)
+		}
+	}
 }
 
 // Rename gives a container a new name.

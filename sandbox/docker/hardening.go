@@ -5,7 +5,6 @@ import (
 	"slices"
 
 	"github.com/docker/docker/api/types/container"
-	"github.com/docker/docker/api/types/mount"
 
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox"
 )
@@ -90,19 +89,11 @@ func WithTmp(c *createConfig, spec sandbox.ContainerSpec) {
 
 // WithWorkspace mounts the sandbox's workspace volume (a tmpfs-backed named
 // volume, so it is size-capped, lives in memory, and works with the archive
-// API even though the root is read-only) at /workspace.
-func WithWorkspace(volume string) Option {
+// API even though the root is read-only) at /workspace, made by the
+// container create itself (see Volume).
+func WithWorkspace(v Volume) Option {
 	return func(c *createConfig, _ sandbox.ContainerSpec) {
-		c.Host.Mounts = append(c.Host.Mounts, mount.Mount{
-			Type:   mount.TypeVolume,
-			Source: volume,
-			Target: sandbox.Workspace,
-			// No copy-up: otherwise the engine copies the image's
-			// /workspace (created as root for WorkingDir) into an empty
-			// volume, owner included, and the sandbox user loses its
-			// workspace in every later container (the install helper).
-			VolumeOptions: &mount.VolumeOptions{NoCopy: true},
-		})
+		c.Host.Mounts = append(c.Host.Mounts, v.mount())
 		c.Config.WorkingDir = sandbox.Workspace
 	}
 }
@@ -159,7 +150,7 @@ func WithRuntime(c *createConfig, spec sandbox.ContainerSpec) {
 }
 
 // defaultOptions are applied to every sandbox, in this order.
-func defaultOptions(volume string) []Option {
+func defaultOptions(workspace Volume) []Option {
 	return []Option{
 		WithNoNetwork,
 		WithCapDropAll,
@@ -167,7 +158,7 @@ func defaultOptions(volume string) []Option {
 		WithReadOnlyRoot,
 		WithUser,
 		WithTmp,
-		WithWorkspace(volume),
+		WithWorkspace(workspace),
 		WithLimits,
 		WithInit,
 		WithIsolation,

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/docker/docker/api/types/container"
+	"github.com/docker/docker/api/types/mount"
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox"
@@ -66,9 +67,24 @@ func TestHardeningOptions(t *testing.T) {
 		}
 	})
 	t.Run("workspace", func(t *testing.T) {
-		c := apply(WithWorkspace("vol"), spec)
-		if len(c.Host.Mounts) != 1 || c.Host.Mounts[0].Source != "vol" || c.Host.Mounts[0].Target != "/workspace" || c.Config.WorkingDir != "/workspace" {
-			t.Errorf("mounts = %+v", c.Host.Mounts)
+		// The volume is made by the container create, with the driver's
+		// tmpfs options and the labels, never in a call of its own.
+		v := Volume{Name: "vol", Target: "/workspace", DriverOpts: tmpfsVolume(64, "1000", "1000", "0755"), Labels: map[string]string{"k": "v"}}
+		c := apply(WithWorkspace(v), spec)
+		want := []mount.Mount{{
+			Type: mount.TypeVolume, Source: "vol", Target: "/workspace",
+			VolumeOptions: &mount.VolumeOptions{
+				NoCopy: true, Labels: map[string]string{"k": "v"},
+				DriverConfig: &mount.Driver{Name: "local", Options: map[string]string{
+					"type": "tmpfs", "device": "tmpfs", "o": "size=64m,uid=1000,gid=1000,mode=0755,nosuid,nodev",
+				}},
+			},
+		}}
+		if diff := cmp.Diff(want, c.Host.Mounts); diff != "" {
+			t.Errorf("mounts (-want +got):\n%s", diff)
+		}
+		if c.Config.WorkingDir != "/workspace" {
+			t.Errorf("WorkingDir = %q", c.Config.WorkingDir)
 		}
 	})
 	t.Run("limits", func(t *testing.T) {

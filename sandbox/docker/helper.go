@@ -7,11 +7,11 @@ import (
 	"io/fs"
 	"path"
 	"strings"
+	"time"
 
 	cerrdefs "github.com/containerd/errdefs"
 	"github.com/docker/docker/api/types/container"
 	"github.com/docker/docker/api/types/mount"
-	"github.com/docker/docker/api/types/volume"
 
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox"
 )
@@ -46,13 +46,14 @@ func (b *Backend) RunHelper(ctx context.Context, containerID string, spec sandbo
 	if len(spec.Cmd) == 0 {
 		return status, errors.New("helper: empty command")
 	}
-	mb := spec.WorkspaceMB
-	if mb <= 0 {
-		mb = 512
-	}
+	mb := workspaceMB(spec.WorkspaceMB)
 	uid, gid := splitUser(spec.User)
 	name := "mcp-sandbox-helper-" + randomSuffix()
-	vol := volumeName(name)
+	// Made the way a sandbox's workspace is: by the container create.
+	vol := Volume{
+		Name: volumeName(name), Target: sandbox.Workspace, Labels: volumeLabels(spec.Labels, time.Now()),
+		DriverOpts: tmpfsVolume(mb, uid, gid, "0755"),
+	}
 	cs := sandbox.ContainerSpec{
 		Image: spec.Image, Labels: spec.Labels, Env: spec.Env, User: spec.User, Network: spec.Network,
 		MemoryBytes: spec.MemoryBytes, NanoCPUs: spec.NanoCPUs, Pids: spec.Pids, TmpMB: 256,
@@ -67,6 +68,7 @@ func (b *Backend) RunHelper(ctx context.Context, containerID string, spec sandbo
 	for _, opt := range defaultOptions(vol) {
 		opt(cc, cs)
 	}
+	cache := ""
 	if spec.CacheDir != "" {
 		// The sandbox's install cache, found by where the sandbox mounts
 		// it (a claimed pool sandbox has been renamed since); a sandbox
@@ -75,7 +77,6 @@ func (b *Backend) RunHelper(ctx context.Context, containerID string, spec sandbo
 		if err != nil {
 			return status, b.wrap("inspect the sandbox", err)
 		}
-		cache := ""
 		for _, m := range ins.Mounts {
 			if m.Destination == sandbox.InstallCacheMount && m.Name != "" {
 				cache = m.Name
@@ -90,24 +91,25 @@ func (b *Backend) RunHelper(ctx context.Context, containerID string, spec sandbo
 			cc.Host.Tmpfs[spec.CacheDir] = fmt.Sprintf("rw,nosuid,nodev,noexec,size=%dm,uid=%s,gid=%s,mode=0700", mb, uid, gid)
 		}
 	}
-	// Made the way a sandbox's workspace is (an explicit volume create is
-	// what Docker-compatible engines support best).
-	if _, err := b.cli.VolumeCreate(ctx, volume.CreateOptions{
-		Name: vol, Driver: "local", DriverOpts: tmpfsVolume(mb, uid, gid, "0755"), Labels: spec.Labels,
-	}); err != nil {
-		return status, b.wrap("create the helper's workspace", err)
-	}
 	resp, err := b.cli.ContainerCreate(ctx, cc.Config, cc.Host, nil, nil, name)
 	defer func() {
 		cctx, cancel := cleanupContext(ctx)
 		defer cancel()
-		if resp.ID != "" {
-			_ = b.cli.ContainerRemove(cctx, resp.ID, container.RemoveOptions{Force: true})
+		b.discard(cctx, resp.ID, []Volume{vol})
+		if cache != "" {
+			// The sandbox went while the helper ran: the engine may have
+			// made its cache again for the helper, and nobody else
+			// would remove it.
+			if _, err := b.cli.ContainerInspect(cctx, containerID); cerrdefs.IsNotFound(err) {
+				_ = b.deleteVolume(cctx, cache)
+			}
 		}
-		_ = b.removeVolume(cctx, vol)
 	}()
 	if err != nil {
 		return status, b.wrap("create helper container", err)
+	}
+	if err := b.checkVolumes(ctx, []Volume{vol}); err != nil {
+		return status, err
 	}
 	if err := b.cli.ContainerStart(ctx, resp.ID, container.StartOptions{}); err != nil {
 		return status, b.wrap("start helper", err)

@@ -3,6 +3,7 @@ package docker
 import (
 	"context"
 	"errors"
+	"strings"
 	"time"
 
 	cerrdefs "github.com/containerd/errdefs"
@@ -14,9 +15,11 @@ import (
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox"
 )
 
-// Remove removes a container (killing it) and its workspace volume.
+// Remove removes a container (killing it), the helpers working for it,
+// and its own volumes (its workspace and install cache). The engine does
+// not remove named volumes with their container, so they are removed by
+// name once the container is gone.
 func (b *Backend) Remove(ctx context.Context, containerID string) error {
-	var vols []string
 	ins, err := b.cli.ContainerInspect(ctx, containerID)
 	switch {
 	case cerrdefs.IsNotFound(err):
@@ -24,69 +27,128 @@ func (b *Backend) Remove(ctx context.Context, containerID string) error {
 	case err != nil:
 		return b.wrap("inspect container", err)
 	}
+	var errs []error
+	if id := ins.Config.Labels[sandbox.LabelID]; id != "" && ins.Config.Labels[sandbox.LabelHelper] == "" {
+		// A helper holds the sandbox's install cache while it runs.
+		errs = append(errs, b.removeHelpers(ctx, id))
+	}
+	var vols []string
 	for _, m := range ins.Mounts {
-		if m.Type == mount.TypeVolume && m.Name != "" {
+		if ownVolume(m.Type, m.Name, m.Destination) {
 			vols = append(vols, m.Name)
 		}
 	}
 	err = b.cli.ContainerRemove(ctx, containerID, container.RemoveOptions{Force: true, RemoveVolumes: true})
-	if err != nil && !cerrdefs.IsNotFound(err) && !isRemovalInProgress(err) {
-		return b.wrap("remove container", err)
+	switch {
+	case err == nil, cerrdefs.IsNotFound(err):
+	case isRemovalInProgress(err):
+		// Another caller is removing it; its volumes are free once it
+		// is gone.
+		if err := b.waitGone(ctx, containerID); err != nil {
+			return errors.Join(append(errs, err)...)
+		}
+	default:
+		return errors.Join(append(errs, b.wrap("remove container", err))...)
 	}
 	b.mu.Lock()
 	delete(b.samples, containerID)
 	b.mu.Unlock()
-	var errs []error
 	for _, v := range vols {
-		if err := b.removeVolume(ctx, v); err != nil {
-			errs = append(errs, err)
-		}
+		errs = append(errs, b.deleteVolume(ctx, v))
 	}
 	return errors.Join(errs...)
 }
 
-func (b *Backend) removeVolume(ctx context.Context, name string) error {
-	// Only our own volumes: a policy that mounted something else must not
-	// lose it.
-	v, err := b.cli.VolumeInspect(ctx, name)
-	if cerrdefs.IsNotFound(err) {
-		return nil
-	}
+// ownVolume reports whether a container's mount is a volume of its own: a
+// named volume at the workspace or the install cache, where only the
+// backend mounts its volumes (a helper mounts its sandbox's cache
+// elsewhere, and must not remove it).
+func ownVolume(typ mount.Type, name, dest string) bool {
+	return typ == mount.TypeVolume && name != "" && (dest == sandbox.Workspace || dest == sandbox.InstallCacheMount)
+}
+
+// removeHelpers removes the helper containers working for sandbox id.
+func (b *Backend) removeHelpers(ctx context.Context, id string) error {
+	f := filters.NewArgs(filters.Arg("label", sandbox.LabelHelper+"="+id))
+	list, err := b.cli.ContainerList(ctx, container.ListOptions{All: true, Filters: f})
 	if err != nil {
-		return b.wrap("inspect volume", err)
+		return b.wrap("list helpers", err)
 	}
-	if v.Labels[sandbox.LabelManaged] != "true" {
-		return nil
+	var errs []error
+	for _, c := range list {
+		errs = append(errs, b.Remove(ctx, c.ID))
 	}
-	// A container removed a moment ago can hold its volume a little longer.
-	for i := 0; ; i++ {
-		err := b.cli.VolumeRemove(ctx, name, true)
-		if err == nil || cerrdefs.IsNotFound(err) {
+	return errors.Join(errs...)
+}
+
+// waitGone waits until a container no longer exists, for at most
+// volumeRetryFor.
+func (b *Backend) waitGone(ctx context.Context, containerID string) error {
+	deadline := time.Now().Add(volumeRetryFor)
+	wait := volumeRetryFirst
+	for {
+		_, err := b.cli.ContainerInspect(ctx, containerID)
+		if cerrdefs.IsNotFound(err) {
 			return nil
 		}
-		if !cerrdefs.IsConflict(err) || i >= 20 || ctx.Err() != nil {
-			return b.wrap("remove volume", err)
+		if time.Now().After(deadline) {
+			return b.wrap("remove container", errors.New("its removal is still in progress"))
 		}
-		time.Sleep(50 * time.Millisecond)
+		t := time.NewTimer(wait)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return b.wrap("remove container", ctx.Err())
+		case <-t.C:
+		}
+		wait = min(2*wait, volumeRetryMax)
 	}
 }
 
-// RemoveOrphanVolumes removes managed workspace volumes no container uses.
-func (b *Backend) RemoveOrphanVolumes(ctx context.Context) error {
-	f := filters.NewArgs(filters.Arg("label", sandbox.LabelManaged+"=true"), filters.Arg("dangling", "true"))
+// RemoveOrphanVolumes removes the sandbox volumes no container uses for
+// which orphan says so. Sandbox volumes are the managed ones, and the ones
+// named like a workspace or install cache that carry no labels (a server
+// of an older version could leave such a volume behind).
+func (b *Backend) RemoveOrphanVolumes(ctx context.Context, orphan func(sandbox.VolumeInfo) bool) ([]string, error) {
+	f := filters.NewArgs(filters.Arg("dangling", "true"))
 	list, err := b.cli.VolumeList(ctx, volume.ListOptions{Filters: f})
 	if err != nil {
-		return b.wrap("list volumes", err)
+		return nil, b.wrap("list volumes", err)
 	}
+	var removed []string
 	var errs []error
 	for _, v := range list.Volumes {
-		if err := b.cli.VolumeRemove(ctx, v.Name, false); err != nil && !cerrdefs.IsNotFound(err) && !cerrdefs.IsConflict(err) {
+		if v == nil || !sandboxVolume(v.Name, v.Labels) {
+			continue
+		}
+		created, _ := time.Parse(time.RFC3339Nano, v.CreatedAt)
+		if !orphan(sandbox.VolumeInfo{Name: v.Name, Labels: v.Labels, Created: created}) {
+			continue
+		}
+		// Not forced, so a volume a container took meanwhile stays.
+		err := b.cli.VolumeRemove(ctx, v.Name, false)
+		switch {
+		case err == nil:
+			removed = append(removed, v.Name)
+		case cerrdefs.IsNotFound(err), cerrdefs.IsConflict(err):
+		default:
 			errs = append(errs, b.wrap("remove volume", err))
 		}
 	}
-	return errors.Join(errs...)
+	return removed, errors.Join(errs...)
 }
 
+// sandboxVolume reports whether a volume is one the backend makes.
+func sandboxVolume(name string, labels map[string]string) bool {
+	if labels[sandbox.LabelManaged] == "true" {
+		return true
+	}
+	return len(labels) == 0 && strings.HasPrefix(name, sandbox.NamePrefix) &&
+		(strings.HasSuffix(name, "-workspace") || strings.HasSuffix(name, "-install-cache"))
+}
+
+// isRemovalInProgress reports whether a container removal failed because
+// another removal of it is under way.
 func isRemovalInProgress(err error) bool {
 	return cerrdefs.IsConflict(err)
 }

@@ -24,7 +24,8 @@ func errorResult(err error) *mcp.CallToolResult {
 		errors.Is(err, sandbox.ErrLimit),
 		errors.Is(err, sandbox.ErrPaused),
 		errors.Is(err, sandbox.ErrImageNotFound),
-		errors.Is(err, sandbox.ErrPull):
+		errors.Is(err, sandbox.ErrPull),
+		errors.Is(err, sandbox.ErrWorkspace):
 	case errors.Is(err, sandbox.ErrClosed):
 		msg = "the server is shutting down; try again in a moment"
 	default:
