@@ -266,7 +266,7 @@ func TestAttackHostSwapDuringCopyOut(t *testing.T) {
 }
 
 // Sandbox-side swap race: a process in the sandbox keeps swapping
-// /workspace/d between a directory and a link to /etc while read_file,
+// /workspace/d between a real directory and a link to /etc while read_file,
 // list_files and copy_out read d/shadow. Before the fix 29 of 150 reads
 // returned the image's root-only /etc/shadow; the file tools now act with
 // the sandbox user's rights. 300 rounds.
@@ -277,7 +277,7 @@ func TestAttackSandboxSwapDuringRead(t *testing.T) {
 	sess := sdkClient(t, p, nil)
 	id := createWith(t, sess, nil)
 	res := call(t, sess, "sandbox_exec", map[string]any{"sandbox_id": id, "command": "head -c 4 /etc/shadow 2>&1; mkdir -p real && echo harmless > real/shadow && " +
-		"(while :; do ln -s /etc d.new && mv -T d.new d; rm -f d; ln -s real d.new && mv -T d.new d; done) >/dev/null 2>&1 & echo started"})
+		"(while :; do mv -T real d; mv -T d real; ln -s /etc d; rm -f d; done) >/dev/null 2>&1 & echo started"})
 	mustOK(t, res, "swapper")
 	if strings.HasPrefix(text(res), "root") {
 		t.Fatalf("the sandbox user can read /etc/shadow itself; the test means nothing: %s", text(res))
