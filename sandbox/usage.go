@@ -89,16 +89,24 @@ func (e *Engine) sampleAll(ctx context.Context, boxes []*Sandbox) {
 }
 
 // sampleOne takes one sample of sb and keeps it. A failed call keeps the
-// previous reading, marked failed, unless the sandbox is going anyway.
+// previous reading, marked failed (sandbox_list shows the state as
+// unknown), unless a concurrent call succeeded meanwhile or the sandbox
+// is going anyway. sb.mu is not held across the call: the sample is
+// read, replaced and written back, and the last writer wins.
 func (e *Engine) sampleOne(ctx context.Context, sb *Sandbox, timeout time.Duration) usageSample {
-	ctx, cancel := context.WithTimeout(ctx, timeout)
+	cctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	u, err := e.be.Usage(ctx, sb.ContainerID)
-	if sb.isRemoving() {
+	start := time.Now()
+	u, err := e.be.Usage(cctx, sb.ContainerID)
+	if sb.isRemoving() || ctx.Err() != nil { // going, or the caller gave up
 		return sb.sample()
 	}
 	s := sb.sample()
 	if err != nil {
+		if s.at.After(start) {
+			return s // a concurrent call (sampler or list) did better
+		}
+		e.log.Debug("sample sandbox usage", "id", sb.ID, "err", err)
 		s.err = err
 	} else {
 		s = usageSample{usage: u, at: time.Now()}

@@ -2,6 +2,7 @@ package sandbox_test
 
 import (
 	"context"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -101,5 +102,59 @@ func TestListAnswersFromSampledUsage(t *testing.T) {
 	}
 	if counter.all.Load() == 0 {
 		t.Error("no stats call at all: the usage did not come from Docker")
+	}
+}
+
+// inspectCounter is the real backend counting inspect calls per container.
+type inspectCounter struct {
+	*docker.Backend
+	mu    sync.Mutex
+	calls map[string]int
+}
+
+func (c *inspectCounter) Inspect(ctx context.Context, containerID string) (sandbox.ContainerInfo, error) {
+	c.mu.Lock()
+	c.calls[containerID]++
+	c.mu.Unlock()
+	return c.Backend.Inspect(ctx, containerID)
+}
+
+// TestListerLimitsFromLabels: `mcp-sandbox ps` and the tray read a
+// sandbox's limits from the labels it was created with, with no inspect,
+// and the limits are the ones the engine applied.
+func TestListerLimitsFromLabels(t *testing.T) {
+	eng, te := newEngineWith(t, engineOptions{edit: func(c *config.Config) { c.Limits.MaxSandboxes = 100 }})
+	sb := mustCreate(t, eng, sandbox.CreateRequest{Language: "python", MemoryMB: 300, CPUs: 0.5})
+	counter := &inspectCounter{Backend: te.be, calls: map[string]int{}}
+	infos, err := sandbox.Lister{Backend: counter, Usage: true}.List(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got *sandbox.Info
+	for i := range infos {
+		if infos[i].ID == sb.ID {
+			got = &infos[i]
+		}
+	}
+	if got == nil {
+		t.Fatalf("sandbox %s not listed", sb.ID)
+	}
+	want := sb.Limits
+	want.ExecTimeoutSeconds = 0 // a server setting, not the container's
+	if got.Limits != want {
+		t.Errorf("limits %+v, want %+v", got.Limits, want)
+	}
+	if n := counter.calls[sb.ContainerID]; n != 0 {
+		t.Errorf("%d inspect calls for a labelled sandbox, want 0", n)
+	}
+	if got.Usage.MemoryBytes == 0 || got.Usage.SampledAt.IsZero() {
+		t.Errorf("usage %+v, want a live sample", got.Usage)
+	}
+	ci, err := te.be.Inspect(context.Background(), sb.ContainerID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ci.MemoryBytes != int64(got.Limits.MemoryMB)<<20 || ci.NanoCPUs != int64(got.Limits.CPUs*1e9) || ci.Pids != int64(got.Limits.Pids) {
+		t.Errorf("container limits %d B, %d nano-CPUs, %d pids differ from the labelled %+v", ci.MemoryBytes, ci.NanoCPUs, ci.Pids, got.Limits)
 	}
 }
