@@ -27,7 +27,7 @@ const (
 	// listSampleTimeout bounds the stats call sandbox_list makes for a
 	// sandbox that has not been sampled yet (one created since the last
 	// round).
-	listSampleTimeout = 2 * time.Second
+	listSampleTimeout = 5 * time.Second
 )
 
 // usageSample is the latest reading of one sandbox's usage.
