@@ -18,12 +18,6 @@ const (
 	// Not in the contract, but useful to the tray: the policy limits.
 	LabelWorkspaceMB = "io.mcp-sandbox.workspace-mb"
 	LabelNetwork     = "io.mcp-sandbox.network"
-	// The container's resource limits, so that `ps` and the tray need no
-	// inspect per sandbox; containers made before these labels existed
-	// lack them and are inspected instead.
-	LabelMemoryMB = "io.mcp-sandbox.memory-mb"
-	LabelCPUs     = "io.mcp-sandbox.cpus"
-	LabelPids     = "io.mcp-sandbox.pids"
 )
 
 // NamePrefix starts every sandbox container's name; pooled ones use
@@ -38,3 +32,12 @@ const Workspace = "/workspace"
 
 // ContainerName returns the name of the container of sandbox id.
 func ContainerName(id string) string { return NamePrefix + id }
+
+// Not in the contract either: the container's resource limits, so that
+// `ps` and the tray need no inspect per sandbox. Containers made before
+// these labels existed lack them and are inspected instead.
+const (
+	LabelMemoryMB = "io.mcp-sandbox.memory-mb"
+	LabelCPUs     = "io.mcp-sandbox.cpus"
+	LabelPids     = "io.mcp-sandbox.pids"
+)
