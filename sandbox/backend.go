@@ -172,6 +172,8 @@ type Usage struct {
 	MemoryLimit uint64  `json:"memory_limit_bytes,omitempty"`
 	CPUPercent  float64 `json:"cpu_percent"`
 	Pids        uint64  `json:"pids"`
+	// SampledAt is when the reading was taken; zero if there is none yet.
+	SampledAt time.Time `json:"sampled_at,omitzero"`
 }
 
 // PullProgress is one step of an image pull.

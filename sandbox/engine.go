@@ -30,6 +30,9 @@ type Options struct {
 	// TTLUnit is how long one of ttl_minutes lasts: a minute, except in
 	// tests that watch a sandbox expire.
 	TTLUnit time.Duration
+	// UsageInterval is how often Run samples the live sandboxes' usage for
+	// sandbox_list; default 5s.
+	UsageInterval time.Duration
 }
 
 // Engine creates, runs and removes the sandboxes of one server process.
@@ -58,6 +61,9 @@ type Engine struct {
 	// freed is closed (and replaced) whenever a sandbox goes, for
 	// one-shot runs waiting for a slot under max_sandboxes.
 	freed chan struct{}
+
+	usageEvery time.Duration // usage sampling period (usage.go)
+	usageKick  chan struct{} // asks the sampler for a round now
 }
 
 // NewEngine returns an engine; call Run to start its background work and
@@ -72,6 +78,9 @@ func NewEngine(o Options) *Engine {
 	if o.TickInterval <= 0 {
 		o.TickInterval = 5 * time.Second
 	}
+	if o.UsageInterval <= 0 {
+		o.UsageInterval = defaultUsageInterval
+	}
 	if o.TTLUnit <= 0 {
 		o.TTLUnit = time.Minute
 	}
@@ -81,6 +90,7 @@ func NewEngine(o Options) *Engine {
 		owner: o.OwnerID, pid: os.Getpid(), hostname: host, tick: o.TickInterval, ttlUnit: o.TTLUnit,
 		boxes: map[string]*Sandbox{},
 		recs:  newRecorder(o.State, o.Log), freed: make(chan struct{}),
+		usageEvery: o.UsageInterval, usageKick: make(chan struct{}, 1),
 	}
 	e.pool = newPool(e)
 	if o.Config != nil {
@@ -129,6 +139,8 @@ type Sandbox struct {
 	lastUsed time.Time
 	busy     int
 	removing bool
+	// usage is the latest usage sample (usage.go).
+	usage    usageSample
 	oomKills int
 	// runners holds the resident interpreters (see runner.go).
 	runners map[string]residentRunner
@@ -283,6 +295,9 @@ func (e *Engine) containerSpec(ctx context.Context, cfg *config.Config, sb *Sand
 		LabelClient:      sb.Client,
 		LabelNetwork:     sb.Network,
 		LabelWorkspaceMB: strconv.Itoa(sb.Limits.WorkspaceMB),
+		LabelMemoryMB:    strconv.Itoa(sb.Limits.MemoryMB),
+		LabelCPUs:        strconv.FormatFloat(sb.Limits.CPUs, 'f', -1, 64),
+		LabelPids:        strconv.Itoa(sb.Limits.Pids),
 	}
 	if pool {
 		labels[LabelPool] = "true"

@@ -37,3 +37,12 @@ const Workspace = "/workspace"
 
 // ContainerName returns the name of the container of sandbox id.
 func ContainerName(id string) string { return NamePrefix + id }
+
+// Not in the contract either: the container's resource limits, so that
+// `ps` and the tray need no inspect per sandbox. Containers made before
+// these labels existed lack them and are inspected instead.
+const (
+	LabelMemoryMB = "io.mcp-sandbox.memory-mb"
+	LabelCPUs     = "io.mcp-sandbox.cpus"
+	LabelPids     = "io.mcp-sandbox.pids"
+)

@@ -22,6 +22,11 @@ func (e *Engine) Run(ctx context.Context) {
 		defer wg.Done()
 		e.pool.run(ctx) // the warm pool (pool.go)
 	}()
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		e.sampleUsage(ctx) // usage for sandbox_list (usage.go)
+	}()
 	defer wg.Wait()
 	t := time.NewTicker(e.tick)
 	defer t.Stop()

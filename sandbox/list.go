@@ -31,7 +31,9 @@ type Info struct {
 	Name        string    `json:"name,omitempty"`
 }
 
-// List describes the sandboxes this engine owns, with live usage.
+// List describes the sandboxes this engine owns, with the usage the
+// background sampler holds (usage.go): no stats call per sandbox, except
+// for one not sampled yet, which is sampled now (bounded, concurrently).
 func (e *Engine) List(ctx context.Context) ([]Info, error) {
 	boxes := e.Sandboxes()
 	out := make([]Info, len(boxes))
@@ -43,19 +45,33 @@ func (e *Engine) List(ctx context.Context) ([]Info, error) {
 			Network: sb.Network, Client: sb.Client, Owner: e.owner, OwnerPID: e.pid,
 			ContainerID: sb.ContainerID, Name: ContainerName(sb.ID),
 		}
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			if u, err := e.be.Usage(ctx, sb.ContainerID); err == nil {
-				out[i].Usage = u
-			} else {
-				out[i].State = "unknown"
-			}
-		}()
+		s := sb.sample()
+		if s.at.IsZero() {
+			e.kickUsage() // the sampler catches up with new sandboxes
+		}
+		if s.at.IsZero() && s.err == nil {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				out[i].setSample(e.sampleOne(ctx, sb, listSampleTimeout))
+			}()
+			continue
+		}
+		out[i].setSample(s)
 	}
 	wg.Wait()
 	sort.Slice(out, func(i, j int) bool { return out[i].CreatedAt.Before(out[j].CreatedAt) })
 	return out, nil
+}
+
+// setSample fills in usage from a sample; a failed last sample shows as
+// state "unknown".
+func (in *Info) setSample(s usageSample) {
+	in.Usage = s.usage
+	in.Usage.SampledAt = s.at
+	if s.err != nil || s.at.IsZero() {
+		in.State = "unknown"
+	}
 }
 
 // Lister describes every managed sandbox on an engine, whichever server
@@ -81,6 +97,7 @@ func (l Lister) List(ctx context.Context) ([]Info, error) {
 		Inspect(ctx context.Context, containerID string) (ContainerInfo, error)
 	}
 	out := make([]Info, 0, len(list))
+	labels := make([]map[string]string, 0, len(list))
 	for _, c := range list {
 		if c.Labels[LabelHelper] != "" {
 			continue // an install helper, not a sandbox
@@ -91,6 +108,7 @@ func (l Lister) List(ctx context.Context) ([]Info, error) {
 			continue
 		}
 		out = append(out, infoFromLabels(c))
+		labels = append(labels, c.Labels)
 	}
 	var wg sync.WaitGroup
 	for i := range out {
@@ -108,7 +126,9 @@ func (l Lister) List(ctx context.Context) ([]Info, error) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			if li, ok := l.Backend.(limitsInspector); ok {
+			// Limits labelled at creation need no inspect.
+			li, canInspect := l.Backend.(limitsInspector)
+			if !limitsFromLabels(&out[i], labels[i]) && canInspect {
 				if ci, err := li.Inspect(ctx, out[i].ContainerID); err == nil {
 					out[i].Limits.MemoryMB = int(ci.MemoryBytes >> 20)
 					out[i].Limits.CPUs = float64(ci.NanoCPUs) / 1e9
@@ -119,7 +139,10 @@ func (l Lister) List(ctx context.Context) ([]Info, error) {
 				}
 			}
 			if l.Usage && out[i].State == "running" {
-				if u, err := l.Backend.Usage(ctx, out[i].ContainerID); err == nil {
+				uctx, cancel := context.WithTimeout(ctx, listSampleTimeout)
+				defer cancel()
+				if u, err := l.Backend.Usage(uctx, out[i].ContainerID); err == nil {
+					u.SampledAt = time.Now()
 					out[i].Usage = u
 				}
 			}
@@ -128,6 +151,19 @@ func (l Lister) List(ctx context.Context) ([]Info, error) {
 	wg.Wait()
 	sort.Slice(out, func(i, j int) bool { return out[i].CreatedAt.Before(out[j].CreatedAt) })
 	return out, nil
+}
+
+// limitsFromLabels sets in's limits from the limit labels, if the
+// container has all of them (containers made before they existed do not).
+func limitsFromLabels(in *Info, labels map[string]string) bool {
+	mem, err1 := strconv.Atoi(labels[LabelMemoryMB])
+	cpus, err2 := strconv.ParseFloat(labels[LabelCPUs], 64)
+	pids, err3 := strconv.Atoi(labels[LabelPids])
+	if err1 != nil || err2 != nil || err3 != nil {
+		return false
+	}
+	in.Limits.MemoryMB, in.Limits.CPUs, in.Limits.Pids = mem, cpus, pids
+	return true
 }
 
 func infoFromLabels(c ContainerInfo) Info {

@@ -32,6 +32,8 @@ type engineOptions struct {
 	scoped bool
 	// ttlUnit shortens ttl_minutes for expiry tests.
 	ttlUnit time.Duration
+	// usageInterval sets how often Run samples usage.
+	usageInterval time.Duration
 }
 
 // scopedBackend is the real backend with List limited to one owner's
@@ -87,6 +89,7 @@ func newEngineWith(t *testing.T, o engineOptions) (*sandbox.Engine, testEngine) 
 	}
 	eng := sandbox.NewEngine(sandbox.Options{
 		Backend: backend, Config: w, State: st, Log: testenv.Logger(t), OwnerID: owner, TickInterval: 200 * time.Millisecond, TTLUnit: o.ttlUnit,
+		UsageInterval: o.usageInterval,
 	})
 	t.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)

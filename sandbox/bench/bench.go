@@ -33,10 +33,19 @@ const (
 	// ExecTrue has no target: it shows what one sandbox_exec costs next to
 	// docker exec, both running `true`.
 	ExecTrue = "sandbox_exec true  vs  docker exec true"
+	// List has an absolute target: the server answers from usage it
+	// sampled in the background, where docker stats samples on the spot.
+	List = "sandbox_list with 5 sandboxes  vs  docker stats --no-stream (5)"
 )
+
+// listN is how many sandboxes (and baseline containers) List lists.
+const listN = 5
 
 // targets are the issue's goals for each ratio (ours / baseline).
 var targets = map[string]float64{Warm: 0.15, Create: 0.10, OneShot: 0.40}
+
+// medianTargets are the issue's goals for a median itself.
+var medianTargets = map[string]time.Duration{List: 20 * time.Millisecond}
 
 // poolWait bounds the wait for the pool to refill between measurements.
 const poolWait = time.Minute
@@ -49,7 +58,11 @@ type Harness struct {
 	docker  dockerCLI
 	warmID  string // our sandbox for the warm calls
 	baseCID string // the baseline's container for docker exec
-	idleKB  int64
+	// listIDs and listCIDs are the others List lists, besides warmID and
+	// baseCID.
+	listIDs  []string
+	listCIDs []string
+	idleKB   int64
 
 	mu      sync.Mutex
 	rounds  int
@@ -107,6 +120,9 @@ func Start(ctx context.Context, o Options) (h *Harness, err error) {
 	if err := h.docker.exec(ctx, h.baseCID); err != nil {
 		return nil, err
 	}
+	if err := h.openForList(ctx); err != nil {
+		return nil, err
+	}
 	h.Reset() // the set-up's own pool claim is not a measured one
 	return h, nil
 }
@@ -144,6 +160,7 @@ func (h *Harness) Round(ctx context.Context) error {
 		{Create, true, h.create, h.dockerRunDetached},
 		{OneShot, true, h.oneShot, h.dockerRunOnce},
 		{ExecTrue, false, h.execTrue, h.dockerExecTrue},
+		{List, false, h.list, h.dockerStats},
 	}
 	for _, s := range steps {
 		if s.pool {
@@ -213,6 +230,93 @@ func (h *Harness) dockerExecTrue(ctx context.Context) (func(), error) {
 	return nil, err
 }
 
+// openForList makes the sandboxes and containers that, with the warm
+// ones, List lists, and waits until the server has sampled their usage.
+func (h *Harness) openForList(ctx context.Context) error {
+	for len(h.listIDs) < listN-1 {
+		var out struct {
+			SandboxID string `json:"sandbox_id"`
+		}
+		if err := h.srv.call(ctx, "sandbox_create", map[string]any{"language": "python"}, &out); err != nil {
+			return err
+		}
+		h.listIDs = append(h.listIDs, out.SandboxID)
+		cid, err := h.docker.runDetached(ctx, randomName("mcp-sandbox-bench-baseline-"))
+		if err != nil {
+			return err
+		}
+		h.listCIDs = append(h.listCIDs, cid)
+	}
+	// The first list after a create samples the new sandboxes itself;
+	// the measured ones answer from the background samples.
+	deadline := time.Now().Add(poolWait)
+	for {
+		var out listOut
+		if err := h.srv.call(ctx, "sandbox_list", nil, &out); err != nil {
+			return err
+		}
+		if out.sampled() >= listN {
+			return nil
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("sandbox_list: %d of %d sandboxes sampled after %v", out.sampled(), listN, poolWait)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// closeForList stops what openForList opened.
+func (h *Harness) closeForList(ctx context.Context) error {
+	var errs []error
+	for _, id := range h.listIDs {
+		errs = append(errs, h.srv.call(ctx, "sandbox_stop", map[string]any{"sandbox_id": id}, nil))
+	}
+	h.listIDs = nil
+	for _, cid := range h.listCIDs {
+		errs = append(errs, h.docker.remove(ctx, cid))
+	}
+	h.listCIDs = nil
+	return errors.Join(errs...)
+}
+
+// listOut is the part of sandbox_list's result the benchmark checks.
+type listOut struct {
+	Sandboxes []struct {
+		Usage struct {
+			MemoryBytes uint64 `json:"memory_bytes"`
+			SampledAt   string `json:"sampled_at"`
+		} `json:"usage"`
+	} `json:"sandboxes"`
+}
+
+// sampled counts the sandboxes listed with a usage reading. A server
+// without usage.sampled_at (one from before it) counts any memory reading.
+func (l listOut) sampled() int {
+	n := 0
+	for _, s := range l.Sandboxes {
+		if s.Usage.SampledAt != "" || s.Usage.MemoryBytes > 0 {
+			n++
+		}
+	}
+	return n
+}
+
+func (h *Harness) list(ctx context.Context) (func(), error) {
+	var out listOut
+	if err := h.srv.call(ctx, "sandbox_list", nil, &out); err != nil {
+		return nil, err
+	}
+	if len(out.Sandboxes) < listN {
+		return nil, fmt.Errorf("sandbox_list: %d sandboxes, want %d", len(out.Sandboxes), listN)
+	}
+	return nil, nil
+}
+
+func (h *Harness) dockerStats(ctx context.Context) (func(), error) {
+	_, err := h.docker.run(ctx, append([]string{"stats", "--no-stream", "--format", "{{.MemUsage}}", h.baseCID}, h.listCIDs...)...)
+	return nil, err
+}
+
 func (h *Harness) create(ctx context.Context) (func(), error) {
 	var out struct {
 		SandboxID string `json:"sandbox_id"`
@@ -246,7 +350,8 @@ func (h *Harness) dockerRunOnce(ctx context.Context) (func(), error) {
 // sandboxes open, twenty concurrent one-shot runs — and returns the report.
 func (h *Harness) Finish(ctx context.Context) (Report, error) {
 	rep := h.report()
-	var errs []error
+	// Room for the ten under max_sandboxes.
+	errs := []error{h.closeForList(ctx)}
 	kb, err := h.tenOpen(ctx)
 	rep.RSS10KB = kb
 	errs = append(errs, err)
@@ -317,10 +422,11 @@ func (h *Harness) report() Report {
 		Rounds: h.rounds, Image: h.o.Image, Docker: dv, CPUs: runtime.NumCPU(),
 		IdleRSSKB: h.idleKB, PoolClaims: claims - h.claims0, When: time.Now().UTC(),
 	}
-	for _, name := range []string{Warm, Create, OneShot, ExecTrue} {
+	for _, name := range []string{Warm, Create, OneShot, ExecTrue, List} {
 		o, b := summarize(h.ours[name]), summarize(h.base[name])
 		rep.Comparisons = append(rep.Comparisons, Comparison{
 			Name: name, Ours: o, Baseline: b, Ratio: ratio(o.Median, b.Median), P95Ratio: ratio(o.P95, b.P95), Target: targets[name],
+			TargetMedian: medianTargets[name],
 		})
 	}
 	return rep
@@ -330,6 +436,11 @@ func (h *Harness) report() Report {
 // baseline container.
 func (h *Harness) Close() error {
 	var errs []error
+	for _, cid := range h.listCIDs {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		errs = append(errs, h.docker.remove(ctx, cid))
+		cancel()
+	}
 	if h.srv != nil {
 		errs = append(errs, h.srv.close())
 	}

@@ -12,13 +12,24 @@ import (
 )
 
 // serverBin is the mcp-sandbox binary under measurement, built by TestMain
-// when benchmarks run.
+// when benchmarks run (or $MCP_SANDBOX_BENCH_SERVER, to measure another
+// build with the same harness).
 var serverBin string
 
 func TestMain(m *testing.M) {
 	flag.Parse()
 	if f := flag.Lookup("test.bench"); f == nil || f.Value.String() == "" {
 		os.Exit(m.Run()) // no benchmark asked for: nothing to build
+	}
+	if serverBin = os.Getenv("MCP_SANDBOX_BENCH_SERVER"); serverBin != "" {
+		// A given binary, to compare builds with the same harness.
+		code := m.Run()
+		if harness != nil {
+			if err := harness.Close(); err != nil {
+				fmt.Fprintln(os.Stderr, "close benchmark:", err)
+			}
+		}
+		os.Exit(code)
 	}
 	dir, err := os.MkdirTemp("", "mcp-sandbox-bench-bin")
 	if err != nil {
@@ -84,7 +95,7 @@ func BenchmarkServer(b *testing.B) {
 }
 
 func comparisonIndex(name string) int {
-	for i, n := range []string{bench.Warm, bench.Create, bench.OneShot} {
+	for i, n := range []string{bench.Warm, bench.Create, bench.OneShot, bench.ExecTrue, bench.List} {
 		if n == name {
 			return i + 1
 		}

@@ -33,6 +33,9 @@ type Comparison struct {
 	Ratio    float64 `json:"ratio"`     // median ours / median baseline
 	P95Ratio float64 `json:"p95_ratio"` // p95 ours / p95 baseline
 	Target   float64 `json:"target"`    // the issue's goal for Ratio
+	// TargetMedian is the issue's goal for Ours.Median, for calls whose
+	// goal is a time rather than a ratio.
+	TargetMedian time.Duration `json:"target_median_ns,omitempty"`
 }
 
 // Concurrent is the result of concurrent one-shot run_code calls.
@@ -63,8 +66,11 @@ func (r Report) WriteText(w io.Writer) error {
 	fmt.Fprintln(tw, "comparison\tours median / p95 (ms)\tbaseline median / p95 (ms)\tratio (p95)\ttarget")
 	for _, c := range r.Comparisons {
 		target := "-"
-		if c.Target > 0 {
+		switch {
+		case c.Target > 0:
 			target = fmt.Sprintf("≤ %.2f %s", c.Target, mark(c.Ratio > 0 && c.Ratio <= c.Target))
+		case c.TargetMedian > 0:
+			target = fmt.Sprintf("median ≤ %s ms %s", ms(c.TargetMedian), mark(c.Ours.Median > 0 && c.Ours.Median <= c.TargetMedian))
 		}
 		fmt.Fprintf(tw, "%s\t%s / %s\t%s / %s\t%.3f (%.3f)\t%s\n", c.Name, ms(c.Ours.Median), ms(c.Ours.P95),
 			ms(c.Baseline.Median), ms(c.Baseline.P95), c.Ratio, c.P95Ratio, target)

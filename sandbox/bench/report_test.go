@@ -22,6 +22,7 @@ func TestReportText(t *testing.T) {
 			{Name: Warm, Ours: Stats{Median: ms(2.1), P95: ms(3.4)}, Baseline: Stats{Median: ms(62), P95: ms(80)}, Ratio: 0.034, P95Ratio: 0.0425, Target: 0.15},
 			{Name: Create, Ours: Stats{Median: ms(30), P95: ms(41)}, Baseline: Stats{Median: ms(200), P95: ms(260)}, Ratio: 0.15, P95Ratio: 0.158, Target: 0.10},
 			{Name: OneShot, Ours: Stats{Median: ms(12), P95: ms(20)}, Baseline: Stats{Median: ms(250), P95: ms(300)}, Ratio: 0.048, P95Ratio: 0.067, Target: 0.40},
+			{Name: List, Ours: Stats{Median: ms(4.2), P95: ms(6)}, Baseline: Stats{Median: ms(2100), P95: ms(2300)}, Ratio: 0.002, P95Ratio: 0.0026, TargetMedian: ms(20)},
 		},
 		PoolClaims: 40, IdleRSSKB: 18 << 10, RSS10KB: 24 << 10,
 		Concurrent: Concurrent{N: 20, OK: 20, Wall: 2500 * time.Millisecond},

@@ -26,6 +26,9 @@ type usageOut struct {
 	MemoryBytes uint64  `json:"memory_bytes"`
 	CPUPercent  float64 `json:"cpu_percent"`
 	Pids        uint64  `json:"pids"`
+	// SampledAt is when the server last sampled the usage (it samples in
+	// the background, so a list costs no stats calls); absent if never.
+	SampledAt string `json:"sampled_at,omitempty"`
 }
 
 type listOutput struct {
@@ -34,7 +37,7 @@ type listOutput struct {
 
 func (s *Server) listTool() toolDef {
 	tool := mcp.NewTool("sandbox_list",
-		mcp.WithDescription("List this session's sandboxes with their limits and live usage (memory, CPU, processes)."),
+		mcp.WithDescription("List this session's sandboxes with their limits and recent usage (memory, CPU, processes; sampled every few seconds, usage.sampled_at says when)."),
 		annotations("List sandboxes", true, false, true, false),
 		mcp.WithOutputSchema[listOutput](),
 	)
@@ -52,11 +55,15 @@ func (s *Server) handleList(ctx context.Context, req mcp.CallToolRequest) (*mcp.
 		b.WriteString("No sandboxes. Create one with sandbox_create, or use run_code without sandbox_id.")
 	}
 	for _, in := range infos {
+		sampled := ""
+		if !in.Usage.SampledAt.IsZero() {
+			sampled = in.Usage.SampledAt.UTC().Format(time.RFC3339Nano)
+		}
 		out.Sandboxes = append(out.Sandboxes, listEntry{
 			SandboxID: in.ID, Language: in.Language, Image: in.Image, State: in.State,
 			CreatedAt: in.CreatedAt.UTC().Format(time.RFC3339), ExpiresAt: in.ExpiresAt.UTC().Format(time.RFC3339),
 			Limits: in.Limits,
-			Usage:  usageOut{MemoryBytes: in.Usage.MemoryBytes, CPUPercent: in.Usage.CPUPercent, Pids: in.Usage.Pids},
+			Usage:  usageOut{MemoryBytes: in.Usage.MemoryBytes, CPUPercent: in.Usage.CPUPercent, Pids: in.Usage.Pids, SampledAt: sampled},
 		})
 		fmt.Fprintf(&b, "%s  %s  %s  mem %.1f/%d MB  cpu %.1f%%  pids %d/%d  expires %s\n",
 			in.ID, in.Language, in.State, float64(in.Usage.MemoryBytes)/(1<<20), in.Limits.MemoryMB,

@@ -1,0 +1,28 @@
+package sandbox
+
+import "testing"
+
+// TestLimitsFromLabels: limits come from the labels only when all of them
+// are there and readable; containers made before the labels existed are
+// inspected instead.
+func TestLimitsFromLabels(t *testing.T) {
+	tests := []struct {
+		name   string
+		labels map[string]string
+		ok     bool
+		want   Limits
+	}{
+		{"all labels", map[string]string{LabelMemoryMB: "512", LabelCPUs: "0.5", LabelPids: "256"}, true, Limits{MemoryMB: 512, CPUs: 0.5, Pids: 256, WorkspaceMB: 100}},
+		{"made before the labels", map[string]string{LabelWorkspaceMB: "100"}, false, Limits{WorkspaceMB: 100}},
+		{"one missing", map[string]string{LabelMemoryMB: "512", LabelCPUs: "1"}, false, Limits{WorkspaceMB: 100}},
+		{"unreadable", map[string]string{LabelMemoryMB: "lots", LabelCPUs: "1", LabelPids: "256"}, false, Limits{WorkspaceMB: 100}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			in := Info{Limits: Limits{WorkspaceMB: 100}}
+			if ok := limitsFromLabels(&in, tt.labels); ok != tt.ok || in.Limits != tt.want {
+				t.Errorf("limitsFromLabels = %v, %+v; want %v, %+v", ok, in.Limits, tt.ok, tt.want)
+			}
+		})
+	}
+}
