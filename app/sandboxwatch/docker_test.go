@@ -49,7 +49,9 @@ func TestRealEngine(t *testing.T) {
 		}
 		return Row{}, false
 	}
-	s := waitSnap(t, snaps, "the new sandbox", func(s Snapshot) bool { _, ok := row(s); return ok })
+	// The row may first show the container created and not yet started
+	// (the engine checks its workspace in between): wait for it running.
+	s := waitSnap(t, snaps, "the new sandbox, running", func(s Snapshot) bool { r, ok := row(s); return ok && r.State == "running" })
 	r, _ := row(s)
 	if r.Client != "test-client" || r.Language != "python" || r.Limits.MemoryMB != 256 || r.Network != "none" || r.State != "running" {
 		t.Errorf("row = %+v", r.Info)
