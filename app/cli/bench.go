@@ -21,7 +21,7 @@ func runBench(ctx context.Context, e *Env, args []string) int {
 	image := fs.String("image", "", "Python image both sides run (default: images.python of the config)")
 	pull := fs.String("pull", "", "images.pull for the measured server (default: the config's)")
 	out := fs.String("out", "", "also write the table to FILE (and JSON to FILE.json)")
-	if code, done := parseFlags(fs, args); done {
+	if code, done := parseFlags(e, fs, args); done {
 		return code
 	}
 	if *rounds < 1 {

@@ -82,7 +82,7 @@ type dirReport struct {
 func runDoctor(ctx context.Context, e *Env, args []string) int {
 	fs := newFlagSet(e, "doctor", "[--json]")
 	asJSON := fs.Bool("json", false, "print one JSON object")
-	if code, done := parseFlags(fs, args); done {
+	if code, done := parseFlags(e, fs, args); done {
 		return code
 	}
 	r := diagnose(ctx, e)

@@ -75,7 +75,7 @@ type setup struct {
 }
 
 func newSetup(ctx context.Context, e *Env, log *slog.Logger) (*setup, error) {
-	w, err := config.NewWatcher(config.Path(), 2*time.Second, log)
+	w, err := config.NewWatcher(e.configPath(), 2*time.Second, log)
 	if err != nil {
 		return nil, err
 	}
