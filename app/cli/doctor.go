@@ -61,6 +61,11 @@ type imageReport struct {
 	Language string `json:"language"`
 	Image    string `json:"image"`
 	Present  bool   `json:"present"`
+	// Interpreter is the program the language runs; InterpreterFound says
+	// whether the image has it (checked only for a present image).
+	Interpreter      string `json:"interpreter,omitempty"`
+	InterpreterFound bool   `json:"interpreter_found"`
+	InterpreterError string `json:"interpreter_error,omitempty"`
 }
 
 type configReport struct {
@@ -191,6 +196,7 @@ func inspectEngine(ctx context.Context, cli *client.Client, cfg *config.Config, 
 			}
 		}
 	}
+	probeInterpreters(ctx, cli, cfg, r.Images, problem)
 }
 
 func printReport(w io.Writer, r *report) {
@@ -202,8 +208,13 @@ func printReport(w io.Writer, r *report) {
 	fmt.Fprintln(w, "\nImages")
 	for _, im := range r.Images {
 		state := "present"
-		if !im.Present {
+		switch {
+		case !im.Present:
 			state = "missing"
+		case im.InterpreterFound:
+			state = "present, has " + im.Interpreter
+		case im.Interpreter != "":
+			state = "present, but cannot run " + im.Interpreter
 		}
 		fmt.Fprintf(w, "  %-11s %-40s %s\n", im.Language, im.Image, state)
 	}
