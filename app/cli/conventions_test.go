@@ -166,3 +166,33 @@ func TestServeConfigFlag(t *testing.T) {
 		})
 	}
 }
+
+// TestReadmeSynopsis: the README's command-line synopsis is the program's
+// own, command by command.
+func TestReadmeSynopsis(t *testing.T) {
+	bin := buildServer(t)
+	_, env := e2eHome(t)
+	readme, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, block, ok := strings.Cut(string(readme), "## Command line\n\n```\n")
+	if !ok {
+		t.Fatal("README has no Command line section with a code block")
+	}
+	block, _, _ = strings.Cut(block, "```")
+	documented := map[string]string{}
+	for _, line := range strings.Split(block, "\n") {
+		if f := strings.Fields(line); len(f) > 1 && f[0] == "mcp-sandbox" {
+			documented[f[1]] = line
+		}
+	}
+	for _, name := range commandNames {
+		_, out, _ := runBin(t, bin, env, name, "--help")
+		usage, _, _ := strings.Cut(out, "\n")
+		want := strings.TrimPrefix(usage, "Usage: ")
+		if got := documented[name]; got != want {
+			t.Errorf("README says\n\t%s\nthe program says\n\t%s", got, want)
+		}
+	}
+}
