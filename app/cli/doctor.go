@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime"
 	"time"
 
 	"github.com/docker/docker/client"
@@ -132,6 +133,9 @@ func diagnose(ctx context.Context, e *Env) *report {
 	r.Docker.Runtime.Configured = cfg.Docker.Runtime
 	if det.Chosen == nil {
 		problem("no Docker engine answered: %s", det.Hint)
+		if nothingInstalled(det) {
+			problem("no container engine seems to be installed: %s", installAdvice(runtime.GOOS))
+		}
 	} else if cli, err := client.NewClientWithOpts(det.Chosen.ClientOptions()...); err == nil {
 		defer cli.Close()
 		inspectEngine(ctx, cli, cfg, r, problem)
