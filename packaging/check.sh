@@ -103,6 +103,8 @@ check_linux() {
   dpkg-deb -f "$deb" Pre-Depends Depends Recommends | grep -Eiq 'docker|containerd|podman|runc' &&
     fail ".deb depends on or recommends a container engine: $(dpkg-deb -f "$deb" Depends Recommends)"
   ok ".deb neither depends on nor recommends a container engine (Suggests: $(dpkg-deb -f "$deb" Suggests))"
+  "$PKG/linux/simulate-desktop.sh" "$deb" >"$x/sim" 2>&1 || fail "apt beside Docker Desktop: $(cat "$x/sim")"
+  ok "apt install of the .deb beside Docker Desktop for Linux (simulated) removes nothing"
   file "$x/root/usr/bin/mcp-sandbox" | grep -q 'statically linked' || fail "server is not static"
   desktop-file-validate "$x/root/usr/share/applications/$APP_ID.desktop" || fail "desktop-file-validate (packaged)"
 

@@ -54,6 +54,56 @@ func TestDebNeverFightsDocker(t *testing.T) {
 	}
 }
 
+// TestDebBesideDockerDesktopRemovesNothing builds a .deb with this tree's
+// control file (and no payload) and asks apt, in a simulation against a
+// scratch state (linux/simulate-desktop.sh), what installing it would do
+// on a machine with Docker Desktop for Linux where Debian's docker.io can
+// be installed: nothing may be removed. With the old
+// "Recommends: docker.io | …" apt planned to remove docker-desktop.
+func TestDebBesideDockerDesktopRemovesNothing(t *testing.T) {
+	for _, tool := range []string{"apt-get", "dpkg-deb", "dpkg-query", "python3"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			skipOrFail(t, tool+" is not installed (a Debian-like host is needed)")
+		}
+	}
+	depends := regexp.MustCompile(`(?m)^LINUX_DEPENDS="([^"]*)"`).FindStringSubmatch(readFile(t, filepath.Join("linux", "package.sh")))
+	if depends == nil {
+		t.Fatal("package.sh sets no LINUX_DEPENDS")
+	}
+	deps := "libc6, " + depends[1]
+	for _, p := range strings.Split(deps, ", ") {
+		if out, err := exec.Command("dpkg-query", "-W", "-f=${Status}", p).Output(); err != nil || !strings.Contains(string(out), "installed") {
+			skipOrFail(t, p+", which the .deb depends on, is not installed here (.ci/setup-host installs it)")
+		}
+	}
+	control := strings.NewReplacer("@DEB_VERSION@", "0.1.0", "@ARCH@", "amd64", "@INSTALLED_SIZE@", "1", "@DEPENDS@", deps).
+		Replace(readFile(t, filepath.Join("linux", "control.in")))
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "root", "DEBIAN", "control"), control)
+	deb := filepath.Join(dir, "mcp-sandbox_0.1.0_amd64.deb")
+	if out, err := exec.Command("dpkg-deb", "--root-owner-group", "--build", filepath.Join(dir, "root"), deb).CombinedOutput(); err != nil {
+		t.Fatalf("dpkg-deb: %v\n%s", err, out)
+	}
+	out, err := exec.Command(filepath.Join("linux", "simulate-desktop.sh"), deb).CombinedOutput()
+	if err != nil {
+		t.Fatalf("simulate-desktop.sh: %v\n%s", err, out)
+	}
+	if !strings.Contains(string(out), "Inst mcp-sandbox") || strings.Contains(string(out), "Remv ") {
+		t.Errorf("apt's plan:\n%s", out)
+	}
+	t.Logf("%s", out)
+}
+
+// skipOrFail skips the test, or fails it under CI=true, where .ci/setup-host
+// has installed what it needs.
+func skipOrFail(t *testing.T, why string) {
+	t.Helper()
+	if os.Getenv("CI") == "true" {
+		t.Fatal(why)
+	}
+	t.Skip(why)
+}
+
 // controlFields reads a deb822 paragraph's single-line fields.
 func controlFields(s string) map[string]string {
 	out := map[string]string{}
