@@ -8,13 +8,13 @@
 package cli
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"os"
+	"regexp"
 	"sort"
 	"strings"
 
@@ -157,9 +157,8 @@ func parseFlags(e *Env, fs *flag.FlagSet, args []string) (code int, done bool) {
 }
 
 func parseFlagsExit(e *Env, fs *flag.FlagSet, args []string, badFlag int) (code int, done bool) {
-	var msg bytes.Buffer
 	out := fs.Output()
-	fs.SetOutput(&msg)
+	fs.SetOutput(io.Discard)
 	err := fs.Parse(args)
 	fs.SetOutput(out)
 	switch {
@@ -171,8 +170,14 @@ func parseFlagsExit(e *Env, fs *flag.FlagSet, args []string, badFlag int) (code 
 		fs.SetOutput(out)
 		return 0, true
 	default:
-		// msg holds the flag package's message and the usage.
-		out.Write(msg.Bytes())
+		// The flag package names flags with one dash; say them as the
+		// usage does.
+		fmt.Fprintf(out, "mcp-sandbox %s: %s\n", fs.Name(), singleDash.ReplaceAllString(err.Error(), "$1--$2"))
+		fs.Usage()
 		return badFlag, true
 	}
 }
+
+// singleDash finds a flag named with one dash in the flag package's errors
+// ("flag provided but not defined: -x", "invalid value … for flag -timeout").
+var singleDash = regexp.MustCompile(`(^|\s)-([a-zA-Z])`)

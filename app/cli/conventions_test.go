@@ -58,7 +58,7 @@ func TestHelpConventions(t *testing.T) {
 			if code != want {
 				t.Errorf("exit %d, want %d", code, want)
 			}
-			if out != "" || !strings.Contains(errOut, "Usage: mcp-sandbox "+name+" ") || !strings.Contains(errOut, "no-such-flag") {
+			if out != "" || !strings.Contains(errOut, "Usage: mcp-sandbox "+name+" ") || !strings.Contains(errOut, "--no-such-flag") {
 				t.Errorf("want the error and usage on stderr only; stdout %q, stderr %q", out, errOut)
 			}
 		})
