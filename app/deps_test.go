@@ -34,7 +34,7 @@ func deps(t *testing.T, pkg, goos string, cgo bool) []string {
 // only a GUI needs (OpenGL, GLFW, the tray's D-Bus library).
 var forbidden = []string{"fyne.io/", "github.com/go-gl/", "github.com/godbus/", "runtime/cgo"}
 
-// TestServerLinksNoFyne proves the contract of DESIGN.md §1: mcp-sandbox
+// TestServerLinksNoFyne proves the contract of sandbox/README.md §Architecture: mcp-sandbox
 // builds without cgo for every platform it ships on, and links no GUI code.
 func TestServerLinksNoFyne(t *testing.T) {
 	if _, err := os.Stat(filepath.Join("..", "go.mod")); err != nil {

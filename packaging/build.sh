@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Builds MCP Sandbox's release files into dist/ (DESIGN.md §6):
+# Builds MCP Sandbox's release files into dist/ (sandbox/README.md §Command line and packaging):
 #
 #   packaging/build.sh linux    mcp-sandbox_<v>_amd64.deb, mcp-sandbox-<v>-linux-amd64.tar.xz
 #   packaging/build.sh windows  mcp-sandbox-<v>-windows-amd64-setup.exe (cross-built, mingw + NSIS)

@@ -98,6 +98,13 @@ check_linux() {
     [[ ", $depends," == *", $pkg"[,\ ]* ]] || fail "tray needs $lib from $pkg, not in Depends: $depends"
   done
   ok "Depends covers every linked library: $depends"
+  # A Docker package in Depends or Recommends lets apt replace the user's
+  # engine (docker.io conflicts with Docker Desktop's docker-ce-cli).
+  dpkg-deb -f "$deb" Pre-Depends Depends Recommends | grep -Eiq 'docker|containerd|podman|runc' &&
+    fail ".deb depends on or recommends a container engine: $(dpkg-deb -f "$deb" Depends Recommends)"
+  ok ".deb neither depends on nor recommends a container engine (Suggests: $(dpkg-deb -f "$deb" Suggests))"
+  "$PKG/linux/simulate-desktop.sh" "$deb" >"$x/sim" 2>&1 || fail "apt beside Docker Desktop: $(cat "$x/sim")"
+  ok "apt install of the .deb beside Docker Desktop for Linux (simulated) removes nothing"
   file "$x/root/usr/bin/mcp-sandbox" | grep -q 'statically linked' || fail "server is not static"
   desktop-file-validate "$x/root/usr/share/applications/$APP_ID.desktop" || fail "desktop-file-validate (packaged)"
 
@@ -165,11 +172,12 @@ check_tarball() {
   check_doctor "$H/.local/bin/mcp-sandbox" "$H"
   [[ $(json "$DOC" 'j["install"]["menu_entry"]') == "$desk" ]] || fail "doctor: $(json "$DOC" 'j["install"]')"
   HOME=$H "$d/install.sh" --uninstall >/dev/null || fail "install.sh --uninstall"
-  # The desktop's caches (mimeinfo.cache) are shared with other apps: kept.
+  # ~/.local/bin and ~/.local/share were made by install.sh here: nothing
+  # of them may be left, not even an empty directory or a menu cache.
   local left
-  left=$(find "$H/.local/bin" "$H/.local/share" -type f ! -name '*.cache')
+  left=$(find "$H/.local/bin" "$H/.local/share" 2>/dev/null || true)
   [[ -z $left ]] || fail "uninstall left $left"
-  ok "install.sh --uninstall removed every file it put"
+  ok "install.sh --uninstall removed every file and directory it made"
   user_files_unchanged "install.sh and --uninstall"
   rm -rf "$x"
 }

@@ -10,7 +10,7 @@ import (
 )
 
 // TestHardening inspects a real sandbox and probes it from inside: every
-// item of DESIGN.md's hardening list.
+// item of sandbox/README.md §Hardening defaults.
 func TestHardening(t *testing.T) {
 	eng, cli := newEngine(t, nil)
 	sb := mustCreate(t, eng, sandbox.CreateRequest{MemoryMB: 256, CPUs: 0.5, Pids: 100})

@@ -1,6 +1,6 @@
 package sandbox
 
-// Labels every managed container carries (DESIGN.md §3, a contract: the tray
+// Labels every managed container carries (sandbox/README.md §Sandboxes and labels, a contract: the tray
 // and `mcp-sandbox ps` find sandboxes by them, whichever server made them).
 const (
 	LabelManaged   = "io.mcp-sandbox.managed"

@@ -1,5 +1,10 @@
-// Package applog writes the tray's log to a file that rotates by size, so a
-// tray left running for months keeps a bounded log.
+// Package applog writes a log file that rotates by size, so a tray left
+// running for months keeps a bounded log. Several processes may share one
+// file (every `mcp-sandbox serve` an AI client starts writes server.log):
+// each write and each rotation happens under a lock file beside the log,
+// and a writer whose file another process has rotated away reopens the
+// new one, so no process writes into a file that was rotated out from
+// under it or rotates a file another has just started.
 //
 //	w, err := applog.Open(filepath.Join(config.StateDir(), "logs"), "tray", applog.Options{})
 //	log := slog.New(slog.NewTextHandler(w, nil))
@@ -12,6 +17,8 @@ import (
 	"path/filepath"
 	"strconv"
 	"sync"
+
+	"github.com/gofrs/flock"
 )
 
 // Options bounds the log's size.
@@ -23,14 +30,15 @@ type Options struct {
 	Keep int
 }
 
-// Writer is a log file that rotates itself. It is safe for concurrent use.
+// Writer is a log file that rotates itself. It is safe for concurrent use,
+// by goroutines and by processes that open the same file.
 type Writer struct {
 	path string
 	opt  Options
+	lock *flock.Flock // shared with every process writing path
 
-	mu   sync.Mutex
-	f    *os.File
-	size int64
+	mu sync.Mutex
+	f  *os.File
 }
 
 // Open opens (creating, mode 0600) dir/NAME.log for appending, rotating it
@@ -45,12 +53,16 @@ func Open(dir, name string, opt Options) (*Writer, error) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, fmt.Errorf("open log: %w", err)
 	}
-	w := &Writer{path: filepath.Join(dir, name+".log"), opt: opt}
+	p := filepath.Join(dir, name+".log")
+	w := &Writer{path: p, opt: opt, lock: flock.New(p+".lock", flock.SetPermissions(0o600))}
+	unlock := w.lockFile()
+	defer unlock()
 	if err := w.open(); err != nil {
 		return nil, err
 	}
-	if w.size >= opt.MaxBytes {
+	if size, _ := w.size(); size >= opt.MaxBytes {
 		if err := w.rotate(); err != nil {
+			w.f.Close()
 			return nil, err
 		}
 	}
@@ -60,48 +72,81 @@ func Open(dir, name string, opt Options) (*Writer, error) {
 // Path returns the current log file's path.
 func (w *Writer) Path() string { return w.path }
 
+// lockFile takes the lock shared with other processes and returns its
+// release. A lock that cannot be taken (a read-only directory, a file
+// system without locks) does not stop logging: it only loses the
+// protection against another process's rotation.
+func (w *Writer) lockFile() (unlock func()) {
+	if err := w.lock.Lock(); err != nil {
+		return func() {}
+	}
+	return func() { _ = w.lock.Unlock() }
+}
+
 func (w *Writer) open() error {
 	f, err := os.OpenFile(w.path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
 	if err != nil {
 		return fmt.Errorf("open log: %w", err)
 	}
-	st, err := f.Stat()
-	if err != nil {
-		f.Close()
-		return fmt.Errorf("open log: %w", err)
-	}
-	w.f, w.size = f, st.Size()
+	w.f = f
 	return nil
 }
 
-// Write appends p, rotating first when p would take the file over the limit.
+// size is the size of the file w holds, with what every process wrote.
+func (w *Writer) size() (int64, error) {
+	st, err := w.f.Stat()
+	if err != nil {
+		return 0, err
+	}
+	return st.Size(), nil
+}
+
+// current makes sure w writes to the file at w.path: another process may
+// have rotated the one w holds away.
+func (w *Writer) current() error {
+	held, err := w.f.Stat()
+	if err != nil {
+		return err
+	}
+	if now, err := os.Stat(w.path); err == nil && os.SameFile(held, now) {
+		return nil
+	}
+	w.f.Close()
+	return w.open()
+}
+
+// Write appends p, rotating first when p would take the file over the
+// limit. It holds the lock shared with other processes while it does.
 func (w *Writer) Write(p []byte) (int, error) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if w.f == nil {
 		return 0, os.ErrClosed
 	}
-	if w.size > 0 && w.size+int64(len(p)) > w.opt.MaxBytes {
+	unlock := w.lockFile()
+	defer unlock()
+	if err := w.current(); err != nil {
+		return 0, err
+	}
+	if size, err := w.size(); err == nil && size > 0 && size+int64(len(p)) > w.opt.MaxBytes {
 		if err := w.rotate(); err != nil {
 			return 0, err
 		}
 	}
-	n, err := w.f.Write(p)
-	w.size += int64(n)
-	return n, err
+	return w.f.Write(p)
 }
 
 // rotate shifts NAME.log.(i) to NAME.log.(i+1), dropping the oldest, moves
-// the current file to NAME.log.1 and starts a new one.
+// the current file to NAME.log.1 and starts a new one. The caller holds
+// the lock. A file that cannot be moved (on Windows, while another process
+// has it open) is kept and written on.
 func (w *Writer) rotate() error {
 	w.f.Close()
 	os.Remove(w.path + "." + strconv.Itoa(w.opt.Keep))
 	for i := w.opt.Keep - 1; i >= 1; i-- {
 		os.Rename(w.path+"."+strconv.Itoa(i), w.path+"."+strconv.Itoa(i+1))
 	}
-	if err := os.Rename(w.path, w.path+".1"); err != nil && !os.IsNotExist(err) {
-		return fmt.Errorf("rotate log: %w", err)
-	}
+	_ = os.Rename(w.path, w.path+".1")
 	return w.open()
 }
 

@@ -28,7 +28,7 @@ func TestRotates(t *testing.T) {
 		fi, _ := e.Info()
 		sizes[e.Name()] = fi.Size()
 	}
-	want := map[string]int64{"tray.log": 40, "tray.log.1": 80, "tray.log.2": 80}
+	want := map[string]int64{"tray.log": 40, "tray.log.1": 80, "tray.log.2": 80, "tray.log.lock": 0}
 	if diff := cmp.Diff(want, sizes); diff != "" {
 		t.Errorf("files (-want +got):\n%s", diff)
 	}

@@ -50,6 +50,9 @@ func enable(exe string) error {
 		"Name=MCP Sandbox\n" +
 		"Comment=Runs code for AI assistants in disposable, hardened containers\n" +
 		"Exec=" + execArg(exe) + " " + HiddenFlag + "\n" +
+		// Once the tray is uninstalled, desktops skip an entry whose
+		// TryExec is gone instead of failing to start it at each login.
+		"TryExec=" + stringValue(exe) + "\n" +
 		"Icon=mcp-sandbox\n" +
 		"Terminal=false\n" +
 		"Categories=Development;\n" +
@@ -83,4 +86,10 @@ func execArg(p string) string {
 		}
 	}
 	return `"` + b.String() + `"`
+}
+
+// stringValue writes s as a Desktop Entry string value (TryExec takes the
+// path itself, unquoted): backslash and control characters are escaped.
+func stringValue(s string) string {
+	return strings.NewReplacer(`\`, `\\`, "\n", `\n`, "\t", `\t`, "\r", `\r`).Replace(s)
 }

@@ -26,8 +26,14 @@ func TestXDGEntry(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := "Exec=\"/opt/MCP Sandbox/bin/mcp-sandbox-tray\" --hidden\n"; !strings.Contains(string(data), want) {
-		t.Errorf("entry lacks %q:\n%s", want, data)
+	for _, want := range []string{
+		"Exec=\"/opt/MCP Sandbox/bin/mcp-sandbox-tray\" --hidden\n",
+		// Removed with the program, the entry is skipped, not run.
+		"TryExec=/opt/MCP Sandbox/bin/mcp-sandbox-tray\n",
+	} {
+		if !strings.Contains(string(data), want) {
+			t.Errorf("entry lacks %q:\n%s", want, data)
+		}
 	}
 	if on, err := Enabled(); err != nil || !on {
 		t.Fatalf("Enabled after Set(true) = %v, %v", on, err)
@@ -69,6 +75,18 @@ func TestExecArg(t *testing.T) {
 	for in, want := range tests {
 		if got := execArg(in); got != want {
 			t.Errorf("execArg(%q) = %s, want %s", in, got, want)
+		}
+	}
+}
+
+func TestStringValue(t *testing.T) {
+	for in, want := range map[string]string{
+		"/opt/MCP Sandbox/tray": "/opt/MCP Sandbox/tray",
+		`C:\x\tray`:             `C:\\x\\tray`,
+		"/a\nb":                 `/a\nb`,
+	} {
+		if got := stringValue(in); got != want {
+			t.Errorf("stringValue(%q) = %q, want %q", in, got, want)
 		}
 	}
 }

@@ -60,7 +60,7 @@ type clientsFlags struct {
 	timeout    time.Duration
 }
 
-const clientsSynopsis = "[list|install|uninstall|verify] [--client NAME|--all] [--dry-run] [--json] [--docker-host HOST] [--force] [--timeout D]"
+const clientsSynopsis = "[list|install|uninstall|verify] [--client NAME|--all] [--dry-run] [--json] [--docker-host HOST] [--force] [--timeout DURATION]"
 
 func runClients(ctx context.Context, e *Env, args []string) int {
 	fs := newFlagSet(e, "clients", clientsSynopsis)
@@ -73,13 +73,13 @@ func runClients(ctx context.Context, e *Env, args []string) int {
 	fs.StringVar(&f.dockerHost, "docker-host", "", "DOCKER_HOST to write into the entry (default: detected)")
 	fs.DurationVar(&f.timeout, "timeout", clientconfig.DefaultVerifyTimeout, "how long verify waits for the server")
 	// The subcommand may come before or after the flags.
-	if code, done := parseFlags(fs, args); done {
+	if code, done := parseFlags(e, fs, args); done {
 		return code
 	}
 	sub := "list"
 	if rest := fs.Args(); len(rest) > 0 {
 		sub = rest[0]
-		if code, done := parseFlags(fs, rest[1:]); done {
+		if code, done := parseFlags(e, fs, rest[1:]); done {
 			return code
 		}
 		if fs.NArg() > 0 {

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime"
 	"time"
 
 	"github.com/docker/docker/client"
@@ -65,6 +66,11 @@ type imageReport struct {
 	Language string `json:"language"`
 	Image    string `json:"image"`
 	Present  bool   `json:"present"`
+	// Interpreter is the program the language runs; InterpreterFound says
+	// whether the image has it (checked only for a present image).
+	Interpreter      string `json:"interpreter,omitempty"`
+	InterpreterFound bool   `json:"interpreter_found"`
+	InterpreterError string `json:"interpreter_error,omitempty"`
 }
 
 type configReport struct {
@@ -86,7 +92,7 @@ type dirReport struct {
 func runDoctor(ctx context.Context, e *Env, args []string) int {
 	fs := newFlagSet(e, "doctor", "[--json]")
 	asJSON := fs.Bool("json", false, "print one JSON object")
-	if code, done := parseFlags(fs, args); done {
+	if code, done := parseFlags(e, fs, args); done {
 		return code
 	}
 	r := diagnose(ctx, e)
@@ -125,6 +131,9 @@ func diagnose(ctx context.Context, e *Env) *report {
 		problem("no Docker engine is used: %s", det.Hint)
 	case det.Chosen == nil:
 		problem("no Docker engine answered: %s", det.Hint)
+		if nothingInstalled(det) {
+			problem("no container engine seems to be installed: %s", installAdvice(runtime.GOOS))
+		}
 	default:
 		if cli, err := client.NewClientWithOpts(det.Chosen.ClientOptions()...); err == nil {
 			defer cli.Close()
@@ -191,6 +200,7 @@ func inspectEngine(ctx context.Context, cli *client.Client, cfg *config.Config, 
 			}
 		}
 	}
+	probeInterpreters(ctx, cli, cfg, r.Images, problem)
 }
 
 func printReport(w io.Writer, r *report) {
@@ -202,8 +212,13 @@ func printReport(w io.Writer, r *report) {
 	fmt.Fprintln(w, "\nImages")
 	for _, im := range r.Images {
 		state := "present"
-		if !im.Present {
+		switch {
+		case !im.Present:
 			state = "missing"
+		case im.InterpreterFound:
+			state = "present, has " + im.Interpreter
+		case im.Interpreter != "":
+			state = "present, but cannot run " + im.Interpreter
 		}
 		fmt.Fprintf(w, "  %-11s %-40s %s\n", im.Language, im.Image, state)
 	}

@@ -181,19 +181,13 @@ func TestDoctorInvalidConfig(t *testing.T) {
 	}
 }
 
-// TestVersionAndHelp covers the small commands.
-func TestVersionAndHelp(t *testing.T) {
+// TestVersion covers the version command.
+func TestVersion(t *testing.T) {
 	bin := buildServer(t)
 	_, env := e2eHome(t)
 	code, out, _ := runBin(t, bin, env, "version")
 	if code != 0 || !strings.HasPrefix(out, "mcp-sandbox ") {
 		t.Errorf("version: %d %q", code, out)
-	}
-	for _, cmd := range []string{"serve", "ps", "stop", "run", "version", "doctor", "clients"} {
-		code, _, errOut := runBin(t, bin, env, cmd, "--help")
-		if code != 0 || !strings.Contains(errOut, "Usage: mcp-sandbox "+cmd) {
-			t.Errorf("%s --help: %d %q", cmd, code, errOut)
-		}
 	}
 	if code, _, _ := runBin(t, bin, env, "nonsense"); code != 2 {
 		t.Errorf("unknown command exit = %d, want 2", code)

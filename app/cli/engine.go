@@ -41,7 +41,7 @@ type setup struct {
 // names an explicit choice (DOCKER_HOST, docker.host, a context) and what
 // to do.
 func newSetup(ctx context.Context, e *Env, log *slog.Logger) (*setup, error) {
-	w, st, err := openConfigState(log)
+	w, st, err := openConfigState(e.configPath(), log)
 	if err != nil {
 		return nil, err
 	}
@@ -59,7 +59,7 @@ func newSetup(ctx context.Context, e *Env, log *slog.Logger) (*setup, error) {
 // rule (dockerhost.Connect): with an explicit choice, that endpoint and no
 // other; without one, a local engine that starts later is found.
 func newServeSetup(ctx context.Context, e *Env, log *slog.Logger) (*setup, error) {
-	w, st, err := openConfigState(log)
+	w, st, err := openConfigState(e.configPath(), log)
 	if err != nil {
 		return nil, err
 	}
@@ -77,8 +77,8 @@ func newServeSetup(ctx context.Context, e *Env, log *slog.Logger) (*setup, error
 	return &setup{cfg: w, cli: conn.Client, backend: be, state: st, docker: conn.Result}, nil
 }
 
-func openConfigState(log *slog.Logger) (*config.Watcher, *state.Store, error) {
-	w, err := config.NewWatcher(config.Path(), 2*time.Second, log)
+func openConfigState(path string, log *slog.Logger) (*config.Watcher, *state.Store, error) {
+	w, err := config.NewWatcher(path, 2*time.Second, log)
 	if err != nil {
 		return nil, nil, err
 	}

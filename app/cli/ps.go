@@ -19,7 +19,7 @@ func runPS(ctx context.Context, e *Env, args []string) int {
 	fs := newFlagSet(e, "ps", "[--json] [--pool]")
 	asJSON := fs.Bool("json", false, "print JSON")
 	pool := fs.Bool("pool", false, "include warm-pool containers")
-	if code, done := parseFlags(fs, args); done {
+	if code, done := parseFlags(e, fs, args); done {
 		return code
 	}
 	s, err := newSetup(ctx, e, slog.New(slog.DiscardHandler))

@@ -21,16 +21,33 @@ func init() {
 	register(command{name: "run", summary: "run a file (or - for stdin) once in a fresh sandbox", run: runRun})
 }
 
+// Exit codes of run besides the program's own, as docker run has them:
+// the program's code passes through, so run's own failures take codes a
+// program rarely uses. 126 (the program cannot be invoked) and 127 (its
+// interpreter is not in the image) come from the sandbox's shell as they
+// are.
+const (
+	exitRunFailed   = 125 // run itself failed: bad flags, no engine, refused by the policy
+	exitInterrupted = 130 // SIGINT or SIGTERM
+)
+
 func runRun(ctx context.Context, e *Env, args []string) int {
-	fs := newFlagSet(e, "run", "[--lang LANGUAGE] [--timeout SECONDS] FILE|-")
-	lang := fs.String("lang", "", "language (default: from the file's extension, else python)")
-	timeout := fs.Int("timeout", 0, "kill the run after this many seconds (default: the policy's)")
-	if code, done := parseFlags(fs, args); done {
+	fs := newFlagSet(e, "run", "[--lang LANGUAGE] [--timeout DURATION] FILE|-")
+	lang := fs.String("lang", "", "`language` (default: from the file's extension, else python)")
+	var timeout durationValue
+	fs.Var(&timeout, "timeout", "kill the run after this `duration`, e.g. 30s or 2m; a plain number is seconds (default: limits.exec_timeout_seconds)")
+	if code, done := parseFlagsExit(e, fs, args, exitRunFailed); done {
 		return code
 	}
 	if fs.NArg() != 1 {
 		fs.Usage()
-		return 2
+		return exitRunFailed
+	}
+	seconds := 0
+	if timeout > 0 {
+		// The engine counts whole seconds; round a shorter part up so that
+		// a timeout is never shorter than asked.
+		seconds = int((time.Duration(timeout) + time.Second - 1) / time.Second)
 	}
 	file := fs.Arg(0)
 	var code []byte
@@ -42,14 +59,14 @@ func runRun(ctx context.Context, e *Env, args []string) int {
 	}
 	if err != nil {
 		fmt.Fprintf(e.Stderr, "mcp-sandbox: %v\n", err)
-		return 2
+		return exitRunFailed
 	}
 	ctx, stop := signal.NotifyContext(ctx, syscall.SIGTERM, syscall.SIGINT)
 	defer stop()
 	s, err := newSetup(ctx, e, slog.New(slog.DiscardHandler))
 	if err != nil {
 		fmt.Fprintf(e.Stderr, "mcp-sandbox: %v\n", err)
-		return 1
+		return exitRunFailed
 	}
 	defer s.close()
 	if *lang == "" {
@@ -65,7 +82,7 @@ func runRun(ctx context.Context, e *Env, args []string) int {
 		_ = eng.Close(cctx)
 	}()
 	var mu sync.Mutex
-	res, err := eng.RunCode(ctx, sandbox.RunRequest{Code: string(code), Language: *lang, TimeoutSeconds: *timeout, Client: "mcp-sandbox run"},
+	res, err := eng.RunCode(ctx, sandbox.RunRequest{Code: string(code), Language: *lang, TimeoutSeconds: seconds, Client: "mcp-sandbox run"},
 		func(stream string, p []byte) {
 			mu.Lock()
 			defer mu.Unlock()
@@ -77,10 +94,10 @@ func runRun(ctx context.Context, e *Env, args []string) int {
 		})
 	if err != nil {
 		if errors.Is(err, context.Canceled) {
-			return 130
+			return exitInterrupted
 		}
 		fmt.Fprintf(e.Stderr, "mcp-sandbox: %v\n", err)
-		return 1
+		return exitRunFailed
 	}
 	if res.Truncated {
 		fmt.Fprintln(e.Stderr, "mcp-sandbox: output was longer than limits.output_bytes; all of it was shown above")

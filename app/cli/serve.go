@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"log/slog"
 	"os/signal"
+	"path/filepath"
 	"syscall"
 	"time"
 
@@ -18,12 +19,23 @@ func init() {
 }
 
 func runServe(ctx context.Context, e *Env, args []string) int {
-	fs := newFlagSet(e, "serve", "[--http 127.0.0.1:PORT] [--allow-remote] [--debug]")
-	httpAddr := fs.String("http", "", "serve streamable HTTP on this loopback address instead of stdio")
+	fs := newFlagSet(e, "serve", "[--config FILE] [--http 127.0.0.1:PORT] [--allow-remote] [--debug]")
+	cfgPath := fs.String("config", "", "the config `file` (default: $MCP_SANDBOX_CONFIG, else the user's config dir; this flag wins over both)")
+	httpAddr := fs.String("http", "", "serve streamable HTTP on this loopback `address` instead of stdio")
 	allowRemote := fs.Bool("allow-remote", false, "allow --http on a non-loopback address (dangerous: anyone who has the token can run code)")
 	debug := fs.Bool("debug", false, "log debug messages")
-	if code, done := parseFlags(fs, args); done {
+	if code, done := parseFlags(e, fs, args); done {
 		return code
+	}
+	if *cfgPath != "" {
+		abs, err := filepath.Abs(*cfgPath)
+		if err != nil {
+			fmt.Fprintf(e.Stderr, "mcp-sandbox: --config %s: %v\n", *cfgPath, err)
+			return 2
+		}
+		withConfig := *e
+		withConfig.ConfigPath = abs
+		e = &withConfig
 	}
 	if *httpAddr != "" {
 		if _, err := checkHTTPAddr(*httpAddr, *allowRemote); err != nil {

@@ -15,7 +15,7 @@ func init() {
 func runStop(ctx context.Context, e *Env, args []string) int {
 	fs := newFlagSet(e, "stop", "ID... | --all")
 	all := fs.Bool("all", false, "stop every managed sandbox, whichever server made it (warm-pool ones too)")
-	if code, done := parseFlags(fs, args); done {
+	if code, done := parseFlags(e, fs, args); done {
 		return code
 	}
 	ids := fs.Args()

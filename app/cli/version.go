@@ -15,7 +15,7 @@ func init() {
 func runVersion(ctx context.Context, e *Env, args []string) int {
 	fs := newFlagSet(e, "version", "[--json]")
 	asJSON := fs.Bool("json", false, "print JSON")
-	if code, done := parseFlags(fs, args); done {
+	if code, done := parseFlags(e, fs, args); done {
 		return code
 	}
 	info := buildinfo.Get()

@@ -8,6 +8,8 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox/filebackup"
 )
 
 // InstallOptions says what Install writes and how.
@@ -165,7 +167,7 @@ func (c *Client) apply(ctx context.Context, env Env, verb string, dryRun, create
 		}
 		res.Written = true
 		if res.Backup != "" {
-			pruneBackups(real)
+			filebackup.Prune(real)
 		}
 		return res, nil
 	}

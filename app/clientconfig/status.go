@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox/filebackup"
 )
 
 // StatusOptions says which config Status reads and what it compares the
@@ -69,7 +71,7 @@ func (c *Client) status(opts StatusOptions) (*Status, error) {
 	if real != path {
 		st.RealPath = real
 	}
-	st.LastBackup = lastBackup(real)
+	st.LastBackup = filebackup.Latest(real)
 	src, fi, err := readConfig(real)
 	if err != nil {
 		return st, err

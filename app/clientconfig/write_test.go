@@ -10,6 +10,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox/filebackup"
 )
 
 const realistic = "testdata/golden/claude/realistic.before.json"
@@ -177,7 +179,7 @@ func TestBackupNames(t *testing.T) {
 	if first := readFile(t, filepath.Join(filepath.Dir(path), want[0])); first != string(fixture(t)) {
 		t.Errorf("first backup is not the original file:\n%s", first)
 	}
-	if last := lastBackup(path); filepath.Base(last) != want[2] {
+	if last := filebackup.Latest(path); filepath.Base(last) != want[2] {
 		t.Errorf("lastBackup = %q, want %q", last, want[2])
 	}
 }
@@ -208,7 +210,7 @@ func TestBackupsPruned(t *testing.T) {
 		}
 	}
 	var left []string
-	for _, p := range backupsOf(path) {
+	for _, p := range filebackup.List(path) {
 		left = append(left, filepath.Base(p))
 	}
 	want := append([]string{made[0]}, made[len(made)-4:]...)
@@ -221,7 +223,7 @@ func TestBackupsPruned(t *testing.T) {
 	if got := readFile(t, mine); got != "the user's own" {
 		t.Errorf("a backup we did not make was changed: %q", got)
 	}
-	if last := lastBackup(path); filepath.Base(last) != made[len(made)-1] {
+	if last := filebackup.Latest(path); filepath.Base(last) != made[len(made)-1] {
 		t.Errorf("lastBackup = %q, want %q", last, made[len(made)-1])
 	}
 }

@@ -10,7 +10,8 @@
 #   ./install.sh --prefix DIR  use DIR/bin and DIR/share instead of ~/.local
 #
 # Your settings (~/.config/mcp-sandbox) and state (~/.local/state/mcp-sandbox)
-# are never touched, not even by --uninstall.
+# are never touched, not even by --uninstall, which removes every file and
+# every (then empty) directory that install.sh made, and nothing else.
 set -eu
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -22,7 +23,7 @@ while [ $# -gt 0 ]; do
     --uninstall) action=uninstall ;;
     --no-start) start=no ;;
     --prefix) shift; prefix=${1:?--prefix needs a directory} ;;
-    -h|--help) sed -n '2,13p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,14p' "$0"; exit 0 ;;
     *) echo "install.sh: unknown option $1 (try --help)" >&2; exit 2 ;;
   esac
   shift
@@ -32,6 +33,9 @@ bin=$prefix/bin
 share=$prefix/share
 desktop=$share/applications/@APP_ID@.desktop
 manifest=$share/mcp-sandbox/installed-files
+# The directories install.sh made (not those that were there before), so
+# that --uninstall leaves no empty ones behind.
+dirlist=$share/mcp-sandbox/installed-dirs
 
 refresh_menus() {
   if command -v update-desktop-database >/dev/null 2>&1; then
@@ -47,23 +51,46 @@ if [ "$action" = uninstall ]; then
   pkill -u "$(id -u)" -x mcp-sandbox-tray 2>/dev/null || true
   while IFS= read -r f; do rm -f "$f"; done <"$manifest"
   rm -f "$manifest"
-  rmdir "$share/mcp-sandbox" 2>/dev/null || true
   refresh_menus
+  made=""
+  if [ -f "$dirlist" ]; then
+    made=$(sort -r "$dirlist") # deepest first
+    rm -f "$dirlist"
+  fi
+  rmdir "$share/mcp-sandbox" 2>/dev/null || true
+  # A directory that still holds someone else's files stays. The desktop's
+  # caches, regenerated above, do not count.
+  printf '%s\n' "$made" | while IFS= read -r d; do
+    [ -n "$d" ] && [ -d "$d" ] || continue
+    for c in mimeinfo.cache icon-theme.cache; do
+      if [ -f "$d/$c" ] && [ "$(ls -A "$d")" = "$c" ]; then rm -f "$d/$c"; fi
+    done
+    rmdir "$d" 2>/dev/null || true
+  done
   echo "MCP Sandbox removed from $prefix. Settings in ~/.config/mcp-sandbox are kept."
   exit 0
 fi
 
-mkdir -p "$bin" "$share/applications" "$share/mcp-sandbox"
+made=$(mktemp)
+trap 'rm -f "$made"' EXIT
+mkd() { # mkd DIR: mkdir -p, noting each directory it makes
+  [ -d "$1" ] && return 0
+  mkd "$(dirname "$1")"
+  [ -d "$1" ] || { mkdir "$1" && echo "$1" >>"$made"; }
+}
+mkd "$bin"
+mkd "$share/applications"
+mkd "$share/mcp-sandbox"
 : >"$manifest.new"
 put() { # put SRC DEST MODE
-  mkdir -p "$(dirname "$2")"
+  mkd "$(dirname "$2")"
   # Copy beside, then rename: a running tray keeps its old file.
   cp "$1" "$2.new" && chmod "$3" "$2.new" && mv -f "$2.new" "$2"
   echo "$2" >>"$manifest.new"
 }
 put "$here/bin/mcp-sandbox" "$bin/mcp-sandbox" 755
 put "$here/bin/mcp-sandbox-tray" "$bin/mcp-sandbox-tray" 755
-(cd "$here/share/icons" && find . -type f) | while IFS= read -r f; do
+(cd "$here/share/icons" && find . -type f | sed 's|^\./||') | while IFS= read -r f; do
   put "$here/share/icons/$f" "$share/icons/$f" 644
 done
 # The menu entry names the tray by absolute path: ~/.local/bin is not on
@@ -73,6 +100,9 @@ sed -e "s|^Exec=.*|Exec=\"$bin/mcp-sandbox-tray\"|" -e "s|^TryExec=.*|TryExec=$b
 mv -f "$desktop.new" "$desktop"
 echo "$desktop" >>"$manifest.new"
 mv -f "$manifest.new" "$manifest"
+# An update keeps what an earlier install made.
+[ -f "$dirlist" ] && cat "$dirlist" >>"$made"
+sort -u "$made" >"$dirlist.new" && mv -f "$dirlist.new" "$dirlist"
 refresh_menus
 
 echo "MCP Sandbox $("$bin/mcp-sandbox" version) installed in $bin."

@@ -1,5 +1,5 @@
 // Package config reads and watches the one TOML file that the tray and every
-// server process share (DESIGN.md §4).
+// server process share (sandbox/README.md §Configuration lists every key).
 //
 // A missing file means defaults; an invalid file is an error that names the
 // line. Callers hold a *Config value and never mutate it: Load returns a new

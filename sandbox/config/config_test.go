@@ -26,7 +26,7 @@ func TestMissingFileIsDefaults(t *testing.T) {
 }
 
 func TestParseDesignExample(t *testing.T) {
-	// The example of DESIGN.md §4, verbatim in substance.
+	// The example of sandbox/README.md §Configuration, verbatim in substance.
 	src := `
 [docker]
 host = ""

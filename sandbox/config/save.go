@@ -21,6 +21,7 @@ import (
 	"time"
 
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/atomicfile"
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox/filebackup"
 )
 
 // ErrNotSaved is wrapped by every error of Save that left the file as it was
@@ -30,13 +31,16 @@ var ErrNotSaved = errors.New("config not saved")
 // header starts a config file that Save creates.
 const header = `# MCP Sandbox configuration, shared by the tray and every server process.
 # Servers reload it when it changes. Comments you add here are kept when the
-# tray saves its settings. Reference: DESIGN.md §4.
+# tray saves its settings. Reference: every key is in sandbox/README.md
+# (section Configuration) of https://github.com/mcp-sandbox/mcp-sandbox.
 `
 
 // Save writes c to path, keeping the comments, order and layout of the file
 // already there (see the comment at the top of this file), after validating
 // the result with Parse. It backs the previous file up beside it as
-// <file>.<YYYYMMDD-HHMMSS>.bak and writes atomically; it writes nothing when
+// <file>.<YYYYMMDD-HHMMSS>.bak (keeping the oldest backup and the newest
+// few, by sandbox/filebackup's rule, as for AI clients' configs) and
+// writes atomically; it writes nothing when
 // the file already says what c says. It returns the backup's path, if one
 // was made.
 //
@@ -88,7 +92,7 @@ func Save(path string, c *Config) (backup string, err error) {
 		if fi, err := os.Stat(path); err == nil {
 			perm = fi.Mode().Perm()
 		}
-		if backup, err = backupFile(path, old, perm); err != nil {
+		if backup, err = filebackup.Create(path, old, perm, backupNow()); err != nil {
 			return "", fmt.Errorf("save config: back up: %w", err)
 		}
 	} else if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
@@ -96,6 +100,9 @@ func Save(path string, c *Config) (backup string, err error) {
 	}
 	if err := atomicfile.WriteFile(path, data, perm); err != nil {
 		return backup, fmt.Errorf("save config: %w", err)
+	}
+	if backup != "" {
+		filebackup.Prune(path)
 	}
 	return backup, nil
 }
@@ -109,36 +116,6 @@ func emptyIfNil[M ~map[K]V, K comparable, V any](m M) M {
 
 // backupNow is the clock backups are named by; tests set it.
 var backupNow = time.Now
-
-// backupFile copies data beside path as <path>.<stamp>.bak, never
-// overwriting an earlier backup.
-func backupFile(path string, data []byte, perm fs.FileMode) (string, error) {
-	stamp := backupNow().Format("20060102-150405")
-	for n := 1; n < 1000; n++ {
-		name := path + "." + stamp
-		if n > 1 {
-			name += "-" + strconv.Itoa(n)
-		}
-		name += ".bak"
-		f, err := os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, perm)
-		if errors.Is(err, fs.ErrExist) {
-			continue
-		}
-		if err != nil {
-			return "", err
-		}
-		_, werr := f.Write(data)
-		if cerr := f.Close(); werr == nil {
-			werr = cerr
-		}
-		if werr != nil {
-			os.Remove(name)
-			return "", werr
-		}
-		return name, nil
-	}
-	return "", fmt.Errorf("too many backups of %s this second", path)
-}
 
 // setting is one key of a table, with its value written as TOML.
 type setting struct {

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox/filebackup"
 )
 
 const commented = `# my settings
@@ -232,5 +233,34 @@ func TestSaveBackupsNeverOverwrite(t *testing.T) {
 	want := []string{"config.toml.20260102-030405.bak", "config.toml.20260102-030405-2.bak"}
 	if diff := cmp.Diff(want, backups); diff != "" {
 		t.Errorf("backups (-want +got):\n%s", diff)
+	}
+}
+
+// TestSaveBackupsPruned: the config's backups follow the same rule as AI
+// clients' config backups (sandbox/filebackup): the oldest, holding the
+// file before the tray first saved it, and the newest few are kept.
+func TestSaveBackupsPruned(t *testing.T) {
+	clock := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	backupNow = func() time.Time { return clock }
+	t.Cleanup(func() { backupNow = time.Now })
+	path := filepath.Join(t.TempDir(), "config.toml")
+	os.WriteFile(path, []byte(commented), 0o600)
+	var made []string
+	for i := range 9 {
+		c, _ := Load(path)
+		c.Limits.MemoryMB = 100 + i
+		b, err := Save(path, c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		made = append(made, b)
+		clock = clock.Add(time.Second)
+	}
+	want := append([]string{made[0]}, made[len(made)-(filebackup.Keep-1):]...)
+	if diff := cmp.Diff(want, filebackup.List(path)); diff != "" {
+		t.Errorf("backups left (-want +got):\n%s", diff)
+	}
+	if got, _ := os.ReadFile(made[0]); string(got) != commented {
+		t.Errorf("the oldest backup is not the file as it was:\n%s", got)
 	}
 }

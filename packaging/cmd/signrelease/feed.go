@@ -16,8 +16,8 @@ import (
 	"github.com/mcp-sandbox/mcp-sandbox/app/update"
 )
 
-// The file names packaging/build.sh gives the release files (DESIGN.md
-// §6), from which each artifact's os, arch and kind are read.
+// The file names packaging/build.sh gives the release files (sandbox/README.md
+// §Command line and packaging), from which each artifact's os, arch and kind are read.
 var namePatterns = []struct {
 	re   *regexp.Regexp
 	os   string // "" means: the match's "os" group
@@ -44,7 +44,7 @@ func classify(name string) (version string, a update.Artifact, err error) {
 		}
 		return m[p.re.SubexpIndex("version")], a, nil
 	}
-	return "", a, fmt.Errorf("%s: not a release file name (see DESIGN.md §6)", name)
+	return "", a, fmt.Errorf("%s: not a release file name (want mcp-sandbox_<version>_<arch>.deb, mcp-sandbox-<version>-linux-<arch>.tar.xz, mcp-sandbox-<version>-windows-<arch>-setup.exe, mcp-sandbox-<version>-darwin-<arch>.dmg or mcp-sandbox-<version>-<os>-<arch>[.exe], as packaging/build.sh names them)", name)
 }
 
 // describe returns a file's size and SHA-256.
