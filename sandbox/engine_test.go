@@ -149,6 +149,7 @@ while True: l.append(b"x" * (16 * 1024 * 1024))'`)
 	if res.ExitCode != 137 || !res.OOMKilled {
 		t.Errorf("want exit 137 and oom_killed, got %+v", res)
 	}
+	sb = survivorOrNew(t, eng, sb, sandbox.CreateRequest{MemoryMB: 128})
 	// A plain kill -9 is not an OOM kill.
 	res = mustExec(t, eng, sb.ID, `sh -c 'kill -9 $$'`)
 	if res.ExitCode != 137 || res.OOMKilled {

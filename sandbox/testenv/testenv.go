@@ -29,6 +29,11 @@ var (
 	TinyImage   = envOr("MCP_SANDBOX_TEST_TINY_IMAGE", "mcp-sandbox-test/busybox:1")
 )
 
+// Runtime is the OCI runtime every test sandbox runs under, from
+// MCP_SANDBOX_TEST_RUNTIME: empty for the engine's default, or "runsc" to
+// run the suite again under gVisor, as CI does.
+var Runtime = os.Getenv("MCP_SANDBOX_TEST_RUNTIME")
+
 func envOr(k, def string) string {
 	if v := os.Getenv(k); v != "" {
 		return v
@@ -71,7 +76,8 @@ func Docker(t testing.TB, images ...string) *client.Client {
 }
 
 // Config returns the default configuration with the test images in place
-// of the official ones (no registry is reachable here) and pull = never.
+// of the official ones (no registry is reachable here), pull = never, and
+// the runtime MCP_SANDBOX_TEST_RUNTIME asks for.
 func Config(t testing.TB) *config.Config {
 	t.Helper()
 	c := config.Default()
@@ -81,6 +87,7 @@ func Config(t testing.TB) *config.Config {
 	c.Images.Bash = PythonImage
 	c.Images.Pull = "never"
 	c.Pool.Size = 0
+	c.Docker.Runtime = Runtime
 	return c
 }
 
