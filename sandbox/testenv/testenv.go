@@ -91,6 +91,31 @@ func Config(t testing.TB) *config.Config {
 	return c
 }
 
+// WithRuntime returns the text of a config file with docker.runtime set to
+// Runtime, for tests that write their own config file (and servers that
+// read it); the text is unchanged when Runtime is empty. A [docker] table
+// already in the text gets the key, so the table is not defined twice.
+func WithRuntime(toml string) string {
+	if Runtime == "" {
+		return toml
+	}
+	key := fmt.Sprintf("runtime = %q\n", Runtime)
+	lines := strings.SplitAfter(toml, "\n")
+	for i, l := range lines {
+		if strings.TrimSpace(l) == "[docker]" {
+			if !strings.HasSuffix(l, "\n") {
+				lines[i] += "\n"
+			}
+			lines[i] += key
+			return strings.Join(lines, "")
+		}
+	}
+	if toml != "" && !strings.HasSuffix(toml, "\n") {
+		toml += "\n"
+	}
+	return toml + "\n[docker]\n" + key
+}
+
 // Logger returns a logger that writes to the test's log.
 // Lines logged after the test ends are dropped.
 func Logger(t testing.TB) *slog.Logger {
