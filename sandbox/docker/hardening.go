@@ -107,6 +107,10 @@ func WithWorkspace(volume string) Option {
 	}
 }
 
+// GVisorThreads is the room for gVisor's own threads added to a sandbox's
+// pids limit under runsc (see WithLimits).
+const GVisorThreads = 192
+
 // WithLimits sets memory (with no swap), CPU quota, pids, nofile and the OOM
 // score, so a sandbox cannot take the machine and is the first thing the
 // kernel kills when memory runs short.
@@ -121,6 +125,13 @@ func WithLimits(c *createConfig, spec sandbox.ContainerSpec) {
 	}
 	r.NanoCPUs = spec.NanoCPUs
 	pids := spec.Pids
+	if spec.Runtime == "runsc" && pids > 0 {
+		// gVisor's own threads (its kernel and file proxy: about 60 at
+		// rest) count against the container's pids cgroup; without
+		// room for them an ordinary pipeline makes gVisor fail to start
+		// a thread, and it dies (exit 2).
+		pids += GVisorThreads
+	}
 	r.PidsLimit = &pids
 	r.Ulimits = []*container.Ulimit{
 		{Name: "nofile", Soft: 1024, Hard: 4096},
