@@ -53,6 +53,26 @@ type Backend interface {
 	// spec.Into. It returns when all that is done, and removes the helper
 	// and its workspace. containerID names the sandbox it works for.
 	RunHelper(ctx context.Context, containerID string, spec HelperSpec) (ExecStatus, error)
+	// WaitExit blocks until the container is no longer running and says
+	// how it ended; for a container that has stopped or is gone already it
+	// returns at once. It returns ctx.Err() when ctx ends first, and other
+	// errors when the engine cannot be asked (the caller may try again).
+	// The engine runs one per sandbox, so that calls waiting on processes
+	// inside end when the container does: under gVisor an out-of-memory
+	// kill takes the whole container, and the streams of its processes
+	// may never close.
+	WaitExit(ctx context.Context, containerID string) (ContainerExit, error)
+}
+
+// ContainerExit is how a container stopped.
+type ContainerExit struct {
+	ExitCode int
+	// OOMKilled is set when the kernel's (or gVisor's host cgroup's) OOM
+	// killer ended the container.
+	OOMKilled bool
+	// Removed is set when the container no longer exists, so how it ended
+	// is unknown.
+	Removed bool
 }
 
 // VolumeInfo is a sandbox volume as the backend lists it.

@@ -52,6 +52,11 @@ type Engine struct {
 	creating int
 	closed   bool
 	bg       sync.WaitGroup // background removals
+	watchers sync.WaitGroup // one per sandbox, waiting for its container to stop (death.go)
+	// graves says why sandboxes whose container stopped on their own are
+	// gone, for later calls on their ids; graveOrder bounds it.
+	graves     map[string]*diedError
+	graveOrder []string
 
 	runtimeOnce sync.Once
 	runtime     string
@@ -142,6 +147,11 @@ type Sandbox struct {
 	// usage is the latest usage sample (usage.go).
 	usage    usageSample
 	oomKills int
+	// alive ends, with a *diedError as its cause, when the container stops
+	// on its own; kill ends it; unwatch stops the watcher (death.go).
+	alive   context.Context
+	kill    context.CancelCauseFunc
+	unwatch context.CancelFunc
 	// runners holds the resident interpreters (see runner.go).
 	runners map[string]residentRunner
 	// env is sandbox_create's environment, given to the sandbox's own
@@ -259,6 +269,7 @@ func (e *Engine) create(ctx context.Context, cfg *config.Config, p plan, req Cre
 		e.removeContainer(context.WithoutCancel(ctx), cid)
 		return nil, ErrClosed
 	}
+	e.watch(ctx, sb)
 	e.boxes[id] = sb
 	e.mu.Unlock()
 	e.record(sb, true)
@@ -366,7 +377,14 @@ func (e *Engine) record(sb *Sandbox, claimed bool) {
 func (e *Engine) Get(id string) (*Sandbox, error) {
 	e.mu.Lock()
 	sb, ok := e.boxes[id]
+	grave := e.graves[id]
 	e.mu.Unlock()
+	if ok && grave == nil {
+		grave = sb.died()
+	}
+	if grave != nil {
+		return nil, goneErr(grave)
+	}
 	if !ok || sb.isRemoving() {
 		if !validSandboxID(id) {
 			return nil, fmt.Errorf("%w: %q is not a sandbox id; sandbox_list shows yours", ErrNotFound, clip(id, 64))
@@ -476,6 +494,9 @@ func (e *Engine) remove(ctx context.Context, sb *Sandbox) error {
 
 func (e *Engine) forget(id string) {
 	e.mu.Lock()
+	if sb := e.boxes[id]; sb != nil && sb.unwatch != nil {
+		sb.unwatch()
+	}
 	delete(e.boxes, id)
 	close(e.freed)
 	e.freed = make(chan struct{})
@@ -525,6 +546,15 @@ func (e *Engine) Close(ctx context.Context) error {
 	}()
 	_, err := e.StopAll(ctx)
 	e.bg.Wait()
+	// Watchers of sandboxes that could not be removed stop too.
+	e.mu.Lock()
+	for _, sb := range e.boxes {
+		if sb.unwatch != nil {
+			sb.unwatch()
+		}
+	}
+	e.mu.Unlock()
+	e.watchers.Wait()
 	<-drained
 	e.recs.flush()
 	return err

@@ -105,13 +105,23 @@ func (e *Engine) run(ctx context.Context, sb *Sandbox, rs runSpec) (ExecResult, 
 	stderr := newCapture(limit, streamTo(rs.out, "stderr"))
 	tctx, cancel := context.WithTimeout(ctx, rs.timeout)
 	defer cancel()
+	// The exec also ends when the container stops: under gVisor its
+	// output stream may never close then.
+	bctx, unbind := sb.bound(tctx)
+	defer unbind()
 	spec := ExecSpec{Cmd: rs.argv, Env: append(append([]string{}, sb.env...), rs.env...), WorkDir: rs.workdir, User: sb.User, Stdout: stdout, Stderr: stderr}
 	if rs.stdin != "" {
 		spec.Stdin = strings.NewReader(rs.stdin)
 	}
 	start := time.Now()
-	status, err := e.be.Exec(tctx, sb.ContainerID, spec)
+	status, err := e.be.Exec(bctx, sb.ContainerID, spec)
 	res := ExecResult{ExitCode: status.ExitCode, DurationMS: time.Since(start).Milliseconds()}
+	// An error or a signal is what a container that stopped leaves.
+	suspect := err != nil && ctx.Err() == nil && tctx.Err() == nil || err == nil && status.ExitCode >= 128
+	if d := e.stoppedDuring(ctx, sb, suspect); d != nil {
+		err := d.result(&res, stdout, stderr)
+		return res, err
+	}
 	switch {
 	case err == nil:
 	case ctx.Err() != nil:
@@ -149,6 +159,9 @@ func streamTo(out OutputFunc, name string) func([]byte) {
 func (e *Engine) containerGone(ctx context.Context, sb *Sandbox, err error) error {
 	if errors.Is(err, ErrDockerUnreachable) {
 		return err
+	}
+	if d := e.stoppedDuring(ctx, sb, true); d != nil {
+		return goneErr(d)
 	}
 	list, lerr := e.be.List(ctx)
 	if lerr != nil {

@@ -38,7 +38,7 @@ func TestWriteReadListFiles(t *testing.T) {
 		}
 	}
 	// The sandbox user owns what was written, and can change it.
-	res := mustExec(t, eng, sb.ID, "stat -c '%u %a' deep/er/data.csv deep; echo more >> deep/er/data.csv && echo ok")
+	res := mustExec(t, eng, sb.ID, statOwnerMode+" deep/er/data.csv deep; echo more >> deep/er/data.csv && echo ok")
 	if res.Stdout != "1000 644\n1000 755\nok\n" {
 		t.Errorf("ownership: %q %q", res.Stdout, res.Stderr)
 	}
@@ -165,7 +165,7 @@ func TestCopyInOut(t *testing.T) {
 	if res.DestPath != "/workspace/proj" || res.Files != 3 || res.Skipped[".git"] != 1 || res.Skipped["gitignored"] != 1 {
 		t.Errorf("copy_in: %+v", res)
 	}
-	r := mustExec(t, eng, sb.ID, "cd proj && python3 main.py && ls -A | sort | tr '\\n' ' ' && readlink passwd-link && stat -c %u main.py")
+	r := mustExec(t, eng, sb.ID, "cd proj && python3 main.py && ls -A | sort | tr '\\n' ' ' && readlink passwd-link && "+statOwner+" main.py")
 	if r.Stdout != "in the sandbox\n.gitignore lib main.py passwd-link /etc/passwd\n1000\n" {
 		t.Errorf("in the sandbox: %q %q", r.Stdout, r.Stderr)
 	}

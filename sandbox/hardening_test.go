@@ -7,6 +7,7 @@ import (
 
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/config"
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox/docker"
 )
 
 // TestHardening inspects a real sandbox and probes it from inside: every
@@ -31,7 +32,7 @@ func TestHardening(t *testing.T) {
 		{"memory 256 MB", h.Memory == 256<<20},
 		{"no swap", h.MemorySwap == h.Memory},
 		{"cpu quota", h.NanoCPUs == 5e8},
-		{"pids limit", h.PidsLimit != nil && *h.PidsLimit == 100},
+		{"pids limit", h.PidsLimit != nil && *h.PidsLimit == 100+gvisorRoom(h.Runtime)},
 		{"init", h.Init != nil && *h.Init},
 		{"OomScoreAdj raised", h.OomScoreAdj > 0},
 		{"not privileged", !h.Privileged},
@@ -80,7 +81,9 @@ func TestHardening(t *testing.T) {
 		{"workspace is a capped tmpfs", `stat -f -c '%T %b %S' /workspace`, "tmpfs 131072 4096\n"},
 		{"tmp writable", `touch /tmp/x && echo ok`, "ok\n"},
 		{"no capabilities", `grep CapEff /proc/self/status | tr -d '\t'`, "CapEff:0000000000000000\n"},
-		{"no_new_privs", `grep NoNewPrivs /proc/self/status | tr -d '\t'`, "NoNewPrivs:1\n"},
+		// prctl(PR_GET_NO_NEW_PRIVS), which gVisor answers too (its
+		// /proc/self/status has no NoNewPrivs line).
+		{"no_new_privs", `python3 -c 'import ctypes; print(ctypes.CDLL(None).prctl(39, 0, 0, 0, 0))'`, "1\n"},
 		{"no docker socket", `ls /var/run/docker.sock /run/docker.sock 2>/dev/null; echo none`, "none\n"},
 		{"no network reachable", `python3 -c "import socket; s=socket.socket(); s.settimeout(2)
 try:
@@ -97,6 +100,15 @@ except OSError as e: print('refused')"`, "refused\n"},
 			}
 		})
 	}
+}
+
+// gvisorRoom is what the Docker backend adds to the pids limit for gVisor's
+// own threads under runtime.
+func gvisorRoom(runtime string) int64 {
+	if runtime == "runsc" {
+		return docker.GVisorThreads
+	}
+	return 0
 }
 
 // TestGVisor runs a sandbox under runsc when docker.runtime is "auto" and

@@ -13,8 +13,8 @@ import (
 )
 
 // Run does the engine's background work until ctx is done: it expires idle
-// sandboxes, forgets ones removed from outside (the tray, `docker rm`), and
-// stops everything while the service is paused.
+// sandboxes, forgets ones stopped or removed from outside (the tray,
+// `docker rm`), and stops everything while the service is paused.
 func (e *Engine) Run(ctx context.Context) {
 	var wg sync.WaitGroup
 	wg.Add(1)
@@ -62,7 +62,7 @@ func (e *Engine) housekeep(ctx context.Context) {
 	e.reconcile(ctx)
 }
 
-// reconcile forgets sandboxes whose container is gone.
+// reconcile forgets sandboxes whose container stopped or is gone.
 func (e *Engine) reconcile(ctx context.Context) {
 	boxes := e.Sandboxes()
 	if len(boxes) == 0 {
@@ -79,14 +79,20 @@ func (e *Engine) reconcile(ctx context.Context) {
 		}
 	}
 	for _, sb := range boxes {
-		if !alive[sb.ContainerID] {
-			e.log.Info("sandbox removed from outside", "id", sb.ID)
-			e.forget(sb.ID)
-			if !sb.isRemoving() {
-				// A stopped but present container: remove what is left.
-				_ = e.be.Remove(ctx, sb.ContainerID)
-			}
+		if alive[sb.ContainerID] {
+			continue
 		}
+		// Its watcher (death.go) normally reports this first; when it
+		// could not (the engine was away), the container's state, read
+		// now, says how it ended.
+		wctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+		exit, err := e.be.WaitExit(wctx, sb.ContainerID)
+		cancel()
+		if err != nil {
+			e.log.Debug("read how a sandbox's container ended", "id", sb.ID, "err", err)
+			continue
+		}
+		e.containerStopped(ctx, sb, exit)
 	}
 }
 

@@ -108,6 +108,7 @@ func (e *Engine) adopt(ctx context.Context, sb *Sandbox) (*Sandbox, error) {
 		e.removeContainer(context.WithoutCancel(ctx), sb.ContainerID)
 		return nil, ErrClosed
 	}
+	e.watch(ctx, sb)
 	e.boxes[sb.ID] = sb
 	e.mu.Unlock()
 	e.record(sb, true)

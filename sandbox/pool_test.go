@@ -190,7 +190,7 @@ func TestPoolFollowsConfigReload(t *testing.T) {
 		t.Helper()
 		text := fmt.Sprintf("[images]\npython = %q\njavascript = %q\nbash = %q\npull = \"never\"\n\n[pool]\nsize = %d\nlanguages = %s\n",
 			testenv.PythonImage, testenv.NodeImage, testenv.PythonImage, size, langs)
-		if err := os.WriteFile(path, []byte(text), 0o600); err != nil {
+		if err := os.WriteFile(path, []byte(testenv.WithRuntime(text)), 0o600); err != nil {
 			t.Fatal(err)
 		}
 	}

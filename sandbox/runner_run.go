@@ -25,6 +25,10 @@ func (e *Engine) runResident(ctx context.Context, sb *Sandbox, kind string, req 
 		return res, true, fmt.Errorf("cancelled while waiting for the previous run: %w", err)
 	}
 	defer slot.release()
+	// Starting and running end when the container stops: under gVisor the
+	// attached stream may never close then.
+	bctx, unbind := sb.bound(ctx)
+	defer unbind()
 
 	slot.mu.Lock()
 	bad, it, ran := slot.bad, slot.it, slot.ran
@@ -45,7 +49,10 @@ func (e *Engine) runResident(ctx context.Context, sb *Sandbox, kind string, req 
 		slot.set(nil, false)
 	}
 	if it == nil {
-		if it, err = startInterp(ctx, at, sb, kind); err != nil {
+		if it, err = startInterp(bctx, at, sb, kind); err != nil {
+			if d := e.stoppedDuring(ctx, sb, ctx.Err() == nil); d != nil {
+				return res, true, goneErr(d)
+			}
 			if errors.Is(err, errInterpUnusable) {
 				e.log.Info("resident interpreter unavailable; running code with one exec per call", "id", sb.ID, "kind", kind, "why", err)
 				slot.mu.Lock()
@@ -66,7 +73,7 @@ func (e *Engine) runResident(ctx context.Context, sb *Sandbox, kind string, req 
 	limit := e.cfg.Current().Limits.OutputBytes
 	stdout := newCapture(limit, streamTo(out, "stdout"))
 	stderr := newCapture(limit, streamTo(out, "stderr"))
-	tctx, cancel := context.WithTimeout(ctx, timeout)
+	tctx, cancel := context.WithTimeout(bctx, timeout)
 	defer cancel()
 	start := time.Now()
 	r := it.run(tctx, req.Code, stdout, stderr)
@@ -75,6 +82,14 @@ func (e *Engine) runResident(ctx context.Context, sb *Sandbox, kind string, req 
 	slot.ran = true
 	slot.mu.Unlock()
 
+	suspect := r.exited || r.killed && ctx.Err() == nil && !errors.Is(tctx.Err(), context.DeadlineExceeded)
+	if d := e.stoppedDuring(ctx, sb, suspect); d != nil {
+		it.close()
+		slot.set(nil, false)
+		res.StateLost = true
+		err := d.result(&res.ExecResult, stdout, stderr)
+		return res, true, err
+	}
 	switch {
 	case r.killed:
 		slot.set(nil, false)

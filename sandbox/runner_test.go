@@ -289,7 +289,9 @@ func TestRunCodeInterpreterOOM(t *testing.T) {
 	if res.ExitCode != 137 || !res.OOMKilled || !res.StateLost {
 		t.Errorf("want exit 137, oom_killed and state_lost; got %+v", res)
 	}
-	runCells(t, eng, sb.ID, "", []cell{{code: "x", want: cellOut{ExitCode: 1}, stderrHas: "NameError"}})
+	if survivorOrNew(t, eng, sb, sandbox.CreateRequest{}) == sb {
+		runCells(t, eng, sb.ID, "", []cell{{code: "x", want: cellOut{ExitCode: 1}, stderrHas: "NameError"}})
+	}
 }
 
 func TestRunCodeFallsBackToExec(t *testing.T) {

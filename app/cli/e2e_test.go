@@ -47,7 +47,7 @@ func e2eHome(t *testing.T) (home string, env []string) {
 		t.Fatal(err)
 	}
 	cfg := "[images]\npython = \"" + testenv.PythonImage + "\"\njavascript = \"" + testenv.NodeImage + "\"\nbash = \"" + testenv.PythonImage + "\"\npull = \"never\"\n[pool]\nsize = 0\n"
-	if err := os.WriteFile(filepath.Join(cfgDir, "config.toml"), []byte(cfg), 0o600); err != nil {
+	if err := os.WriteFile(filepath.Join(cfgDir, "config.toml"), []byte(testenv.WithRuntime(cfg)), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	return home, []string{"HOME=" + home, "PATH=" + os.Getenv("PATH"), "XDG_CONFIG_HOME=", "XDG_STATE_HOME="}

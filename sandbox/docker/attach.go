@@ -112,9 +112,15 @@ func (p *attached) Kill(ctx context.Context) error {
 		return errors.New("kill: the process never announced its pid")
 	}
 	err := p.b.KillTree(ctx, p.containerID, pid, p.user)
+	grace := 2 * time.Second
+	if err != nil {
+		// The container has stopped (or cannot be reached): its stream
+		// may never end on its own (gVisor).
+		grace = 0
+	}
 	select {
 	case <-p.done:
-	case <-time.After(2 * time.Second):
+	case <-time.After(grace):
 		p.Close()
 	}
 	return err

@@ -78,12 +78,16 @@ func (b *Backend) Exec(ctx context.Context, containerID string, spec sandbox.Exe
 		}
 	case <-ctx.Done():
 		status.Killed = true
-		b.killExec(ctx, containerID, pid, spec.User)
 		// The output stream ends when the last process holding it dies;
-		// a process that escaped the kill must not keep us here.
+		// a process that escaped the kill must not keep us here, nor
+		// a stream that a stopped container left open (gVisor).
+		grace := 2 * time.Second
+		if !b.killExec(ctx, containerID, pid, spec.User) {
+			grace = 0
+		}
 		select {
 		case <-copied:
-		case <-time.After(2 * time.Second):
+		case <-time.After(grace):
 			hj.Close()
 			<-copied
 		}
@@ -112,8 +116,9 @@ func (b *Backend) Exec(ctx context.Context, containerID string, spec sandbox.Exe
 }
 
 // killExec kills the process tree of an exec whose PID was announced, with
-// a context that outlives the cancelled one.
-func (b *Backend) killExec(ctx context.Context, containerID string, pid *pidWriter, user string) {
+// a context that outlives the cancelled one. It reports whether the kill
+// could be started (not when the container has stopped).
+func (b *Backend) killExec(ctx context.Context, containerID string, pid *pidWriter, user string) bool {
 	select {
 	case <-pid.ready:
 	case <-time.After(2 * time.Second):
@@ -121,13 +126,15 @@ func (b *Backend) killExec(ctx context.Context, containerID string, pid *pidWrit
 	p := pid.get()
 	if p <= 1 {
 		b.log.Warn("exec cancelled before it announced its pid; cannot kill its tree", "container", containerID)
-		return
+		return true
 	}
 	kctx, cancel := cleanupContext(ctx)
 	defer cancel()
 	if err := b.KillTree(kctx, containerID, p, user); err != nil {
 		b.log.Warn("kill process tree", "container", containerID, "pid", p, "err", err)
+		return false
 	}
+	return true
 }
 
 // killTreeScript stops (SIGSTOP) every process in the tree of $1 — its

@@ -98,6 +98,14 @@ func WithWorkspace(v Volume) Option {
 	}
 }
 
+// GVisorThreads is the room for gVisor's own threads added to a sandbox's
+// pids limit under runsc (see WithLimits). gVisor's kernel and file proxy
+// take about 40 at rest and each exec about 11 more, and on the ptrace
+// platform the sandbox's processes run on host threads that gVisor keeps.
+// A fork bomb that reaches the limit kills the whole gVisor sandbox (which
+// the engine reports); a much larger room lets one bog it down for minutes.
+const GVisorThreads = 1024
+
 // WithLimits sets memory (with no swap), CPU quota, pids, nofile and the OOM
 // score, so a sandbox cannot take the machine and is the first thing the
 // kernel kills when memory runs short.
@@ -112,6 +120,13 @@ func WithLimits(c *createConfig, spec sandbox.ContainerSpec) {
 	}
 	r.NanoCPUs = spec.NanoCPUs
 	pids := spec.Pids
+	if spec.Runtime == "runsc" && pids > 0 {
+		// gVisor's own threads (its kernel, its file proxy, one runsc
+		// per exec) count against the container's pids cgroup; without
+		// room for them an ordinary pipeline makes gVisor fail to start
+		// a thread, and it dies (exit 2).
+		pids += GVisorThreads
+	}
 	r.PidsLimit = &pids
 	r.Ulimits = []*container.Ulimit{
 		{Name: "nofile", Soft: 1024, Hard: 4096},

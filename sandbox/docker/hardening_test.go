@@ -101,6 +101,14 @@ func TestHardeningOptions(t *testing.T) {
 			t.Error("no nofile ulimit")
 		}
 	})
+	t.Run("limits under gVisor", func(t *testing.T) {
+		r := spec
+		r.Runtime = "runsc"
+		c := apply(WithLimits, r)
+		if got := *c.Host.Resources.PidsLimit; got != spec.Pids+GVisorThreads {
+			t.Errorf("pids limit = %d, want %d: the sandbox's own and room for gVisor's threads", got, spec.Pids+GVisorThreads)
+		}
+	})
 	t.Run("init", func(t *testing.T) {
 		if c := apply(WithInit, spec); c.Host.Init == nil || !*c.Host.Init {
 			t.Error("no init")

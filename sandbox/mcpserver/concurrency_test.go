@@ -26,7 +26,8 @@ func TestSixteenCallsAtOnce(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			cmd := fmt.Sprintf(`touch /tmp/started-%d; while [ "$(ls /tmp | grep -c started-)" -lt %d ]; do sleep 0.05; done; echo all-started`, i, n)
+			// A glob, not ls: gVisor refuses the statx that ls makes.
+			cmd := fmt.Sprintf(`touch /tmp/started-%d; while set -- /tmp/started-*; [ $# -lt %d ]; do sleep 0.05; done; echo all-started`, i, n)
 			res, err := sess.CallTool(testContext(t, 2*time.Minute), &mcp.CallToolParams{Name: "sandbox_exec", Arguments: map[string]any{
 				"sandbox_id": id, "command": cmd, "timeout_seconds": 60,
 			}})

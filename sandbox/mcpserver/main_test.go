@@ -36,8 +36,8 @@ func TestMain(m *testing.M) {
 }
 
 // serverEnv writes a config that uses the test images (no registry is
-// reachable) and returns the environment for a server process with its own
-// state dir and home.
+// reachable) and the runtime MCP_SANDBOX_TEST_RUNTIME names, and returns
+// the environment for a server process with its own state dir and home.
 func serverEnv(t *testing.T, extraTOML string) []string {
 	t.Helper()
 	dir := t.TempDir()
@@ -51,7 +51,7 @@ pull = "never"
 size = 0
 %s`, testenv.PythonImage, testenv.NodeImage, testenv.PythonImage, extraTOML)
 	p := filepath.Join(dir, "config.toml")
-	if err := os.WriteFile(p, []byte(cfg), 0o600); err != nil {
+	if err := os.WriteFile(p, []byte(testenv.WithRuntime(cfg)), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	home := filepath.Join(dir, "home")

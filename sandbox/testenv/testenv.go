@@ -29,6 +29,11 @@ var (
 	TinyImage   = envOr("MCP_SANDBOX_TEST_TINY_IMAGE", "mcp-sandbox-test/busybox:1")
 )
 
+// Runtime is the OCI runtime every test sandbox runs under, from
+// MCP_SANDBOX_TEST_RUNTIME: empty for the engine's default, or "runsc" to
+// run the suite again under gVisor, as CI does.
+var Runtime = os.Getenv("MCP_SANDBOX_TEST_RUNTIME")
+
 func envOr(k, def string) string {
 	if v := os.Getenv(k); v != "" {
 		return v
@@ -71,7 +76,8 @@ func Docker(t testing.TB, images ...string) *client.Client {
 }
 
 // Config returns the default configuration with the test images in place
-// of the official ones (no registry is reachable here) and pull = never.
+// of the official ones (no registry is reachable here), pull = never, and
+// the runtime MCP_SANDBOX_TEST_RUNTIME asks for.
 func Config(t testing.TB) *config.Config {
 	t.Helper()
 	c := config.Default()
@@ -81,7 +87,33 @@ func Config(t testing.TB) *config.Config {
 	c.Images.Bash = PythonImage
 	c.Images.Pull = "never"
 	c.Pool.Size = 0
+	c.Docker.Runtime = Runtime
 	return c
+}
+
+// WithRuntime returns the text of a config file with docker.runtime set to
+// Runtime, for tests that write their own config file (and servers that
+// read it); the text is unchanged when Runtime is empty. A [docker] table
+// already in the text gets the key, so the table is not defined twice.
+func WithRuntime(toml string) string {
+	if Runtime == "" {
+		return toml
+	}
+	key := fmt.Sprintf("runtime = %q\n", Runtime)
+	lines := strings.SplitAfter(toml, "\n")
+	for i, l := range lines {
+		if strings.TrimSpace(l) == "[docker]" {
+			if !strings.HasSuffix(l, "\n") {
+				lines[i] += "\n"
+			}
+			lines[i] += key
+			return strings.Join(lines, "")
+		}
+	}
+	if toml != "" && !strings.HasSuffix(toml, "\n") {
+		toml += "\n"
+	}
+	return toml + "\n[docker]\n" + key
 }
 
 // Logger returns a logger that writes to the test's log.

@@ -1,0 +1,232 @@
+package sandbox
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+)
+
+// A sandbox's container can stop on its own: killed for memory (under
+// gVisor the OOM killer takes the whole container, not one process), killed
+// from outside (`docker kill`), or crashed. The engine watches each of its
+// sandboxes with one Backend.WaitExit, shared by every call in it: when the
+// container stops, the calls waiting on processes inside end at once
+// (their context is cancelled with a *diedError as its cause), and later
+// calls on the sandbox's id are told what happened.
+
+// diedError is the cause of a call's end when its sandbox's container
+// stopped.
+type diedError struct {
+	id       string
+	memoryMB int
+	exit     ContainerExit
+	at       time.Time
+}
+
+func (d *diedError) Error() string {
+	return fmt.Sprintf("sandbox %s %s at %s", d.id, d.what(), d.at.Format(time.TimeOnly))
+}
+
+// what says how the container ended, in words.
+func (d *diedError) what() string {
+	switch {
+	case d.exit.OOMKilled:
+		return fmt.Sprintf("was killed for using more than its %d MB of memory", d.memoryMB)
+	case d.exit.Removed:
+		return "was removed from outside (the tray, `mcp-sandbox stop`, docker rm)"
+	case d.exit.ExitCode == 137:
+		return "was killed from outside (docker kill, or the engine stopped it)"
+	case d.exit.ExitCode >= 0:
+		return fmt.Sprintf("stopped: its container exited with code %d", d.exit.ExitCode)
+	}
+	return "stopped: its container is no longer running"
+}
+
+// Unwrap makes a dead sandbox one that is not found.
+func (d *diedError) Unwrap() error { return ErrNotFound }
+
+// life returns the context that ends, with a *diedError as its cause, when
+// sb's container stops.
+func (sb *Sandbox) life() context.Context {
+	sb.mu.Lock()
+	defer sb.mu.Unlock()
+	return sb.alive
+}
+
+// died returns why sb's container stopped, or nil while it runs.
+func (sb *Sandbox) died() *diedError {
+	sb.mu.Lock()
+	alive := sb.alive
+	sb.mu.Unlock()
+	if alive == nil {
+		return nil
+	}
+	var d *diedError
+	if errors.As(context.Cause(alive), &d) {
+		return d
+	}
+	return nil
+}
+
+// bound returns a context that ends when ctx does or when sb's container
+// stops, whichever comes first; context.Cause tells which.
+func (sb *Sandbox) bound(ctx context.Context) (context.Context, context.CancelFunc) {
+	alive := sb.life()
+	if alive == nil {
+		return context.WithCancel(ctx)
+	}
+	c, cancel := context.WithCancelCause(ctx)
+	stop := context.AfterFunc(alive, func() { cancel(context.Cause(alive)) })
+	return c, func() {
+		stop()
+		cancel(context.Canceled)
+	}
+}
+
+// watch starts the goroutine that waits for sb's container to stop. It is
+// called once, before sb is published in e.boxes; forget stops it.
+func (e *Engine) watch(ctx context.Context, sb *Sandbox) {
+	alive, kill := context.WithCancelCause(context.WithoutCancel(ctx))
+	wctx, unwatch := context.WithCancel(context.WithoutCancel(ctx))
+	sb.mu.Lock()
+	sb.alive, sb.kill, sb.unwatch = alive, kill, unwatch
+	sb.mu.Unlock()
+	e.watchers.Add(1)
+	go func() {
+		defer e.watchers.Done()
+		exit, ok := e.waitExit(wctx, sb)
+		if ok {
+			e.containerStopped(wctx, sb, exit)
+		}
+	}()
+}
+
+// watchRetry bounds the pause before asking again when the engine could not
+// be asked (it went away for a moment).
+const watchRetry = 30 * time.Second
+
+// waitExit waits for sb's container to stop; ok is false when ctx ended
+// first (the sandbox was removed, or the engine closed).
+func (e *Engine) waitExit(ctx context.Context, sb *Sandbox) (ContainerExit, bool) {
+	pause := time.Second
+	for {
+		exit, err := e.be.WaitExit(ctx, sb.ContainerID)
+		if err == nil {
+			return exit, true
+		}
+		if ctx.Err() != nil {
+			return ContainerExit{}, false
+		}
+		e.log.Debug("waiting for a sandbox's container to stop", "id", sb.ID, "err", err, "retry_in", pause)
+		t := time.NewTimer(pause)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return ContainerExit{}, false
+		case <-t.C:
+		}
+		pause = min(2*pause, watchRetry)
+	}
+}
+
+// containerStopped ends the calls waiting in sb, remembers why sb is gone,
+// and removes what is left of it. A stop the engine asked for itself
+// (sandbox_stop, expiry, Close) is not news.
+func (e *Engine) containerStopped(ctx context.Context, sb *Sandbox, exit ContainerExit) {
+	sb.mu.Lock()
+	removing, alive, kill := sb.removing, sb.alive, sb.kill
+	sb.mu.Unlock()
+	if removing || alive == nil || alive.Err() != nil {
+		return
+	}
+	d := &diedError{id: sb.ID, memoryMB: sb.Limits.MemoryMB, exit: exit, at: time.Now()}
+	kill(d)
+	if context.Cause(alive) != error(d) {
+		return // the watcher and reconcile both saw it; the other one won
+	}
+	e.bury(sb.ID, d)
+	e.log.Warn("sandbox's container stopped on its own", "id", sb.ID, "exit_code", exit.ExitCode, "oom_killed", exit.OOMKilled, "removed", exit.Removed)
+	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
+	defer cancel()
+	if err := e.remove(rctx, sb); err != nil {
+		e.log.Warn("remove a stopped sandbox", "id", sb.ID, "err", err)
+	}
+}
+
+// graveLimit bounds how many gone sandboxes the engine remembers.
+const graveLimit = 256
+
+// bury remembers why a sandbox is gone, for later calls on its id.
+func (e *Engine) bury(id string, why *diedError) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.graves == nil {
+		e.graves = map[string]*diedError{}
+	}
+	if _, ok := e.graves[id]; !ok {
+		e.graveOrder = append(e.graveOrder, id)
+	}
+	e.graves[id] = why
+	if len(e.graveOrder) > graveLimit {
+		delete(e.graves, e.graveOrder[0])
+		e.graveOrder = e.graveOrder[1:]
+	}
+}
+
+// goneErr is the error for a call on a sandbox whose container stopped.
+func goneErr(d *diedError) error {
+	return fmt.Errorf("%w; it no longer exists: create a new one with sandbox_create", d)
+}
+
+// stoppedDuring reports, after a call in sb ended, whether sb's container
+// stopped under it. suspect says the call ended in a way a stopped
+// container explains (an error, a signal, an interpreter that went away);
+// only then is the container probed, and when it does not answer, the
+// watcher's report (which says whether it was an OOM kill) awaited.
+func (e *Engine) stoppedDuring(ctx context.Context, sb *Sandbox, suspect bool) *diedError {
+	if d := sb.died(); d != nil || !suspect {
+		return d
+	}
+	alive := sb.life()
+	if alive == nil || sb.isRemoving() || e.answers(ctx, sb) {
+		return nil
+	}
+	t := time.NewTimer(10 * time.Second)
+	defer t.Stop()
+	select {
+	case <-alive.Done():
+	case <-t.C:
+	case <-ctx.Done():
+	}
+	return sb.died()
+}
+
+// result fills in the result of a call whose sandbox's container stopped
+// under it. An out-of-memory kill is a normal result (exit 137,
+// oom_killed, as under runc, where only the process is killed); any other
+// end is the error that the sandbox is gone.
+func (d *diedError) result(res *ExecResult, stdout, stderr *capture) error {
+	if d.exit.OOMKilled {
+		res.ExitCode, res.OOMKilled = 137, true
+		fmt.Fprintf(stderr, "\n[mcp-sandbox: the sandbox %s; it no longer exists (nor does anything in it): create a new one with sandbox_create]\n", d.what())
+	}
+	res.Stdout, res.Stderr = stdout.String(), stderr.String()
+	res.Truncated = stdout.Truncated() || stderr.Truncated()
+	if d.exit.OOMKilled {
+		return nil
+	}
+	return goneErr(d)
+}
+
+// answers reports whether sb's container still runs processes. It starts
+// one rather than asking for the container's state: a process killed with
+// its container can end before the engine marks the container stopped.
+func (e *Engine) answers(ctx context.Context, sb *Sandbox) bool {
+	pctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+	defer cancel()
+	pctx, unbind := sb.bound(pctx)
+	defer unbind()
+	st, err := e.be.Exec(pctx, sb.ContainerID, ExecSpec{Cmd: []string{"/bin/sh", "-c", "exit 0"}, User: sb.User})
+	return err == nil && st.ExitCode == 0
+}

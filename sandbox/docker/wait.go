@@ -1,0 +1,48 @@
+package docker
+
+import (
+	"context"
+
+	cerrdefs "github.com/containerd/errdefs"
+	"github.com/docker/docker/api/types/container"
+
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox"
+)
+
+// WaitExit waits until the container is no longer running (Docker's wait
+// API with the not-running condition: one long request, not a poll) and
+// then reads how it ended from its state. A container that is gone counts
+// as ended, with Removed set.
+func (b *Backend) WaitExit(ctx context.Context, containerID string) (sandbox.ContainerExit, error) {
+	waitC, errC := b.cli.ContainerWait(ctx, containerID, container.WaitConditionNotRunning)
+	var code int
+	select {
+	case w := <-waitC:
+		code = int(w.StatusCode)
+	case err := <-errC:
+		switch {
+		case cerrdefs.IsNotFound(err):
+			return sandbox.ContainerExit{ExitCode: -1, Removed: true}, nil
+		case ctx.Err() != nil:
+			return sandbox.ContainerExit{}, ctx.Err()
+		}
+		return sandbox.ContainerExit{}, b.wrap("wait for container", err)
+	}
+	ins, err := b.cli.ContainerInspect(ctx, containerID)
+	switch {
+	case cerrdefs.IsNotFound(err):
+		return sandbox.ContainerExit{ExitCode: code, Removed: true}, nil
+	case err != nil:
+		if ctx.Err() != nil {
+			return sandbox.ContainerExit{}, ctx.Err()
+		}
+		// It has stopped; only the detail is missing.
+		b.log.Debug("inspect stopped container", "container", containerID, "err", err)
+		return sandbox.ContainerExit{ExitCode: code}, nil
+	}
+	exit := sandbox.ContainerExit{ExitCode: code}
+	if ins.State != nil {
+		exit.ExitCode, exit.OOMKilled = ins.State.ExitCode, ins.State.OOMKilled
+	}
+	return exit, nil
+}

@@ -1,0 +1,38 @@
+package testenv
+
+import (
+	"testing"
+
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox/config"
+)
+
+// TestWithRuntime: the runtime lands in the file's [docker] table, whether
+// the test wrote one or not, and the result is a valid config.
+func TestWithRuntime(t *testing.T) {
+	saved := Runtime
+	t.Cleanup(func() { Runtime = saved })
+	for _, tc := range []struct {
+		name, runtime, toml, want string
+	}{
+		{"engine default leaves the text", "", "[pool]\nsize = 0\n", ""},
+		{"no docker table", "runsc", "[pool]\nsize = 0\n", "runsc"},
+		{"no final newline", "runsc", "[pool]\nsize = 0", "runsc"},
+		{"docker table kept", "runsc", "[docker]\nhost = \"unix:///x.sock\"\n[pool]\nsize = 0\n", "runsc"},
+		{"docker table last", "runsc", "[pool]\nsize = 0\n[docker]", "runsc"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			Runtime = tc.runtime
+			got := WithRuntime(tc.toml)
+			if tc.runtime == "" && got != tc.toml {
+				t.Errorf("changed to %q", got)
+			}
+			c, err := config.Parse("test.toml", []byte(got))
+			if err != nil {
+				t.Fatalf("%q: %v", got, err)
+			}
+			if c.Docker.Runtime != tc.want || c.Pool.Size != 0 {
+				t.Errorf("%q: runtime %q pool %d", got, c.Docker.Runtime, c.Pool.Size)
+			}
+		})
+	}
+}
