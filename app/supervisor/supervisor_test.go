@@ -5,11 +5,13 @@ package supervisor
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"os"
 	"os/signal"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -87,22 +89,60 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 	}
 }
 
+// waits records the back-off of each restart the supervisor logs, so the
+// test checks the waits it chose, not wall-clock gaps that a slow start of
+// the child (a race-enabled test binary) dominates.
+type waits struct {
+	mu sync.Mutex
+	d  []time.Duration
+}
+
+func (w *waits) Enabled(context.Context, slog.Level) bool { return true }
+func (w *waits) WithAttrs([]slog.Attr) slog.Handler       { return w }
+func (w *waits) WithGroup(string) slog.Handler            { return w }
+func (w *waits) Handle(_ context.Context, r slog.Record) error {
+	r.Attrs(func(a slog.Attr) bool {
+		if a.Key == "in" {
+			w.mu.Lock()
+			w.d = append(w.d, a.Value.Duration())
+			w.mu.Unlock()
+		}
+		return true
+	})
+	return nil
+}
+
+func (w *waits) get() []time.Duration {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return append([]time.Duration(nil), w.d...)
+}
+
 func TestRestartsWithBackoff(t *testing.T) {
 	o, log := childOptions(t, "crash")
 	o.MinBackoff, o.MaxBackoff = 50*time.Millisecond, 400*time.Millisecond
+	w := &waits{}
+	o.Log = slog.New(w)
 	s := New(o)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() { defer close(done); s.Run(ctx) }()
-	waitFor(t, "five starts", func() bool { return len(starts(t, log)) >= 5 })
+	waitFor(t, "six starts", func() bool { return len(starts(t, log)) >= 6 })
 	cancel()
 	<-done
 
+	// Each quick exit doubles the wait, up to MaxBackoff. (A child that
+	// took longer than ResetAfter to start would reset it; these exit at
+	// once.)
+	want := []time.Duration{50 * time.Millisecond, 100 * time.Millisecond, 200 * time.Millisecond, 400 * time.Millisecond, 400 * time.Millisecond}
+	if got := w.get(); len(got) < len(want) || fmt.Sprint(got[:len(want)]) != fmt.Sprint(want) {
+		t.Errorf("back-offs = %v; want %v first", got, want)
+	}
+	// And the starts are at least that far apart.
 	st := starts(t, log)
-	for i := 2; i < 5; i++ {
-		prev, gap := st[i-1].at.Sub(st[i-2].at), st[i].at.Sub(st[i-1].at)
-		if gap < prev*3/2 {
-			t.Errorf("gap %d = %v after %v; want the back-off to double", i, gap, prev)
+	for i := 1; i < len(want) && i < len(st); i++ {
+		if gap := st[i].at.Sub(st[i-1].at); gap < want[i-1] {
+			t.Errorf("start %d came %v after the one before; the back-off was %v", i, gap, want[i-1])
 		}
 	}
 	if got := s.Status(); got.State != Stopped || got.Restarts < 4 || !strings.Contains(got.LastExit, "exit status 1") {
