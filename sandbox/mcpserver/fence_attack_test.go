@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -121,6 +122,13 @@ func mustOK(t *testing.T, res *mcp.CallToolResult, what string) {
 	}
 }
 
+// startFenceServer starts the real server on h's roots (with extra lines
+// for [files]) and connects the official SDK's client to it.
+func startFenceServer(t *testing.T, h *fenceHome, extra string) *mcp.ClientSession {
+	t.Helper()
+	return sdkClient(t, startServer(t, serverEnv(t, h.config(extra))), nil)
+}
+
 func createWith(t *testing.T, sess *mcp.ClientSession, args map[string]any) string {
 	t.Helper()
 	res := call(t, sess, "sandbox_create", args)
@@ -143,8 +151,7 @@ func TestAttackCopyOutTarOptionsLinks(t *testing.T) {
 	for _, links := range []bool{false, true} {
 		t.Run(fmt.Sprintf("copy_out_links=%v", links), func(t *testing.T) {
 			h := newFenceHome(t)
-			p := startServer(t, serverEnv(t, h.config(fmt.Sprintf("copy_out_links = %v\n", links))))
-			sess := sdkClient(t, p, nil)
+			sess := startFenceServer(t, h, fmt.Sprintf("copy_out_links = %v\n", links))
 			id := createWith(t, sess, map[string]any{"env": map[string]any{
 				"TAR_OPTIONS": "--sort=name --transform=s,^top/t$,top/zz, --transform=s,^top/t/,top/s1/,",
 			}})
@@ -197,8 +204,7 @@ func TestAttackCopyOutTarOptionsLinks(t *testing.T) {
 func TestAttackConcurrentCopyOut(t *testing.T) {
 	testenv.Docker(t, testenv.PythonImage)
 	h := newFenceHome(t)
-	p := startServer(t, serverEnv(t, h.config("copy_out_links = true\n")))
-	sess := sdkClient(t, p, nil)
+	sess := startFenceServer(t, h, "copy_out_links = true\n")
 	id := createWith(t, sess, nil)
 	mustOK(t, call(t, sess, "sandbox_exec", map[string]any{"sandbox_id": id, "command": "mkdir -p vlink/a && cd vlink && ln -s .. a/s2 && " +
 		"ln -s a/s2/a/s2/../../../../outside/R/sub sub && cd .. && echo overwritten > victim.txt"}), "set-up")
@@ -208,10 +214,14 @@ func TestAttackConcurrentCopyOut(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			for i := 0; i < 20; i++ {
+				args := map[string]any{"sandbox_id": id, "path": "victim.txt", "host_path": "R/sub/victim.txt", "overwrite": true}
 				if w == 0 {
-					call(t, sess, "copy_out", map[string]any{"sandbox_id": id, "path": "vlink", "host_path": "R", "overwrite": true})
-				} else {
-					call(t, sess, "copy_out", map[string]any{"sandbox_id": id, "path": "victim.txt", "host_path": "R/sub/victim.txt", "overwrite": true})
+					args = map[string]any{"sandbox_id": id, "path": "vlink", "host_path": "R", "overwrite": true}
+				}
+				// Not call(): t.Fatal must not run outside the test's goroutine.
+				if _, err := sess.CallTool(testContext(t, 2*time.Minute), &mcp.CallToolParams{Name: "copy_out", Arguments: args}); err != nil {
+					t.Errorf("copy_out: %v", err)
+					return
 				}
 			}
 		}()
@@ -226,8 +236,7 @@ func TestAttackConcurrentCopyOut(t *testing.T) {
 func TestAttackHostSwapDuringCopyOut(t *testing.T) {
 	testenv.Docker(t, testenv.PythonImage)
 	h := newFenceHome(t)
-	p := startServer(t, serverEnv(t, h.config("")))
-	sess := sdkClient(t, p, nil)
+	sess := startFenceServer(t, h, "")
 	id := createWith(t, sess, nil)
 	mustOK(t, call(t, sess, "write_file", map[string]any{"sandbox_id": id, "path": "victim.txt", "content": "from the sandbox"}), "write_file")
 	os.MkdirAll(filepath.Join(h.out, "R", "sub"), 0o755)
@@ -273,8 +282,7 @@ func TestAttackHostSwapDuringCopyOut(t *testing.T) {
 func TestAttackSandboxSwapDuringRead(t *testing.T) {
 	testenv.Docker(t, testenv.PythonImage)
 	h := newFenceHome(t)
-	p := startServer(t, serverEnv(t, h.config("copy_out_links = true\n")))
-	sess := sdkClient(t, p, nil)
+	sess := startFenceServer(t, h, "copy_out_links = true\n")
 	id := createWith(t, sess, nil)
 	res := call(t, sess, "sandbox_exec", map[string]any{"sandbox_id": id, "command": "head -c 4 /etc/shadow 2>&1; mkdir -p real && echo harmless > real/shadow && " +
 		"(while :; do mv -T real d; mv -T d real; ln -s /etc d; rm -f d; done) >/dev/null 2>&1 & echo started"})
