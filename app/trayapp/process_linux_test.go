@@ -25,25 +25,25 @@ import (
 // bus without a tray host, …), as a person's desktop would start it.
 
 // trayProc is a tray binary running in its own home, on an X server of
-// its own (xvfb-run's), so its window is told apart from the in-process
-// tray's.
+// its own, so its window is told apart from the in-process tray's.
 type trayProc struct {
-	cmd     *exec.Cmd // xvfb-run
-	pid     int       // the tray
+	cmd     *exec.Cmd
+	pid     int
 	home    string
 	display string
-	xauth   string
 	stderr  *bytes.Buffer
 	done    chan error
 }
 
 // startTray runs the tray binary (built from this tree, beside a freshly
-// built mcp-sandbox) under xvfb-run, with HOME set to a new home holding
-// the test config, and busAddr as its session bus.
+// built mcp-sandbox) on a private Xvfb, with HOME set to a new home holding
+// the test config, and busAddr as its session bus. The X server picks its
+// own display number (apptest.NewXvfb): xvfb-run -a checks lock files and
+// then starts, which races with the other Xvfb the package's tests run.
 func startTray(t *testing.T, busAddr string, args ...string) *trayProc {
 	t.Helper()
-	if _, err := exec.LookPath("xvfb-run"); err != nil {
-		apptest.Missing(t, "xvfb-run (apt-get install xvfb)")
+	if _, err := exec.LookPath("Xvfb"); err != nil {
+		apptest.Missing(t, "Xvfb (apt-get install xvfb)")
 	}
 	bin := apptest.Binary(t, "mcp-sandbox-tray")
 	apptest.Binary(t, "mcp-sandbox") // the bundled server, in the same directory
@@ -51,37 +51,26 @@ func startTray(t *testing.T, busAddr string, args ...string) *trayProc {
 	if err := apptest.WriteHome(home, ""); err != nil {
 		t.Fatal(err)
 	}
-	info := filepath.Join(t.TempDir(), "x-info")
-	// The shell notes its pid (the tray's, after exec), the display and the
-	// X authority file xvfb-run made, then becomes the tray.
-	script := `echo "$$ $DISPLAY $XAUTHORITY" > "$INFO.tmp" && mv "$INFO.tmp" "$INFO" && exec "$@"`
-	cmd := exec.Command("xvfb-run", append([]string{"-a", "-s", "-screen 0 1280x800x24 -nolisten tcp", "sh", "-c", script, "sh", bin}, args...)...)
-	cmd.Env = []string{"HOME=" + home, "PATH=" + os.Getenv("PATH"), "INFO=" + info,
+	display, stopX, err := apptest.NewXvfb()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(stopX)
+	cmd := exec.Command(bin, args...)
+	cmd.Env = []string{"HOME=" + home, "PATH=" + os.Getenv("PATH"), "DISPLAY=" + display,
 		"DBUS_SESSION_BUS_ADDRESS=" + busAddr, "LANG=C.UTF-8"}
-	p := &trayProc{cmd: cmd, home: home, stderr: &bytes.Buffer{}, done: make(chan error, 1)}
+	p := &trayProc{cmd: cmd, home: home, display: display, stderr: &bytes.Buffer{}, done: make(chan error, 1)}
 	cmd.Stderr = p.stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
+	p.pid = cmd.Process.Pid
 	go func() { p.done <- cmd.Wait() }()
 	t.Cleanup(func() {
 		if cmd.ProcessState == nil {
-			if p.pid > 0 {
-				syscall.Kill(p.pid, syscall.SIGKILL)
-			}
 			cmd.Process.Kill()
 			<-p.done
 		}
-	})
-	waitFor(t, "xvfb-run to start the tray", 30*time.Second, func() bool {
-		b, err := os.ReadFile(info)
-		f := strings.Fields(string(b))
-		if err != nil || len(f) != 3 {
-			return false
-		}
-		p.pid, _ = strconv.Atoi(f[0])
-		p.display, p.xauth = f[1], f[2]
-		return true
 	})
 	return p
 }
@@ -118,7 +107,7 @@ func windowShown(t *testing.T, p *trayProc, name string) {
 		// import waits for a click when no window has the title: bound it.
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		imp := exec.CommandContext(ctx, "import", "-window", ui.Title, shot)
-		imp.Env = []string{"DISPLAY=" + p.display, "XAUTHORITY=" + p.xauth, "PATH=" + os.Getenv("PATH"), "HOME=" + p.home}
+		imp.Env = []string{"DISPLAY=" + p.display, "PATH=" + os.Getenv("PATH"), "HOME=" + p.home}
 		out, err = imp.CombinedOutput()
 		cancel()
 		if err == nil {

@@ -164,23 +164,43 @@ func StartXvfb() (stop func(), err error) {
 	if os.Getenv("DISPLAY") != "" {
 		return func() {}, nil
 	}
-	xvfb, err := exec.LookPath("Xvfb")
-	if err != nil {
+	if _, err := exec.LookPath("Xvfb"); err != nil {
 		return func() {}, nil
 	}
+	display, stopX, err := NewXvfb()
+	if err != nil {
+		return func() {}, err
+	}
+	os.Setenv("DISPLAY", display)
+	return func() {
+		stopX()
+		os.Unsetenv("DISPLAY")
+	}, nil
+}
+
+// NewXvfb starts a private X server on a display Xvfb picks itself
+// (-displayfd, so two servers started at once never race for one number)
+// and returns its DISPLAY value and a function that stops it. It does not
+// change this process's environment. A server that does not accept a
+// connection is started again, up to three times.
+func NewXvfb() (display string, stop func(), err error) {
+	xvfb, err := exec.LookPath("Xvfb")
+	if err != nil {
+		return "", nil, fmt.Errorf("Xvfb is not installed (apt-get install xvfb): %w", err)
+	}
 	for attempt := 1; ; attempt++ {
-		stop, err := startXvfb(xvfb)
+		display, stop, err := startXvfb(xvfb)
 		if err == nil || attempt == 3 {
-			return stop, err
+			return display, stop, err
 		}
 		fmt.Fprintf(os.Stderr, "apptest: Xvfb attempt %d: %v; trying again\n", attempt, err)
 	}
 }
 
-func startXvfb(xvfb string) (func(), error) {
+func startXvfb(xvfb string) (string, func(), error) {
 	r, w, err := os.Pipe()
 	if err != nil {
-		return nil, err
+		return "", nil, err
 	}
 	var stderr strings.Builder
 	// -displayfd makes Xvfb pick a free display and write its number.
@@ -190,7 +210,7 @@ func startXvfb(xvfb string) (func(), error) {
 	if err := cmd.Start(); err != nil {
 		r.Close()
 		w.Close()
-		return nil, fmt.Errorf("start Xvfb: %w", err)
+		return "", nil, fmt.Errorf("start Xvfb: %w", err)
 	}
 	w.Close()
 	exited := make(chan struct{})
@@ -211,11 +231,11 @@ func startXvfb(xvfb string) (func(), error) {
 		r.Close()
 	case <-time.After(20 * time.Second):
 		kill()
-		return nil, fmt.Errorf("Xvfb did not start within 20s")
+		return "", nil, fmt.Errorf("Xvfb did not start within 20s")
 	}
 	if d == "" {
 		kill()
-		return nil, fmt.Errorf("Xvfb did not report its display: %s", stderr.String())
+		return "", nil, fmt.Errorf("Xvfb did not report its display: %s", stderr.String())
 	}
 	// Ready means it takes a connection.
 	sock := "/tmp/.X11-unix/X" + d
@@ -228,24 +248,22 @@ func startXvfb(xvfb string) (func(), error) {
 		}
 		select {
 		case <-exited:
-			return nil, fmt.Errorf("Xvfb on :%s exited: %s", d, stderr.String())
+			return "", nil, fmt.Errorf("Xvfb on :%s exited: %s", d, stderr.String())
 		default:
 		}
 		if time.Now().After(deadline) {
 			kill()
-			return nil, fmt.Errorf("Xvfb on :%s takes no connection: %v", d, err)
+			return "", nil, fmt.Errorf("Xvfb on :%s takes no connection: %v", d, err)
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
-	os.Setenv("DISPLAY", ":"+d)
-	return func() {
+	return ":" + d, func() {
 		cmd.Process.Signal(os.Interrupt)
 		select {
 		case <-exited:
 		case <-time.After(5 * time.Second):
 			kill()
 		}
-		os.Unsetenv("DISPLAY")
 	}, nil
 }
 
