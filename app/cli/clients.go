@@ -58,9 +58,10 @@ type clientsFlags struct {
 	force      bool
 	dockerHost string
 	timeout    time.Duration
+	ifCommand  string
 }
 
-const clientsSynopsis = "[list|install|uninstall|verify] [--client NAME|--all] [--dry-run] [--json] [--docker-host HOST] [--force] [--timeout DURATION]"
+const clientsSynopsis = "[list|install|uninstall|verify] [--client NAME|--all] [--dry-run] [--json] [--docker-host HOST] [--force] [--timeout DURATION] [--if-command PATH]"
 
 func runClients(ctx context.Context, e *Env, args []string) int {
 	fs := newFlagSet(e, "clients", clientsSynopsis)
@@ -72,6 +73,7 @@ func runClients(ctx context.Context, e *Env, args []string) int {
 	fs.BoolVar(&f.force, "force", false, "install even when the client does not look installed")
 	fs.StringVar(&f.dockerHost, "docker-host", "", "DOCKER_HOST to write into the entry (default: detected)")
 	fs.DurationVar(&f.timeout, "timeout", clientconfig.DefaultVerifyTimeout, "how long verify waits for the server")
+	fs.StringVar(&f.ifCommand, "if-command", "", "uninstall: remove only entries that run the program PATH (an uninstaller's own); others stay as they are")
 	// The subcommand may come before or after the flags.
 	if code, done := parseFlags(e, fs, args); done {
 		return code
@@ -88,6 +90,9 @@ func runClients(ctx context.Context, e *Env, args []string) int {
 	}
 	if f.client != "" && f.all {
 		return clientsUsage(e, fs, "give --client or --all, not both")
+	}
+	if f.ifCommand != "" && (sub != "uninstall" || !filepath.IsAbs(f.ifCommand)) {
+		return clientsUsage(e, fs, "--if-command takes an absolute path, and only with uninstall")
 	}
 	var selected []*clientconfig.Client
 	switch {
@@ -201,7 +206,11 @@ func clientsEdit(ctx context.Context, e *Env, env clientconfig.Env, f clientsFla
 		case verb == "install":
 			ec.Result, err = c.Install(ctx, clientconfig.InstallOptions{Env: env, Command: command, DockerHost: dockerHost, DryRun: f.dryRun, Force: f.force})
 		default:
-			ec.Result, err = c.Uninstall(ctx, clientconfig.UninstallOptions{Env: env, DryRun: f.dryRun})
+			opts := clientconfig.UninstallOptions{Env: env, DryRun: f.dryRun}
+			if f.ifCommand != "" {
+				opts.Only = func(en clientconfig.Entry) bool { return sameProgram(en.Command, f.ifCommand) }
+			}
+			ec.Result, err = c.Uninstall(ctx, opts)
 		}
 		if err != nil {
 			ec.Error, code = err.Error(), 1
@@ -229,6 +238,8 @@ func printEdited(e *Env, verb string, ec editedClient) {
 		fmt.Fprintf(e.Stdout, "%s: skipped, %s\n", ec.Client, ec.Skipped)
 	case r.Diff != "":
 		fmt.Fprint(e.Stdout, r.Diff)
+	case r.Kept != nil:
+		fmt.Fprintf(e.Stdout, "%s: left the %s entry in %s as it is: it runs %s\n", ec.Client, clientconfig.ServerName, r.Path, r.Kept.Command)
 	case !r.Changed && verb == "install":
 		fmt.Fprintf(e.Stdout, "%s: already configured in %s\n", ec.Client, r.Path)
 	case !r.Changed:
@@ -243,6 +254,20 @@ func printEdited(e *Env, verb string, ec editedClient) {
 		}
 		fmt.Fprintln(e.Stdout)
 	}
+}
+
+// sameProgram reports whether an entry's command runs the program want:
+// the same path, or another name of the same file while it exists.
+func sameProgram(command, want string) bool {
+	if command == "" {
+		return false
+	}
+	if filepath.Clean(command) == filepath.Clean(want) {
+		return true
+	}
+	a, err1 := os.Stat(command)
+	b, err2 := os.Stat(want)
+	return err1 == nil && err2 == nil && os.SameFile(a, b)
 }
 
 // verifiedClient is one client in `clients verify --json`.

@@ -232,3 +232,88 @@ func TestClientsFailures(t *testing.T) {
 		t.Errorf("install without a binary = %d, %q", code, stderr)
 	}
 }
+
+// TestClientsUninstallIfCommand: what an uninstaller runs. Only entries
+// that run its own program go (with a backup, and it says so); an entry the
+// user pointed at another program stays as it was, and is reported.
+func TestClientsUninstallIfCommand(t *testing.T) {
+	home, env := clientsHome(t)
+	exe, _ := serverExecutable()
+	for _, dir := range []string{".codex", ".gemini"} {
+		if err := os.MkdirAll(filepath.Join(home, dir), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// A link to this program: another name of the same file, which counts.
+	link := filepath.Join(t.TempDir(), "mcp-sandbox-link")
+	if err := os.Symlink(exe, link); err != nil {
+		t.Fatal(err)
+	}
+	if code, out, stderr := runCLI(t, env, "install", "--all"); code != 0 {
+		t.Fatalf("install --all = %d, %q, %q", code, out, stderr)
+	}
+	// The user points Gemini's entry at a program of their own.
+	gemini := filepath.Join(home, ".gemini", "settings.json")
+	other := "/opt/elsewhere/mcp-sandbox"
+	b, err := os.ReadFile(gemini)
+	if err != nil || !strings.Contains(string(b), exe) {
+		t.Fatalf("gemini config: %v\n%s", err, b)
+	}
+	mine := strings.ReplaceAll(string(b), exe, other)
+	if err := os.WriteFile(gemini, []byte(mine), 0o600); err != nil {
+		t.Fatal(err)
+	}
+
+	code, out, stderr := runCLI(t, env, "uninstall", "--all", "--if-command", link)
+	if code != 0 {
+		t.Fatalf("uninstall --if-command = %d, %q, %q", code, out, stderr)
+	}
+	for _, want := range []string{
+		"cursor: removed the entry from " + filepath.Join(home, ".cursor", "mcp.json") + ", backup ",
+		"codex: removed the entry from " + filepath.Join(home, ".codex", "config.toml") + ", backup ",
+		"gemini: left the mcp-sandbox entry in " + gemini + " as it is: it runs " + other,
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+	for _, f := range []string{filepath.Join(home, ".cursor", "mcp.json"), filepath.Join(home, ".codex", "config.toml")} {
+		if b, _ := os.ReadFile(f); strings.Contains(string(b), "mcp-sandbox") {
+			t.Errorf("entry still in %s:\n%s", f, b)
+		}
+	}
+	if b, _ := os.ReadFile(gemini); string(b) != mine {
+		t.Errorf("gemini's config changed:\n%s", b)
+	}
+
+	// --json names the kept entry; nothing is left to remove elsewhere.
+	code, out, _ = runCLI(t, env, "uninstall", "--all", "--if-command", exe, "--json")
+	var res struct {
+		Clients []struct {
+			Client  string
+			Changed bool
+			Kept    *struct{ Command string }
+		}
+	}
+	if err := json.Unmarshal([]byte(out), &res); code != 0 || err != nil {
+		t.Fatalf("--json = %d, %q (%v)", code, out, err)
+	}
+	for _, c := range res.Clients {
+		if c.Changed || (c.Kept != nil) != (c.Client == "gemini") || (c.Kept != nil && c.Kept.Command != other) {
+			t.Errorf("%+v", c)
+		}
+	}
+
+	// Without --if-command, uninstall removes the user's entry too.
+	if code, out, _ := runCLI(t, env, "uninstall", "--client", "gemini"); code != 0 || !strings.Contains(out, "gemini: removed the entry") {
+		t.Errorf("plain uninstall = %d, %q", code, out)
+	}
+	for _, args := range [][]string{
+		{"uninstall", "--all", "--if-command", "relative/mcp-sandbox"},
+		{"install", "--all", "--if-command", exe},
+	} {
+		if code, _, stderr := runCLI(t, env, args...); code != 2 || !strings.Contains(stderr, "--if-command takes an absolute path") {
+			t.Errorf("%v = %d, %q", args, code, stderr)
+		}
+	}
+}

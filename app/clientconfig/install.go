@@ -35,6 +35,11 @@ type UninstallOptions struct {
 	Env Env
 	// DryRun works out the change and its diff but writes nothing.
 	DryRun bool
+	// Only, when set, is asked about the entry found, under the lock: the
+	// entry is removed only when Only returns true. An uninstaller uses it
+	// to leave an entry that runs some other program (one the user
+	// changed) as it is; Result.Kept then holds that entry.
+	Only func(Entry) bool
 }
 
 // Result says what Install or Uninstall did to a config file.
@@ -56,6 +61,9 @@ type Result struct {
 	Backup string `json:"backup,omitempty"`
 	// Diff is the change as a unified diff, on a dry run.
 	Diff string `json:"diff,omitempty"`
+	// Kept is the entry Uninstall left because UninstallOptions.Only
+	// refused it.
+	Kept *Entry `json:"kept,omitempty"`
 }
 
 // Install writes our entry into the client's config file, keeping
@@ -77,7 +85,26 @@ func (c *Client) Install(ctx context.Context, opts InstallOptions) (*Result, err
 // Uninstall removes our entry from the client's config file and nothing
 // else: the servers object stays, even when empty.
 func (c *Client) Uninstall(ctx context.Context, opts UninstallOptions) (*Result, error) {
-	return c.apply(ctx, opts.Env, "uninstall", opts.DryRun, false, c.format.uninstall)
+	if opts.Only == nil {
+		return c.apply(ctx, opts.Env, "uninstall", opts.DryRun, false, c.format.uninstall)
+	}
+	var kept *Entry
+	res, err := c.apply(ctx, opts.Env, "uninstall", opts.DryRun, false, func(src []byte) ([]byte, error) {
+		kept = nil // apply may edit a second time when the file changed meanwhile
+		raw, err := c.format.read(src)
+		if err != nil || raw == nil {
+			return c.format.uninstall(src)
+		}
+		if e := entryFromRaw(raw); e != nil && !opts.Only(*e) {
+			kept = e
+			return src, nil
+		}
+		return c.format.uninstall(src)
+	})
+	if res != nil {
+		res.Kept = kept
+	}
+	return res, err
 }
 
 // apply runs edit on the config file under our lock and writes the result
