@@ -253,3 +253,66 @@ func writeFile(t *testing.T, p, content string) {
 		t.Fatal(err)
 	}
 }
+
+// TestInstallShUninstallCleansClients installs the tarball's layout with
+// the real server, has it configure Cursor and Claude Desktop, points
+// Claude's entry at another program as a user might, and uninstalls: the
+// entry that ran this copy is gone (a backup kept, and install.sh says
+// so), the one the user changed and the rest of each file stay.
+func TestInstallShUninstallCleansClients(t *testing.T) {
+	tarball := unpackedTarball(t)
+	server := filepath.Join(tarball, "bin", "mcp-sandbox")
+	if err := os.Remove(server); err != nil { // the stand-in
+		t.Fatal(err)
+	}
+	build := exec.Command("go", "build", "-o", server, "../cmd/mcp-sandbox")
+	build.Env = append(os.Environ(), "CGO_ENABLED=0")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	home := t.TempDir()
+	prefix := filepath.Join(home, ".local")
+	cursor := filepath.Join(home, ".cursor", "mcp.json")
+	claude := filepath.Join(home, ".config", "Claude", "claude_desktop_config.json")
+	writeFile(t, cursor, `{"mcpServers": {"other": {"command": "/usr/bin/other"}}}`+"\n")
+	writeFile(t, claude, "{}\n")
+	run := func(name string, args ...string) string {
+		t.Helper()
+		cmd := exec.Command(name, args...)
+		cmd.Env = append(os.Environ(), "HOME="+home, "XDG_CONFIG_HOME=", "DISPLAY=", "WAYLAND_DISPLAY=", "DOCKER_HOST=")
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("%s %v: %v\n%s", name, args, err, out)
+		}
+		return string(out)
+	}
+	run(filepath.Join(tarball, "install.sh"), "--no-start")
+	installed := filepath.Join(prefix, "bin", "mcp-sandbox")
+	run(installed, "clients", "install", "--client", "cursor")
+	run(installed, "clients", "install", "--client", "claude")
+	if !strings.Contains(readFile(t, cursor), installed) {
+		t.Fatalf("cursor not configured:\n%s", readFile(t, cursor))
+	}
+	changed := strings.ReplaceAll(readFile(t, claude), installed, "/opt/mine/mcp-sandbox")
+	writeFile(t, claude, changed)
+
+	out := run(filepath.Join(tarball, "install.sh"), "--uninstall")
+	for _, want := range []string{"cursor: removed the entry from " + cursor + ", backup ", "claude: left the mcp-sandbox entry in " + claude} {
+		if !strings.Contains(out, want) {
+			t.Errorf("install.sh --uninstall did not say %q:\n%s", want, out)
+		}
+	}
+	if got := readFile(t, cursor); strings.Contains(got, "mcp-sandbox") || !strings.Contains(got, `"other"`) {
+		t.Errorf("cursor after uninstall:\n%s", got)
+	}
+	if backups, _ := filepath.Glob(cursor + "*.bak*"); len(backups) == 0 {
+		entries, _ := os.ReadDir(filepath.Dir(cursor))
+		t.Errorf("no backup of %s: %v", cursor, entries)
+	}
+	if got := readFile(t, claude); got != changed {
+		t.Errorf("claude's changed entry was touched:\n%s", got)
+	}
+	if _, err := os.Stat(installed); !os.IsNotExist(err) {
+		t.Errorf("%s left: %v", installed, err)
+	}
+}

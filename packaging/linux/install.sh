@@ -11,7 +11,9 @@
 #
 # Your settings (~/.config/mcp-sandbox) and state (~/.local/state/mcp-sandbox)
 # are never touched, not even by --uninstall, which removes every file and
-# every (then empty) directory that install.sh made, and nothing else.
+# every (then empty) directory that install.sh made, and the mcp-sandbox
+# entry from your AI clients' configs where it runs this copy (each config
+# is backed up first; an entry you pointed at another program stays).
 set -eu
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -23,7 +25,7 @@ while [ $# -gt 0 ]; do
     --uninstall) action=uninstall ;;
     --no-start) start=no ;;
     --prefix) shift; prefix=${1:?--prefix needs a directory} ;;
-    -h|--help) sed -n '2,14p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,16p' "$0"; exit 0 ;;
     *) echo "install.sh: unknown option $1 (try --help)" >&2; exit 2 ;;
   esac
   shift
@@ -49,6 +51,12 @@ refresh_menus() {
 if [ "$action" = uninstall ]; then
   [ -f "$manifest" ] || { echo "install.sh: nothing installed under $prefix (no $manifest)" >&2; exit 1; }
   pkill -u "$(id -u)" -x mcp-sandbox-tray 2>/dev/null || true
+  # The AI clients' entries that run this copy (backed up first); an entry
+  # that runs another program stays.
+  if [ -x "$bin/mcp-sandbox" ]; then
+    "$bin/mcp-sandbox" clients uninstall --all --if-command "$bin/mcp-sandbox" 2>&1 |
+      grep -e ': removed the entry' -e ': left the ' -e 'mcp-sandbox: ' || true
+  fi
   while IFS= read -r f; do rm -f "$f"; done <"$manifest"
   rm -f "$manifest"
   refresh_menus

@@ -60,10 +60,12 @@ linux_deb() {
   mkdir -p "$root/usr/share"
   cp -r "$w/share/applications" "$w/share/icons" "$root/usr/share/"
   install -D -m 644 "$PKG/linux/copyright" "$root/usr/share/doc/mcp-sandbox/copyright"
-  # No maintainer scripts: dpkg triggers refresh the menu and icon caches,
-  # and nothing of the user's (config, state, client entries) is touched on
-  # install, removal or purge.
+  # One maintainer script: prerm, on removal only, takes the entries that
+  # run /usr/bin/mcp-sandbox out of each user's AI-client configs (see
+  # linux/prerm). dpkg triggers refresh the menu and icon caches; the
+  # user's settings and state are never touched.
   mkdir -p "$root/DEBIAN"
+  install -m 755 "$PKG/linux/prerm" "$root/DEBIAN/prerm"
   (cd "$root" && find usr -type f -print0 | sort -z | xargs -0 md5sum) >"$root/DEBIAN/md5sums"
   fill "$PKG/linux/control.in" "$root/DEBIAN/control" \
     DEB_VERSION="$DEB_VERSION" ARCH="$arch" \
