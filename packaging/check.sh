@@ -4,7 +4,9 @@
 #
 #   packaging/check.sh linux    the .deb installed with dpkg (root) and run from /usr/bin,
 #                               the tray launched under Xvfb, removed and purged;
-#                               the tarball installed and uninstalled for a scratch user
+#                               the tarball installed and uninstalled for a scratch user;
+#                               the .deb installed, used, removed and purged in a clean
+#                               Debian 12 container (linux/container-check.sh)
 #   packaging/check.sh windows  the exe types, resources and the installer's file list
 #   packaging/check.sh darwin   the Mach-O binaries, the Info.plist, the icon
 #   packaging/check.sh feed     a signed update feed over the files, verified and tampered with
@@ -87,7 +89,8 @@ check_linux() {
   } | sort | diff -u - "$x/list" >&2 || fail ".deb file list"
   ok ".deb holds both programs, the menu entry, icons 16-512 and SVG, the copyright"
   [[ $(dpkg-deb -f "$deb" Version) == "$DEB_VERSION" && $(dpkg-deb -f "$deb" Architecture) == amd64 ]] || fail ".deb version/arch"
-  dpkg-deb --ctrl-tarfile "$deb" | tar -t | grep -Eq 'preinst|postinst|prerm|postrm' && fail ".deb has maintainer scripts"
+  [[ $(dpkg-deb --ctrl-tarfile "$deb" | tar -t | grep -E 'preinst|postinst|prerm|postrm' | tr '\n' ' ') == './prerm ' ]] ||
+    fail ".deb's maintainer scripts: $(dpkg-deb --ctrl-tarfile "$deb" | tar -t | tr '\n' ' ') (only prerm, which cleans the AI clients)"
   # Every library the tray links must come from a package it depends on.
   dpkg-deb -x "$deb" "$x/root"
   local depends lib pkg
@@ -137,6 +140,12 @@ check_linux() {
   ok "dpkg -r and -P removed every file"
   user_files_unchanged "dpkg -r and -P"
   check_tarball
+  # The .deb in a clean Debian 12 without a network: apt install, two
+  # users' Claude entries, an upgrade, remove and purge (see the script).
+  "$PKG/linux/container-check.sh" "$deb" "$(deb_test_image)" >"$x/container" 2>&1 ||
+    { cat "$x/container" >&2; fail "the .deb in a clean Debian 12 container"; }
+  sed 's/^/    /' "$x/container" >&2
+  ok "the .deb installed, used by two users, upgraded, removed and purged in a clean Debian 12 container"
   rm -rf "$x"
 }
 
@@ -171,7 +180,13 @@ check_tarball() {
   check_version "$H/.local/bin/mcp-sandbox"
   check_doctor "$H/.local/bin/mcp-sandbox" "$H"
   [[ $(json "$DOC" 'j["install"]["menu_entry"]') == "$desk" ]] || fail "doctor: $(json "$DOC" 'j["install"]')"
-  HOME=$H "$d/install.sh" --uninstall >/dev/null || fail "install.sh --uninstall"
+  mkdir -p "$H/.cursor"
+  HOME=$H XDG_CONFIG_HOME='' "$H/.local/bin/mcp-sandbox" clients install --client cursor >/dev/null || fail "clients install"
+  grep -q "\"$H/.local/bin/mcp-sandbox\"" "$H/.cursor/mcp.json" || fail "cursor entry: $(cat "$H/.cursor/mcp.json")"
+  HOME=$H XDG_CONFIG_HOME='' "$d/install.sh" --uninstall >"$x/out" || fail "install.sh --uninstall"
+  grep -q "^cursor: removed the entry from $H/.cursor/mcp.json, backup " "$x/out" || fail "install.sh --uninstall said: $(cat "$x/out")"
+  grep -q mcp-sandbox "$H/.cursor/mcp.json" && fail "Cursor's entry left: $(cat "$H/.cursor/mcp.json")"
+  ok "install.sh --uninstall removed Cursor's entry (backed up) and said so"
   # ~/.local/bin and ~/.local/share were made by install.sh here: nothing
   # of them may be left, not even an empty directory or a menu cache.
   local left

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/mcp-sandbox/mcp-sandbox/app/clientconfig"
+	"github.com/mcp-sandbox/mcp-sandbox/app/installplace"
 )
 
 func init() {
@@ -128,6 +129,9 @@ func clientsUsage(e *Env, fs *flag.FlagSet, format string, a ...any) int {
 // want is what install writes: the server binary and DOCKER_HOST.
 func (f clientsFlags) want(ctx context.Context, e *Env) (command, dockerHost string, err error) {
 	command, err = serverExecutable()
+	if p := installplace.Here(command); err == nil && p.Transient() && !f.force {
+		err = fmt.Errorf("%s (or write the entry anyway with --force)", p.Message())
+	}
 	dockerHost = f.dockerHost
 	if dockerHost == "" {
 		dockerHost = detectDockerHost(ctx, e)

@@ -19,6 +19,7 @@ import (
 	"strings"
 
 	"github.com/mcp-sandbox/mcp-sandbox/app/clientconfig"
+	"github.com/mcp-sandbox/mcp-sandbox/app/installplace"
 )
 
 // DefaultClients are configured on first run when installed.
@@ -40,6 +41,9 @@ type Options struct {
 	StateDir string
 	// Clients overrides DefaultClients.
 	Clients []string
+	// Place is where Command runs from; the zero Place is one that stays.
+	// The tray passes installplace.Here(Command).
+	Place installplace.Place
 }
 
 // Configured is a client the first run wrote.
@@ -53,7 +57,12 @@ type Configured struct {
 type Report struct {
 	// AlreadyDone is set when an earlier start did the first run.
 	AlreadyDone bool
-	Configured  []Configured
+	// NotHere is set, and nothing was written, when the program runs from a
+	// place it will not stay in (macOS: the disk image, an App
+	// Translocation copy). The first run happens at the next start from
+	// elsewhere; the tray offers installplace.MoveToApplications.
+	NotHere    *installplace.Place
+	Configured []Configured
 	// Skipped lists clients that are not installed.
 	Skipped []string
 	// Failed maps a client to why its config could not be written (the
@@ -70,6 +79,11 @@ func Run(ctx context.Context, o Options) (Report, error) {
 	marker := filepath.Join(o.StateDir, markerName)
 	if _, err := os.Stat(marker); err == nil {
 		rep.AlreadyDone = true
+		return rep, nil
+	}
+	if o.Place.Transient() {
+		p := o.Place
+		rep.NotHere = &p
 		return rep, nil
 	}
 	names := o.Clients
@@ -118,6 +132,9 @@ func (r Report) names() string {
 // Message is the notification for the first run, or "" when it changed
 // nothing worth telling.
 func (r Report) Message() string {
+	if r.NotHere != nil {
+		return r.NotHere.Message() + " No AI client was set up yet."
+	}
 	var parts []string
 	if len(r.Configured) > 0 {
 		names := make([]string, len(r.Configured))

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/mcp-sandbox/mcp-sandbox/app/clientconfig"
+	"github.com/mcp-sandbox/mcp-sandbox/app/installplace"
 )
 
 func env(home string) clientconfig.Env {
@@ -98,5 +99,41 @@ func TestFirstRunWithNothingInstalled(t *testing.T) {
 	rep, err := Run(context.Background(), Options{Env: env(t.TempDir()), Command: "/x/mcp-sandbox", StateDir: t.TempDir()})
 	if err != nil || len(rep.Configured) != 0 || rep.Message() != "" {
 		t.Errorf("Run = %+v, %v; want nothing done, no message", rep, err)
+	}
+}
+
+// TestFirstRunWaitsForAPlaceToStay: started from the disk image or an App
+// Translocation copy, the first run writes nothing (no client entry, no
+// marker) and says to move the app; the next start, from Applications,
+// does the first run.
+func TestFirstRunWaitsForAPlaceToStay(t *testing.T) {
+	home := t.TempDir()
+	state := filepath.Join(home, "state")
+	claude := filepath.Join(home, ".config", "Claude", "claude_desktop_config.json")
+	os.MkdirAll(filepath.Dir(claude), 0o700)
+	os.WriteFile(claude, []byte("{}\n"), 0o600)
+	for _, exe := range []string{
+		"/Volumes/MCP Sandbox/MCP Sandbox.app/Contents/MacOS/mcp-sandbox",
+		"/private/var/folders/x5/k9/T/AppTranslocation/5C1F0E2A/d/MCP Sandbox.app/Contents/MacOS/mcp-sandbox",
+	} {
+		place := installplace.Of("darwin", exe, true)
+		rep, err := Run(context.Background(), Options{Env: env(home), Command: exe, StateDir: state, Place: place})
+		if err != nil || rep.NotHere == nil || *rep.NotHere != place || len(rep.Configured) != 0 {
+			t.Fatalf("Run from %s = %+v, %v", exe, rep, err)
+		}
+		if msg := rep.Message(); !strings.Contains(msg, "Move it to Applications first") || !strings.Contains(msg, "No AI client was set up yet") {
+			t.Errorf("Message = %q", msg)
+		}
+		if b, _ := os.ReadFile(claude); string(b) != "{}\n" {
+			t.Errorf("claude's config written from %s:\n%s", exe, b)
+		}
+		if _, err := os.Stat(state); !errors.Is(err, os.ErrNotExist) {
+			t.Errorf("state dir made from %s: %v", exe, err)
+		}
+	}
+	exe := "/Applications/MCP Sandbox.app/Contents/MacOS/mcp-sandbox"
+	rep, err := Run(context.Background(), Options{Env: env(home), Command: exe, StateDir: state, Place: installplace.Of("darwin", exe, false)})
+	if err != nil || rep.NotHere != nil || len(rep.Configured) != 1 {
+		t.Fatalf("Run from Applications = %+v, %v", rep, err)
 	}
 }

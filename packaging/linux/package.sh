@@ -8,6 +8,13 @@
 # .ci/package checks that every library the binary needs is covered.
 LINUX_DEPENDS="libgl1, libx11-6, libxcursor1, libxrandr2, libxinerama1, libxi6, libxxf86vm1"
 
+# The clean Debian 12 (debootstrap minbase) image with just LINUX_DEPENDS
+# installed, in which packaging/check.sh installs and removes the .deb
+# without a network; .ci/setup-host builds it. Its tag follows the list.
+deb_test_image() {
+  echo "mcp-sandbox-test/debian-desktop:12-$(printf '%s' "$LINUX_DEPENDS" | sha256sum | cut -c1-8)"
+}
+
 linux_target() {
   local arch=amd64 w=$WORK/linux
   rm -rf "$w" && mkdir -p "$w/bin"
