@@ -45,9 +45,10 @@ touch /tmp/start
 [[ -z $(ls /var/lib/apt/lists/ 2>/dev/null | grep -v -e lock -e partial) ]] || fail "the image has apt lists"
 
 install_and_configure() {
-  apt-get install -y --no-download "$DEB" >/tmp/apt.log 2>&1 || { cat /tmp/apt.log; fail "apt-get install ./$(basename "$DEB")"; }
-  grep -E '^(Get|Need to get)' /tmp/apt.log && fail "apt wanted to download"
-  ok "apt-get install ./$(basename "$DEB") (no network; $(grep -Eo '[0-9]+ newly installed' /tmp/apt.log))"
+  apt-get install -y "$DEB" >/tmp/apt.log 2>&1 || { cat /tmp/apt.log; fail "apt-get install ./$(basename "$DEB")"; }
+  grep -E '^Need to get [1-9]|^Get:[0-9]+ [a-z]+:' /tmp/apt.log && fail "apt wanted to download"
+  grep -q '^0 upgraded, 1 newly installed, 0 to remove' /tmp/apt.log || { cat /tmp/apt.log; fail "apt installed more than the .deb"; }
+  ok "apt-get install ./$(basename "$DEB"): nothing to download (no network), 1 newly installed, 0 to remove"
   for u in sandbox alice; do
     v=$(as "$u" mcp-sandbox version) || fail "$u: mcp-sandbox version"
     out=$(as "$u" mcp-sandbox clients install --client claude --docker-host unix:///run/docker.sock) || fail "$u: clients install: $out"
@@ -84,7 +85,7 @@ check_removed() { # check_removed HOW LOG
   for u in sandbox alice; do
     grep -q 'memory_mb = 768' "/home/$u/.config/mcp-sandbox/config.toml" || fail "$how changed $u's settings"
   done
-  [[ -z $(find /root -newer /tmp/start) ]] || fail "$how wrote into /root: $(find /root -newer /tmp/start)"
+  [[ -z $(find /root -mindepth 1 -newer /tmp/start) ]] || fail "$how left files in /root: $(find /root -mindepth 1 -newer /tmp/start)"
   ok "$how: the users' settings kept, nothing written in /root"
 }
 
