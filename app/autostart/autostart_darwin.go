@@ -1,17 +1,13 @@
 package autostart
 
 import (
-	"encoding/xml"
 	"errors"
 	"io/fs"
 	"os"
 	"path/filepath"
-	"strings"
 
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/atomicfile"
 )
-
-const agentLabel = "io.mcp-sandbox.tray"
 
 // plistFile is the LaunchAgent launchd reads at login.
 func plistFile() string {
@@ -34,28 +30,7 @@ func enable(exe string) error {
 	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 		return err
 	}
-	var b strings.Builder
-	b.WriteString(`<?xml version="1.0" encoding="UTF-8"?>
-<!DOCTYPE plist PUBLIC "-//Apple//DTD PLIST 1.0//EN" "http://www.apple.com/DTDs/PropertyList-1.0.dtd">
-<plist version="1.0">
-<dict>
-	<key>Label</key>
-	<string>` + agentLabel + `</string>
-	<key>ProgramArguments</key>
-	<array>
-		<string>`)
-	xml.EscapeText(&b, []byte(exe))
-	b.WriteString(`</string>
-		<string>` + HiddenFlag + `</string>
-	</array>
-	<key>RunAtLoad</key>
-	<true/>
-	<key>ProcessType</key>
-	<string>Interactive</string>
-</dict>
-</plist>
-`)
-	return atomicfile.WriteFile(p, []byte(b.String()), 0o644)
+	return atomicfile.WriteFile(p, launchAgentPlist(exe, p), 0o644)
 }
 
 func disable() error {
