@@ -12,6 +12,7 @@ import (
 	"github.com/mcp-sandbox/mcp-sandbox/app/bundled"
 	"github.com/mcp-sandbox/mcp-sandbox/app/clientconfig"
 	"github.com/mcp-sandbox/mcp-sandbox/app/firstrun"
+	"github.com/mcp-sandbox/mcp-sandbox/app/installplace"
 	"github.com/mcp-sandbox/mcp-sandbox/app/sandboxwatch"
 	"github.com/mcp-sandbox/mcp-sandbox/app/ui"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox"
@@ -262,7 +263,10 @@ func (a *App) firstRun(ctx context.Context, conn *dockerConn) {
 	if conn != nil {
 		host = conn.entryHost
 	}
-	rep, err := firstrun.Run(ctx, firstrun.Options{Env: a.clientEnv(), Command: a.server.Path, DockerHost: host, StateDir: a.st.Dir()})
+	// Place: from the disk image or an App Translocation copy (macOS),
+	// nothing is written and the message says to move the app first.
+	rep, err := firstrun.Run(ctx, firstrun.Options{Env: a.clientEnv(), Command: a.server.Path, DockerHost: host, StateDir: a.st.Dir(),
+		Place: installplace.Here(a.server.Path)})
 	if err != nil {
 		a.log.Warn("first run", "err", err)
 		return
