@@ -244,10 +244,12 @@ func TestClientsUninstallIfCommand(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	// A link to this program: another name of the same file, which counts.
+	// A link to this program: another name of the same file, which counts
+	// (where links can be made).
 	link := filepath.Join(t.TempDir(), "mcp-sandbox-link")
 	if err := os.Symlink(exe, link); err != nil {
-		t.Fatal(err)
+		t.Logf("no link (%v): --if-command names the program itself", err)
+		link = exe
 	}
 	if code, out, stderr := runCLI(t, env, "install", "--all"); code != 0 {
 		t.Fatalf("install --all = %d, %q, %q", code, out, stderr)
@@ -255,12 +257,18 @@ func TestClientsUninstallIfCommand(t *testing.T) {
 	// The user points Gemini's entry at a program of their own.
 	gemini := filepath.Join(home, ".gemini", "settings.json")
 	other := "/opt/elsewhere/mcp-sandbox"
+	var settings map[string]map[string]map[string]any
 	b, err := os.ReadFile(gemini)
-	if err != nil || !strings.Contains(string(b), exe) {
+	if err == nil {
+		err = json.Unmarshal(b, &settings)
+	}
+	if err != nil || settings["mcpServers"]["mcp-sandbox"]["command"] != exe {
 		t.Fatalf("gemini config: %v\n%s", err, b)
 	}
-	mine := strings.ReplaceAll(string(b), exe, other)
-	if err := os.WriteFile(gemini, []byte(mine), 0o600); err != nil {
+	settings["mcpServers"]["mcp-sandbox"]["command"] = other
+	b, _ = json.MarshalIndent(settings, "", "  ")
+	mine := string(b)
+	if err := os.WriteFile(gemini, b, 0o600); err != nil {
 		t.Fatal(err)
 	}
 
