@@ -64,3 +64,25 @@ func TestTrayLinksFyne(t *testing.T) {
 		t.Error("./cmd/mcp-sandbox-tray does not link Fyne; the dependency check would prove nothing")
 	}
 }
+
+// TestOneMCPStack: the shipped programs link one MCP library, the one the
+// server is built on. The official Go SDK is for tests only (it checks the
+// server from outside).
+func TestOneMCPStack(t *testing.T) {
+	for _, c := range []struct {
+		pkg string
+		cgo bool
+	}{{"./cmd/mcp-sandbox", false}, {"./cmd/mcp-sandbox-tray", true}} {
+		mcpgo := false
+		for _, p := range deps(t, c.pkg, "linux", c.cgo) {
+			if strings.HasPrefix(p, "github.com/modelcontextprotocol/go-sdk") {
+				t.Errorf("%s links %s", c.pkg, p)
+			}
+			mcpgo = mcpgo || strings.HasPrefix(p, "github.com/mark3labs/mcp-go/client")
+		}
+		// Keeps the check honest: the client is in both programs.
+		if !mcpgo {
+			t.Errorf("%s does not link mcp-go's client; the check would prove nothing", c.pkg)
+		}
+	}
+}

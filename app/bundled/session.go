@@ -2,22 +2,19 @@ package bundled
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
-	"strings"
 	"time"
-
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcp-sandbox/mcp-sandbox/app/clientconfig"
 	"github.com/mcp-sandbox/mcp-sandbox/app/internal/childproc"
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox/mcpclient"
 )
 
 // Session is the server spawned over stdio, as an AI client spawns it.
 type Session struct {
-	cs      *mcp.ClientSession
+	cs      *mcpclient.Session
 	Startup time.Duration
 	// ServerVersion is what the server said of itself.
 	ServerVersion string
@@ -44,14 +41,13 @@ func Connect(ctx context.Context, o ConnectOptions) (*Session, error) {
 	cmd := exec.Command(o.Path, "serve")
 	childproc.NoWindow(cmd)
 	cmd.Env = ClientEnv(o.Getenv, o.Env)
-	client := mcp.NewClient(&mcp.Implementation{Name: o.ClientName, Version: "1"}, nil)
 	start := time.Now()
-	cs, err := client.Connect(ctx, &mcp.CommandTransport{Command: cmd, TerminateDuration: 5 * time.Second}, nil)
+	cs, err := mcpclient.Start(ctx, cmd, mcpclient.Options{Name: o.ClientName, TerminateAfter: 5 * time.Second})
 	if err != nil {
 		return nil, fmt.Errorf("start %s serve: %w", o.Path, err)
 	}
 	s := &Session{cs: cs, Startup: time.Since(start)}
-	if ir := cs.InitializeResult(); ir != nil && ir.ServerInfo != nil {
+	if ir := cs.InitializeResult(); ir != nil {
 		s.ServerVersion = ir.ServerInfo.Version
 	}
 	return s, nil
@@ -61,27 +57,19 @@ func Connect(ctx context.Context, o ConnectOptions) (*Session, error) {
 // non-nil) and its text. A result with isError is an error whose message is
 // the result's text.
 func (s *Session) Call(ctx context.Context, tool string, args map[string]any, out any) (string, error) {
-	res, err := s.cs.CallTool(ctx, &mcp.CallToolParams{Name: tool, Arguments: args})
+	res, err := s.cs.CallTool(ctx, tool, args)
 	if err != nil {
 		return "", fmt.Errorf("%s: %w", tool, err)
 	}
-	var text []string
-	for _, c := range res.Content {
-		if tc, ok := c.(*mcp.TextContent); ok {
-			text = append(text, tc.Text)
-		}
-	}
-	msg := strings.Join(text, "\n")
 	if res.IsError {
-		return msg, &ToolError{Tool: tool, Message: msg}
+		return res.Text, &ToolError{Tool: tool, Message: res.Text}
 	}
-	if out != nil && res.StructuredContent != nil {
-		b, _ := json.Marshal(res.StructuredContent)
-		if err := json.Unmarshal(b, out); err != nil {
-			return msg, fmt.Errorf("%s: decode result: %w", tool, err)
+	if out != nil && res.Structured != nil {
+		if err := res.Decode(out); err != nil {
+			return res.Text, fmt.Errorf("%s: decode result: %w", tool, err)
 		}
 	}
-	return msg, nil
+	return res.Text, nil
 }
 
 // Close ends the session; the server sees stdin close and removes its

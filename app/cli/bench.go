@@ -17,10 +17,10 @@ func init() {
 
 func runBench(ctx context.Context, e *Env, args []string) int {
 	fs := newFlagSet(e, "bench", "[--rounds N] [--image IMAGE] [--pull POLICY] [--out FILE]")
-	rounds := fs.Int("rounds", 20, "interleaved rounds of each comparison")
-	image := fs.String("image", "", "Python image both sides run (default: images.python of the config)")
-	pull := fs.String("pull", "", "images.pull for the measured server (default: the config's)")
-	out := fs.String("out", "", "also write the table to FILE (and JSON to FILE.json)")
+	rounds := fs.Int("rounds", 20, "`N` interleaved rounds of each comparison")
+	image := fs.String("image", "", "the Python `IMAGE` both sides run (default: images.python of the config)")
+	pull := fs.String("pull", "", "images.pull `POLICY` for the measured server (default: the config's)")
+	out := fs.String("out", "", "also write the table to `FILE` (and JSON to FILE.json)")
 	if code, done := parseFlags(e, fs, args); done {
 		return code
 	}

@@ -67,14 +67,14 @@ const clientsSynopsis = "[list|install|uninstall|verify] [--client NAME|--all] [
 func runClients(ctx context.Context, e *Env, args []string) int {
 	fs := newFlagSet(e, "clients", clientsSynopsis)
 	var f clientsFlags
-	fs.StringVar(&f.client, "client", "", "the client: "+strings.Join(clientconfig.Names(), ", "))
+	fs.StringVar(&f.client, "client", "", "the client `NAME`: "+strings.Join(clientconfig.Names(), ", "))
 	fs.BoolVar(&f.all, "all", false, "every client (install: those that look installed; verify: those configured)")
 	fs.BoolVar(&f.dryRun, "dry-run", false, "show the change as a diff and write nothing")
 	fs.BoolVar(&f.asJSON, "json", false, "print JSON")
 	fs.BoolVar(&f.force, "force", false, "install even when the client does not look installed")
-	fs.StringVar(&f.dockerHost, "docker-host", "", "DOCKER_HOST to write into the entry (default: detected)")
-	fs.DurationVar(&f.timeout, "timeout", clientconfig.DefaultVerifyTimeout, "how long verify waits for the server")
-	fs.StringVar(&f.ifCommand, "if-command", "", "uninstall: remove only entries that run the program PATH (an uninstaller's own); others stay as they are")
+	fs.StringVar(&f.dockerHost, "docker-host", "", "the DOCKER_HOST to write into the entry, as a `HOST` URL (default: detected)")
+	fs.DurationVar(&f.timeout, "timeout", clientconfig.DefaultVerifyTimeout, "how long verify waits for the server, as a `DURATION` such as 30s")
+	fs.StringVar(&f.ifCommand, "if-command", "", "uninstall: remove only entries that run the program `PATH` (an uninstaller's own); others stay as they are")
 	// The subcommand may come before or after the flags.
 	if code, done := parseFlags(e, fs, args); done {
 		return code

@@ -33,9 +33,9 @@ const (
 
 func runRun(ctx context.Context, e *Env, args []string) int {
 	fs := newFlagSet(e, "run", "[--lang LANGUAGE] [--timeout DURATION] FILE|-")
-	lang := fs.String("lang", "", "`language` (default: from the file's extension, else python)")
+	lang := fs.String("lang", "", "`LANGUAGE` (default: from the file's extension, else python)")
 	var timeout durationValue
-	fs.Var(&timeout, "timeout", "kill the run after this `duration`, e.g. 30s or 2m; a plain number is seconds (default: limits.exec_timeout_seconds)")
+	fs.Var(&timeout, "timeout", "kill the run after this `DURATION`, e.g. 30s or 2m; a plain number is seconds (default: limits.exec_timeout_seconds)")
 	if code, done := parseFlagsExit(e, fs, args, exitRunFailed); done {
 		return code
 	}

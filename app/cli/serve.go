@@ -20,8 +20,8 @@ func init() {
 
 func runServe(ctx context.Context, e *Env, args []string) int {
 	fs := newFlagSet(e, "serve", "[--config FILE] [--http 127.0.0.1:PORT] [--allow-remote] [--debug]")
-	cfgPath := fs.String("config", "", "the config `file` (default: $MCP_SANDBOX_CONFIG, else the user's config dir; this flag wins over both)")
-	httpAddr := fs.String("http", "", "serve streamable HTTP on this loopback `address` instead of stdio")
+	cfgPath := fs.String("config", "", "the config `FILE` (default: $MCP_SANDBOX_CONFIG, else the user's config dir; this flag wins over both)")
+	httpAddr := fs.String("http", "", "serve streamable HTTP on this loopback `ADDRESS` (127.0.0.1:PORT) instead of stdio")
 	allowRemote := fs.Bool("allow-remote", false, "allow --http on a non-loopback address (dangerous: anyone who has the token can run code)")
 	debug := fs.Bool("debug", false, "log debug messages")
 	if code, done := parseFlags(e, fs, args); done {

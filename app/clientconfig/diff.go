@@ -3,6 +3,8 @@ package clientconfig
 import (
 	"fmt"
 	"strings"
+
+	"github.com/sergi/go-diff/diffmatchpatch"
 )
 
 // diffContext is how many unchanged lines surround each change.
@@ -14,9 +16,7 @@ type diffOp struct {
 }
 
 // unifiedDiff returns the change from old to new as a unified diff, as
-// shown by a dry run. Our edits touch a few lines of what may be a large
-// file, so the common head and tail are matched first and only the middle
-// is compared line by line.
+// shown by a dry run.
 func unifiedDiff(path string, old, new []byte, created bool) string {
 	a, b := splitLines(string(old)), splitLines(string(new))
 	ops := diffLines(a, b)
@@ -98,74 +98,28 @@ func splitLines(s string) []string {
 	return lines
 }
 
-// diffLines returns an edit script from a to b.
+// diffLines returns an edit script from a to b, computed by
+// diff-match-patch's line mode (Myers' algorithm), with each run of changes
+// written as its removals and then its additions, as diff(1) does.
 func diffLines(a, b []string) []diffOp {
-	pre := 0
-	for pre < len(a) && pre < len(b) && a[pre] == b[pre] {
-		pre++
-	}
-	suf := 0
-	for suf < len(a)-pre && suf < len(b)-pre && a[len(a)-1-suf] == b[len(b)-1-suf] {
-		suf++
-	}
-	var ops []diffOp
-	for _, l := range a[:pre] {
-		ops = append(ops, diffOp{' ', l})
-	}
-	ops = append(ops, lcsOps(a[pre:len(a)-suf], b[pre:len(b)-suf])...)
-	for _, l := range a[len(a)-suf:] {
-		ops = append(ops, diffOp{' ', l})
-	}
-	return ops
-}
-
-// lcsOps compares two short runs of lines through their longest common
-// subsequence; runs too long for that come out as a plain replacement.
-func lcsOps(a, b []string) []diffOp {
-	var ops []diffOp
-	if len(a)*len(b) > 1<<20 {
-		for _, l := range a {
-			ops = append(ops, diffOp{'-', l})
-		}
-		for _, l := range b {
-			ops = append(ops, diffOp{'+', l})
-		}
-		return ops
-	}
-	// lcs[i][j] is the LCS length of a[i:] and b[j:].
-	lcs := make([][]int32, len(a)+1)
-	for i := range lcs {
-		lcs[i] = make([]int32, len(b)+1)
-	}
-	for i := len(a) - 1; i >= 0; i-- {
-		for j := len(b) - 1; j >= 0; j-- {
-			if a[i] == b[j] {
-				lcs[i][j] = lcs[i+1][j+1] + 1
-			} else {
-				lcs[i][j] = max(lcs[i+1][j], lcs[i][j+1])
+	dmp := diffmatchpatch.New()
+	dmp.DiffTimeout = 0 // an exact diff, not one cut short by the clock
+	ra, rb, table := dmp.DiffLinesToRunes(strings.Join(a, ""), strings.Join(b, ""))
+	diffs := dmp.DiffCharsToLines(dmp.DiffMainRunes(ra, rb, false), table)
+	var ops, adds []diffOp
+	for _, d := range diffs {
+		for _, l := range splitLines(d.Text) {
+			switch d.Type {
+			case diffmatchpatch.DiffEqual:
+				ops = append(ops, adds...)
+				adds = adds[:0]
+				ops = append(ops, diffOp{' ', l})
+			case diffmatchpatch.DiffDelete:
+				ops = append(ops, diffOp{'-', l})
+			case diffmatchpatch.DiffInsert:
+				adds = append(adds, diffOp{'+', l})
 			}
 		}
 	}
-	i, j := 0, 0
-	for i < len(a) && j < len(b) {
-		switch {
-		case a[i] == b[j]:
-			ops = append(ops, diffOp{' ', a[i]})
-			i++
-			j++
-		case lcs[i+1][j] >= lcs[i][j+1]:
-			ops = append(ops, diffOp{'-', a[i]})
-			i++
-		default:
-			ops = append(ops, diffOp{'+', b[j]})
-			j++
-		}
-	}
-	for ; i < len(a); i++ {
-		ops = append(ops, diffOp{'-', a[i]})
-	}
-	for ; j < len(b); j++ {
-		ops = append(ops, diffOp{'+', b[j]})
-	}
-	return ops
+	return append(ops, adds...)
 }

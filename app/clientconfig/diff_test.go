@@ -56,3 +56,45 @@ func TestUnifiedDiff(t *testing.T) {
 		})
 	}
 }
+
+// TestDiffLinesRebuilds: for edits all over a file, the script's kept and
+// removed lines give the old file and its kept and added lines the new
+// one, and every run of changes lists its removals first.
+func TestDiffLinesRebuilds(t *testing.T) {
+	var a []string
+	for i := range 300 {
+		a = append(a, fmt.Sprintf("line %d\n", i%37))
+	}
+	for step := 1; step < 40; step += 7 {
+		var b []string
+		for i, l := range a {
+			switch {
+			case i%step == 0:
+				b = append(b, "changed\n")
+			case i%(step+3) == 0: // dropped
+			default:
+				b = append(b, l)
+			}
+		}
+		b[len(b)-1] = "no newline"
+		var gotA, gotB []string
+		ops := diffLines(a, b)
+		for i, op := range ops {
+			if op.kind != '+' {
+				gotA = append(gotA, op.line)
+			}
+			if op.kind != '-' {
+				gotB = append(gotB, op.line)
+			}
+			if op.kind == '-' && i > 0 && ops[i-1].kind == '+' {
+				t.Fatalf("step %d: a removal after an addition at op %d", step, i)
+			}
+		}
+		if diff := cmp.Diff(a, gotA); diff != "" {
+			t.Errorf("step %d: old side (-want +got):\n%s", step, diff)
+		}
+		if diff := cmp.Diff(b, gotB); diff != "" {
+			t.Errorf("step %d: new side (-want +got):\n%s", step, diff)
+		}
+	}
+}

@@ -107,7 +107,11 @@ func (f tomlFormat) install(src []byte, want Entry) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	blocks := ours(scanTOML(src))
+	all, err := scanTOML(src)
+	if err != nil {
+		return nil, err
+	}
+	blocks := ours(all)
 	var out []byte
 	switch {
 	case len(blocks) > 0:
@@ -132,7 +136,11 @@ func (f tomlFormat) uninstall(src []byte) ([]byte, error) {
 	if err != nil || raw == nil {
 		return src, err
 	}
-	blocks := ours(scanTOML(src))
+	all, err := scanTOML(src)
+	if err != nil {
+		return nil, err
+	}
+	blocks := ours(all)
 	if len(blocks) == 0 {
 		return nil, fmt.Errorf("%w: the %s entry is written with dotted keys or an inline table; remove it by hand", ErrStructure, ServerName)
 	}

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/pelletier/go-toml/v2"
 
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/config"
 )
@@ -139,15 +140,18 @@ k = 1
 # trailing comment
 [[e.f]]
 `
+	blocks, err := scanTOML([]byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
 	var got [][]string
-	for _, b := range scanTOML([]byte(src)) {
+	for _, b := range blocks {
 		got = append(got, b.key)
 	}
 	want := [][]string{{"a", "b.c", "d"}, {"e", "f"}}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("headers (-want +got):\n%s", diff)
 	}
-	blocks := scanTOML([]byte(src))
 	if body := src[blocks[0].start:blocks[0].end]; body != "[a.\"b.c\".'d']   # a header\nk = 1\n" {
 		t.Errorf("first block = %q", body)
 	}
@@ -165,8 +169,9 @@ func TestTOMLQuoting(t *testing.T) {
 		if got := config.QuoteString(in); got != want {
 			t.Errorf("config.QuoteString(%q) = %s, want %s", in, got, want)
 		}
-		if got := unquoteTOML(config.QuoteString(in)[1 : len(config.QuoteString(in))-1]); got != in {
-			t.Errorf("unquoteTOML(config.QuoteString(%q)) = %q", in, got)
+		var back map[string]string
+		if err := toml.Unmarshal([]byte("k = "+config.QuoteString(in)), &back); err != nil || back["k"] != in {
+			t.Errorf("config.QuoteString(%q) reads back as %q, %v", in, back["k"], err)
 		}
 	}
 }

@@ -11,9 +11,8 @@ import (
 	"sync"
 	"time"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
-
 	"github.com/mcp-sandbox/mcp-sandbox/app/internal/childproc"
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox/mcpclient"
 )
 
 // DefaultVerifyTimeout bounds Verify when no timeout is given. A first
@@ -95,40 +94,30 @@ func VerifyEntry(ctx context.Context, e Entry, opts VerifyOptions) (*VerifyResul
 	stderr := &tailBuffer{max: 4 << 10}
 	cmd.Stderr = stderr
 
-	client := mcp.NewClient(&mcp.Implementation{Name: "mcp-sandbox-verify", Version: "1"}, nil)
 	start := time.Now()
-	cs, err := client.Connect(ctx, &mcp.CommandTransport{Command: cmd, TerminateDuration: 2 * time.Second}, nil)
+	cs, err := mcpclient.Start(ctx, cmd, mcpclient.Options{Name: "mcp-sandbox-verify", TerminateAfter: 2 * time.Second})
 	if err != nil {
 		return res, explain(ctx, timeout, err, cmd, stderr)
 	}
 	res.Startup = time.Since(start)
+	res.ProtocolVersion = cs.ProtocolVersion()
 	if ir := cs.InitializeResult(); ir != nil {
-		res.ProtocolVersion = ir.ProtocolVersion
-		if ir.ServerInfo != nil {
-			res.ServerName, res.ServerVersion = ir.ServerInfo.Name, ir.ServerInfo.Version
-		}
+		res.ServerName, res.ServerVersion = ir.ServerInfo.Name, ir.ServerInfo.Version
 	}
 	start = time.Now()
-	params := &mcp.ListToolsParams{}
-	for page := 0; page < 100; page++ {
-		lt, err := cs.ListTools(ctx, params)
-		if err != nil {
-			_ = cs.Close()
-			return res, explain(ctx, timeout, fmt.Errorf("tools/list: %w", err), cmd, stderr)
-		}
-		res.Tools += len(lt.Tools)
-		if lt.NextCursor == "" {
-			break
-		}
-		params.Cursor = lt.NextCursor
+	tools, err := cs.ListTools(ctx, 100)
+	if err != nil {
+		_ = cs.Close()
+		return res, explain(ctx, timeout, fmt.Errorf("tools/list: %w", err), cmd, stderr)
 	}
+	res.Tools = len(tools)
 	res.RoundTrip = time.Since(start)
 	_ = cs.Close()
 	return res, nil
 }
 
 // explain turns a failed session into an error a person can act on. The
-// SDK has closed the session by now, so the process has been waited for.
+// session has been closed by now, so the process has been waited for.
 func explain(ctx context.Context, timeout time.Duration, err error, cmd *exec.Cmd, stderr *tailBuffer) error {
 	tail := ""
 	if s := stderr.lastLines(5); s != "" {
@@ -142,7 +131,7 @@ func explain(ctx context.Context, timeout time.Duration, err error, cmd *exec.Cm
 		return fmt.Errorf("%w: %s gave no MCP answer within %s%s", ErrTimeout, cmd.Path, timeout, tail)
 	case ctx.Err() != nil:
 		return fmt.Errorf("verify %s: %w", cmd.Path, ctx.Err())
-	case strings.Contains(err.Error(), "invalid character") || strings.Contains(err.Error(), "cannot unmarshal"):
+	case errors.Is(err, mcpclient.ErrNotJSONRPC):
 		return fmt.Errorf("%w: %s wrote something that is not MCP to stdout (%v)%s", ErrNotMCP, cmd.Path, err, tail)
 	case ps != nil && ps.Exited():
 		return fmt.Errorf("%w: %s exited with status %d before answering%s", ErrServerExited, cmd.Path, ps.ExitCode(), tail)

@@ -49,6 +49,8 @@ import (
 	"runtime"
 	"time"
 
+	"golang.org/x/mod/semver"
+
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/buildinfo"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/config"
 )
@@ -178,10 +180,10 @@ func offers(feed, current string, prereleases bool) (bool, error) {
 	if err != nil {
 		return false, fmt.Errorf("running version: %w", err)
 	}
-	if len(fv.pre) > 0 && len(cv.pre) == 0 && !prereleases {
+	if semver.Prerelease(fv) != "" && semver.Prerelease(cv) == "" && !prereleases {
 		return false, nil
 	}
-	return fv.compare(cv) > 0, nil
+	return semver.Compare(fv, cv) > 0, nil
 }
 
 func (o Options) withDefaults() Options {

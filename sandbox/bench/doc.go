@@ -1,7 +1,7 @@
 // Package bench measures MCP Sandbox against the docker commands people use
 // today, on the real engine and through the real stdio MCP server: it
 // starts an mcp-sandbox binary with its own config and state directory,
-// drives it with the official Go SDK client, and runs, interleaved in one
+// drives it with an MCP client (sandbox/mcpclient), and runs, interleaved in one
 // loop, each of our calls and its docker baseline:
 //
 //	warm run_code print(1)        vs  docker exec C python3 -c 'print(1)'

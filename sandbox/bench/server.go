@@ -3,7 +3,6 @@ package bench
 import (
 	"bufio"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -15,14 +14,14 @@ import (
 	"sync"
 	"time"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox/mcpclient"
 )
 
 // server is an mcp-sandbox process under measurement and the MCP client
 // session talking to it over its stdin and stdout.
 type server struct {
 	cmd   *exec.Cmd
-	sess  *mcp.ClientSession
+	sess  *mcpclient.Session
 	watch *logWatch
 }
 
@@ -46,7 +45,7 @@ languages = ["python"]
 }
 
 // startServer runs `mcp-sandbox serve --debug` with its own config and
-// state directory and connects the Go SDK client to it.
+// state directory and connects an MCP client to it.
 func startServer(ctx context.Context, o Options, dir string) (*server, error) {
 	cfg, err := writeConfig(dir, o)
 	if err != nil {
@@ -54,46 +53,42 @@ func startServer(ctx context.Context, o Options, dir string) (*server, error) {
 	}
 	cmd := exec.Command(o.Server, "serve", "--debug")
 	cmd.Env = append(os.Environ(), "MCP_SANDBOX_CONFIG="+cfg, "MCP_SANDBOX_STATE_DIR="+filepath.Join(dir, "state"))
-	stderr, err := cmd.StderrPipe()
+	// The log goes through a pipe of our own, which the server's end of
+	// closes when it exits (and ends w.read).
+	stderr, stderrW, err := os.Pipe()
 	if err != nil {
 		return nil, err
 	}
+	cmd.Stderr = stderrW
 	w := newLogWatch()
-	c := mcp.NewClient(&mcp.Implementation{Name: "mcp-sandbox-bench", Version: "1.0"}, nil)
+	go func() {
+		w.read(stderr)
+		stderr.Close()
+	}()
 	// The server removes its sandboxes and the pool when stdin closes;
-	// give it time before the transport resorts to SIGTERM.
-	sess, err := c.Connect(ctx, &mcp.CommandTransport{Command: cmd, TerminateDuration: time.Minute}, nil)
+	// give it time before the session resorts to SIGTERM.
+	sess, err := mcpclient.Start(ctx, cmd, mcpclient.Options{Name: "mcp-sandbox-bench", Version: "1.0", TerminateAfter: time.Minute})
+	stderrW.Close()
 	if err != nil {
 		return nil, fmt.Errorf("start %s serve: %w", o.Server, err)
 	}
-	go w.read(stderr) // ends when the server exits
 	return &server{cmd: cmd, sess: sess, watch: w}, nil
 }
 
 // call calls a tool and decodes its structured result into out. A result
 // with isError is an error.
 func (s *server) call(ctx context.Context, tool string, args map[string]any, out any) error {
-	res, err := s.sess.CallTool(ctx, &mcp.CallToolParams{Name: tool, Arguments: args})
+	res, err := s.sess.CallTool(ctx, tool, args)
 	if err != nil {
 		return fmt.Errorf("%s: %w", tool, err)
 	}
 	if res.IsError {
-		var msg strings.Builder
-		for _, c := range res.Content {
-			if t, ok := c.(*mcp.TextContent); ok {
-				msg.WriteString(t.Text)
-			}
-		}
-		return fmt.Errorf("%s: %s", tool, msg.String())
+		return fmt.Errorf("%s: %s", tool, res.Text)
 	}
 	if out == nil {
 		return nil
 	}
-	b, err := json.Marshal(res.StructuredContent)
-	if err != nil {
-		return err
-	}
-	return json.Unmarshal(b, out)
+	return res.Decode(out)
 }
 
 // runOut is the part of run_code's result the benchmark checks.

@@ -74,7 +74,9 @@ func Save(path string, c *Config) (backup string, err error) {
 		if old == nil && s.value == have[i].value && !s.always {
 			continue
 		}
-		data = setKey(data, s.table, s.key, s.value)
+		if data, err = setKey(data, s.table, s.key, s.value); err != nil {
+			return "", fmt.Errorf("save config: %w: %w", ErrNotSaved, err)
+		}
 	}
 	got, err := Parse(path, data)
 	if err != nil {
