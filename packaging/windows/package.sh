@@ -61,7 +61,7 @@ windows_installer() {
   SETUP_FILE=$DIST/mcp-sandbox-$VERSION-windows-amd64-setup.exe
   makensis -V2 -INPUTCHARSET UTF8 \
     -DVERSION="$VERSION" -DFILE_VERSION="$WIN_FILE_VERSION" -DCOMMIT="$COMMIT" \
-    -DSRC="$w/out" -DOUTFILE="$SETUP_FILE" \
+    -DAPP_ID="$APP_ID" -DSRC="$w/out" -DOUTFILE="$SETUP_FILE" \
     "$PKG/windows/installer.nsi" >"$w/makensis.log" ||
     { cat "$w/makensis.log" >&2; die "makensis failed"; }
   log "wrote $SETUP_FILE"
