@@ -15,9 +15,14 @@
 ;
 ; Built by packaging/build.sh windows with makensis; it defines VERSION,
 ; FILE_VERSION (a.b.c.d), COMMIT, APP_ID, SRC (the directory with the two
-; .exe and the .ico) and OUTFILE.
+; .exe and the .ico) and OUTFILE; and SIGN (sign.sh) when a certificate is
+; provided.
 
 Target amd64-unicode
+!ifdef SIGN
+  ; sign.sh signs the uninstaller before it is packed into the installer.
+  !uninstfinalize '"${SIGN}" "%1"' = 0
+!endif
 ManifestDPIAware true
 RequestExecutionLevel user
 SetCompressor /SOLID lzma
