@@ -189,7 +189,7 @@ if [[ ! -e $FYNE_U ]]; then
   mkdir -p "$FYNE_U" && printf '{"window.width":800}\n' >"$FYNE_U/preferences.json"
   printf '      (the tray made no %%APPDATA%%\\fyne\\%s: a preferences.json put there, as Fyne writes it)\n' "$APP_ID" >&2
 fi
-find "$APPDATA_U/fyne" "$STATE_U" -type f 2>/dev/null | sed "s|^$T/||;s/^/      made: /" >&2 || true
+{ find "$APPDATA_U/fyne" -mindepth 1; find "$STATE_U" -type f; } 2>/dev/null | sed "s|^$T/||;s/^/      made: /" >&2 || true
 
 # Uninstall, silently. NSIS's uninstaller copies itself to %TEMP% and
 # returns at once: wait for the folder to go.
