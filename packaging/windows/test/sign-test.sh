@@ -13,6 +13,7 @@
 # Needs: openssl, osslsigncode, makensis, 7z.
 set -euo pipefail
 
+# shellcheck source=packaging/lib.sh
 . "$(dirname "$0")/../../lib.sh"
 init_release >/dev/null 2>&1
 out=$WORK/windows/out

@@ -20,6 +20,7 @@
 # import (imagemagick), xdotool, python3, go.
 set -euo pipefail
 
+# shellcheck source=packaging/lib.sh
 . "$(dirname "$0")/../../lib.sh"
 init_release >/dev/null 2>&1
 SETUP=${1:-$DIST/mcp-sandbox-$VERSION-windows-amd64-setup.exe}
