@@ -202,8 +202,11 @@ check_windows() {
   [[ -f $setup ]] || fail "$setup missing (run packaging/build.sh windows)"
   file -b "$out/mcp-sandbox-tray.exe" | grep -q '^PE32+ executable (GUI) x86-64' || fail "tray exe: $(file -b "$out/mcp-sandbox-tray.exe")"
   file -b "$out/mcp-sandbox.exe" | grep -q '^PE32+ executable (console) x86-64' || fail "server exe: $(file -b "$out/mcp-sandbox.exe")"
-  file -b "$setup" | grep -q 'Nullsoft Installer' || fail "setup: $(file -b "$setup")"
-  ok "tray exe is PE32+ GUI (no console), server exe PE32+ console, setup is NSIS"
+  # The installer itself is 64-bit (Target amd64-unicode): it runs where
+  # 32-bit code cannot.
+  file -b "$setup" | grep -q '^PE32+ executable (GUI) x86-64' || fail "setup is not 64-bit: $(file -b "$setup")"
+  7z l "$setup" | grep -qx 'SubType = NSIS-3 Unicode 64-bit' || fail "setup is not a 64-bit NSIS installer: $(7z l "$setup" | grep Type)"
+  ok "tray exe is PE32+ GUI (no console), server exe PE32+ console, setup is a 64-bit NSIS installer"
   x=$(mktemp -d -p "$T")
   for name in mcp-sandbox-tray mcp-sandbox; do
     7z x -y -o"$x/$name" "$out/$name.exe" .rsrc >/dev/null || fail "$name.exe has no resources"
@@ -224,10 +227,11 @@ check_windows() {
   ok "installer holds exactly mcp-sandbox-tray.exe, mcp-sandbox.exe and its uninstaller, as built"
   grep -qi 'warning' "$out/../makensis.log" && fail "makensis warnings: $(grep -i warning "$out/../makensis.log")"
   for want in 'InstallDir "$LOCALAPPDATA\Programs\${APP}"' 'RequestExecutionLevel user' 'MUI_FINISHPAGE_RUN' \
-    'CreateShortcut "$SMPROGRAMS' 'WriteUninstaller' 'DeleteRegValue HKCU "${RUN_KEY}"'; do
+    'CreateShortcut "$SMPROGRAMS' 'WriteUninstaller' 'DeleteRegValue HKCU "${RUN_KEY}"' \
+    'Call PathAdd' 'Call un.PathRemove' 'clients uninstall --all' 'RMDir /r "$APPDATA\fyne\${APP_ID}"'; do
     grep -qF "$want" "$PKG/windows/installer.nsi" || fail "installer.nsi lacks: $want"
   done
-  ok "per-user install to %LOCALAPPDATA%\\Programs, Start-menu shortcuts, uninstaller, optional start"
+  ok "per-user install to %LOCALAPPDATA%\\Programs, user PATH, Start-menu shortcuts, uninstaller (client entries, Fyne data), optional start"
   rm -rf "$x"
 }
 

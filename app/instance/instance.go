@@ -1,7 +1,11 @@
 // Package instance keeps the tray to one instance per user: the first
-// launch holds a lock and listens on a socket in the state directory; a
-// second launch finds the lock taken, asks the first to bring its window
-// forward, and exits.
+// launch holds a lock in the state directory and listens on the
+// platform's local endpoint (a unix socket next to the lock on Linux and
+// macOS, a named pipe on Windows; see endpoint); a second launch finds the
+// lock taken, asks the first to bring its window forward, and exits.
+//
+// The protocol is the same on every system: the second launch sends the
+// line "show", the first calls its show function and answers "ok".
 //
 //	inst, err := instance.Acquire(stateDir)
 //	if errors.Is(err, instance.ErrRunning) {
@@ -30,11 +34,11 @@ import (
 // been asked to show its window.
 var ErrRunning = errors.New("the tray is already running")
 
-// Instance is the lock and socket of the running tray.
+// Instance is the lock and endpoint of the running tray.
 type Instance struct {
 	lock *flock.Flock
 	ln   net.Listener
-	path string
+	ep   string
 
 	closeOnce sync.Once
 }
@@ -53,33 +57,36 @@ func Acquire(dir string) (*Instance, error) {
 		return nil, fmt.Errorf("single instance: %w", err)
 	}
 	lock := flock.New(filepath.Join(dir, "tray.lock"))
-	sock := filepath.Join(dir, "tray.sock")
+	ep, err := endpoint(dir)
+	if err != nil {
+		return nil, fmt.Errorf("single instance: %w", err)
+	}
 	ok, err := lock.TryLock()
 	if err != nil {
 		return nil, fmt.Errorf("single instance: %w", err)
 	}
 	if !ok {
-		if err := askToShow(sock, 3*time.Second); err != nil {
+		if err := askToShow(ep, 5*time.Second); err != nil {
 			return nil, fmt.Errorf("single instance: another tray holds %s but does not answer: %w", lock.Path(), err)
 		}
 		return nil, ErrRunning
 	}
-	// The lock is ours, so a socket file left here is stale.
-	os.Remove(sock)
-	ln, err := net.Listen("unix", sock)
+	// The lock is ours, so whatever a crashed tray left at the endpoint
+	// is stale: listen replaces it.
+	ln, err := listen(ep)
 	if err != nil {
 		lock.Unlock()
 		return nil, fmt.Errorf("single instance: %w", err)
 	}
-	return &Instance{lock: lock, ln: ln, path: sock}, nil
+	return &Instance{lock: lock, ln: ln, ep: ep}, nil
 }
 
 // askToShow connects to the running instance, retrying while it is still
 // starting, and sends the request.
-func askToShow(sock string, wait time.Duration) error {
+func askToShow(ep string, wait time.Duration) error {
 	deadline := time.Now().Add(wait)
 	for {
-		err := sendShow(sock)
+		err := sendShow(ep)
 		if err == nil || time.Now().After(deadline) {
 			return err
 		}
@@ -87,8 +94,8 @@ func askToShow(sock string, wait time.Duration) error {
 	}
 }
 
-func sendShow(sock string) error {
-	c, err := net.DialTimeout("unix", sock, time.Second)
+func sendShow(ep string) error {
+	c, err := dial(ep, time.Second)
 	if err != nil {
 		return err
 	}
@@ -132,7 +139,7 @@ func (i *Instance) Close() error {
 	var err error
 	i.closeOnce.Do(func() {
 		i.ln.Close()
-		os.Remove(i.path)
+		removeEndpoint(i.ep)
 		err = i.lock.Unlock()
 	})
 	return err

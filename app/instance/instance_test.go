@@ -5,13 +5,12 @@ import (
 	"errors"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"testing"
 	"time"
 )
 
 func TestSecondLaunchShowsTheFirst(t *testing.T) {
-	dir := t.TempDir()
+	dir := testDir(t)
 	first, err := Acquire(dir)
 	if err != nil {
 		t.Fatal(err)
@@ -44,17 +43,6 @@ func TestSecondLaunchShowsTheFirst(t *testing.T) {
 	again.Close()
 }
 
-func TestStaleSocketIsReplaced(t *testing.T) {
-	dir := t.TempDir()
-	// A socket file left by a tray that crashed, with no lock held.
-	os.WriteFile(filepath.Join(dir, "tray.sock"), nil, 0o600)
-	inst, err := Acquire(dir)
-	if err != nil {
-		t.Fatalf("Acquire with a stale socket = %v", err)
-	}
-	inst.Close()
-}
-
 // TestAcrossProcesses runs a second launch as a real second process (this
 // test binary re-run), as a person double-clicking the app twice does.
 func TestAcrossProcesses(t *testing.T) {
@@ -65,7 +53,7 @@ func TestAcrossProcesses(t *testing.T) {
 		}
 		os.Exit(1)
 	}
-	dir := t.TempDir()
+	dir := testDir(t)
 	first, err := Acquire(dir)
 	if err != nil {
 		t.Fatal(err)

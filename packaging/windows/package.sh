@@ -1,6 +1,7 @@
 # The Windows target of packaging/build.sh (sourced): both executables
 # cross-built from Linux with icon, manifest and version resources, then
-# the per-user NSIS installer.
+# the per-user NSIS installer; all of them Authenticode-signed when
+# MCP_SANDBOX_SIGN_PFX names a certificate (see sign.sh).
 # shellcheck shell=bash
 
 WIN_CC=${WIN_CC:-x86_64-w64-mingw32-gcc}
@@ -28,7 +29,9 @@ windows_target() {
   rm -f "${WIN_SYSO[@]}"
   exec 9>&-
   cp "$ROOT/assets/mcp-sandbox.ico" "$w/out/"
+  step "windows: sign the programs" "$PKG/windows/sign.sh" "$w/out/mcp-sandbox.exe" "$w/out/mcp-sandbox-tray.exe"
   step "windows: NSIS installer" windows_installer "$w"
+  step "windows: sign the installer" "$PKG/windows/sign.sh" "$SETUP_FILE"
 }
 
 # windows_resources W: one .syso for each executable, in its package dir.
@@ -59,9 +62,12 @@ windows_resources() {
 windows_installer() {
   local w=$1
   SETUP_FILE=$DIST/mcp-sandbox-$VERSION-windows-amd64-setup.exe
-  makensis -V2 -INPUTCHARSET UTF8 \
+  # With a certificate, NSIS signs the uninstaller it embeds (!uninstfinalize).
+  local sign=()
+  [[ -n ${MCP_SANDBOX_SIGN_PFX:-} ]] && sign=(-DSIGN="$PKG/windows/sign.sh")
+  makensis -V2 -INPUTCHARSET UTF8 "${sign[@]}" \
     -DVERSION="$VERSION" -DFILE_VERSION="$WIN_FILE_VERSION" -DCOMMIT="$COMMIT" \
-    -DSRC="$w/out" -DOUTFILE="$SETUP_FILE" \
+    -DAPP_ID="$APP_ID" -DSRC="$w/out" -DOUTFILE="$SETUP_FILE" \
     "$PKG/windows/installer.nsi" >"$w/makensis.log" ||
     { cat "$w/makensis.log" >&2; die "makensis failed"; }
   log "wrote $SETUP_FILE"
