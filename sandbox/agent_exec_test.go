@@ -34,7 +34,7 @@ const psScript = `for d in /proc/[0-9]*; do tr '\0' ' ' < $d/cmdline 2>/dev/null
 
 // killAgentScript kills the sandbox's command agent from inside, as the
 // sandbox user can.
-const killAgentScript = `for d in /proc/[0-9]*; do case $(readlink $d/exe 2>/dev/null) in */.mcp-sandbox-agent-*) kill -9 ${d#/proc/};; esac; done`
+const killAgentScript = `for d in /proc/[0-9]*; do case $(tr '\0' ' ' < $d/cmdline 2>/dev/null) in /workspace/.mcp-sandbox-agent-*) kill -9 ${d#/proc/};; esac; done`
 
 // The agent keeps every behaviour of docker exec, in an image with Python
 // and in busybox (no interpreter at all). OOM and fork bombs are in
