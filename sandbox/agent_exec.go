@@ -6,6 +6,9 @@ import (
 	"runtime"
 	"strconv"
 	"sync"
+
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox/agent"
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox/runner"
 )
 
 // agentRunner is the runners key of a sandbox's command agent.
@@ -167,4 +170,14 @@ func (e *Engine) engineArch(ctx context.Context) string {
 		}
 	}
 	return runtime.GOARCH
+}
+
+// killAll has the agent, if it runs, kill every process in the sandbox
+// (the sandbox is being stopped); it does not wait.
+func (s *agentSlot) killAll() {
+	if c := s.running(); c != nil {
+		c.wmu.Lock()
+		_, _ = c.proc.Write(runner.AppendFrame(nil, c.nonce, agent.KindKillAll, nil))
+		c.wmu.Unlock()
+	}
 }

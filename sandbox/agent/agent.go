@@ -2,7 +2,7 @@
 // sandbox (cmd/mcp-sandbox-agent), built for linux/amd64 and linux/arm64,
 // and the protocol the engine speaks with it.
 //
-// The binaries in bin/ are built from this module, reproducibly, by
+// The binaries in prebuilt/ are built from this module, reproducibly, by
 //
 //	go generate ./sandbox/agent
 //
@@ -27,9 +27,9 @@ import (
 )
 
 var (
-	//go:embed bin/mcp-sandbox-agent-linux-amd64
+	//go:embed prebuilt/mcp-sandbox-agent-linux-amd64
 	amd64 []byte
-	//go:embed bin/mcp-sandbox-agent-linux-arm64
+	//go:embed prebuilt/mcp-sandbox-agent-linux-arm64
 	arm64 []byte
 )
 
@@ -37,7 +37,10 @@ var (
 const (
 	KindStart = "start" // engine → agent: a Start
 	KindKill  = "kill"  // engine → agent: a Kill
-	KindExit  = "exit"  // agent → engine: an Exit
+	// KindKillAll (no payload) has the agent kill every process of the
+	// sandbox user, then exit: the sandbox is being stopped.
+	KindKillAll = "killall"
+	KindExit    = "exit" // agent → engine: an Exit
 )
 
 // FilePrefix starts the name of the agent's file in a sandbox; the agent

@@ -117,6 +117,11 @@ func (a *agent) serve(in *bufio.Reader) error {
 			if pid > 1 {
 				killTree(pid)
 			}
+		case "killall":
+			// The sandbox is being stopped: everything the sandbox user
+			// runs goes (the kernel spares the caller), then the agent.
+			_ = syscall.Kill(-1, syscall.SIGKILL)
+			os.Exit(0)
 		default:
 			return errors.New("unknown frame")
 		}

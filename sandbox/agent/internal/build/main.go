@@ -1,4 +1,4 @@
-// Command build rebuilds the agent's binaries in ../../bin (run through go
+// Command build rebuilds the agent's binaries in ../../prebuilt (run through go
 // generate in package agent).
 package main
 
@@ -22,7 +22,7 @@ func main() {
 			os.Exit(1)
 		}
 	}
-	if err := os.WriteFile("bin/GOVERSION", []byte(runtime.Version()+"\n"), 0o644); err != nil {
+	if err := os.WriteFile("prebuilt/GOVERSION", []byte(runtime.Version()+"\n"), 0o644); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}

@@ -14,7 +14,7 @@ var Arches = []string{"amd64", "arm64"}
 
 // File is the committed binary for arch, relative to package agent.
 func File(arch string) string {
-	return filepath.Join("bin", "mcp-sandbox-agent-linux-"+arch)
+	return filepath.Join("prebuilt", "mcp-sandbox-agent-linux-"+arch)
 }
 
 // Build builds the agent for linux/arch from package agent's directory
