@@ -209,7 +209,7 @@ func (c *agentConn) send(kind string, v any) error {
 // ends first, the agent kills the command's tree and exec returns
 // ctx.Err(). stopped, when it ends, means the container has stopped: no
 // grace is given for the agent's answer then.
-func (c *agentConn) exec(ctx context.Context, spec ExecSpec, stdin *string, stopped <-chan struct{}) (ExecStatus, error) {
+func (c *agentConn) exec(ctx context.Context, spec ExecSpec, stdin *[]byte, stopped <-chan struct{}) (ExecStatus, error) {
 	call := &agentCall{stdout: orDiscard(spec.Stdout), stderr: orDiscard(spec.Stderr), exit: make(chan agent.Exit, 1)}
 	c.mu.Lock()
 	c.nextID++

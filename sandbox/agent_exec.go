@@ -1,8 +1,11 @@
 package sandbox
 
 import (
+	"bytes"
 	"context"
 	"errors"
+	"fmt"
+	"io"
 	"runtime"
 	"strconv"
 	"sync"
@@ -180,4 +183,31 @@ func (s *agentSlot) killAll() {
 		_, _ = c.proc.Write(runner.AppendFrame(nil, c.nonce, agent.KindKillAll, nil))
 		c.wmu.Unlock()
 	}
+}
+
+// execIn runs spec in sb with Backend.Exec's contract, through sb's agent
+// where it runs (its stdin, if any, up to agent.MaxStdin), else through the
+// engine. spec.User is the sandbox's, as the agent's is.
+func (e *Engine) execIn(ctx context.Context, sb *Sandbox, spec ExecSpec) (ExecStatus, error) {
+	c := e.agentFor(ctx, sb)
+	if c == nil {
+		return e.be.Exec(ctx, sb.ContainerID, spec)
+	}
+	var stdin *[]byte
+	if spec.Stdin != nil {
+		b, err := io.ReadAll(io.LimitReader(spec.Stdin, agent.MaxStdin+1))
+		if err != nil {
+			return ExecStatus{}, fmt.Errorf("read stdin: %w", err)
+		}
+		if len(b) > agent.MaxStdin {
+			spec.Stdin = io.MultiReader(bytes.NewReader(b), spec.Stdin)
+			return e.be.Exec(ctx, sb.ContainerID, spec)
+		}
+		stdin = &b
+	}
+	var stopped <-chan struct{}
+	if alive := sb.life(); alive != nil {
+		stopped = alive.Done()
+	}
+	return c.exec(ctx, spec, stdin, stopped)
 }

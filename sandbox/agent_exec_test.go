@@ -1,6 +1,7 @@
 package sandbox_test
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"strings"
@@ -89,6 +90,19 @@ func TestAgentExecBehaviours(t *testing.T) {
 			}
 			if ps := mustExec(t, eng, sb.ID, psScript); strings.Contains(ps.Stdout, "sleep 777") {
 				t.Errorf("processes survived cancellation:\n%s", ps.Stdout)
+			}
+			// The file tools' tar runs through the agent too: binary
+			// content comes back intact.
+			bin := make([]byte, 3*256)
+			for i := range bin {
+				bin[i] = byte(i)
+			}
+			if _, err := eng.WriteFile(context.Background(), sb.ID, "bin.dat", bin, false); err != nil {
+				t.Fatal(err)
+			}
+			got, err := eng.ReadFile(context.Background(), sb.ID, "bin.dat", 0, 0)
+			if err != nil || !bytes.Equal(got.Data, bin) {
+				t.Errorf("read back %d bytes (%v), want the %d written", len(got.Data), err, len(bin))
 			}
 			res = mustExec(t, eng, sb.ID, `echo BEGIN; i=0; while [ $i -lt 3000 ]; do echo 0123456789012345678901234567890123456789012345678901234567890123456789; i=$((i+1)); done; echo END`)
 			if !res.Truncated || !strings.HasPrefix(res.Stdout, "BEGIN\n") || !strings.HasSuffix(res.Stdout, "END\n") || !strings.Contains(res.Stdout, "bytes of output omitted") {

@@ -114,23 +114,7 @@ func (e *Engine) run(ctx context.Context, sb *Sandbox, rs runSpec) (ExecResult, 
 		spec.Stdin = strings.NewReader(rs.stdin)
 	}
 	start := time.Now()
-	var (
-		status ExecStatus
-		err    error
-	)
-	if c := e.agentFor(bctx, sb); c != nil {
-		var stdin *string
-		if rs.stdin != "" {
-			stdin = &rs.stdin
-		}
-		var stopped <-chan struct{}
-		if alive := sb.life(); alive != nil {
-			stopped = alive.Done()
-		}
-		status, err = c.exec(bctx, spec, stdin, stopped)
-	} else {
-		status, err = e.be.Exec(bctx, sb.ContainerID, spec)
-	}
+	status, err := e.execIn(bctx, sb, spec)
 	res := ExecResult{ExitCode: status.ExitCode, DurationMS: time.Since(start).Milliseconds()}
 	// An error or a signal is what a container that stopped leaves.
 	suspect := err != nil && ctx.Err() == nil && tctx.Err() == nil || err == nil && status.ExitCode >= 128

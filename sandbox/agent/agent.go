@@ -47,6 +47,10 @@ const (
 // removes the file it was started from when its name starts so.
 const FilePrefix = ".mcp-sandbox-agent-"
 
+// MaxStdin bounds the stdin a Start carries (base64 in JSON, within the
+// agent's 32 MiB frames); a command with more goes through the engine.
+const MaxStdin = 20 << 20
+
 // MaxFrame bounds a frame the engine accepts from an agent: output comes
 // in chunks of 32 KiB, everything else is small.
 const MaxFrame = 64 << 10
@@ -60,7 +64,7 @@ type Start struct {
 	Argv  []string `json:"argv"`
 	Env   []string `json:"env"`
 	Dir   string   `json:"dir"`
-	Stdin *string  `json:"stdin"`
+	Stdin *[]byte  `json:"stdin"`
 }
 
 // Kill asks the agent to kill command ID and everything it started.

@@ -11,6 +11,7 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/json"
 	"errors"
 	"io"
@@ -26,7 +27,7 @@ import (
 // Limits on what the agent accepts; anything larger ends it.
 const (
 	maxHeader  = 96
-	maxPayload = 16 << 20
+	maxPayload = 32 << 20
 	chunk      = 32 << 10
 	filePrefix = ".mcp-sandbox-agent-" // package agent's FilePrefix
 )
@@ -36,7 +37,7 @@ type startReq struct {
 	Argv  []string `json:"argv"`
 	Env   []string `json:"env"`
 	Dir   string   `json:"dir"`
-	Stdin *string  `json:"stdin"`
+	Stdin *[]byte  `json:"stdin"`
 }
 
 type killReq struct {
@@ -188,7 +189,7 @@ func (a *agent) run(r startReq) {
 	cmd := &exec.Cmd{Path: prog, Args: r.Argv, Env: env, Dir: r.Dir}
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
 	if r.Stdin != nil {
-		cmd.Stdin = strings.NewReader(*r.Stdin)
+		cmd.Stdin = bytes.NewReader(*r.Stdin)
 	}
 	var pipes [2]*os.File
 	for i := range pipes {
