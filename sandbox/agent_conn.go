@@ -235,7 +235,10 @@ func (c *agentConn) exec(ctx context.Context, spec ExecSpec, stdin *[]byte, stop
 	case <-ctx.Done():
 	}
 	_ = c.send(agent.KindKill, agent.Kill{ID: id})
-	grace := time.NewTimer(2 * time.Second)
+	// The agent answers once the tree is killed (it stops reading output
+	// then, so nothing that escaped can hold it up); the wait is bounded
+	// for an agent that does not answer.
+	grace := time.NewTimer(15 * time.Second)
 	defer grace.Stop()
 	select {
 	case x := <-call.exit:

@@ -58,7 +58,7 @@ type agent struct {
 	out io.Writer
 
 	mu     sync.Mutex
-	runs   map[int]int  // id → pid
+	runs   map[int]*running
 	killed map[int]bool // ids killed before they had started
 }
 
@@ -73,13 +73,13 @@ func main() {
 	if err != nil || len(line) > maxHeader {
 		os.Exit(2)
 	}
-	a := &agent{nonce: strings.TrimSpace(line), base: os.Environ(), out: os.Stdout, runs: map[int]int{}, killed: map[int]bool{}}
+	a := &agent{nonce: strings.TrimSpace(line), base: os.Environ(), out: os.Stdout, runs: map[int]*running{}, killed: map[int]bool{}}
 	a.send("ready", []byte(`{"pid":`+strconv.Itoa(os.Getpid())+`,"version":"1"}`))
 	err = a.serve(in)
 	// The server is gone (or spoke nonsense): nothing may outlive it.
 	a.mu.Lock()
-	for _, pid := range a.runs {
-		killTree(pid)
+	for _, r := range a.runs {
+		killTree(r.pid)
 	}
 	a.mu.Unlock()
 	if err != nil {
@@ -110,13 +110,13 @@ func (a *agent) serve(in *bufio.Reader) error {
 				return err
 			}
 			a.mu.Lock()
-			pid, ok := a.runs[r.ID]
+			run, ok := a.runs[r.ID]
 			if !ok {
 				a.killed[r.ID] = true
 			}
 			a.mu.Unlock()
-			if pid > 1 {
-				killTree(pid)
+			if ok {
+				go run.kill()
 			}
 		case "killall":
 			// The sandbox is being stopped: everything the sandbox user
@@ -213,13 +213,14 @@ func (a *agent) run(r startReq) {
 		a.exit(exitMsg{ID: r.ID, Code: 126, Error: err.Error()})
 		return
 	}
+	run := &running{pid: cmd.Process.Pid, pipes: pipes}
 	a.mu.Lock()
-	a.runs[r.ID] = cmd.Process.Pid
+	a.runs[r.ID] = run
 	early := a.killed[r.ID]
 	delete(a.killed, r.ID)
 	a.mu.Unlock()
 	if early {
-		killTree(cmd.Process.Pid)
+		go run.kill()
 	}
 	prefix := strconv.Itoa(r.ID) + "\n"
 	var wg sync.WaitGroup
@@ -257,6 +258,22 @@ func (a *agent) run(r startReq) {
 		code = -1
 	}
 	a.exit(exitMsg{ID: r.ID, Code: code})
+}
+
+// running is a command in progress.
+type running struct {
+	pid   int
+	pipes [2]*os.File // the read ends of its stdout and stderr
+}
+
+// kill kills the command's tree, then stops reading its output, so that
+// its end is reported at once even when a process that escaped the kill
+// (a daemon in a session of its own) still holds the pipes.
+func (r *running) kill() {
+	killTree(r.pid)
+	for _, p := range r.pipes {
+		_ = p.Close()
+	}
 }
 
 // lookPath finds name in env's PATH, as the exec of a container would.
