@@ -3,7 +3,6 @@ package sandbox
 import (
 	"context"
 	"crypto/rand"
-	"errors"
 	"fmt"
 	"log/slog"
 	"os"
@@ -52,6 +51,9 @@ type Engine struct {
 	creating int
 	closed   bool
 	bg       sync.WaitGroup // background removals
+	// stopping holds the container ids of stopped sandboxes whose removal
+	// is under way (stop.go): they no longer count against max_sandboxes.
+	stopping sync.Map
 	watchers sync.WaitGroup // one per sandbox, waiting for its container to stop (death.go)
 	// graves says why sandboxes whose container stopped on their own are
 	// gone, for later calls on their ids; graveOrder bounds it.
@@ -237,6 +239,9 @@ func (e *Engine) countActive(ctx context.Context) (int, error) {
 	n := 0
 	for _, c := range list {
 		if unclaimedPool(c) || c.Labels[LabelHelper] != "" || c.State == "exited" || c.State == "dead" {
+			continue
+		}
+		if _, ok := e.stopping.Load(c.ID); ok {
 			continue
 		}
 		n++
@@ -427,42 +432,6 @@ func (e *Engine) Sandboxes() []*Sandbox {
 		}
 	}
 	return out
-}
-
-// Stop removes a sandbox this engine owns.
-func (e *Engine) Stop(ctx context.Context, id string) error {
-	sb, err := e.Get(id)
-	if err != nil {
-		return err
-	}
-	return e.remove(ctx, sb)
-}
-
-// StopAll removes every sandbox this engine owns and returns their ids.
-func (e *Engine) StopAll(ctx context.Context) ([]string, error) {
-	boxes := e.Sandboxes()
-	var (
-		wg   sync.WaitGroup
-		mu   sync.Mutex
-		ids  []string
-		errs []error
-	)
-	for _, sb := range boxes {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			err := e.remove(ctx, sb)
-			mu.Lock()
-			defer mu.Unlock()
-			if err != nil {
-				errs = append(errs, err)
-				return
-			}
-			ids = append(ids, sb.ID)
-		}()
-	}
-	wg.Wait()
-	return ids, errors.Join(errs...)
 }
 
 // remove removes a sandbox's container and forgets it.

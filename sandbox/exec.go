@@ -114,7 +114,7 @@ func (e *Engine) run(ctx context.Context, sb *Sandbox, rs runSpec) (ExecResult, 
 		spec.Stdin = strings.NewReader(rs.stdin)
 	}
 	start := time.Now()
-	status, err := e.be.Exec(bctx, sb.ContainerID, spec)
+	status, err := e.execIn(bctx, sb, spec)
 	res := ExecResult{ExitCode: status.ExitCode, DurationMS: time.Since(start).Milliseconds()}
 	// An error or a signal is what a container that stopped leaves.
 	suspect := err != nil && ctx.Err() == nil && tctx.Err() == nil || err == nil && status.ExitCode >= 128

@@ -29,6 +29,11 @@ type Info struct {
 	Pool        bool      `json:"pool,omitempty"`
 	ContainerID string    `json:"container_id,omitempty"`
 	Name        string    `json:"name,omitempty"`
+	// Exec says how commands run: "agent" (a resident agent starts each
+	// one), "docker exec" (one engine exec each; ExecNote says why), or
+	// empty before the sandbox's first command.
+	Exec     string `json:"exec,omitempty"`
+	ExecNote string `json:"exec_note,omitempty"`
 }
 
 // List describes the sandboxes this engine owns, with the usage the
@@ -45,6 +50,7 @@ func (e *Engine) List(ctx context.Context) ([]Info, error) {
 			Network: sb.Network, Client: sb.Client, Owner: e.owner, OwnerPID: e.pid,
 			ContainerID: sb.ContainerID, Name: ContainerName(sb.ID),
 		}
+		out[i].Exec, out[i].ExecNote = sb.execPath()
 		s := sb.sample()
 		if s.at.IsZero() {
 			e.kickUsage() // the sampler catches up with new sandboxes

@@ -88,6 +88,7 @@ func (e *Engine) createPooled(ctx, soft context.Context, pl plan) (*Sandbox, err
 	if kind := sb.Lang.Runner; runner.Known(kind) {
 		e.warmRunner(soft, sb, kind)
 	}
+	e.warmAgent(soft, sb)
 	return sb, nil
 }
 

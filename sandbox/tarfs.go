@@ -105,7 +105,7 @@ func (e *Engine) tarFrom(ctx context.Context, sb *Sandbox, p string) (io.ReadClo
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		status, err := e.be.Exec(ctx, sb.ContainerID, ExecSpec{
+		status, err := e.execIn(ctx, sb, ExecSpec{
 			Cmd:    []string{tarBin, "-c", "-f", "-", "-C", path.Dir(p), "--", path.Base(p)},
 			Env:    serverEnv,
 			User:   sb.User,
@@ -184,7 +184,7 @@ func (e *Engine) tarInto(ctx context.Context, sb *Sandbox, dir string, r io.Read
 		return err
 	}
 	var stderr bytes.Buffer
-	status, err := e.be.Exec(ctx, sb.ContainerID, ExecSpec{
+	status, err := e.execIn(ctx, sb, ExecSpec{
 		// No owner or mode from the stream beyond the user's own rights:
 		// tar run by an ordinary user cannot give files away or set
 		// setuid bits.

@@ -195,6 +195,9 @@ func (h *Harness) Round(ctx context.Context) error {
 			}
 		}
 	}
+	if err := h.speedRound(ctx, swap); err != nil {
+		return err
+	}
 	h.mu.Lock()
 	h.rounds++
 	h.mu.Unlock()
@@ -422,7 +425,7 @@ func (h *Harness) report() Report {
 		Rounds: h.rounds, Image: h.o.Image, Docker: dv, CPUs: runtime.NumCPU(),
 		IdleRSSKB: h.idleKB, PoolClaims: claims - h.claims0, When: time.Now().UTC(),
 	}
-	for _, name := range []string{Warm, Create, OneShot, ExecTrue, List} {
+	for _, name := range append([]string{Warm, Create, OneShot, ExecTrue, List}, speedNames...) {
 		o, b := summarize(h.ours[name]), summarize(h.base[name])
 		rep.Comparisons = append(rep.Comparisons, Comparison{
 			Name: name, Ours: o, Baseline: b, Ratio: ratio(o.Median, b.Median), P95Ratio: ratio(o.P95, b.P95), Target: targets[name],

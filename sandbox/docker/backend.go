@@ -25,6 +25,9 @@ type Backend struct {
 
 	mu      sync.Mutex
 	samples map[string]cpuSample // previous CPU sample per container
+
+	archMu sync.Mutex
+	arch   string // EngineArch's answer, once known
 }
 
 var _ sandbox.Backend = (*Backend)(nil)

@@ -85,6 +85,9 @@ type Decoder struct {
 	handle func(Frame)
 	fail   func(error)
 
+	max   int             // payload bound; MaxPayload unless Limit says
+	kinds map[string]bool // kinds accepted beyond this package's
+
 	buf  []byte
 	kind string
 	need int // payload bytes still expected; -1 while reading a header
@@ -94,7 +97,18 @@ type Decoder struct {
 // NewDecoder returns a decoder for frames carrying nonce. fail, if not nil,
 // is called once with the first protocol error.
 func NewDecoder(nonce string, handle func(Frame), fail func(error)) *Decoder {
-	return &Decoder{nonce: []byte(nonce), handle: handle, fail: fail, need: -1}
+	return &Decoder{nonce: []byte(nonce), handle: handle, fail: fail, need: -1, max: MaxPayload}
+}
+
+// Limit makes d accept payloads of at most max bytes, and frames of kinds
+// beyond this package's (for the agent's protocol, package agent).
+func (d *Decoder) Limit(max int, kinds ...string) *Decoder {
+	d.max = max
+	d.kinds = map[string]bool{}
+	for _, k := range kinds {
+		d.kinds[k] = true
+	}
+	return d
 }
 
 // Err returns the first protocol error, if any.
@@ -157,14 +171,17 @@ func (d *Decoder) header(line []byte) error {
 		return fmt.Errorf("%w: not a frame header: %q", ErrProtocol, clip(line))
 	}
 	size, err := strconv.Atoi(string(f[2]))
-	if err != nil || size < 0 || size > MaxPayload {
+	if err != nil || size < 0 || size > d.max {
 		return fmt.Errorf("%w: bad frame length %q", ErrProtocol, f[2])
 	}
 	switch k := string(f[1]); k {
 	case KindReady, KindOut, KindErr, KindFig, KindDone, KindRun:
 		d.kind = k
 	default:
-		return fmt.Errorf("%w: unknown frame kind %q", ErrProtocol, clip(f[1]))
+		if !d.kinds[k] {
+			return fmt.Errorf("%w: unknown frame kind %q", ErrProtocol, clip(f[1]))
+		}
+		d.kind = k
 	}
 	d.need = size
 	return nil

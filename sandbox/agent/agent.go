@@ -1,0 +1,93 @@
+// Package agent carries the resident agent that starts commands inside a
+// sandbox (cmd/mcp-sandbox-agent), built for linux/amd64 and linux/arm64,
+// and the protocol the engine speaks with it.
+//
+// The binaries in prebuilt/ are built from this module, reproducibly, by
+//
+//	go generate ./sandbox/agent
+//
+// (CGO_ENABLED=0, -trimpath, stripped, no build id), so that building the
+// server needs nothing but the Go toolchain; TestBinariesReproducible
+// rebuilds them and compares the bytes.
+//
+// The engine attaches to the agent's stdin and stdout. It writes a first
+// line, the nonce, then frames "NONCE KIND LENGTH\n" + payload (see package
+// runner): "start" (a JSON [Start]) and "kill" (a JSON [Kill]). The agent
+// answers "ready" once, then for each command any number of "out" and "err"
+// frames, whose payload is the command's id, a newline and output bytes,
+// and one "exit" frame (a JSON [Exit]) after the command has exited and
+// its output has closed.
+package agent
+
+//go:generate go run ./internal/build
+
+import (
+	_ "embed" // the agent's binaries
+	"strings"
+)
+
+var (
+	//go:embed prebuilt/mcp-sandbox-agent-linux-amd64
+	amd64 []byte
+	//go:embed prebuilt/mcp-sandbox-agent-linux-arm64
+	arm64 []byte
+)
+
+// Frame kinds beyond package runner's.
+const (
+	KindStart = "start" // engine → agent: a Start
+	KindKill  = "kill"  // engine → agent: a Kill
+	// KindKillAll (no payload) has the agent kill every process of the
+	// sandbox user, then exit: the sandbox is being stopped.
+	KindKillAll = "killall"
+	KindExit    = "exit" // agent → engine: an Exit
+)
+
+// FilePrefix starts the name of the agent's file in a sandbox; the agent
+// removes the file it was started from when its name starts so.
+const FilePrefix = ".mcp-sandbox-agent-"
+
+// MaxStdin bounds the stdin a Start carries (base64 in JSON, within the
+// agent's 32 MiB frames); a command with more goes through the engine.
+const MaxStdin = 20 << 20
+
+// MaxFrame bounds a frame the engine accepts from an agent: output comes
+// in chunks of 32 KiB, everything else is small.
+const MaxFrame = 64 << 10
+
+// Start asks the agent to run a command. Env is added to the agent's own
+// environment (which is what the engine gives any exec: the image's);
+// Stdin, when not nil, is the command's whole stdin, else it reads
+// /dev/null.
+type Start struct {
+	ID    int      `json:"id"`
+	Argv  []string `json:"argv"`
+	Env   []string `json:"env"`
+	Dir   string   `json:"dir"`
+	Stdin *[]byte  `json:"stdin"`
+}
+
+// Kill asks the agent to kill command ID and everything it started.
+type Kill struct {
+	ID int `json:"id"`
+}
+
+// Exit says how a command ended: its exit code, or 128 + the signal that
+// killed it. Error, when set, says why it could not be started.
+type Exit struct {
+	ID    int    `json:"id"`
+	Code  int    `json:"code"`
+	Error string `json:"error,omitempty"`
+}
+
+// Binary returns the agent for a Linux architecture, as Go or the engine
+// names it (amd64, x86_64, arm64, aarch64), or nil.
+func Binary(arch string) []byte {
+	switch strings.ToLower(arch) {
+	case "amd64", "x86_64":
+		return amd64
+	case "arm64", "aarch64":
+		return arm64
+	}
+	return nil
+}

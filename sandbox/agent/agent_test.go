@@ -1,0 +1,41 @@
+package agent
+
+import (
+	"bytes"
+	"os"
+	"os/exec"
+	"runtime"
+	"strings"
+	"testing"
+
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox/agent/internal/buildbin"
+)
+
+// TestBinariesReproducible rebuilds the agent and checks that the
+// committed binaries are exactly what the source gives, so prebuilt/ can never
+// drift from cmd/mcp-sandbox-agent. The bytes depend on the Go release:
+// prebuilt/GOVERSION says which one made them.
+func TestBinariesReproducible(t *testing.T) {
+	if _, err := exec.LookPath("go"); err != nil {
+		t.Skip("no go command")
+	}
+	want, err := os.ReadFile("prebuilt/GOVERSION")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v := strings.TrimSpace(string(want)); v != runtime.Version() {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("prebuilt/ was built with %s, this is %s: run go generate ./sandbox/agent", v, runtime.Version())
+		}
+		t.Skipf("prebuilt/ was built with %s, this is %s", v, runtime.Version())
+	}
+	for _, arch := range buildbin.Arches {
+		got, err := buildbin.Build(arch)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(got, Binary(arch)) {
+			t.Errorf("%s: the committed agent differs from a fresh build of cmd/mcp-sandbox-agent; run go generate ./sandbox/agent", buildbin.File(arch))
+		}
+	}
+}

@@ -1,0 +1,357 @@
+// Command mcp-sandbox-agent is the resident process that starts commands
+// inside a sandbox, so that a command costs a fork instead of an engine
+// round trip. The server carries it (see package agent), copies it into
+// each sandbox and runs it as the sandbox user, attached to its stdin and
+// stdout; it takes orders from that stream only, and can do nothing the
+// sandbox user could not do.
+//
+// The protocol is package agent's: frames "NONCE KIND LENGTH\n" + payload;
+// the nonce is the first line of stdin.
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+)
+
+// Limits on what the agent accepts; anything larger ends it.
+const (
+	maxHeader  = 96
+	maxPayload = 32 << 20
+	chunk      = 32 << 10
+	filePrefix = ".mcp-sandbox-agent-" // package agent's FilePrefix
+)
+
+type startReq struct {
+	ID    int      `json:"id"`
+	Argv  []string `json:"argv"`
+	Env   []string `json:"env"`
+	Dir   string   `json:"dir"`
+	Stdin *[]byte  `json:"stdin"`
+}
+
+type killReq struct {
+	ID int `json:"id"`
+}
+
+type exitMsg struct {
+	ID    int    `json:"id"`
+	Code  int    `json:"code"`
+	Error string `json:"error,omitempty"`
+}
+
+type agent struct {
+	nonce string
+	base  []string // the environment docker gave the agent: an exec's
+
+	wmu sync.Mutex
+	out io.Writer
+
+	mu     sync.Mutex
+	runs   map[int]*running
+	killed map[int]bool // ids killed before they had started
+}
+
+func main() {
+	// The file it was started from is not needed any more (and sits in the
+	// sandbox's workspace).
+	if len(os.Args) > 0 && strings.HasPrefix(filepath.Base(os.Args[0]), filePrefix) {
+		_ = os.Remove(os.Args[0])
+	}
+	in := bufio.NewReaderSize(os.Stdin, 64<<10)
+	line, err := in.ReadString('\n')
+	if err != nil || len(line) > maxHeader {
+		os.Exit(2)
+	}
+	a := &agent{nonce: strings.TrimSpace(line), base: os.Environ(), out: os.Stdout, runs: map[int]*running{}, killed: map[int]bool{}}
+	a.send("ready", []byte(`{"pid":`+strconv.Itoa(os.Getpid())+`,"version":"1"}`))
+	err = a.serve(in)
+	// The server is gone (or spoke nonsense): nothing may outlive it.
+	a.mu.Lock()
+	for _, r := range a.runs {
+		killTree(r.pid)
+	}
+	a.mu.Unlock()
+	if err != nil {
+		os.Exit(3)
+	}
+}
+
+// serve reads frames until stdin ends.
+func (a *agent) serve(in *bufio.Reader) error {
+	for {
+		kind, payload, err := a.read(in)
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		switch kind {
+		case "start":
+			var r startReq
+			if err := json.Unmarshal(payload, &r); err != nil {
+				return err
+			}
+			go a.run(r)
+		case "kill":
+			var r killReq
+			if err := json.Unmarshal(payload, &r); err != nil {
+				return err
+			}
+			a.mu.Lock()
+			run, ok := a.runs[r.ID]
+			if !ok {
+				a.killed[r.ID] = true
+			}
+			a.mu.Unlock()
+			if ok {
+				go run.kill()
+			}
+		case "killall":
+			// The sandbox is being stopped: everything the sandbox user
+			// runs goes (the kernel spares the caller), then the agent.
+			_ = syscall.Kill(-1, syscall.SIGKILL)
+			os.Exit(0)
+		default:
+			return errors.New("unknown frame")
+		}
+	}
+}
+
+func (a *agent) read(in *bufio.Reader) (string, []byte, error) {
+	line, err := in.ReadSlice('\n')
+	if err == io.EOF && len(line) == 0 {
+		return "", nil, io.EOF
+	}
+	if err != nil || len(line) > maxHeader {
+		return "", nil, errors.New("bad header")
+	}
+	f := strings.Fields(string(line))
+	if len(f) != 3 || f[0] != a.nonce {
+		return "", nil, errors.New("bad header")
+	}
+	n, err := strconv.Atoi(f[2])
+	if err != nil || n < 0 || n > maxPayload {
+		return "", nil, errors.New("bad length")
+	}
+	p := make([]byte, n)
+	if _, err := io.ReadFull(in, p); err != nil {
+		return "", nil, err
+	}
+	return f[1], p, nil
+}
+
+func (a *agent) send(kind string, payload []byte) {
+	h := a.nonce + " " + kind + " " + strconv.Itoa(len(payload)) + "\n"
+	a.wmu.Lock()
+	defer a.wmu.Unlock()
+	_, _ = io.WriteString(a.out, h)
+	_, _ = a.out.Write(payload)
+}
+
+func (a *agent) exit(m exitMsg) {
+	b, _ := json.Marshal(m)
+	a.send("exit", b)
+}
+
+// run starts one command in a session (and process group) of its own,
+// relays its output as "out"/"err" frames ("ID\n" + bytes), and reports
+// how it ended once it has exited and its output has closed, as docker
+// exec does.
+func (a *agent) run(r startReq) {
+	if len(r.Argv) == 0 {
+		a.exit(exitMsg{ID: r.ID, Code: -1, Error: "empty command"})
+		return
+	}
+	if r.Dir != "" {
+		if st, err := os.Stat(r.Dir); err != nil || !st.IsDir() {
+			a.exit(exitMsg{ID: r.ID, Code: 126, Error: "working directory " + r.Dir + " does not exist or is not a directory"})
+			return
+		}
+	}
+	env := append(append([]string{}, a.base...), r.Env...)
+	prog, err := lookPath(r.Argv[0], env)
+	if err != nil {
+		a.exit(exitMsg{ID: r.ID, Code: 127, Error: err.Error()})
+		return
+	}
+	cmd := &exec.Cmd{Path: prog, Args: r.Argv, Env: env, Dir: r.Dir}
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	if r.Stdin != nil {
+		cmd.Stdin = bytes.NewReader(*r.Stdin)
+	}
+	var pipes [2]*os.File
+	for i := range pipes {
+		pr, pw, err := os.Pipe()
+		if err != nil {
+			a.exit(exitMsg{ID: r.ID, Code: -1, Error: err.Error()})
+			return
+		}
+		defer pr.Close()
+		pipes[i] = pr
+		if i == 0 {
+			cmd.Stdout = pw
+		} else {
+			cmd.Stderr = pw
+		}
+	}
+	err = cmd.Start()
+	cmd.Stdout.(*os.File).Close()
+	cmd.Stderr.(*os.File).Close()
+	if err != nil {
+		a.exit(exitMsg{ID: r.ID, Code: 126, Error: err.Error()})
+		return
+	}
+	run := &running{pid: cmd.Process.Pid, pipes: pipes}
+	a.mu.Lock()
+	a.runs[r.ID] = run
+	early := a.killed[r.ID]
+	delete(a.killed, r.ID)
+	a.mu.Unlock()
+	if early {
+		go run.kill()
+	}
+	prefix := strconv.Itoa(r.ID) + "\n"
+	var wg sync.WaitGroup
+	for i, kind := range []string{"out", "err"} {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			buf := make([]byte, len(prefix)+chunk)
+			copy(buf, prefix)
+			for {
+				n, err := pipes[i].Read(buf[len(prefix):])
+				if n > 0 {
+					a.send(kind, buf[:len(prefix)+n])
+				}
+				if err != nil {
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	err = cmd.Wait()
+	a.mu.Lock()
+	delete(a.runs, r.ID)
+	a.mu.Unlock()
+	code := 0
+	if st, ok := cmd.ProcessState.Sys().(syscall.WaitStatus); ok {
+		switch {
+		case st.Signaled():
+			code = 128 + int(st.Signal())
+		default:
+			code = st.ExitStatus()
+		}
+	} else if err != nil {
+		code = -1
+	}
+	a.exit(exitMsg{ID: r.ID, Code: code})
+}
+
+// running is a command in progress.
+type running struct {
+	pid   int
+	pipes [2]*os.File // the read ends of its stdout and stderr
+}
+
+// kill kills the command's tree, then stops reading its output, so that
+// its end is reported at once even when a process that escaped the kill
+// (a daemon in a session of its own) still holds the pipes.
+func (r *running) kill() {
+	killTree(r.pid)
+	for _, p := range r.pipes {
+		_ = p.Close()
+	}
+}
+
+// lookPath finds name in env's PATH, as the exec of a container would.
+func lookPath(name string, env []string) (string, error) {
+	if strings.Contains(name, "/") {
+		return name, nil
+	}
+	path := "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
+	for _, kv := range env {
+		if v, ok := strings.CutPrefix(kv, "PATH="); ok {
+			path = v
+		}
+	}
+	for _, dir := range strings.Split(path, ":") {
+		if dir == "" {
+			dir = "."
+		}
+		p := dir + "/" + name
+		if st, err := os.Stat(p); err == nil && st.Mode().IsRegular() && st.Mode()&0o111 != 0 {
+			return p, nil
+		}
+	}
+	return "", errors.New(name + ": executable file not found in $PATH")
+}
+
+// killTree stops every process in the tree of root — its descendants, its
+// process group and its session — until no new one appears, then kills
+// them all. Stopping first means a fork bomb cannot outrun the walk.
+func killTree(root int) {
+	set := map[int]bool{root: true}
+	_ = syscall.Kill(root, syscall.SIGSTOP)
+	self := os.Getpid()
+	for range 50 {
+		grew := false
+		d, err := os.Open("/proc")
+		if err != nil {
+			break
+		}
+		names, _ := d.Readdirnames(-1)
+		d.Close()
+		for _, n := range names {
+			p, err := strconv.Atoi(n)
+			if err != nil || p == self || set[p] {
+				continue
+			}
+			ppid, pgid, sid, ok := procStat(p)
+			if !ok || !(pgid == root || sid == root || set[ppid]) {
+				continue
+			}
+			_ = syscall.Kill(p, syscall.SIGSTOP)
+			set[p], grew = true, true
+		}
+		if !grew {
+			break
+		}
+	}
+	for p := range set {
+		_ = syscall.Kill(p, syscall.SIGKILL)
+	}
+	_ = syscall.Kill(-root, syscall.SIGKILL)
+}
+
+// procStat reads a process's parent, process group and session.
+func procStat(pid int) (ppid, pgid, sid int, ok bool) {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return 0, 0, 0, false
+	}
+	i := strings.LastIndexByte(string(b), ')')
+	if i < 0 {
+		return 0, 0, 0, false
+	}
+	f := strings.Fields(string(b[i+1:]))
+	if len(f) < 4 {
+		return 0, 0, 0, false
+	}
+	ppid, _ = strconv.Atoi(f[1])
+	pgid, _ = strconv.Atoi(f[2])
+	sid, _ = strconv.Atoi(f[3])
+	return ppid, pgid, sid, true
+}

@@ -1,0 +1,35 @@
+// Package buildbin builds the agent's binaries reproducibly; the generator
+// and the test that checks the committed binaries share it.
+package buildbin
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+)
+
+// Arches are the architectures the server carries an agent for.
+var Arches = []string{"amd64", "arm64"}
+
+// File is the committed binary for arch, relative to package agent.
+func File(arch string) string {
+	return filepath.Join("prebuilt", "mcp-sandbox-agent-linux-"+arch)
+}
+
+// Build builds the agent for linux/arch from package agent's directory
+// and returns the bytes.
+func Build(arch string) ([]byte, error) {
+	dir, err := os.MkdirTemp("", "mcp-sandbox-agent-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(dir)
+	out := filepath.Join(dir, "agent")
+	cmd := exec.Command("go", "build", "-trimpath", "-ldflags=-s -w -buildid=", "-o", out, "./cmd/mcp-sandbox-agent")
+	cmd.Env = append(os.Environ(), "CGO_ENABLED=0", "GOOS=linux", "GOARCH="+arch, "GOFLAGS=")
+	if msg, err := cmd.CombinedOutput(); err != nil {
+		return nil, fmt.Errorf("build agent for %s: %v: %s", arch, err, msg)
+	}
+	return os.ReadFile(out)
+}

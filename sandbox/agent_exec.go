@@ -1,0 +1,213 @@
+package sandbox
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"runtime"
+	"strconv"
+	"sync"
+
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox/agent"
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox/runner"
+)
+
+// agentRunner is the runners key of a sandbox's command agent.
+const agentRunner = "agent"
+
+// maxAgentStarts bounds how often a sandbox's agent is started: one that
+// keeps dying (killed from inside the sandbox) is given up for exec
+// through the engine.
+const maxAgentStarts = 3
+
+// Exec paths, as sandbox_list reports them.
+const (
+	ExecAgent  = "agent"       // a resident agent starts each command
+	ExecDocker = "docker exec" // one engine exec per command
+)
+
+// agentSlot is what a sandbox keeps for its command agent.
+type agentSlot struct {
+	start sync.Mutex // held while the agent is being started
+
+	mu     sync.Mutex
+	conn   *agentConn
+	starts int
+	bad    string // why the agent cannot run here; exec goes through the engine
+}
+
+// close stops the agent (the sandbox is being removed).
+func (s *agentSlot) close() {
+	s.mu.Lock()
+	c := s.conn
+	s.conn = nil
+	s.mu.Unlock()
+	if c != nil {
+		c.close()
+	}
+}
+
+// agentSlot returns sb's agent slot, or nil while sb is being removed.
+func (sb *Sandbox) agentSlot() *agentSlot {
+	sb.mu.Lock()
+	defer sb.mu.Unlock()
+	if sb.removing {
+		return nil
+	}
+	if sb.runners == nil {
+		sb.runners = map[string]residentRunner{}
+	}
+	s, ok := sb.runners[agentRunner].(*agentSlot)
+	if !ok {
+		s = &agentSlot{}
+		sb.runners[agentRunner] = s
+	}
+	return s
+}
+
+// agentFor returns sb's running agent, starting it if needed, or nil when
+// commands must go through the engine (the backend cannot attach, or the
+// agent cannot run in sb, or keeps dying).
+func (e *Engine) agentFor(ctx context.Context, sb *Sandbox) *agentConn {
+	at, ok := e.be.(Attacher)
+	if !ok {
+		return nil
+	}
+	s := sb.agentSlot()
+	if s == nil {
+		return nil
+	}
+	if c := s.running(); c != nil {
+		return c
+	}
+	s.start.Lock()
+	defer s.start.Unlock()
+	s.mu.Lock()
+	c, bad, starts := s.conn, s.bad, s.starts
+	s.mu.Unlock()
+	if c != nil && !c.gone() {
+		return c
+	}
+	if bad != "" {
+		return nil
+	}
+	if starts >= maxAgentStarts {
+		s.setBad("the agent was started " + strconv.Itoa(starts) + " times and stopped each time")
+		e.log.Warn("command agent keeps stopping; using docker exec from now on", "id", sb.ID)
+		return nil
+	}
+	c, err := e.startAgent(ctx, at, sb)
+	s.mu.Lock()
+	s.starts++
+	s.mu.Unlock()
+	switch {
+	case errors.Is(err, errInterpUnusable):
+		e.log.Info("command agent unavailable; using docker exec", "id", sb.ID, "why", err)
+		s.setBad(err.Error())
+		return nil
+	case err != nil:
+		// The engine or ctx failed: this call goes through the engine,
+		// which reports what is wrong; a later one tries again.
+		e.log.Debug("start command agent", "id", sb.ID, "err", err)
+		return nil
+	}
+	s.mu.Lock()
+	removed := sb.isRemoving()
+	if !removed {
+		s.conn = c
+	}
+	s.mu.Unlock()
+	if removed {
+		c.close()
+		return nil
+	}
+	return c
+}
+
+func (s *agentSlot) running() *agentConn {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.conn != nil && !s.conn.gone() {
+		return s.conn
+	}
+	return nil
+}
+
+func (s *agentSlot) setBad(why string) {
+	s.mu.Lock()
+	s.bad = why
+	s.mu.Unlock()
+}
+
+// execPath says how sb runs commands: ExecAgent, ExecDocker (with why), or
+// "" before the first command decided it.
+func (sb *Sandbox) execPath() (path, why string) {
+	sb.mu.Lock()
+	s, _ := sb.runners[agentRunner].(*agentSlot)
+	sb.mu.Unlock()
+	if s == nil {
+		return "", ""
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	switch {
+	case s.bad != "":
+		return ExecDocker, s.bad
+	case s.conn != nil && !s.conn.gone():
+		return ExecAgent, ""
+	}
+	return "", ""
+}
+
+// warmAgent starts sb's agent ahead of its first command.
+func (e *Engine) warmAgent(ctx context.Context, sb *Sandbox) {
+	e.agentFor(ctx, sb)
+}
+
+func (e *Engine) engineArch(ctx context.Context) string {
+	if ar, ok := e.be.(ArchReporter); ok {
+		if a, err := ar.EngineArch(ctx); err == nil && a != "" {
+			return a
+		}
+	}
+	return runtime.GOARCH
+}
+
+// killAll has the agent, if it runs, kill every process in the sandbox
+// (the sandbox is being stopped); it does not wait.
+func (s *agentSlot) killAll() {
+	if c := s.running(); c != nil {
+		c.wmu.Lock()
+		_, _ = c.proc.Write(runner.AppendFrame(nil, c.nonce, agent.KindKillAll, nil))
+		c.wmu.Unlock()
+	}
+}
+
+// execIn runs spec in sb with Backend.Exec's contract, through sb's agent
+// where it runs (its stdin, if any, up to agent.MaxStdin), else through the
+// engine. spec.User is the sandbox's, as the agent's is.
+func (e *Engine) execIn(ctx context.Context, sb *Sandbox, spec ExecSpec) (ExecStatus, error) {
+	c := e.agentFor(ctx, sb)
+	if c == nil {
+		return e.be.Exec(ctx, sb.ContainerID, spec)
+	}
+	var stdin *[]byte
+	if spec.Stdin != nil {
+		b, err := io.ReadAll(io.LimitReader(spec.Stdin, agent.MaxStdin+1))
+		if err != nil {
+			return ExecStatus{}, fmt.Errorf("read stdin: %w", err)
+		}
+		if len(b) > agent.MaxStdin {
+			spec.Stdin = io.MultiReader(bytes.NewReader(b), spec.Stdin)
+			return e.be.Exec(ctx, sb.ContainerID, spec)
+		}
+		stdin = &b
+	}
+	var stopped <-chan struct{}
+	if alive := sb.life(); alive != nil {
+		stopped = alive.Done()
+	}
+	return c.exec(ctx, spec, stdin, stopped)
+}

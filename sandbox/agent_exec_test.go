@@ -1,0 +1,162 @@
+package sandbox_test
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox"
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox/config"
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox/docker"
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox/testenv"
+)
+
+// execPath returns how sandbox id runs commands, as sandbox_list says.
+func execPath(t *testing.T, eng *sandbox.Engine, id string) (string, string) {
+	t.Helper()
+	list, err := eng.List(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, in := range list {
+		if in.ID == id {
+			return in.Exec, in.ExecNote
+		}
+	}
+	t.Fatalf("sandbox %s not listed", id)
+	return "", ""
+}
+
+// psScript lists the command lines of the sandbox's processes.
+const psScript = `for d in /proc/[0-9]*; do tr '\0' ' ' < $d/cmdline 2>/dev/null; echo; done`
+
+// killAgentScript kills the sandbox's command agent from inside, as the
+// sandbox user can.
+const killAgentScript = `for d in /proc/[0-9]*; do case $(tr '\0' ' ' < $d/cmdline 2>/dev/null) in /workspace/.mcp-sandbox-agent-*) kill -9 ${d#/proc/};; esac; done`
+
+// The agent keeps every behaviour of docker exec, in an image with Python
+// and in busybox (no interpreter at all). OOM and fork bombs are in
+// engine_test.go, which runs through the agent too (checked here).
+func TestAgentExecBehaviours(t *testing.T) {
+	testenv.Docker(t, testenv.TinyImage)
+	eng, _ := newEngine(t, func(c *config.Config) { c.Images.Allowed = append(c.Images.Allowed, testenv.TinyImage) })
+	for _, image := range []string{"", testenv.TinyImage} {
+		t.Run("image="+image, func(t *testing.T) {
+			sb := mustCreate(t, eng, sandbox.CreateRequest{Image: image})
+			res := mustExec(t, eng, sb.ID, `echo out; echo err >&2; exit 3`)
+			if res.ExitCode != 3 || res.Stdout != "out\n" || res.Stderr != "err\n" {
+				t.Errorf("exit/split: %+v", res)
+			}
+			if p, why := execPath(t, eng, sb.ID); p != sandbox.ExecAgent {
+				t.Fatalf("exec path = %q (%s), want the agent", p, why)
+			}
+			res, err := eng.Exec(context.Background(), sb.ID, sandbox.ExecRequest{
+				Command: `cat; echo "$FOO"; pwd; echo "$HOME"`, Stdin: "in\n", Env: map[string]string{"FOO": "bar"}, Workdir: "sub",
+			}, nil)
+			if err == nil || !strings.Contains(err.Error(), "sub") {
+				// A missing working directory is an error, as with docker exec.
+				t.Errorf("missing workdir: %+v %v", res, err)
+			}
+			mustExec(t, eng, sb.ID, "mkdir sub")
+			res, err = eng.Exec(context.Background(), sb.ID, sandbox.ExecRequest{
+				Command: `cat; echo "$FOO"; pwd; echo "$HOME"`, Stdin: "in\n", Env: map[string]string{"FOO": "bar"}, Workdir: "sub",
+			}, nil)
+			if err != nil || res.Stdout != "in\nbar\n/workspace/sub\n/workspace\n" {
+				t.Errorf("stdin/env/cwd: %+v %v", res, err)
+			}
+			if res := mustExec(t, eng, sb.ID, `read x; echo "[$x]"`); res.Stdout != "[]\n" {
+				t.Errorf("no stdin must read as empty: %+v", res)
+			}
+			if res := mustExec(t, eng, sb.ID, `kill -9 $$`); res.ExitCode != 137 || res.OOMKilled {
+				t.Errorf("kill -9: %+v", res)
+			}
+			res, err = eng.Exec(context.Background(), sb.ID, sandbox.ExecRequest{
+				Command: `sleep 1000 & (sleep 1000 &) ; setsid sleep 1000 & echo started; sleep 1000`, TimeoutSeconds: 2,
+			}, nil)
+			if err != nil || !res.TimedOut || res.ExitCode != 124 || !strings.Contains(res.Stdout, "started") {
+				t.Errorf("timeout: %+v %v", res, err)
+			}
+			if ps := mustExec(t, eng, sb.ID, psScript); strings.Contains(ps.Stdout, "sleep 1000") {
+				t.Errorf("processes survived the timeout:\n%s", ps.Stdout)
+			}
+			ctx, cancel := context.WithCancel(context.Background())
+			var once sync.Once
+			_, err = eng.Exec(ctx, sb.ID, sandbox.ExecRequest{Command: `sleep 777 & echo go; sleep 777`}, func(string, []byte) { once.Do(cancel) })
+			if !errors.Is(err, context.Canceled) {
+				t.Errorf("cancel: %v", err)
+			}
+			if ps := mustExec(t, eng, sb.ID, psScript); strings.Contains(ps.Stdout, "sleep 777") {
+				t.Errorf("processes survived cancellation:\n%s", ps.Stdout)
+			}
+			// The file tools' tar runs through the agent too: binary
+			// content comes back intact.
+			bin := make([]byte, 3*256)
+			for i := range bin {
+				bin[i] = byte(i)
+			}
+			if _, err := eng.WriteFile(context.Background(), sb.ID, "bin.dat", bin, false); err != nil {
+				t.Fatal(err)
+			}
+			got, err := eng.ReadFile(context.Background(), sb.ID, "bin.dat", 0, 0)
+			if err != nil || !bytes.Equal(got.Data, bin) {
+				t.Errorf("read back %d bytes (%v), want the %d written", len(got.Data), err, len(bin))
+			}
+			res = mustExec(t, eng, sb.ID, `echo BEGIN; i=0; while [ $i -lt 3000 ]; do echo 0123456789012345678901234567890123456789012345678901234567890123456789; i=$((i+1)); done; echo END`)
+			if !res.Truncated || !strings.HasPrefix(res.Stdout, "BEGIN\n") || !strings.HasSuffix(res.Stdout, "END\n") || !strings.Contains(res.Stdout, "bytes of output omitted") {
+				t.Errorf("output cap: truncated=%v, %d bytes", res.Truncated, len(res.Stdout))
+			}
+		})
+	}
+}
+
+// A sandbox whose agent is killed from inside: the command running then
+// is reported (not run again), and the next command starts a new agent.
+func TestAgentKilledFromInside(t *testing.T) {
+	eng, _ := newEngine(t, nil)
+	sb := mustCreate(t, eng, sandbox.CreateRequest{})
+	mustExec(t, eng, sb.ID, "true")
+	_, err := eng.Exec(context.Background(), sb.ID, sandbox.ExecRequest{Command: killAgentScript + "; sleep 2; echo late"}, nil)
+	if err == nil || !strings.Contains(err.Error(), "agent stopped") {
+		t.Errorf("want the agent's death reported, got %v", err)
+	}
+	if res := mustExec(t, eng, sb.ID, "echo again"); res.Stdout != "again\n" {
+		t.Errorf("after the agent died: %+v", res)
+	}
+	if p, why := execPath(t, eng, sb.ID); p != sandbox.ExecAgent {
+		t.Errorf("exec path = %q (%s), want a new agent", p, why)
+	}
+	// An agent that keeps dying is given up: commands go through docker
+	// exec, and sandbox_list says so.
+	for range 4 {
+		_, _ = eng.Exec(context.Background(), sb.ID, sandbox.ExecRequest{Command: killAgentScript}, nil)
+	}
+	if res := mustExec(t, eng, sb.ID, "echo still"); res.Stdout != "still\n" {
+		t.Errorf("after giving up the agent: %+v", res)
+	}
+	if p, why := execPath(t, eng, sb.ID); p != sandbox.ExecDocker || why == "" {
+		t.Errorf("exec path = %q (%s), want docker exec with a reason", p, why)
+	}
+}
+
+// foreignArch is the real backend on an engine whose architecture the
+// server carries no agent for (a fault a local engine cannot produce).
+type foreignArch struct{ *docker.Backend }
+
+func (foreignArch) EngineArch(context.Context) (string, error) { return "s390x", nil }
+
+// Where the agent cannot run, commands go through docker exec with the
+// same results, and sandbox_list says so.
+func TestAgentUnavailableFallsBack(t *testing.T) {
+	eng, _ := newEngineWith(t, engineOptions{wrap: func(be *docker.Backend) sandbox.Backend { return foreignArch{be} }})
+	sb := mustCreate(t, eng, sandbox.CreateRequest{})
+	res, err := eng.Exec(context.Background(), sb.ID, sandbox.ExecRequest{Command: `cat; echo err >&2; exit 4`, Stdin: "x\n"}, nil)
+	if err != nil || res.ExitCode != 4 || res.Stdout != "x\n" || res.Stderr != "err\n" {
+		t.Errorf("got %+v %v", res, err)
+	}
+	if p, why := execPath(t, eng, sb.ID); p != sandbox.ExecDocker || !strings.Contains(why, "s390x") {
+		t.Errorf("exec path = %q (%s), want docker exec for lack of an s390x agent", p, why)
+	}
+}

@@ -1,0 +1,76 @@
+package sandbox
+
+import (
+	"context"
+	"time"
+)
+
+// Stop stops a sandbox this engine owns and answers at once: its processes
+// are killed (by its agent, where it has one), it is forgotten, and its
+// container and volumes are removed in the background (Close waits for
+// that). Should the server die first, the reaper of the next server or the
+// tray removes them: their owner process is gone (Reap).
+func (e *Engine) Stop(ctx context.Context, id string) error {
+	sb, err := e.Get(id)
+	if err != nil {
+		return err
+	}
+	e.stop(ctx, sb)
+	return nil
+}
+
+// StopAll stops every sandbox this engine owns, as Stop does, and returns
+// their ids.
+func (e *Engine) StopAll(ctx context.Context) ([]string, error) {
+	var ids []string
+	for _, sb := range e.Sandboxes() {
+		if e.stop(ctx, sb) {
+			ids = append(ids, sb.ID)
+		}
+	}
+	return ids, nil
+}
+
+// stop is Stop for one sandbox; it reports false when another caller is
+// already removing it.
+func (e *Engine) stop(ctx context.Context, sb *Sandbox) bool {
+	sb.mu.Lock()
+	if sb.removing {
+		sb.mu.Unlock()
+		return false
+	}
+	sb.removing = true
+	runners := sb.runners
+	sb.runners = nil
+	sb.mu.Unlock()
+	if s, ok := runners[agentRunner].(*agentSlot); ok {
+		s.killAll()
+	}
+	for _, r := range runners {
+		r.close()
+	}
+	e.stopping.Store(sb.ContainerID, true)
+	e.forget(sb.ID)
+	e.log.Info("sandbox stopped; removing its container", "id", sb.ID)
+	e.bg.Add(1)
+	go func() {
+		// Owned by e: Close waits for it.
+		defer e.bg.Done()
+		defer e.stopping.Delete(sb.ContainerID)
+		for try := 0; ; try++ {
+			rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
+			err := e.be.Remove(rctx, sb.ContainerID)
+			cancel()
+			if err == nil {
+				e.log.Info("sandbox removed", "id", sb.ID)
+				return
+			}
+			if try == 2 {
+				e.log.Warn("remove stopped sandbox; the reaper will", "id", sb.ID, "err", err)
+				return
+			}
+			time.Sleep(time.Second)
+		}
+	}()
+	return true
+}
