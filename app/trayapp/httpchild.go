@@ -6,7 +6,6 @@ import (
 	"strings"
 
 	"github.com/mcp-sandbox/mcp-sandbox/app/supervisor"
-	"github.com/mcp-sandbox/mcp-sandbox/app/ui"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/config"
 )
 
@@ -28,7 +27,7 @@ func (a *App) applyHTTP() { a.applyHTTPFor(a.cfg.Current()) }
 // port restarts it.
 func (a *App) applyHTTPFor(c *config.Config) {
 	a.mu.Lock()
-	paused := a.ui.paused
+	paused := a.s.paused
 	cur := a.httpChild
 	a.mu.Unlock()
 	port := c.Tray.HTTPPort
@@ -44,9 +43,9 @@ func (a *App) applyHTTPFor(c *config.Config) {
 	if !want {
 		state := "off: set an HTTP port in Settings"
 		if port > 0 && paused {
-			state = "stopped while MCP Sandbox is stopped"
+			state = "stopped while MCP Sandbox is Paused"
 		}
-		a.update(func(s *uiState) { s.http = ui.HTTPInfo{Enabled: port > 0, State: state} })
+		a.update(func(s *trayState) { s.http = HTTPInfo{Enabled: port > 0, State: state} })
 		return
 	}
 	if cur != nil {
@@ -70,7 +69,7 @@ func (a *App) applyHTTPFor(c *config.Config) {
 		if st.LastExit != "" && st.State != supervisor.Running {
 			text += " (last run " + st.LastExit + ")"
 		}
-		a.update(func(s *uiState) { s.http = ui.HTTPInfo{Enabled: true, URL: srv.URL, Token: srv.Token, State: text} })
+		a.update(func(s *trayState) { s.http = HTTPInfo{Enabled: true, URL: srv.URL, Token: srv.Token, State: text} })
 	}
 	ctx, cancel := context.WithCancel(a.ctx)
 	ch := &httpChild{port: port, sup: supervisor.New(o), srv: srv, cancel: cancel, done: make(chan struct{})}
