@@ -122,6 +122,7 @@ type menuItem struct {
 	Label    string
 	Enabled  bool
 	Checked  bool
+	Visible  bool
 	Children []menuItem
 }
 
@@ -173,7 +174,7 @@ func parseItem(v any) menuItem {
 	default:
 		return menuItem{}
 	}
-	it := menuItem{Enabled: true}
+	it := menuItem{Enabled: true, Visible: true}
 	if len(f) < 3 {
 		return it
 	}
@@ -187,6 +188,9 @@ func parseItem(v any) menuItem {
 	}
 	if e, ok := props["enabled"]; ok {
 		it.Enabled, _ = e.Value().(bool)
+	}
+	if v, ok := props["visible"]; ok {
+		it.Visible, _ = v.Value().(bool)
 	}
 	if s, ok := props["toggle-state"]; ok {
 		n, _ := s.Value().(int32)

@@ -87,6 +87,13 @@ func (a *App) checkUpdates(ctx context.Context, asked bool) {
 		}
 	}
 	a.log.Warn("update check", "err", err)
+	if !errors.Is(err, update.ErrFetch) {
+		// A release that fails verification is not offered any more.
+		a.mu.Lock()
+		a.offer = nil
+		a.mu.Unlock()
+		a.redraw()
+	}
 	if asked || !errors.Is(err, update.ErrFetch) {
 		a.notify("Update check failed, nothing was offered: " + updateWhy(err))
 	}

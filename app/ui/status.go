@@ -170,7 +170,9 @@ func (t *StatusTab) Set(info StatusInfo) {
 	// Keep the scroll position: the tab is rebuilt when sandboxes come
 	// and go, and the reader must not be sent back to the top.
 	off := t.content.Offset
-	t.content.Content = container.NewVBox(head, container.NewGridWithColumns(2, container.NewVBox(left...), container.NewVBox(right...)))
+	// One column: the cards keep their full width down to 800 px, with
+	// nothing clipped.
+	t.content.Content = container.NewVBox(append(append([]fyne.CanvasObject{head}, left...), right...)...)
 	t.content.Refresh()
 	t.content.ScrollToOffset(off)
 }

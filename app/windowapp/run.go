@@ -19,10 +19,12 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"os/signal"
 	"path/filepath"
 	"runtime/pprof"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"fyne.io/fyne/v2"
@@ -48,6 +50,10 @@ type Options struct {
 	// ConfirmPause asks at once whether to pause (the tray's menu opens
 	// the window so when sandboxes would be removed).
 	ConfirmPause bool
+	// Tab is the tab to show first ("" means Status); Size, when set, the
+	// window's size instead of the default.
+	Tab  string
+	Size fyne.Size
 	// Debug logs debug messages, and logs to stderr too.
 	Debug bool
 	// Executable is the tray's own path, where the bundled server is
@@ -66,6 +72,8 @@ type Options struct {
 func Main(args []string) int {
 	fs := flag.NewFlagSet("mcp-sandbox-window", flag.ContinueOnError)
 	confirmPause := fs.Bool("confirm-pause", false, "ask whether to pause (the tray's menu passes it)")
+	tab := fs.String("tab", "", "the tab to show first: Status, Sandboxes, Clients, Settings or Activity")
+	size := fs.String("size", "", "the window's size, WIDTHxHEIGHT (default 1120x700)")
 	debug := fs.Bool("debug", false, "log debug messages, to stderr too")
 	version := fs.Bool("version", false, "print the version and exit")
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile to this file (to look into idle cost)")
@@ -93,7 +101,20 @@ func Main(args []string) int {
 		fmt.Fprintln(os.Stderr, "mcp-sandbox-window:", why)
 		return 1
 	}
-	if err := Run(context.Background(), Options{ConfirmPause: *confirmPause, Debug: *debug}); err != nil {
+	o := Options{ConfirmPause: *confirmPause, Debug: *debug, Tab: *tab}
+	if *size != "" {
+		var w, h float32
+		if _, err := fmt.Sscanf(*size, "%gx%g", &w, &h); err != nil || w < 100 || h < 100 {
+			fmt.Fprintln(os.Stderr, "mcp-sandbox-window: --size wants WIDTHxHEIGHT, such as 800x560")
+			return 2
+		}
+		o.Size = fyne.NewSize(w, h)
+	}
+	// SIGTERM (the tray quitting, a logout) closes the window like its
+	// close button.
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := Run(ctx, o); err != nil {
 		fmt.Fprintln(os.Stderr, "mcp-sandbox-window:", err)
 		return 1
 	}
@@ -188,8 +209,14 @@ func Run(ctx context.Context, o Options) error {
 	a.fyne.SetIcon(icons.App())
 	a.win = ui.New(a.fyne, ui.Options{Actions: a.actions(), OnViewChange: a.viewChanged, OnClose: a.windowClosed})
 	a.win.Window().SetIcon(icons.App())
+	if o.Size.Width > 0 {
+		a.win.Window().Resize(o.Size)
+	}
 	a.win.Show()
 	a.fyne.Lifecycle().SetOnStarted(func() {
+		if o.Tab != "" {
+			a.win.SelectTab(o.Tab)
+		}
 		a.start(inst)
 		if o.started != nil {
 			o.started(a)
