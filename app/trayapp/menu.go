@@ -2,6 +2,7 @@ package trayapp
 
 import (
 	"context"
+	"reflect"
 	"sync"
 
 	"fyne.io/systray"
@@ -21,6 +22,8 @@ type menuView struct {
 	acts  [][]func()            // current actions, [item][0] or [item][1+child]
 	icon  string
 	title string
+	last  *traymenu.State // drawn last; nothing is sent while it holds
+	shown map[*systray.MenuItem]traymenu.Item
 }
 
 // runMenu shows the tray icon and menu and blocks until the tray quits.
@@ -75,10 +78,16 @@ func (m *menuView) listen(mi *systray.MenuItem, i, j int) {
 	}()
 }
 
-// draw brings the items, the icon and the title in line with s.
+// draw brings the items, the icon and the title in line with s. When s
+// is what was drawn last it sends nothing: each item update is a D-Bus
+// signal the tray host wakes up for.
 func (m *menuView) draw(s traymenu.State) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
+	if m.last != nil && reflect.DeepEqual(*m.last, s) {
+		return
+	}
+	m.last = &s
 	items := traymenu.Build(s, m.a.menuActions())
 	for i, it := range items {
 		mi := m.items[i]
@@ -87,14 +96,14 @@ func (m *menuView) draw(s traymenu.State) {
 		}
 		m.acts[i] = m.acts[i][:1]
 		m.acts[i][0] = it.Action
-		apply(mi, it)
+		m.apply(mi, it)
 		for j, c := range it.Children {
 			if j >= len(m.subs[i]) {
 				sub := mi.AddSubMenuItemCheckbox(c.Label, "", c.Checked)
 				m.subs[i] = append(m.subs[i], sub)
 				m.listen(sub, i, j+1)
 			}
-			apply(m.subs[i][j], c)
+			m.apply(m.subs[i][j], c)
 			m.acts[i] = append(m.acts[i], c.Action)
 		}
 		for j := len(it.Children); j < len(m.subs[i]); j++ {
@@ -111,7 +120,16 @@ func (m *menuView) draw(s traymenu.State) {
 	}
 }
 
-func apply(mi *systray.MenuItem, it traymenu.Item) {
+// apply sets an item's label and flags, when they changed since it was
+// last shown.
+func (m *menuView) apply(mi *systray.MenuItem, it traymenu.Item) {
+	if m.shown == nil {
+		m.shown = map[*systray.MenuItem]traymenu.Item{}
+	}
+	if was, ok := m.shown[mi]; ok && was.Label == it.Label && was.Disabled == it.Disabled && was.Checked == it.Checked && was.Hidden == it.Hidden {
+		return
+	}
+	m.shown[mi] = it
 	mi.SetTitle(it.Label)
 	if it.Disabled {
 		mi.Disable()
