@@ -129,7 +129,18 @@ type menuItem struct {
 // trayMenu reads and clicks the menu of the tray item of process pid, the
 // way a tray host does.
 type trayMenu struct {
-	obj dbus.BusObject
+	obj  dbus.BusObject
+	item dbus.BusObject // the StatusNotifierItem itself
+}
+
+// itemProp reads a property of the StatusNotifierItem (Title, ToolTip,
+// IconPixmap).
+func (m *trayMenu) itemProp(name string) (any, error) {
+	v, err := m.item.GetProperty("org.kde.StatusNotifierItem." + name)
+	if err != nil {
+		return nil, err
+	}
+	return v.Value(), nil
 }
 
 func openTrayMenu(addr string, pid int) (*trayMenu, error) {
@@ -147,7 +158,7 @@ func openTrayMenu(addr string, pid int) (*trayMenu, error) {
 	if !ok {
 		return nil, fmt.Errorf("Menu property is %T", v.Value())
 	}
-	return &trayMenu{obj: conn.Object(name, path)}, nil
+	return &trayMenu{obj: conn.Object(name, path), item: conn.Object(name, "/StatusNotifierItem")}, nil
 }
 
 // layout returns the whole menu (GetLayout from the root, every level).

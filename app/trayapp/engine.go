@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"path/filepath"
 	"strings"
 	"sync"
 	"time"
@@ -195,10 +194,12 @@ func (a *App) connect(ctx context.Context) (*engineConn, *dockerhost.Result, err
 	if err == nil {
 		conn = &engineConn{cli: cli, be: be, entryHost: EntryHost(res.Chosen)}
 		conn.model = sandboxwatch.New(sandboxwatch.Options{
+			// The tray shows a count: lifecycle events only, and no
+			// record files (servers rewrite them on every use).
 			Source: sandboxwatch.DockerSource{
-				Lister:     sandbox.Lister{Backend: be, State: a.st},
-				Client:     cli,
-				RecordsDir: filepath.Join(a.st.Dir(), "sandboxes"),
+				Lister:        sandbox.Lister{Backend: be, State: a.st},
+				Client:        cli,
+				LifecycleOnly: true,
 			},
 			OnChange: func(snap sandboxwatch.Snapshot) {
 				a.update(func(s *trayState) { s.sandboxes = len(snap.Rows) })

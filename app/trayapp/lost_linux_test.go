@@ -4,6 +4,7 @@ import (
 	"io"
 	"net"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"sync"
 	"testing"
@@ -96,6 +97,14 @@ func TestTrayDockerLost(t *testing.T) {
 	}); err != nil {
 		t.Fatalf("the menu never showed Docker: %v\n%s", err, p.log())
 	}
+	title, _ := m.itemProp("Title")
+	if s, _ := title.(string); !strings.HasPrefix(s, "MCP Sandbox — ") || !strings.HasSuffix(s, "sandboxes") && !strings.HasSuffix(s, "sandbox") {
+		t.Errorf("the tray item's title is %q, want \"MCP Sandbox — N sandboxes\"", title)
+	}
+	iconBefore, err := m.itemProp("IconPixmap")
+	if err != nil {
+		t.Fatal(err)
+	}
 	px.cut()
 	items, err := m.waitMenu(30*time.Second, func(items []menuItem) bool {
 		return statusLine(items) == "Docker: not reachable"
@@ -114,8 +123,16 @@ func TestTrayDockerLost(t *testing.T) {
 		}
 		return false
 	})
-	if !strings.Contains(p.log(), "icon") && !strings.Contains(p.log(), "docker") {
-		t.Errorf("log:\n%s", p.log())
+	waitFor(t, "the title to say Docker is gone", 10*time.Second, func() bool {
+		v, _ := m.itemProp("Title")
+		return v == "MCP Sandbox — Docker not reachable"
+	})
+	iconAfter, err := m.itemProp("IconPixmap")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if reflect.DeepEqual(iconBefore, iconAfter) {
+		t.Error("the tray icon did not change when Docker went away")
 	}
 	p.stop(t)
 }

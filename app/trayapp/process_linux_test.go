@@ -199,17 +199,15 @@ func measure(t *testing.T, pid int, d time.Duration) (cpu, rss float64) {
 // TestIdleCost is the tray's benchmark (not a timed test: it prints its
 // figures with the targets and fails only on a regression far beyond
 // them): the tray process with three live sandboxes and no window, over
-// MCP_SANDBOX_IDLE_SECONDS (60 by default; CI uses 25), then the window
+// MCP_SANDBOX_IDLE_SECONDS (it runs only when that is set; .ci/bench sets
+// 25, the README's figures are from 60), then the window
 // process the tray opens, on its Status tab, over half that. Targets for
 // the idle tray: ≤ 0.1 % of a core and ≤ 30 MB; no window process.
 func TestIdleCost(t *testing.T) {
 	skipUnderRace(t)
-	if testing.Short() {
-		t.Skip("takes one to two minutes; not with -short")
-	}
-	secs := 60
-	if v, err := strconv.Atoi(os.Getenv("MCP_SANDBOX_IDLE_SECONDS")); err == nil && v > 0 {
-		secs = v
+	secs, err := strconv.Atoi(os.Getenv("MCP_SANDBOX_IDLE_SECONDS"))
+	if err != nil || secs <= 0 {
+		t.Skip("a benchmark of one to two minutes: set MCP_SANDBOX_IDLE_SECONDS (60 for the README's figures; .ci/bench uses 25)")
 	}
 	cli := apptest.Docker(t, apptest.PythonImage)
 	bus, err := startBus()
