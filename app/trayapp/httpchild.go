@@ -63,7 +63,7 @@ func (a *App) applyHTTPFor(c *config.Config) {
 	srv := supervisor.NewHTTPServer(port, token)
 	o := srv.Options(a.server.Path, os.Environ())
 	o.Log = a.log
-	o.Stderr = logWriter{a}
+	o.Stderr = logWriter{a, "http server: "}
 	o.OnChange = func(st supervisor.Status) {
 		text := string(st.State)
 		if st.LastExit != "" && st.State != supervisor.Running {
@@ -85,12 +85,15 @@ func (a *App) applyHTTPFor(c *config.Config) {
 }
 
 // logWriter sends the child's stderr to the tray's log, line by line.
-type logWriter struct{ a *App }
+type logWriter struct {
+	a      *App
+	prefix string
+}
 
 func (w logWriter) Write(p []byte) (int, error) {
 	for _, line := range strings.Split(strings.TrimRight(string(p), "\n"), "\n") {
 		if line != "" {
-			w.a.log.Info("http server: " + line)
+			w.a.log.Info(w.prefix + line)
 		}
 	}
 	return len(p), nil

@@ -33,7 +33,7 @@ func (a *App) openWindow(args ...string) {
 		return
 	}
 	cmd := exec.Command(a.windowPath(), args...)
-	cmd.Stdout, cmd.Stderr = nil, logWriter{a}
+	cmd.Stdout, cmd.Stderr = nil, logWriter{a, "window: "}
 	cmd.Env = os.Environ()
 	if err := cmd.Start(); err != nil {
 		a.log.Error("open the window", "err", err)
