@@ -82,23 +82,24 @@ check_linux() {
   # What is in it, exactly.
   dpkg-deb -c "$deb" | awk '{print $NF}' | grep -v '/$' | sort >"$x/list"
   {
-    printf '%s\n' ./usr/bin/mcp-sandbox ./usr/bin/mcp-sandbox-tray \
+    printf '%s\n' ./usr/bin/mcp-sandbox ./usr/bin/mcp-sandbox-tray ./usr/bin/mcp-sandbox-window \
       "./usr/share/applications/$APP_ID.desktop" ./usr/share/doc/mcp-sandbox/copyright \
       ./usr/share/icons/hicolor/scalable/apps/mcp-sandbox.svg
     for s in 16 24 32 48 64 128 256 512; do echo "./usr/share/icons/hicolor/${s}x$s/apps/mcp-sandbox.png"; done
   } | sort | diff -u - "$x/list" >&2 || fail ".deb file list"
-  ok ".deb holds both programs, the menu entry, icons 16-512 and SVG, the copyright"
+  ok ".deb holds the three programs, the menu entry, icons 16-512 and SVG, the copyright"
   [[ $(dpkg-deb -f "$deb" Version) == "$DEB_VERSION" && $(dpkg-deb -f "$deb" Architecture) == amd64 ]] || fail ".deb version/arch"
   [[ $(dpkg-deb --ctrl-tarfile "$deb" | tar -t | grep -E 'preinst|postinst|prerm|postrm' | tr '\n' ' ') == './prerm ' ]] ||
     fail ".deb's maintainer scripts: $(dpkg-deb --ctrl-tarfile "$deb" | tar -t | tr '\n' ' ') (only prerm, which cleans the AI clients)"
-  # Every library the tray links must come from a package it depends on.
+  # Every library the window links must come from a package it depends on
+  # (the tray links none beyond libc).
   dpkg-deb -x "$deb" "$x/root"
   local depends lib pkg
   depends=$(dpkg-deb -f "$deb" Depends)
-  for lib in $(objdump -p "$x/root/usr/bin/mcp-sandbox-tray" | awk '/NEEDED/ {print $2}'); do
+  for lib in $(objdump -p "$x/root/usr/bin/mcp-sandbox-window" | awk '/NEEDED/ {print $2}'); do
     pkg=$(dpkg -S "*/$lib" 2>/dev/null | head -1 | cut -d: -f1)
     [[ -n $pkg ]] || fail "no package provides $lib here"
-    [[ ", $depends," == *", $pkg"[,\ ]* ]] || fail "tray needs $lib from $pkg, not in Depends: $depends"
+    [[ ", $depends," == *", $pkg"[,\ ]* ]] || fail "window needs $lib from $pkg, not in Depends: $depends"
   done
   ok "Depends covers every linked library: $depends"
   # A Docker package in Depends or Recommends lets apt replace the user's
@@ -167,7 +168,7 @@ check_tarball() {
   x=$(mktemp -d -p "$T")
   tar -C "$x" -xJf "$tar"
   local d=$x/mcp-sandbox-$VERSION-linux-amd64
-  [[ -x $d/install.sh && -x $d/bin/mcp-sandbox && -x $d/bin/mcp-sandbox-tray && -f $d/README.txt ]] || fail "tarball contents"
+  [[ -x $d/install.sh && -x $d/bin/mcp-sandbox && -x $d/bin/mcp-sandbox-tray && -x $d/bin/mcp-sandbox-window && -f $d/README.txt ]] || fail "tarball contents"
   scratch_home
   HOME=$H PATH=/usr/bin:/bin DISPLAY='' WAYLAND_DISPLAY='' "$d/install.sh" >"$x/out" || fail "install.sh: $(cat "$x/out")"
   local desk=$H/.local/share/applications/$APP_ID.desktop
@@ -201,6 +202,7 @@ check_windows() {
   local setup=$DIST/mcp-sandbox-$VERSION-windows-amd64-setup.exe out=$WORK/windows/out x name
   [[ -f $setup ]] || fail "$setup missing (run packaging/build.sh windows)"
   file -b "$out/mcp-sandbox-tray.exe" | grep -q '^PE32+ executable (GUI) x86-64' || fail "tray exe: $(file -b "$out/mcp-sandbox-tray.exe")"
+  file -b "$out/mcp-sandbox-window.exe" | grep -q '^PE32+ executable (GUI) x86-64' || fail "window exe: $(file -b "$out/mcp-sandbox-window.exe")"
   file -b "$out/mcp-sandbox.exe" | grep -q '^PE32+ executable (console) x86-64' || fail "server exe: $(file -b "$out/mcp-sandbox.exe")"
   # The installer itself is 64-bit (Target amd64-unicode): it runs where
   # 32-bit code cannot.
@@ -208,7 +210,7 @@ check_windows() {
   7z l "$setup" | grep -qx 'SubType = NSIS-3 Unicode 64-bit' || fail "setup is not a 64-bit NSIS installer: $(7z l "$setup" | grep Type)"
   ok "tray exe is PE32+ GUI (no console), server exe PE32+ console, setup is a 64-bit NSIS installer"
   x=$(mktemp -d -p "$T")
-  for name in mcp-sandbox-tray mcp-sandbox; do
+  for name in mcp-sandbox-tray mcp-sandbox-window mcp-sandbox; do
     7z x -y -o"$x/$name" "$out/$name.exe" .rsrc >/dev/null || fail "$name.exe has no resources"
     iconv -f UTF-16LE -t UTF-8 "$x/$name/.rsrc/version.txt" | tr -d '\r' >"$x/$name.version"
     grep -Eq "\"FileVersion\", +\"$VERSION\"" "$x/$name.version" &&
@@ -217,14 +219,14 @@ check_windows() {
     [[ $(find "$x/$name/.rsrc/ICON" -type f | wc -l) == 6 ]] || fail "$name.exe: icon sizes"
     grep -q 'level="asInvoker"' "$x/$name/.rsrc/MANIFEST/1" || fail "$name.exe manifest"
   done
-  ok "both exe carry version $VERSION ($COMMIT), the 6-size icon and an asInvoker manifest"
+  ok "every exe carries version $VERSION ($COMMIT), the 6-size icon and an asInvoker manifest"
   7z l -ba "$setup" | awk '{print $NF}' | grep -v '^\$PLUGINSDIR' | sort >"$x/list"
-  printf '%s\n' Uninstall.exe mcp-sandbox-tray.exe mcp-sandbox.exe | sort | diff -u - "$x/list" >&2 || fail "installer file list"
-  7z x -y -o"$x/setup" "$setup" mcp-sandbox-tray.exe mcp-sandbox.exe >/dev/null
-  for name in mcp-sandbox-tray.exe mcp-sandbox.exe; do
+  printf '%s\n' Uninstall.exe mcp-sandbox-tray.exe mcp-sandbox-window.exe mcp-sandbox.exe | sort | diff -u - "$x/list" >&2 || fail "installer file list"
+  7z x -y -o"$x/setup" "$setup" mcp-sandbox-tray.exe mcp-sandbox-window.exe mcp-sandbox.exe >/dev/null
+  for name in mcp-sandbox-tray.exe mcp-sandbox-window.exe mcp-sandbox.exe; do
     cmp -s "$x/setup/$name" "$out/$name" || fail "installer's $name is not the one just built"
   done
-  ok "installer holds exactly mcp-sandbox-tray.exe, mcp-sandbox.exe and its uninstaller, as built"
+  ok "installer holds exactly mcp-sandbox-tray.exe, mcp-sandbox-window.exe, mcp-sandbox.exe and its uninstaller, as built"
   grep -qi 'warning' "$out/../makensis.log" && fail "makensis warnings: $(grep -i warning "$out/../makensis.log")"
   for want in 'InstallDir "$LOCALAPPDATA\Programs\${APP}"' 'RequestExecutionLevel user' 'MUI_FINISHPAGE_RUN' \
     'CreateShortcut "$SMPROGRAMS' 'WriteUninstaller' 'DeleteRegValue HKCU "${RUN_KEY}"' \

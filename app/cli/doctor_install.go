@@ -100,7 +100,12 @@ func checkInstall(ctx context.Context, p installProbe, problem func(string, ...a
 		problem("the tray app is missing: there is no mcp-sandbox-tray%s beside %s; install the full package for your system from the releases page again", ext, p.exe)
 	}
 	if p.goos == "linux" && r.Tray != "" && p.missingLibs != nil {
-		r.MissingLibraries = p.missingLibs(ctx, r.Tray)
+		// The window links the GUI libraries; the tray none beyond libc.
+		gui := r.Tray
+		if w := filepath.Join(filepath.Dir(r.Tray), "mcp-sandbox-window"+ext); isFile(w) {
+			gui = w
+		}
+		r.MissingLibraries = p.missingLibs(ctx, gui)
 		if len(r.MissingLibraries) > 0 {
 			var pkgs []string
 			for _, l := range r.MissingLibraries {
@@ -112,7 +117,7 @@ func checkInstall(ctx context.Context, p installProbe, problem func(string, ...a
 			if len(pkgs) > 0 {
 				hint = "on Debian or Ubuntu: sudo apt install " + strings.Join(pkgs, " ")
 			}
-			problem("the tray app cannot start, this system lacks %s: %s (the server itself needs none of them)", strings.Join(r.MissingLibraries, ", "), hint)
+			problem("the tray's window cannot start, this system lacks %s: %s (the server itself needs none of them)", strings.Join(r.MissingLibraries, ", "), hint)
 		}
 	}
 	if p.goos == "linux" && r.Installed && r.Tray != "" {

@@ -22,7 +22,15 @@ type DockerSource struct {
 	Client *client.Client
 	// RecordsDir is <state dir>/sandboxes; "" watches no records.
 	RecordsDir string
+	// LifecycleOnly follows only the events that add or remove a sandbox
+	// (create, start, die, destroy, …), not the exec events every tool
+	// call makes: enough for a count, and nothing wakes while sandboxes
+	// are merely used.
+	LifecycleOnly bool
 }
+
+// lifecycleActions are the container events that change the list.
+var lifecycleActions = []string{"create", "start", "restart", "stop", "die", "kill", "destroy", "pause", "unpause", "rename", "update", "oom"}
 
 var _ Source = DockerSource{}
 
@@ -47,6 +55,11 @@ func (d DockerSource) Events(ctx context.Context) (<-chan Event, <-chan error) {
 		filters.Arg("type", string(events.ContainerEventType)),
 		filters.Arg("label", sandbox.LabelManaged+"=true"),
 	)
+	if d.LifecycleOnly {
+		for _, a := range lifecycleActions {
+			f.Add("event", a)
+		}
+	}
 	msgs, derrs := d.Client.Events(ctx, events.ListOptions{Filters: f})
 	var recs <-chan fsnotify.Event
 	var w *fsnotify.Watcher

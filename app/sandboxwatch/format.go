@@ -27,12 +27,17 @@ func (r Row) Expires(now time.Time) string {
 	return "in " + Duration(d)
 }
 
-// CPU is the CPU use in percent of one core.
+// CPU is "used / limit": the use in percent of one core, and the limit
+// in cores.
 func (r Row) CPU() string {
-	if r.Sampled.IsZero() {
-		return none
+	used := none
+	if !r.Sampled.IsZero() {
+		used = strconv.FormatFloat(r.Usage.CPUPercent, 'f', 1, 64) + " %"
 	}
-	return strconv.FormatFloat(r.Usage.CPUPercent, 'f', 1, 64) + " %"
+	if r.Limits.CPUs <= 0 {
+		return used
+	}
+	return used + " / " + strconv.FormatFloat(r.Limits.CPUs, 'g', 3, 64) + " CPU"
 }
 
 // Memory is "used / limit".

@@ -122,13 +122,25 @@ type menuItem struct {
 	Label    string
 	Enabled  bool
 	Checked  bool
+	Visible  bool
 	Children []menuItem
 }
 
 // trayMenu reads and clicks the menu of the tray item of process pid, the
 // way a tray host does.
 type trayMenu struct {
-	obj dbus.BusObject
+	obj  dbus.BusObject
+	item dbus.BusObject // the StatusNotifierItem itself
+}
+
+// itemProp reads a property of the StatusNotifierItem (Title, ToolTip,
+// IconPixmap).
+func (m *trayMenu) itemProp(name string) (any, error) {
+	v, err := m.item.GetProperty("org.kde.StatusNotifierItem." + name)
+	if err != nil {
+		return nil, err
+	}
+	return v.Value(), nil
 }
 
 func openTrayMenu(addr string, pid int) (*trayMenu, error) {
@@ -146,7 +158,7 @@ func openTrayMenu(addr string, pid int) (*trayMenu, error) {
 	if !ok {
 		return nil, fmt.Errorf("Menu property is %T", v.Value())
 	}
-	return &trayMenu{obj: conn.Object(name, path)}, nil
+	return &trayMenu{obj: conn.Object(name, path), item: conn.Object(name, "/StatusNotifierItem")}, nil
 }
 
 // layout returns the whole menu (GetLayout from the root, every level).
@@ -173,7 +185,7 @@ func parseItem(v any) menuItem {
 	default:
 		return menuItem{}
 	}
-	it := menuItem{Enabled: true}
+	it := menuItem{Enabled: true, Visible: true}
 	if len(f) < 3 {
 		return it
 	}
@@ -187,6 +199,9 @@ func parseItem(v any) menuItem {
 	}
 	if e, ok := props["enabled"]; ok {
 		it.Enabled, _ = e.Value().(bool)
+	}
+	if v, ok := props["visible"]; ok {
+		it.Visible, _ = v.Value().(bool)
 	}
 	if s, ok := props["toggle-state"]; ok {
 		n, _ := s.Value().(int32)

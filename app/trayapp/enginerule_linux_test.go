@@ -147,7 +147,7 @@ func TestExplicitDeadEngine(t *testing.T) {
 
 	t.Run("tray", func(t *testing.T) {
 		opts := dockerhost.Options{Getenv: func(k string) string { return vars[k] }}
-		cli, be, res, err := dialEngine(ctx, opts, nil)
+		cli, be, res, err := DialEngine(ctx, opts, nil)
 		if cli != nil {
 			cli.Close()
 		}
@@ -292,11 +292,11 @@ func TestTrayEngineComesBack(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 
-	if _, _, _, err := dialEngine(ctx, opts, nil); !errors.Is(err, dockerhost.ErrExplicitUnreachable) {
+	if _, _, _, err := DialEngine(ctx, opts, nil); !errors.Is(err, dockerhost.ErrExplicitUnreachable) {
 		t.Fatalf("before the engine answers: %v, want ErrExplicitUnreachable", err)
 	}
 	forward(t, sock, real)
-	cli, be, res, err := dialEngine(ctx, opts, nil)
+	cli, be, res, err := DialEngine(ctx, opts, nil)
 	if err != nil {
 		t.Fatalf("once DOCKER_HOST answers: %v", err)
 	}

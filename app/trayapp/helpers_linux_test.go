@@ -10,22 +10,13 @@ import (
 	"testing"
 	"time"
 
-	"fyne.io/fyne/v2"
 	cerrdefs "github.com/containerd/errdefs"
 	"github.com/docker/docker/client"
 
 	"github.com/mcp-sandbox/mcp-sandbox/app/bundled"
 	"github.com/mcp-sandbox/mcp-sandbox/app/internal/apptest"
-	"github.com/mcp-sandbox/mcp-sandbox/app/sandboxwatch"
 	"github.com/mcp-sandbox/mcp-sandbox/app/ui"
 )
-
-// onUI runs f on Fyne's goroutine and returns its result.
-func onUI[T any](f func() T) T {
-	var v T
-	fyne.DoAndWait(func() { v = f() })
-	return v
-}
 
 func waitFor(t *testing.T, what string, timeout time.Duration, cond func() bool) {
 	t.Helper()
@@ -36,20 +27,6 @@ func waitFor(t *testing.T, what string, timeout time.Duration, cond func() bool)
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
-}
-
-// session starts the bundled server over stdio, as an AI client does; it
-// shares the tray's config and state through HOME.
-func session(t *testing.T) *bundled.Session {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	s, err := bundled.Connect(ctx, bundled.ConnectOptions{Path: gui.server, ClientName: "gui-test"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { s.Close() })
-	return s
 }
 
 func create(t *testing.T, s *bundled.Session) (string, error) {
@@ -111,15 +88,6 @@ func onlyOurs(t *testing.T, cli *client.Client, ours ...string) {
 	}
 }
 
-func trayMenuOf(t *testing.T) *trayMenu {
-	t.Helper()
-	m, err := openTrayMenu(gui.bus.addr, os.Getpid())
-	if err != nil {
-		t.Fatal(err)
-	}
-	return m
-}
-
 func click(t *testing.T, m *trayMenu, label string) {
 	t.Helper()
 	items, err := m.waitMenu(10*time.Second, func(items []menuItem) bool { _, ok := find(items, label); return ok })
@@ -157,37 +125,6 @@ func screenshot(t *testing.T, name string) {
 		t.Fatalf("import -window %q: %v\n%s", ui.Title, err, out)
 	}
 	t.Logf("screenshot: %s", p)
-}
-
-// rowOf returns the Sandboxes tab's row of sandbox id.
-func rowOf(a *App, id string) (sandboxwatch.Row, bool) {
-	var r sandboxwatch.Row
-	var ok bool
-	fyne.DoAndWait(func() {
-		for _, x := range a.win.Sandboxes.Snapshot().Rows {
-			if x.ID == id {
-				r, ok = x, true
-			}
-		}
-	})
-	return r, ok
-}
-
-func selectTab(a *App, name string) {
-	fyne.DoAndWait(func() {
-		a.win.Show()
-		a.win.SelectTab(name)
-	})
-}
-
-// engineOf names the engine the tray found ("Docker Engine").
-func engineOf(a *App) string {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	if a.ui.docker == nil || a.ui.docker.Chosen == nil {
-		return "?"
-	}
-	return a.ui.docker.Chosen.Engine
 }
 
 // statusLine is the menu's first line, "Docker: X · N sandboxes".

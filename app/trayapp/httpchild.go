@@ -6,7 +6,6 @@ import (
 	"strings"
 
 	"github.com/mcp-sandbox/mcp-sandbox/app/supervisor"
-	"github.com/mcp-sandbox/mcp-sandbox/app/ui"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/config"
 )
 
@@ -28,7 +27,7 @@ func (a *App) applyHTTP() { a.applyHTTPFor(a.cfg.Current()) }
 // port restarts it.
 func (a *App) applyHTTPFor(c *config.Config) {
 	a.mu.Lock()
-	paused := a.ui.paused
+	paused := a.s.paused
 	cur := a.httpChild
 	a.mu.Unlock()
 	port := c.Tray.HTTPPort
@@ -44,9 +43,9 @@ func (a *App) applyHTTPFor(c *config.Config) {
 	if !want {
 		state := "off: set an HTTP port in Settings"
 		if port > 0 && paused {
-			state = "stopped while MCP Sandbox is stopped"
+			state = "stopped while MCP Sandbox is Paused"
 		}
-		a.update(func(s *uiState) { s.http = ui.HTTPInfo{Enabled: port > 0, State: state} })
+		a.update(func(s *trayState) { s.http = HTTPInfo{Enabled: port > 0, State: state} })
 		return
 	}
 	if cur != nil {
@@ -64,13 +63,13 @@ func (a *App) applyHTTPFor(c *config.Config) {
 	srv := supervisor.NewHTTPServer(port, token)
 	o := srv.Options(a.server.Path, os.Environ())
 	o.Log = a.log
-	o.Stderr = logWriter{a}
+	o.Stderr = logWriter{a, "http server: "}
 	o.OnChange = func(st supervisor.Status) {
 		text := string(st.State)
 		if st.LastExit != "" && st.State != supervisor.Running {
 			text += " (last run " + st.LastExit + ")"
 		}
-		a.update(func(s *uiState) { s.http = ui.HTTPInfo{Enabled: true, URL: srv.URL, Token: srv.Token, State: text} })
+		a.update(func(s *trayState) { s.http = HTTPInfo{Enabled: true, URL: srv.URL, Token: srv.Token, State: text} })
 	}
 	ctx, cancel := context.WithCancel(a.ctx)
 	ch := &httpChild{port: port, sup: supervisor.New(o), srv: srv, cancel: cancel, done: make(chan struct{})}
@@ -86,12 +85,15 @@ func (a *App) applyHTTPFor(c *config.Config) {
 }
 
 // logWriter sends the child's stderr to the tray's log, line by line.
-type logWriter struct{ a *App }
+type logWriter struct {
+	a      *App
+	prefix string
+}
 
 func (w logWriter) Write(p []byte) (int, error) {
 	for _, line := range strings.Split(strings.TrimRight(string(p), "\n"), "\n") {
 		if line != "" {
-			w.a.log.Info("http server: " + line)
+			w.a.log.Info(w.prefix + line)
 		}
 	}
 	return len(p), nil

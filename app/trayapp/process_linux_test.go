@@ -41,12 +41,18 @@ type trayProc struct {
 // own display number (apptest.NewXvfb): xvfb-run -a checks lock files and
 // then starts, which races with the other Xvfb the package's tests run.
 func startTray(t *testing.T, busAddr string, args ...string) *trayProc {
+	return startTrayEnv(t, busAddr, nil, args...)
+}
+
+// startTrayEnv is startTray with more environment variables.
+func startTrayEnv(t *testing.T, busAddr string, env []string, args ...string) *trayProc {
 	t.Helper()
 	if _, err := exec.LookPath("Xvfb"); err != nil {
 		apptest.Missing(t, "Xvfb (apt-get install xvfb)")
 	}
 	bin := apptest.Binary(t, "mcp-sandbox-tray")
-	apptest.Binary(t, "mcp-sandbox") // the bundled server, in the same directory
+	apptest.Binary(t, "mcp-sandbox")        // the bundled server, in the same directory
+	apptest.Binary(t, "mcp-sandbox-window") // the window, in the same directory
 	home := t.TempDir()
 	if err := apptest.WriteHome(home, ""); err != nil {
 		t.Fatal(err)
@@ -59,6 +65,7 @@ func startTray(t *testing.T, busAddr string, args ...string) *trayProc {
 	cmd := exec.Command(bin, args...)
 	cmd.Env = []string{"HOME=" + home, "PATH=" + os.Getenv("PATH"), "DISPLAY=" + display,
 		"DBUS_SESSION_BUS_ADDRESS=" + busAddr, "LANG=C.UTF-8"}
+	cmd.Env = append(cmd.Env, env...)
 	p := &trayProc{cmd: cmd, home: home, display: display, stderr: &bytes.Buffer{}, done: make(chan error, 1)}
 	cmd.Stderr = p.stderr
 	if err := cmd.Start(); err != nil {
@@ -189,14 +196,18 @@ func measure(t *testing.T, pid int, d time.Duration) (cpu, rss float64) {
 	return float64(c1-c0) / hz / el.Seconds() * 100, rssMB(t, pid)
 }
 
-// TestIdleCost measures the tray's own CPU and memory while idle with
-// three sandboxes open: first in the background (the tray icon only, as at
-// login), then with its window open. Targets: under 1 % of a core and
-// under 120 MB.
+// TestIdleCost is the tray's benchmark (not a timed test: it prints its
+// figures with the targets and fails only on a regression far beyond
+// them): the tray process with three live sandboxes and no window, over
+// MCP_SANDBOX_IDLE_SECONDS (it runs only when that is set; .ci/bench sets
+// 25, the README's figures are from 60), then the window
+// process the tray opens, on its Status tab, over half that. Targets for
+// the idle tray: ≤ 0.1 % of a core and ≤ 30 MB; no window process.
 func TestIdleCost(t *testing.T) {
 	skipUnderRace(t)
-	if testing.Short() {
-		t.Skip("takes about a minute; not with -short")
+	secs, err := strconv.Atoi(os.Getenv("MCP_SANDBOX_IDLE_SECONDS"))
+	if err != nil || secs <= 0 {
+		t.Skip("a benchmark of one to two minutes: set MCP_SANDBOX_IDLE_SECONDS (60 for the README's figures; .ci/bench uses 25)")
 	}
 	cli := apptest.Docker(t, apptest.PythonImage)
 	bus, err := startBus()
@@ -205,6 +216,9 @@ func TestIdleCost(t *testing.T) {
 	}
 	defer bus.stop()
 	if _, err := startWatcher(bus.addr); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := startNotifier(bus.addr); err != nil {
 		t.Fatal(err)
 	}
 	p := startTray(t, bus.addr, "--hidden")
@@ -238,38 +252,36 @@ func TestIdleCost(t *testing.T) {
 		items, err := m.layout()
 		return err == nil && len(ids) >= 3 && strings.HasSuffix(statusLine(items), fmt.Sprintf("· %d sandboxes", len(ids)))
 	})
+	if kids := windowChildren(t, p.pid); len(kids) != 0 {
+		t.Fatalf("window processes %v while idle, want none", kids)
+	}
 
 	time.Sleep(5 * time.Second) // let start-up work settle
-	hiddenCPU, hiddenRSS := measure(t, p.pid, 30*time.Second)
+	trayCPU, trayRSS := measure(t, p.pid, time.Duration(secs)*time.Second)
 
 	click(t, m, traymenu.LabelOpen)
 	windowShown(t, p, "idle-window")
+	kids := windowChildren(t, p.pid)
+	if len(kids) != 1 {
+		t.Fatalf("window processes %v after Open, want one", kids)
+	}
 	time.Sleep(3 * time.Second)
-	openCPU, openRSS := measure(t, p.pid, 20*time.Second)
+	winCPU, winRSS := measure(t, kids[0], time.Duration(secs/2)*time.Second)
 
-	report := fmt.Sprintf("mcp-sandbox-tray idle cost with 3 sandboxes open (%s, %d cores)\n"+
-		"  tray only (window hidden): CPU %.2f %% of one core over 30 s, RSS %.1f MB\n"+
-		"  window open (Status tab):  CPU %.2f %% of one core over 20 s, RSS %.1f MB\n"+
-		"  targets: under 1 %% of a core, under 120 MB\n",
-		time.Now().UTC().Format(time.RFC3339), runtimeCPUs(), hiddenCPU, hiddenRSS, openCPU, openRSS)
+	report := fmt.Sprintf("MCP Sandbox idle cost with 3 live sandboxes (%s, %d cores)\n"+
+		"  mcp-sandbox-tray, window closed:   CPU %.3f %% of one core over %d s, RSS %.1f MB  (targets: ≤ 0.1 %%, ≤ 30 MB)\n"+
+		"  mcp-sandbox-window, Status tab:    CPU %.2f %% of one core over %d s, RSS %.1f MB  (runs only while open)\n",
+		time.Now().UTC().Format(time.RFC3339), runtimeCPUs(), trayCPU, secs, trayRSS, winCPU, secs/2, winRSS)
 	t.Log("\n" + report)
 	if err := os.WriteFile(filepath.Join(screenshotDir(t), "idle-cost.txt"), []byte(report), 0o644); err != nil {
 		t.Error(err)
 	}
-	// The targets are not met on a machine like CI (see the report this
-	// test writes and the package's README notes): Fyne's GLFW loop wakes
-	// 60 times a second (≈1.2–1.4 % of a core for an empty Fyne app here),
-	// and the tray makes Fyne create a GL context, which under Xvfb loads
-	// Mesa's llvmpipe (≈100 MB). The bounds below catch regressions of our
-	// own on top of that.
-	if hiddenCPU >= 1 || hiddenRSS >= 120 {
-		t.Logf("TARGET MISSED: idle tray CPU %.2f %%, RSS %.1f MB (target under 1 %% and 120 MB)", hiddenCPU, hiddenRSS)
+	if trayCPU > 0.1 || trayRSS > 30 {
+		t.Logf("TARGET MISSED: idle tray CPU %.3f %%, RSS %.1f MB (targets ≤ 0.1 %% and ≤ 30 MB)", trayCPU, trayRSS)
 	}
-	if hiddenCPU >= 4 || hiddenRSS >= 250 {
-		t.Errorf("idle tray: CPU %.2f %%, RSS %.1f MB; regression bound is 4 %% and 250 MB", hiddenCPU, hiddenRSS)
-	}
-	if openCPU >= 8 || openRSS >= 300 {
-		t.Errorf("tray with its window open: CPU %.2f %%, RSS %.1f MB; regression bound is 8 %% and 300 MB", openCPU, openRSS)
+	// Regression bounds only, far above the targets (a shared CI machine).
+	if trayCPU >= 2 || trayRSS >= 100 {
+		t.Errorf("idle tray: CPU %.2f %%, RSS %.1f MB; regression bound is 2 %% and 100 MB", trayCPU, trayRSS)
 	}
 	p.stop(t)
 }

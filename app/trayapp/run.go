@@ -1,17 +1,22 @@
-// Package trayapp is the MCP Sandbox tray application: it wires the window
-// (app/ui), the tray menu (app/traymenu), the sandbox model
-// (app/sandboxwatch), the HTTP server's supervisor, client set-up and the
-// shared config and state together, and runs them until Quit.
+// Package trayapp is the MCP Sandbox tray: the idle process that runs all
+// day. It shows a status icon and menu (fyne.io/systray directly: no GUI
+// toolkit, no GL, no window), sets up AI clients on first run, sends
+// desktop notifications, follows the Docker engine by its events stream,
+// keeps to one instance per user, keeps the login entry in line with the
+// config, supervises the `serve --http` child, and checks for updates when
+// asked to. The window (app/windowapp, the mcp-sandbox-window binary) is a
+// separate process the tray starts on "Open MCP Sandbox" or on a second
+// launch; it exits when closed.
 //
 //	func main() {
 //		os.Exit(trayapp.Main(os.Args[1:]))
 //	}
 //
-// Start-up: one instance per user (a second launch brings the first
-// window forward); a rotated log in the state directory; the bundled
-// mcp-sandbox found next to the executable; Docker detected; on first run
-// Claude Desktop and Cursor configured when installed. Without a D-Bus
-// session bus or a tray host it runs as a normal window instead.
+// State has one home: the Docker engine (the sandboxes), the config file
+// (settings), and the state directory (the pause flag, and tray.json with
+// what only the tray knows: its HTTP server and an offered update). The
+// window reads those itself and writes the pause flag; the tray follows the
+// state directory with fsnotify.
 package trayapp
 
 import (
@@ -22,29 +27,24 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"os/signal"
 	"path/filepath"
 	"runtime/pprof"
 	"sync"
-	"sync/atomic"
+	"syscall"
 	"time"
-
-	"fyne.io/fyne/v2"
-	fyneapp "fyne.io/fyne/v2/app"
-	"fyne.io/fyne/v2/driver/desktop"
 
 	"github.com/mcp-sandbox/mcp-sandbox/app/applog"
 	"github.com/mcp-sandbox/mcp-sandbox/app/autostart"
 	"github.com/mcp-sandbox/mcp-sandbox/app/bundled"
-	"github.com/mcp-sandbox/mcp-sandbox/app/icons"
 	"github.com/mcp-sandbox/mcp-sandbox/app/instance"
-	"github.com/mcp-sandbox/mcp-sandbox/app/ui"
+	"github.com/mcp-sandbox/mcp-sandbox/app/traymenu"
+	"github.com/mcp-sandbox/mcp-sandbox/app/update"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/buildinfo"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/config"
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox/dockerhost"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/state"
 )
-
-// AppID is the Fyne application id (preferences, notifications).
-const AppID = "io.mcp-sandbox.tray"
 
 // Options configures Run.
 type Options struct {
@@ -53,19 +53,16 @@ type Options struct {
 	Hidden bool
 	// Debug logs debug messages, and logs to stderr too.
 	Debug bool
-	// Executable is the tray's own path, where the bundled server is
-	// looked for; "" means os.Executable.
+	// Executable is the tray's own path, where the bundled server and the
+	// window are looked for; "" means os.Executable.
 	Executable string
 	// Getenv reads the environment; nil means os.Getenv.
 	Getenv func(string) string
-
-	// started, if set, is called on the UI goroutine once the app runs
-	// (tests reach the running app through it).
-	started func(*App)
 }
 
 // Main parses the command line, runs the tray, and returns the exit code.
-// It must be called from the main goroutine.
+// It must be called from the main goroutine (macOS wants the menu bar
+// there).
 func Main(args []string) int {
 	fs := flag.NewFlagSet("mcp-sandbox-tray", flag.ContinueOnError)
 	hidden := fs.Bool("hidden", false, "start in the background (used at login)")
@@ -96,7 +93,9 @@ func Main(args []string) int {
 		fmt.Fprintln(os.Stderr, "mcp-sandbox-tray:", why)
 		return 1
 	}
-	if err := Run(context.Background(), Options{Hidden: *hidden, Debug: *debug}); err != nil {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := Run(ctx, Options{Hidden: *hidden, Debug: *debug}); err != nil {
 		fmt.Fprintln(os.Stderr, "mcp-sandbox-tray:", err)
 		return 1
 	}
@@ -111,11 +110,6 @@ type App struct {
 	exe    string
 	st     *state.Store
 	cfg    *config.Watcher
-	cfgErr error
-
-	fyne fyne.App
-	desk desktop.App // nil when the tray is not used
-	win  *ui.Window
 
 	ctx    context.Context
 	cancel context.CancelFunc
@@ -123,20 +117,35 @@ type App struct {
 
 	server    bundled.Server
 	serverErr error
+	host      trayHost
 
-	uiDown atomic.Bool // set once Fyne has stopped: nothing may call it
-
-	mu sync.Mutex // guards what follows, written by background goroutines
-	ui uiState
-
-	docker    *dockerConn
+	mu        sync.Mutex // guards what follows
+	s         trayState
+	docker    *engineConn
 	redetect  chan struct{}
 	httpChild *httpChild
-	audit     *auditWatch
+	offer     *update.Release
+	updateOn  bool
+	window    *windowProc
+	menu      *menuView // nil without a tray
+
+	trayFileMu   sync.Mutex
+	trayFileLast string
+}
+
+// trayState is what the menu is drawn from. Guarded by App.mu.
+type trayState struct {
+	detecting bool
+	dockerOK  bool
+	engine    string
+	sandboxes int
+	paused    bool
+	clients   []traymenu.Client
+	http      HTTPInfo
 }
 
 // Run runs the tray until the user quits it or ctx is done. It returns nil
-// at once when another instance is running (that one shows its window).
+// at once when another instance is running (that one opens its window).
 func Run(ctx context.Context, o Options) error {
 	a := &App{o: o, getenv: o.Getenv, redetect: make(chan struct{}, 1)}
 	if a.getenv == nil {
@@ -164,7 +173,7 @@ func Run(ctx context.Context, o Options) error {
 
 	inst, err := instance.Acquire(st.Dir())
 	if errors.Is(err, instance.ErrRunning) {
-		a.log.Info("another tray is running; asked it to show its window")
+		a.log.Info("another tray is running; asked it to open its window")
 		return nil
 	}
 	if err != nil {
@@ -173,11 +182,10 @@ func Run(ctx context.Context, o Options) error {
 	defer inst.Close()
 	a.log.Info("starting", "version", buildinfo.Get().String(), "pid", os.Getpid(), "log", logw.Path())
 
-	a.cfg, a.cfgErr = config.NewWatcherOrDefaults(config.Path(), 2*time.Second, a.log)
-	if a.cfgErr != nil {
-		// Run on the defaults until the file is fixed (the watcher then
-		// switches to it); the Settings tab shows why.
-		a.log.Warn("config file invalid; using the defaults until it is fixed", "err", a.cfgErr)
+	var cfgErr error
+	a.cfg, cfgErr = config.NewWatcherOrDefaults(config.Path(), 2*time.Second, a.log)
+	if cfgErr != nil {
+		a.log.Warn("config file invalid; using the defaults until it is fixed", "err", cfgErr)
 	}
 	a.server, a.serverErr = bundled.Find(a.exe)
 	if a.serverErr != nil {
@@ -185,33 +193,47 @@ func Run(ctx context.Context, o Options) error {
 	} else {
 		a.log.Info("bundled server", "path", a.server.Path, "found", a.server.Source)
 	}
-	a.ui.paused = st.Paused()
+	a.s.paused = st.Paused()
+	a.s.detecting = true
 	a.ctx, a.cancel = context.WithCancel(ctx)
 	defer a.cancel()
 
-	a.fyne = fyneapp.NewWithID(AppID)
-	a.fyne.SetIcon(icons.App())
-	a.win = ui.New(a.fyne, ui.Options{Actions: a.actions(), OnViewChange: a.viewChanged, OnClose: a.windowClosed})
-	a.win.Window().SetIcon(icons.App())
-	host := a.setUpTray()
-	if !o.Hidden || !host.Watcher {
-		a.win.Show()
+	a.host = probeTrayHost()
+	a.log.Info("tray host", "bus", a.host.Bus, "watcher", a.host.Watcher, "why", a.host.Why)
+	if !a.host.Watcher {
+		// Said once; the tray keeps running and the window is the way in
+		// (a second launch opens it again).
+		a.log.Warn("no tray icon can be shown: " + a.host.Why + "; opening the window instead")
 	}
-	a.fyne.Lifecycle().SetOnStarted(func() {
-		a.start(inst)
-		if o.started != nil {
-			o.started(a)
-		}
-	})
-	// A caller's ctx ending quits the app like the Quit item does; once
-	// Run returns, nothing may call into Fyne any more.
-	stopWatch := context.AfterFunc(ctx, func() { fyne.Do(a.fyne.Quit) })
-	a.fyne.Run()
-	stopWatch()
-	a.uiDown.Store(true)
 
-	a.log.Info("quitting: stopping the HTTP server and background work")
+	a.goBG(func(ctx context.Context) { inst.Serve(ctx, func() { a.openWindow() }) })
+	a.goBG(a.cfg.Run)
+	a.cfg.OnChange(func(c *config.Config) {
+		a.applyHTTP()
+		a.syncAutostart()
+		a.updateSettingChanged(c)
+		a.redraw()
+	})
+	a.cfg.OnChange(a.dockerHostChanged)
+	a.goBG(a.dockerLoop)
+	a.goBG(a.watchStateDir)
+	a.goBG(a.updateLoop)
+	a.applyHTTP()
+	a.syncAutostart()
+	a.goBG(func(context.Context) { a.refreshClients() })
+
+	if !o.Hidden || !a.host.Watcher {
+		a.openWindow()
+	}
+	if a.host.Bus {
+		runMenu(a) // returns once ctx is done or Quit is chosen
+	} else {
+		<-a.ctx.Done()
+	}
+
+	a.log.Info("quitting: stopping the window, the HTTP server and background work")
 	a.cancel()
+	a.closeWindow()
 	done := make(chan struct{})
 	go func() { a.wg.Wait(); close(done) }()
 	select {
@@ -233,23 +255,6 @@ func newLogger(file io.Writer, debug bool) *slog.Logger {
 	return slog.New(slog.NewTextHandler(out, &slog.HandlerOptions{Level: level}))
 }
 
-// start launches the background work, each piece owned by a.wg and
-// stopped by a.ctx.
-func (a *App) start(inst *instance.Instance) {
-	a.goBG(func(ctx context.Context) {
-		inst.Serve(ctx, func() { a.do(a.showWindow) })
-	})
-	a.goBG(a.cfg.Run)
-	a.cfg.OnChange(func(*config.Config) { a.applyHTTP() })
-	a.cfg.OnChange(a.dockerHostChanged)
-	a.goBG(a.dockerLoop)
-	a.applyHTTP()
-	a.syncAutostart()
-	a.goBG(func(context.Context) { a.refreshClients() })
-	a.win.Settings.Reload()
-	a.pushStatus()
-}
-
 // goBG runs f on a goroutine owned by the app, stopped by its context.
 func (a *App) goBG(f func(ctx context.Context)) {
 	a.wg.Add(1)
@@ -259,36 +264,12 @@ func (a *App) goBG(f func(ctx context.Context)) {
 	}()
 }
 
-// do runs f on the UI goroutine, unless the UI has stopped (background
-// work still ending after Quit must not touch it).
-func (a *App) do(f func()) {
-	if !a.uiDown.Load() {
-		fyne.Do(f)
-	}
-}
-
-// quit ends the app; Run then stops the background work. UI goroutine
-// only.
-func (a *App) quit() {
-	a.cancel()
-	a.fyne.Quit()
-}
-
-func (a *App) showWindow() { a.win.Show() }
-
-// windowClosed hides the window when a tray can bring it back, and quits
-// otherwise.
-func (a *App) windowClosed() {
-	if a.desk != nil && probeTrayHost().Watcher {
-		a.win.Hide()
-		return
-	}
-	a.log.Info("window closed and no tray to reopen it from; quitting")
-	a.quit()
-}
+// quit ends the tray.
+func (a *App) quit() { a.cancel() }
 
 // syncAutostart makes the login entry agree with tray.autostart (the
-// setting may have been changed by hand, or the binary moved).
+// setting may have been changed by hand or in the window, or the binary
+// moved).
 func (a *App) syncAutostart() {
 	want := a.cfg.Current().Tray.Autostart
 	on, err := autostart.Enabled()
@@ -303,8 +284,47 @@ func (a *App) syncAutostart() {
 	}
 }
 
-// notify shows a desktop notification.
+// notify shows a desktop notification titled with the product's name.
 func (a *App) notify(msg string) {
 	a.log.Info("notification", "text", msg)
-	a.fyne.SendNotification(fyne.NewNotification("MCP Sandbox", msg))
+	if err := sendNotification("MCP Sandbox", msg); err != nil {
+		a.log.Warn("notification not shown", "err", err)
+	}
 }
+
+// update changes the state and redraws the menu.
+func (a *App) update(f func(s *trayState)) {
+	a.mu.Lock()
+	f(&a.s)
+	a.mu.Unlock()
+	a.redraw()
+}
+
+// menuState is the menu's view of the state.
+func (a *App) menuState() traymenu.State {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	s := traymenu.State{
+		DockerOK: a.s.dockerOK, Detecting: a.s.detecting, Engine: a.s.engine,
+		Sandboxes: a.s.sandboxes, Paused: a.s.paused, Clients: a.s.clients,
+	}
+	if a.offer != nil {
+		s.Offer = a.offer.Version
+	}
+	return s
+}
+
+// redraw brings the menu, icon and title in line with the state, and
+// writes tray.json for the window.
+func (a *App) redraw() {
+	s := a.menuState()
+	a.mu.Lock()
+	m := a.menu
+	a.mu.Unlock()
+	if m != nil {
+		m.draw(s)
+	}
+	a.writeTrayFile()
+}
+
+var errNoDocker = fmt.Errorf("%w: Docker is not reachable", dockerhost.ErrNoEngine)

@@ -1,33 +1,46 @@
-// Package traymenu builds the tray's menu and chooses its icon from the
-// tray's state, so both can be checked without a desktop:
+// Package traymenu describes the tray's menu and chooses its icon from the
+// tray's state, without any toolkit, so both can be checked without a
+// desktop and the idle tray links no GUI library:
 //
 //	Docker: Colima · 2 sandboxes
 //	──────────
-//	Stop                (Start while paused)
+//	Pause: stop all sandboxes and the HTTP server   (Start while paused)
 //	Open MCP Sandbox
 //	Clients ▸           (✓ beside each configured client)
 //	Stop all sandboxes
+//	Check for updates   (now; the setting checks daily by itself)
+//	Install MCP Sandbox 1.2.3…   (only while a newer release is offered)
 //	──────────
 //	Quit
+//
+// The items are always the same ones in the same order (the install item
+// is hidden, not removed), so a tray library that keeps items by identity
+// can update them in place.
 package traymenu
 
 import (
 	"fmt"
 
-	"fyne.io/fyne/v2"
-
-	"github.com/mcp-sandbox/mcp-sandbox/app/icons"
+	"github.com/mcp-sandbox/mcp-sandbox/assets"
 )
 
 // Labels of the fixed items (the D-Bus tests click them by label).
 const (
-	LabelStart   = "Start"
-	LabelStop    = "Stop"
-	LabelOpen    = "Open MCP Sandbox"
-	LabelClients = "Clients"
-	LabelStopAll = "Stop all sandboxes"
-	LabelQuit    = "Quit"
+	LabelStart        = "Start"
+	LabelPause        = "Pause: stop all sandboxes and the HTTP server"
+	LabelOpen         = "Open MCP Sandbox"
+	LabelClients      = "Clients"
+	LabelStopAll      = "Stop all sandboxes"
+	LabelCheckUpdates = "Check for updates"
+	LabelQuit         = "Quit"
 )
+
+// PausedWord is the one word the menu and the window use for the paused
+// service.
+const PausedWord = "Paused"
+
+// InstallLabel is the item offering a newer release.
+func InstallLabel(version string) string { return "Install MCP Sandbox " + version + "…" }
 
 // State is what the menu reflects.
 type State struct {
@@ -39,9 +52,11 @@ type State struct {
 	Detecting bool
 	// Sandboxes counts the managed sandboxes.
 	Sandboxes int
-	// Paused is set while the service is stopped from the tray.
+	// Paused is set while the service is paused.
 	Paused  bool
 	Clients []Client
+	// Offer is the newer release's version, "" when none is offered.
+	Offer string
 }
 
 // Client is one entry of the Clients submenu.
@@ -51,12 +66,24 @@ type Client struct {
 	Configured    bool
 }
 
-// Actions are what the items do; each is called on the UI goroutine and
-// must not block.
+// Actions are what the items do; each must not block.
 type Actions struct {
-	Start, Stop, Open, StopAll, Quit func()
+	Start, Pause, Open, StopAll, Quit, CheckUpdates, Install func()
 	// Configure configures (or repairs) the named client.
 	Configure func(name string)
+}
+
+// Item is one menu entry.
+type Item struct {
+	Label     string
+	Separator bool
+	Disabled  bool
+	Checked   bool
+	// Checkable items show a check box (Checked says its state).
+	Checkable bool
+	Hidden    bool
+	Children  []Item
+	Action    func()
 }
 
 // StatusLine is the menu's first line.
@@ -66,68 +93,80 @@ func StatusLine(s State) string {
 	case s.Detecting:
 		docker = "Docker: looking…"
 	case !s.DockerOK:
-		return "Docker: not found"
+		return "Docker: not reachable"
 	default:
 		docker = "Docker: " + s.Engine
 	}
-	line := fmt.Sprintf("%s · %s", docker, plural(s.Sandboxes))
+	line := fmt.Sprintf("%s · %s", docker, Plural(s.Sandboxes))
 	if s.Paused {
-		line += " · stopped"
+		line += " · " + PausedWord
 	}
 	return line
 }
 
-func plural(n int) string {
+// Title is the tray item's title and tooltip: the product and its state.
+func Title(s State) string {
+	switch {
+	case s.Detecting:
+		return "MCP Sandbox — looking for Docker"
+	case !s.DockerOK:
+		return "MCP Sandbox — Docker not reachable"
+	case s.Paused:
+		return "MCP Sandbox — " + PausedWord
+	}
+	return "MCP Sandbox — " + Plural(s.Sandboxes)
+}
+
+// Plural says "1 sandbox" or "N sandboxes".
+func Plural(n int) string {
 	if n == 1 {
 		return "1 sandbox"
 	}
 	return fmt.Sprintf("%d sandboxes", n)
 }
 
-// Icon is the tray icon's state.
-func Icon(s State) icons.State {
+// Icon is the tray icon's state, as assets names it.
+func Icon(s State) string {
 	switch {
 	case !s.Detecting && !s.DockerOK:
-		return icons.DockerMissing
+		return assets.DockerMissing
 	case s.Paused:
-		return icons.Paused
+		return assets.Paused
 	}
-	return icons.Running
+	return assets.Running
 }
 
 // Build returns the menu for s.
-func Build(s State, a Actions) *fyne.Menu {
-	status := fyne.NewMenuItem(StatusLine(s), nil)
-	status.Disabled = true
-	toggle := fyne.NewMenuItem(LabelStop, a.Stop)
+func Build(s State, a Actions) []Item {
+	toggle := Item{Label: LabelPause, Action: a.Pause}
 	if s.Paused {
-		toggle = fyne.NewMenuItem(LabelStart, a.Start)
+		toggle = Item{Label: LabelStart, Action: a.Start}
 	}
-	clients := fyne.NewMenu(LabelClients)
+	var clients []Item
 	for _, c := range s.Clients {
 		name := c.Name
-		it := fyne.NewMenuItem(c.Display, func() { a.Configure(name) })
-		it.Checked = c.Configured
+		it := Item{Label: c.Display, Checkable: true, Checked: c.Configured, Action: func() {
+			if a.Configure != nil {
+				a.Configure(name)
+			}
+		}}
 		if !c.Installed && !c.Configured {
 			it.Label += " (not installed)"
 			it.Disabled = true
 		}
-		clients.Items = append(clients.Items, it)
+		clients = append(clients, it)
 	}
-	clientsItem := fyne.NewMenuItem(LabelClients, nil)
-	clientsItem.ChildMenu = clients
-	stopAll := fyne.NewMenuItem(LabelStopAll, a.StopAll)
-	stopAll.Disabled = s.Sandboxes == 0
-	quit := fyne.NewMenuItem(LabelQuit, a.Quit)
-	quit.IsQuit = true
-	return fyne.NewMenu("MCP Sandbox",
-		status,
-		fyne.NewMenuItemSeparator(),
+	install := Item{Label: InstallLabel(s.Offer), Action: a.Install, Hidden: s.Offer == ""}
+	return []Item{
+		{Label: StatusLine(s), Disabled: true},
+		{Separator: true},
 		toggle,
-		fyne.NewMenuItem(LabelOpen, a.Open),
-		clientsItem,
-		stopAll,
-		fyne.NewMenuItemSeparator(),
-		quit,
-	)
+		{Label: LabelOpen, Action: a.Open},
+		{Label: LabelClients, Children: clients},
+		{Label: LabelStopAll, Action: a.StopAll, Disabled: s.Sandboxes == 0},
+		{Label: LabelCheckUpdates, Action: a.CheckUpdates},
+		install,
+		{Separator: true},
+		{Label: LabelQuit, Action: a.Quit},
+	}
 }

@@ -4,18 +4,20 @@ import (
 	"strings"
 	"testing"
 
-	"fyne.io/fyne/v2"
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/mcp-sandbox/mcp-sandbox/app/icons"
+	"github.com/mcp-sandbox/mcp-sandbox/assets"
 )
 
 // outline writes a menu as one line per item: label, then [x] when
 // checked, (off) when disabled, and children indented.
-func outline(m *fyne.Menu, indent string) []string {
+func outline(items []Item, indent string) []string {
 	var out []string
-	for _, it := range m.Items {
-		if it.IsSeparator {
+	for _, it := range items {
+		if it.Hidden {
+			continue
+		}
+		if it.Separator {
 			out = append(out, indent+"---")
 			continue
 		}
@@ -27,9 +29,7 @@ func outline(m *fyne.Menu, indent string) []string {
 			line += " (off)"
 		}
 		out = append(out, line)
-		if it.ChildMenu != nil {
-			out = append(out, outline(it.ChildMenu, indent+"  ")...)
-		}
+		out = append(out, outline(it.Children, indent+"  ")...)
 	}
 	return out
 }
@@ -45,32 +45,32 @@ func TestBuild(t *testing.T) {
 		name  string
 		state State
 		want  []string
-		icon  icons.State
+		icon  string
 	}{
 		{
 			name:  "running",
 			state: State{Engine: "Colima", DockerOK: true, Sandboxes: 2, Clients: clients},
-			want: []string{"Docker: Colima · 2 sandboxes (off)", "---", "Stop", "Open MCP Sandbox", "Clients",
-				"  Claude Desktop [x]", "  Cursor", "  Zed (not installed) (off)", "Stop all sandboxes", "---", "Quit"},
-			icon: icons.Running,
+			want: []string{"Docker: Colima · 2 sandboxes (off)", "---", "Pause: stop all sandboxes and the HTTP server", "Open MCP Sandbox", "Clients",
+				"  Claude Desktop [x]", "  Cursor", "  Zed (not installed) (off)", "Stop all sandboxes", "Check for updates", "---", "Quit"},
+			icon: assets.Running,
 		},
 		{
 			name:  "paused",
 			state: State{Engine: "Docker Engine", DockerOK: true, Sandboxes: 1, Paused: true},
-			want:  []string{"Docker: Docker Engine · 1 sandbox · stopped (off)", "---", "Start", "Open MCP Sandbox", "Clients", "Stop all sandboxes", "---", "Quit"},
-			icon:  icons.Paused,
+			want:  []string{"Docker: Docker Engine · 1 sandbox · Paused (off)", "---", "Start", "Open MCP Sandbox", "Clients", "Stop all sandboxes", "Check for updates", "---", "Quit"},
+			icon:  assets.Paused,
 		},
 		{
 			name:  "no docker",
 			state: State{},
-			want:  []string{"Docker: not found (off)", "---", "Stop", "Open MCP Sandbox", "Clients", "Stop all sandboxes (off)", "---", "Quit"},
-			icon:  icons.DockerMissing,
+			want:  []string{"Docker: not reachable (off)", "---", "Pause: stop all sandboxes and the HTTP server", "Open MCP Sandbox", "Clients", "Stop all sandboxes (off)", "Check for updates", "---", "Quit"},
+			icon:  assets.DockerMissing,
 		},
 		{
 			name:  "detecting",
 			state: State{Detecting: true},
-			want:  []string{"Docker: looking… · 0 sandboxes (off)", "---", "Stop", "Open MCP Sandbox", "Clients", "Stop all sandboxes (off)", "---", "Quit"},
-			icon:  icons.Running,
+			want:  []string{"Docker: looking… · 0 sandboxes (off)", "---", "Pause: stop all sandboxes and the HTTP server", "Open MCP Sandbox", "Clients", "Stop all sandboxes (off)", "Check for updates", "---", "Quit"},
+			icon:  assets.Running,
 		},
 	}
 	for _, tt := range tests {
@@ -89,31 +89,50 @@ func TestBuild(t *testing.T) {
 func TestActions(t *testing.T) {
 	var got []string
 	rec := func(s string) func() { return func() { got = append(got, s) } }
-	a := Actions{Start: rec("start"), Stop: rec("stop"), Open: rec("open"), StopAll: rec("stopall"), Quit: rec("quit"),
+	a := Actions{Start: rec("start"), Pause: rec("pause"), CheckUpdates: rec("updates"), Install: rec("install"), Open: rec("open"), StopAll: rec("stopall"), Quit: rec("quit"),
 		Configure: func(name string) { got = append(got, "configure "+name) }}
-	click := func(m *fyne.Menu, label string) {
-		for _, it := range m.Items {
-			if it.Label == label {
+	click := func(m []Item, label string) {
+		for _, it := range m {
+			if it.Label == label && !it.Hidden {
 				it.Action()
 				return
 			}
-			if it.ChildMenu != nil {
-				for _, c := range it.ChildMenu.Items {
-					if c.Label == label {
-						c.Action()
-						return
-					}
+			for _, c := range it.Children {
+				if c.Label == label {
+					c.Action()
+					return
 				}
 			}
 		}
 		t.Fatalf("no item %q", label)
 	}
-	running := Build(State{DockerOK: true, Sandboxes: 1, Clients: clients}, a)
-	for _, l := range []string{LabelStop, LabelOpen, LabelStopAll, "Cursor", LabelQuit} {
+	running := Build(State{DockerOK: true, Sandboxes: 1, Clients: clients, Offer: "1.2.3"}, a)
+	for _, l := range []string{LabelPause, LabelOpen, LabelStopAll, "Cursor", LabelCheckUpdates, InstallLabel("1.2.3"), LabelQuit} {
 		click(running, l)
 	}
 	click(Build(State{DockerOK: true, Paused: true}, a), LabelStart)
-	if want := "stop open stopall configure cursor quit start"; strings.Join(got, " ") != want {
+	if want := "pause open stopall configure cursor updates install quit start"; strings.Join(got, " ") != want {
 		t.Errorf("actions %q, want %q", strings.Join(got, " "), want)
+	}
+}
+
+// The tray item's title carries the product and its state, and paused is
+// the same word everywhere.
+func TestTitle(t *testing.T) {
+	for _, tc := range []struct {
+		s    State
+		want string
+	}{
+		{State{DockerOK: true, Sandboxes: 3}, "MCP Sandbox — 3 sandboxes"},
+		{State{DockerOK: true, Sandboxes: 1}, "MCP Sandbox — 1 sandbox"},
+		{State{DockerOK: true, Paused: true}, "MCP Sandbox — Paused"},
+		{State{}, "MCP Sandbox — Docker not reachable"},
+	} {
+		if got := Title(tc.s); got != tc.want {
+			t.Errorf("Title(%+v) = %q, want %q", tc.s, got, tc.want)
+		}
+	}
+	if !strings.Contains(StatusLine(State{DockerOK: true, Paused: true}), PausedWord) {
+		t.Errorf("the status line does not say %q", PausedWord)
 	}
 }

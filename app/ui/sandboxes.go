@@ -34,19 +34,23 @@ type SandboxesTab struct {
 	errLabel *widget.Label
 	empty    *widget.Label
 	stopAll  *widget.Button
+	details  *widget.Label
+	selected string
 }
 
 // The table's columns, in order.
-var sandboxColumns = []string{"ID", "Client", "Language", "Image", "Age", "CPU", "Memory", "PIDs", "Network", "Expires", ""}
+// The Stop button comes first, so it stays in reach however narrow the
+// window; a selected row's full id, image and limits show below the table.
+var sandboxColumns = []string{"", "ID", "Client", "Language", "Image", "Age", "CPU", "Memory", "PIDs", "Network", "Timeout", "Expires"}
 
 func newSandboxesTab(w *Window, act SandboxActions) *SandboxesTab {
 	t := &SandboxesTab{w: w, act: act, stopping: map[string]bool{}}
-	widths := []float32{120, 110, 90, 160, 55, 70, 130, 80, 85, 75, 75}
+	widths := []float32{70, 115, 105, 85, 135, 50, 115, 120, 75, 75, 75, 70}
 	cols := make([]column, len(sandboxColumns))
 	for i, title := range sandboxColumns {
 		cols[i] = column{title: title, width: widths[i]}
 	}
-	cols[len(cols)-1].buttons = []columnButton{{
+	cols[0].buttons = []columnButton{{
 		label: func(row int) string {
 			if t.stopping[t.snap.Rows[row].ID] {
 				return "Stopping…"
@@ -57,6 +61,13 @@ func newSandboxesTab(w *Window, act SandboxActions) *SandboxesTab {
 		disabled: func(row int) bool { return t.stopping[t.snap.Rows[row].ID] },
 	}}
 	t.grid = newGrid(cols, func() int { return len(t.snap.Rows) }, t.cell)
+	t.details = wrapped("Select a sandbox to see its full id, image and limits.")
+	t.grid.table.OnSelected = func(id widget.TableCellID) {
+		if id.Row >= 0 && id.Row < len(t.snap.Rows) {
+			t.selected = t.snap.Rows[id.Row].ID
+			t.showDetails()
+		}
+	}
 	t.summary = widget.NewLabel("")
 	t.errLabel = wrapped("")
 	t.errLabel.Importance = widget.DangerImportance
@@ -66,7 +77,7 @@ func newSandboxesTab(w *Window, act SandboxActions) *SandboxesTab {
 	t.stopAll = widget.NewButtonWithIcon("Stop all", theme.MediaStopIcon(), t.confirmStopAll)
 	t.stopAll.Importance = widget.DangerImportance
 	top := container.NewVBox(container.NewBorder(nil, nil, nil, t.stopAll, t.summary), t.errLabel)
-	t.content = container.NewBorder(top, nil, nil, nil, container.NewStack(t.grid.table, container.NewCenter(t.empty)))
+	t.content = container.NewBorder(top, t.details, nil, nil, container.NewStack(t.grid.table, container.NewCenter(t.empty)))
 	t.Set(sandboxwatch.Snapshot{})
 	return t
 }
@@ -93,6 +104,8 @@ func (t *SandboxesTab) cell(row, col int) string {
 		return r.Pids()
 	case "Network":
 		return r.NetworkLabel()
+	case "Timeout":
+		return execTimeout(r.Limits.ExecTimeoutSeconds)
 	case "Expires":
 		return r.Expires(now)
 	}
@@ -127,6 +140,30 @@ func (t *SandboxesTab) Set(s sandboxwatch.Snapshot) {
 		t.stopAll.Enable()
 	}
 	t.grid.Refresh()
+	t.showDetails()
+}
+
+// showDetails writes the selected sandbox out in full, wrapped: nothing of
+// it is clipped, whatever the window's width.
+func (t *SandboxesTab) showDetails() {
+	for _, r := range t.snap.Rows {
+		if r.ID != t.selected {
+			continue
+		}
+		now := t.w.o.Now()
+		t.details.SetText(fmt.Sprintf("%s · %s · image %s · client %s · CPU %s · memory %s · PIDs %s · network %s · exec timeout %s · expires %s",
+			r.ID, r.Language, r.Image, r.ClientLabel(), r.CPU(), r.Memory(), r.Pids(), r.NetworkLabel(), execTimeout(r.Limits.ExecTimeoutSeconds), r.Expires(now)))
+		return
+	}
+	t.selected = ""
+	t.details.SetText("Select a sandbox to see its full id, image and limits.")
+}
+
+func execTimeout(s int) string {
+	if s <= 0 {
+		return "–"
+	}
+	return fmt.Sprintf("%d s", s)
 }
 
 // Snapshot returns what the tab shows.

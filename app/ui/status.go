@@ -8,6 +8,7 @@ import (
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/dialog"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
@@ -36,6 +37,11 @@ type StatusInfo struct {
 	Paused bool
 	// Sandboxes counts the managed sandboxes.
 	Sandboxes int
+	// Lost says why the engine that answered stopped answering ("" while
+	// it answers or was never found): the headline must not say Running.
+	Lost string
+	// Offer is a newer release the tray offers in its menu.
+	Offer string
 }
 
 // HTTPInfo describes the tray's `serve --http` child.
@@ -54,6 +60,8 @@ type StatusActions struct {
 	Test func(ctx context.Context) (bundled.TestResult, error)
 	// Detect looks for the Docker endpoint again.
 	Detect func()
+	// Pause pauses (true) or starts (false) the service.
+	Pause func(ctx context.Context, paused bool) error
 }
 
 // StatusTab is the Status tab.
@@ -63,6 +71,7 @@ type StatusTab struct {
 	content *container.Scroll
 
 	headline *widget.Label
+	pauseBtn *widget.Button
 	testBtn  *widget.Button
 	testOut  *widget.Label
 	info     StatusInfo
@@ -73,9 +82,35 @@ func newStatusTab(w *Window, act StatusActions) *StatusTab {
 	t.headline = widget.NewLabelWithStyle("", fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
 	t.testOut = wrapped("Spawns the bundled server over stdio, as a client does, and runs print(\"hello\").")
 	t.testBtn = widget.NewButtonWithIcon("Test", theme.MediaPlayIcon(), t.test)
+	t.pauseBtn = widget.NewButton("", t.togglePause)
 	t.content = container.NewVScroll(container.NewVBox())
 	t.Set(StatusInfo{Detecting: true})
 	return t
+}
+
+// togglePause starts a paused service, or pauses a running one after
+// asking (pausing removes every sandbox, other clients' too).
+func (t *StatusTab) togglePause() {
+	if t.act.Pause == nil {
+		return
+	}
+	if t.info.Paused {
+		t.w.async(func(ctx context.Context) error { return t.act.Pause(ctx, false) }, t.pauseDone)
+		return
+	}
+	dialog.ShowConfirm("Pause MCP Sandbox?",
+		"Pausing stops the HTTP server and removes every sandbox, including those other AI clients are using; servers refuse new ones until you choose Start.",
+		func(ok bool) {
+			if ok {
+				t.w.async(func(ctx context.Context) error { return t.act.Pause(ctx, true) }, t.pauseDone)
+			}
+		}, t.w.win)
+}
+
+func (t *StatusTab) pauseDone(err error) {
+	if err != nil {
+		dialog.ShowError(err, t.w.win)
+	}
 }
 
 func wrapped(s string) *widget.Label {
@@ -91,7 +126,7 @@ func (t *StatusTab) Set(info StatusInfo) {
 	t.headline.SetText(headline(info))
 	icon := theme.ConfirmIcon()
 	switch {
-	case info.Docker != nil && info.Docker.Chosen == nil:
+	case info.Lost != "" || info.Docker != nil && info.Docker.Chosen == nil:
 		icon = theme.ErrorIcon()
 	case info.Paused:
 		icon = theme.MediaPauseIcon()
@@ -121,9 +156,25 @@ func (t *StatusTab) Set(info StatusInfo) {
 	if info.HTTP.Enabled {
 		right = append(right, widget.NewCard("HTTP server", "for clients that connect by URL", widget.NewForm(httpItems(info.HTTP)...)))
 	}
-	head := container.NewBorder(nil, nil, widget.NewIcon(icon), nil, t.headline)
-	t.content.Content = container.NewVBox(head, container.NewGridWithColumns(2, container.NewVBox(left...), container.NewVBox(right...)))
+	if info.Paused {
+		t.pauseBtn.SetText("Start")
+		t.pauseBtn.SetIcon(theme.MediaPlayIcon())
+	} else {
+		t.pauseBtn.SetText("Pause")
+		t.pauseBtn.SetIcon(theme.MediaPauseIcon())
+	}
+	head := container.NewBorder(nil, nil, widget.NewIcon(icon), t.pauseBtn, t.headline)
+	if info.Offer != "" {
+		right = append(right, widget.NewCard("Update", "", wrapped("MCP Sandbox "+info.Offer+" is available: choose “Install MCP Sandbox "+info.Offer+"…” in the tray menu.")))
+	}
+	// Keep the scroll position: the tab is rebuilt when sandboxes come
+	// and go, and the reader must not be sent back to the top.
+	off := t.content.Offset
+	// One column: the cards keep their full width down to 800 px, with
+	// nothing clipped.
+	t.content.Content = container.NewVBox(append(append([]fyne.CanvasObject{head}, left...), right...)...)
 	t.content.Refresh()
+	t.content.ScrollToOffset(off)
 }
 
 // headline is the one line at the top of the tab.
@@ -132,12 +183,14 @@ func headline(info StatusInfo) string {
 	switch {
 	case info.Detecting && info.Docker == nil:
 		return "Looking for Docker…"
+	case info.Lost != "":
+		return "Docker not reachable: " + info.Lost
 	case info.Docker != nil && info.Docker.Chosen == nil && info.Docker.Explicit() != nil:
 		return "Docker not used: " + info.Docker.Explicit().Choice() + " is not usable, and no other engine stands in for it"
 	case info.Docker != nil && info.Docker.Chosen == nil:
 		return "Docker not found: sandboxes cannot start until an engine answers"
 	case info.Paused:
-		parts = append(parts, "Paused from the tray: servers refuse new sandboxes")
+		parts = append(parts, "Paused: servers refuse new sandboxes")
 	default:
 		parts = append(parts, "Running")
 	}

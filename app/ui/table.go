@@ -54,7 +54,6 @@ func newGrid(cols []column, rows func() int, text func(row, col int) string) *gr
 			o.(*widget.Label).SetText(g.cols[id.Col].title)
 		}
 	}
-	g.table.OnSelected = func(id widget.TableCellID) { g.table.UnselectAll() }
 	for i, c := range cols {
 		g.table.SetColumnWidth(i, c.width)
 	}

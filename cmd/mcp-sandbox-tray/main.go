@@ -1,12 +1,12 @@
-// Command mcp-sandbox-tray is the MCP Sandbox tray application: a tray icon
-// and a small window that show which Docker engine is used, the sandboxes
-// that run with their limits and live usage, set up AI clients, edit the
-// settings and show the activity log. It bundles and spawns mcp-sandbox.
+// Command mcp-sandbox-tray is the MCP Sandbox tray: a status icon and
+// menu that runs all day at next to no cost, sets up AI clients, notifies,
+// supervises the HTTP server and opens the window (mcp-sandbox-window, a
+// separate process) when asked. It bundles and spawns mcp-sandbox.
 //
 //	mcp-sandbox-tray [--hidden] [--debug]
 //
 // All of it lives in app/trayapp; this file only hands over the command
-// line, on the main goroutine, which Fyne needs.
+// line, on the main goroutine, which macOS's menu bar needs.
 package main
 
 import (

@@ -25,6 +25,9 @@ darwin_target() {
     step "darwin: build mcp-sandbox-tray ($arch, cgo)" \
       gobuild "$w/mcp-sandbox-tray-$arch" ./cmd/mcp-sandbox-tray "$TRAY_LDFLAGS" \
       CGO_ENABLED=1 GOOS=darwin GOARCH="$arch" MACOSX_DEPLOYMENT_TARGET=12.0
+    step "darwin: build mcp-sandbox-window ($arch, cgo)" \
+      gobuild "$w/mcp-sandbox-window-$arch" ./cmd/mcp-sandbox-window "$TRAY_LDFLAGS" \
+      CGO_ENABLED=1 GOOS=darwin GOARCH="$arch" MACOSX_DEPLOYMENT_TARGET=12.0
   done
   step "darwin: universal MCP Sandbox.app" darwin_app "$w"
   step "darwin: .dmg" darwin_dmg "$w"
@@ -44,6 +47,7 @@ darwin_app() {
   rm -rf "$APP_DIR"
   mkdir -p "$APP_DIR/Contents/MacOS" "$APP_DIR/Contents/Resources"
   lipo -create -output "$APP_DIR/Contents/MacOS/mcp-sandbox-tray" "$w"/mcp-sandbox-tray-{amd64,arm64}
+  lipo -create -output "$APP_DIR/Contents/MacOS/mcp-sandbox-window" "$w"/mcp-sandbox-window-{amd64,arm64}
   lipo -create -output "$APP_DIR/Contents/MacOS/mcp-sandbox" "$DIST/mcp-sandbox-$VERSION"-darwin-{amd64,arm64}
   cp "$w/Info.plist" "$APP_DIR/Contents/Info.plist"
   printf 'APPL????' >"$APP_DIR/Contents/PkgInfo"
@@ -54,6 +58,7 @@ darwin_app() {
   [[ $id != - ]] && opts=(--options runtime --timestamp)
   # Inside out: the helper first, then the bundle (which seals the tray).
   codesign --force ${opts[@]+"${opts[@]}"} --sign "$id" "$APP_DIR/Contents/MacOS/mcp-sandbox"
+  codesign --force ${opts[@]+"${opts[@]}"} --sign "$id" "$APP_DIR/Contents/MacOS/mcp-sandbox-window"
   codesign --force ${opts[@]+"${opts[@]}"} --sign "$id" "$APP_DIR"
   codesign --verify --strict --verbose=1 "$APP_DIR"
   log "wrote $APP_DIR ($(lipo -archs "$APP_DIR/Contents/MacOS/mcp-sandbox-tray"))"

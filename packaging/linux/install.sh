@@ -98,6 +98,7 @@ put() { # put SRC DEST MODE
 }
 put "$here/bin/mcp-sandbox" "$bin/mcp-sandbox" 755
 put "$here/bin/mcp-sandbox-tray" "$bin/mcp-sandbox-tray" 755
+put "$here/bin/mcp-sandbox-window" "$bin/mcp-sandbox-window" 755
 (cd "$here/share/icons" && find . -type f | sed 's|^\./||') | while IFS= read -r f; do
   put "$here/share/icons/$f" "$share/icons/$f" 644
 done

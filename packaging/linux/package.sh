@@ -3,7 +3,8 @@
 # staged tree of files.
 # shellcheck shell=bash
 
-# Runtime libraries of the tray: the ones it links (libGL, libX11) and the
+# Runtime libraries of the window (the tray links no GUI library): the ones
+# it links (libGL, libX11) and the
 # X extensions GLFW opens at run time (dlopen, so ldd cannot see them).
 # .ci/package checks that every library the binary needs is covered.
 LINUX_DEPENDS="libgl1, libx11-6, libxcursor1, libxrandr2, libxinerama1, libxi6, libxxf86vm1"
@@ -19,8 +20,10 @@ linux_target() {
   local arch=amd64 w=$WORK/linux
   rm -rf "$w" && mkdir -p "$w/bin"
   step "linux: build mcp-sandbox (pure Go)" server_build "$w/bin/mcp-sandbox" linux "$arch"
-  step "linux: build mcp-sandbox-tray (cgo, Fyne)" \
+  step "linux: build mcp-sandbox-tray (systray over D-Bus)" \
     gobuild "$w/bin/mcp-sandbox-tray" ./cmd/mcp-sandbox-tray "$TRAY_LDFLAGS" CGO_ENABLED=1 GOOS=linux GOARCH="$arch"
+  step "linux: build mcp-sandbox-window (cgo, Fyne)" \
+    gobuild "$w/bin/mcp-sandbox-window" ./cmd/mcp-sandbox-window "$TRAY_LDFLAGS" CGO_ENABLED=1 GOOS=linux GOARCH="$arch"
   step "linux: stage files" linux_stage "$w"
   step "linux: .deb" linux_deb "$w" "$arch"
   step "linux: .tar.xz" linux_tarball "$w" "$arch"
@@ -64,6 +67,7 @@ linux_deb() {
   rm -rf "$root"
   install -D -m 755 "$w/bin/mcp-sandbox" "$root/usr/bin/mcp-sandbox"
   install -D -m 755 "$w/bin/mcp-sandbox-tray" "$root/usr/bin/mcp-sandbox-tray"
+  install -D -m 755 "$w/bin/mcp-sandbox-window" "$root/usr/bin/mcp-sandbox-window"
   mkdir -p "$root/usr/share"
   cp -r "$w/share/applications" "$w/share/icons" "$root/usr/share/"
   install -D -m 644 "$PKG/linux/copyright" "$root/usr/share/doc/mcp-sandbox/copyright"
@@ -77,7 +81,7 @@ linux_deb() {
   fill "$PKG/linux/control.in" "$root/DEBIAN/control" \
     DEB_VERSION="$DEB_VERSION" ARCH="$arch" \
     INSTALLED_SIZE="$(du -sk --exclude=DEBIAN "$root" | cut -f1)" \
-    DEPENDS="$(glibc_depends "$w/bin/mcp-sandbox-tray"), $LINUX_DEPENDS"
+    DEPENDS="$(glibc_depends "$w/bin/mcp-sandbox-window"), $LINUX_DEPENDS"
   find "$root" -type d -exec chmod 755 {} +
   DEB_FILE=$DIST/mcp-sandbox_${VERSION}_$arch.deb
   dpkg-deb --root-owner-group -Zxz --build "$root" "$DEB_FILE" >/dev/null

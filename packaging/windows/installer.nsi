@@ -33,6 +33,7 @@ SetCompressor /SOLID lzma
 
 !define APP "MCP Sandbox"
 !define TRAY "mcp-sandbox-tray.exe"
+!define WINDOW "mcp-sandbox-window.exe"
 !define SERVER "mcp-sandbox.exe"
 !define UNINSTALL_KEY "Software\Microsoft\Windows\CurrentVersion\Uninstall\${APP}"
 !define RUN_KEY "Software\Microsoft\Windows\CurrentVersion\Run"
@@ -70,6 +71,8 @@ VIAddVersionKey /LANG=1033 "LegalCopyright" "The MCP Sandbox authors"
 ; StopTray ends a running tray so its file can be replaced or removed:
 ; first politely, then for good.
 !macro StopTray
+  nsExec::Exec 'taskkill /F /IM ${WINDOW}'
+  Pop $0
   nsExec::Exec 'taskkill /IM ${TRAY}'
   Pop $0
   ${If} $0 == 0
@@ -241,6 +244,7 @@ Section "Install"
     Rename "$INSTDIR\${SERVER}" "$INSTDIR\${SERVER}.old"
   ${EndIf}
   File "${SRC}\${TRAY}"
+  File "${SRC}\${WINDOW}"
   File "${SRC}\${SERVER}"
   Delete /REBOOTOK "$INSTDIR\${SERVER}.old"
   WriteUninstaller "$INSTDIR\Uninstall.exe"
@@ -281,6 +285,7 @@ Section "Uninstall"
     ${EndIf}
   ${EndIf}
   Delete "$INSTDIR\${TRAY}"
+  Delete "$INSTDIR\${WINDOW}"
   Delete /REBOOTOK "$INSTDIR\${SERVER}"
   Delete "$INSTDIR\${SERVER}.old"
   Delete "$INSTDIR\Uninstall.exe"

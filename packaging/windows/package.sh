@@ -26,6 +26,9 @@ windows_target() {
   step "windows: build mcp-sandbox-tray.exe (cgo, GUI)" \
     gobuild "$w/out/mcp-sandbox-tray.exe" ./cmd/mcp-sandbox-tray "$TRAY_LDFLAGS -H=windowsgui" \
     CGO_ENABLED=1 GOOS=windows GOARCH=amd64 CC="$WIN_CC"
+  step "windows: build mcp-sandbox-window.exe (cgo, GUI)" \
+    gobuild "$w/out/mcp-sandbox-window.exe" ./cmd/mcp-sandbox-window "$TRAY_LDFLAGS -H=windowsgui" \
+    CGO_ENABLED=1 GOOS=windows GOARCH=amd64 CC="$WIN_CC"
   rm -f "${WIN_SYSO[@]}"
   exec 9>&-
   cp "$ROOT/assets/mcp-sandbox.ico" "$w/out/"
@@ -41,7 +44,7 @@ windows_resources() {
   [[ -n $PRERELEASE ]] && flags=VS_FF_PRERELEASE
   cp "$ROOT/assets/mcp-sandbox.ico" "$w/mcp-sandbox.ico"
   local name desc dir
-  for name in mcp-sandbox mcp-sandbox-tray; do
+  for name in mcp-sandbox mcp-sandbox-tray mcp-sandbox-window; do
     case $name in
       mcp-sandbox) desc="$APP_NAME server and command line" ;;
       *) desc="$APP_NAME" ;;

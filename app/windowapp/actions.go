@@ -1,4 +1,4 @@
-package trayapp
+package windowapp
 
 import (
 	"context"
@@ -6,7 +6,6 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/mcp-sandbox/mcp-sandbox/app/autostart"
 	"github.com/mcp-sandbox/mcp-sandbox/app/bundled"
 	"github.com/mcp-sandbox/mcp-sandbox/app/clientconfig"
 	"github.com/mcp-sandbox/mcp-sandbox/app/ui"
@@ -20,6 +19,7 @@ func (a *App) actions() ui.Actions {
 		Status: ui.StatusActions{
 			Test:   a.testServer,
 			Detect: a.detectAgain,
+			Pause:  func(ctx context.Context, paused bool) error { return a.setPaused(ctx, paused) },
 		},
 		Sandboxes: ui.SandboxActions{Stop: a.stopOne, StopAll: a.stopAll},
 		Clients: ui.ClientActions{
@@ -107,16 +107,6 @@ func (a *App) configureClient(ctx context.Context, name string) (string, error) 
 	return msg + ". Restart " + c.DisplayName() + " to load it.", nil
 }
 
-// configureFromTray is the Clients ▸ menu: configure, then say so.
-func (a *App) configureFromTray(ctx context.Context, name string) {
-	msg, err := a.configureClient(ctx, name)
-	if err != nil {
-		msg = "Could not set up " + name + ": " + err.Error()
-	}
-	a.do(func() { a.notify(msg) })
-	a.refreshClients()
-}
-
 func (a *App) removeClient(ctx context.Context, name string) (string, error) {
 	c, err := clientconfig.Lookup(name)
 	if err != nil {
@@ -155,8 +145,8 @@ func (a *App) loadSettings() (*config.Config, error) {
 	return c, nil
 }
 
-// saveSettings writes the Settings tab's values and applies what the tray
-// owns: autostart and its HTTP server (servers reload the rest).
+// saveSettings writes the Settings tab's values; the tray and the servers
+// reload them.
 func (a *App) saveSettings(ctx context.Context, c *config.Config) (string, error) {
 	path := config.Path()
 	backup, err := config.Save(path, c)
@@ -164,11 +154,8 @@ func (a *App) saveSettings(ctx context.Context, c *config.Config) (string, error
 		return "", err
 	}
 	a.log.Info("settings saved", "path", path, "backup", backup)
-	if err := autostart.Set(c.Tray.Autostart, a.exe); err != nil {
-		return "", fmt.Errorf("saved, but %w", err)
-	}
-	// The watcher would notice within its interval; apply at once.
-	a.applyHTTPFor(c)
+	// The tray's config watcher applies autostart, the HTTP server and
+	// the update check within its interval.
 	msg := "Saved to " + path
 	if backup != "" {
 		msg += " (the previous file is kept as " + filepath.Base(backup) + ")"

@@ -1,4 +1,4 @@
-package trayapp
+package windowapp
 
 import (
 	"context"

@@ -1,19 +1,16 @@
-package trayapp
+package windowapp
 
 import (
 	"context"
-	"log/slog"
 	"path/filepath"
-	"strings"
 	"time"
 
 	"github.com/docker/docker/client"
 
 	"github.com/mcp-sandbox/mcp-sandbox/app/bundled"
 	"github.com/mcp-sandbox/mcp-sandbox/app/clientconfig"
-	"github.com/mcp-sandbox/mcp-sandbox/app/firstrun"
-	"github.com/mcp-sandbox/mcp-sandbox/app/installplace"
 	"github.com/mcp-sandbox/mcp-sandbox/app/sandboxwatch"
+	"github.com/mcp-sandbox/mcp-sandbox/app/trayapp"
 	"github.com/mcp-sandbox/mcp-sandbox/app/ui"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/config"
@@ -36,17 +33,11 @@ type dockerConn struct {
 const retryDocker = 30 * time.Second
 
 // dockerLoop finds the engine, follows its sandboxes until it goes away,
-// and starts over; it also runs the first-run set-up once an endpoint is
-// known.
+// and starts over.
 func (a *App) dockerLoop(ctx context.Context) {
-	firstRunDone := false
 	for ctx.Err() == nil {
 		a.update(func(s *uiState) { s.detecting = true })
 		conn, err := a.connect(ctx)
-		if !firstRunDone && ctx.Err() == nil {
-			firstRunDone = true
-			a.firstRun(ctx, conn)
-		}
 		if err != nil {
 			a.log.Warn("docker", "err", err)
 			a.waitRedetect(ctx, retryDocker)
@@ -71,7 +62,11 @@ func (a *App) dockerLoop(ctx context.Context) {
 		a.mu.Unlock()
 		if err != nil && ctx.Err() == nil {
 			a.log.Warn("lost the Docker events stream; looking for Docker again", "err", err)
-			a.update(func(s *uiState) { s.dockerOK = false; s.snap = sandboxwatch.Snapshot{Err: err} })
+			a.update(func(s *uiState) {
+				s.dockerOK = false
+				s.snap = sandboxwatch.Snapshot{Err: err}
+				s.lost = "the engine stopped answering: " + err.Error()
+			})
 			a.do(func() { a.win.Sandboxes.Set(sandboxwatch.Snapshot{Err: err}) })
 			a.waitRedetect(ctx, 2*time.Second)
 		}
@@ -116,12 +111,12 @@ func (a *App) connect(ctx context.Context) (*dockerConn, error) {
 	cfg := a.cfg.Current()
 	dctx, cancel := context.WithTimeout(ctx, 8*time.Second)
 	defer cancel()
-	cli, be, res, err := dialEngine(dctx, dockerhost.Options{Getenv: a.getenv, ConfigHost: cfg.Docker.Host, ConfigFile: cfg.Source}, a.log)
+	cli, be, res, err := trayapp.DialEngine(dctx, dockerhost.Options{Getenv: a.getenv, ConfigHost: cfg.Docker.Host, ConfigFile: cfg.Source}, a.log)
 	var conn *dockerConn
 	runtime := ""
 	if err == nil {
 		runtime = a.runtimeOf(dctx, cli)
-		conn = &dockerConn{cli: cli, be: be, entryHost: entryHost(res.Chosen)}
+		conn = &dockerConn{cli: cli, be: be, entryHost: trayapp.EntryHost(res.Chosen)}
 		conn.model = sandboxwatch.New(sandboxwatch.Options{
 			Source: sandboxwatch.DockerSource{
 				Lister:     sandbox.Lister{Backend: be, State: a.st},
@@ -133,7 +128,7 @@ func (a *App) connect(ctx context.Context) (*dockerConn, error) {
 		})
 	}
 	a.update(func(s *uiState) {
-		s.detecting, s.docker, s.dockerOK, s.cfgHost, s.runtime = false, res, err == nil, cfg.Docker.Host, runtime
+		s.detecting, s.docker, s.dockerOK, s.cfgHost, s.runtime, s.lost = false, res, err == nil, cfg.Docker.Host, runtime, ""
 		if err != nil {
 			s.snap = sandboxwatch.Snapshot{Err: err}
 		}
@@ -146,36 +141,6 @@ func (a *App) connect(ctx context.Context) (*dockerConn, error) {
 		a.fetchServerVersion(ctx)
 	}
 	return conn, err
-}
-
-// dialEngine finds the engine by dockerhost's rule (dockerhost.NewClient,
-// the same as the server's and the CLI's) and checks that it answers. When
-// the explicit choice (docker.host, DOCKER_HOST, a context) does not
-// answer, the error wraps dockerhost.ErrExplicitUnreachable and names it:
-// no other engine is reached, so the tray's "Stop all" can never act on
-// one. The Result is returned in every case, for the Status tab.
-func dialEngine(ctx context.Context, opts dockerhost.Options, log *slog.Logger) (*client.Client, *docker.Backend, *dockerhost.Result, error) {
-	cli, res, err := dockerhost.NewClient(ctx, opts)
-	if err != nil {
-		return nil, nil, res, err
-	}
-	be := docker.New(cli, log)
-	if err := be.Ping(ctx); err != nil {
-		cli.Close()
-		return nil, nil, res, err
-	}
-	return cli, be, res, nil
-}
-
-// entryHost is the DOCKER_HOST written into client entries for the chosen
-// endpoint: a plain socket, pipe or tcp:// names it fully (TLS and ssh
-// need more than a host). The config's docker.host is not copied: every
-// server reads the same config file.
-func entryHost(c *dockerhost.Candidate) string {
-	if c == nil || c.Source == "docker.host" || c.TLS != nil || strings.HasPrefix(c.Host, "ssh://") {
-		return ""
-	}
-	return c.Host
 }
 
 // runtimeOf says which OCI runtime sandboxes get under the config's
@@ -235,7 +200,6 @@ func (a *App) onSnapshot(snap sandboxwatch.Snapshot) {
 	a.do(func() {
 		a.win.Sandboxes.Set(snap)
 		if countChanged {
-			a.drawTray(false)
 			a.pushStatus()
 		}
 	})
@@ -251,34 +215,6 @@ func (a *App) viewChanged(tab string, visible bool) {
 		conn.model.SetLive(visible && tab == ui.TabSandboxes)
 	}
 	a.watchAudit(visible && tab == ui.TabActivity)
-}
-
-// firstRun configures Claude Desktop and Cursor on the tray's first start.
-func (a *App) firstRun(ctx context.Context, conn *dockerConn) {
-	if a.serverErr != nil {
-		a.log.Warn("first run skipped: no bundled server to point clients at")
-		return
-	}
-	host := ""
-	if conn != nil {
-		host = conn.entryHost
-	}
-	// Place: from the disk image or an App Translocation copy (macOS),
-	// nothing is written and the message says to move the app first.
-	rep, err := firstrun.Run(ctx, firstrun.Options{Env: a.clientEnv(), Command: a.server.Path, DockerHost: host, StateDir: a.st.Dir(),
-		Place: installplace.Here(a.server.Path)})
-	if err != nil {
-		a.log.Warn("first run", "err", err)
-		return
-	}
-	if rep.AlreadyDone {
-		return
-	}
-	a.log.Info("first run", "configured", len(rep.Configured), "skipped", rep.Skipped, "failed", len(rep.Failed))
-	if msg := rep.Message(); msg != "" {
-		a.do(func() { a.notify(msg) })
-	}
-	a.refreshClients()
 }
 
 func (a *App) clientEnv() clientconfig.Env {

@@ -1,11 +1,10 @@
-package trayapp
+package windowapp
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"sync"
 
+	"github.com/mcp-sandbox/mcp-sandbox/app/trayapp"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/dockerhost"
 )
@@ -22,10 +21,8 @@ func (a *App) backend() (*dockerConn, error) {
 	return a.docker, nil
 }
 
-// setPaused stops or starts the service. Stopping sets the pause flag
-// (servers refuse new sandboxes and stop their own at their next tick),
-// removes every managed sandbox now, and stops the tray's HTTP server;
-// starting clears the flag and starts the HTTP server again.
+// setPaused writes the pause flag; the tray applies it (removes the
+// sandboxes and stops its HTTP server, or starts it again) and says so.
 func (a *App) setPaused(ctx context.Context, paused bool) error {
 	if err := a.st.SetPaused(paused); err != nil {
 		a.log.Error("pause", "err", err)
@@ -33,12 +30,6 @@ func (a *App) setPaused(ctx context.Context, paused bool) error {
 	}
 	a.log.Info("service", "paused", paused)
 	a.update(func(s *uiState) { s.paused = paused })
-	a.applyHTTP()
-	if paused {
-		if err := a.stopAll(ctx); err != nil && !errors.Is(err, dockerhost.ErrNoEngine) {
-			return err
-		}
-	}
 	return nil
 }
 
@@ -49,34 +40,9 @@ func (a *App) stopAll(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	list, err := conn.be.List(ctx)
-	if err != nil {
-		return err
-	}
-	var (
-		wg   sync.WaitGroup
-		mu   sync.Mutex
-		errs []error
-	)
-	for _, c := range list {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			if err := conn.be.Remove(ctx, c.ID); err != nil {
-				mu.Lock()
-				errs = append(errs, fmt.Errorf("%s: %w", c.Name, err))
-				mu.Unlock()
-				return
-			}
-			if id := c.Labels[sandbox.LabelID]; id != "" {
-				_ = a.st.RemoveRecord(id)
-			}
-		}()
-	}
-	wg.Wait()
-	a.log.Info("stopped all sandboxes", "count", len(list)-len(errs), "failed", len(errs))
+	_, err = trayapp.StopAll(ctx, conn.be, a.st, a.log)
 	conn.model.Refresh()
-	return errors.Join(errs...)
+	return err
 }
 
 // stopOne removes one managed sandbox, whichever server made it.

@@ -1,0 +1,152 @@
+package trayapp
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strconv"
+	"time"
+
+	"github.com/fsnotify/fsnotify"
+)
+
+// TrayFile is tray.json in the state directory: what only the tray knows,
+// for the window to show. The tray rewrites it when it changes; the window
+// follows it with fsnotify. Everything else the window reads where it
+// lives (Docker, the config file, the pause flag).
+const TrayFile = "tray.json"
+
+// HTTPInfo describes the tray's `serve --http` child.
+type HTTPInfo struct {
+	// Enabled is set when tray.http_port is not 0.
+	Enabled bool   `json:"enabled"`
+	URL     string `json:"url,omitempty"`
+	Token   string `json:"token,omitempty"`
+	State   string `json:"state"`
+}
+
+// TrayInfo is the content of TrayFile.
+type TrayInfo struct {
+	PID  int      `json:"pid"`
+	HTTP HTTPInfo `json:"http"`
+	// Offer is a newer release the tray offers, "" when none.
+	Offer string `json:"offer,omitempty"`
+}
+
+// ReadTrayFile reads what the running tray wrote in stateDir.
+func ReadTrayFile(stateDir string) (TrayInfo, error) {
+	var ti TrayInfo
+	b, err := os.ReadFile(filepath.Join(stateDir, TrayFile))
+	if err != nil {
+		return ti, err
+	}
+	err = json.Unmarshal(b, &ti)
+	return ti, err
+}
+
+// writeTrayFile writes tray.json when its content changed.
+func (a *App) writeTrayFile() {
+	a.mu.Lock()
+	ti := TrayInfo{PID: os.Getpid(), HTTP: a.s.http}
+	if a.offer != nil {
+		ti.Offer = a.offer.Version
+	}
+	a.mu.Unlock()
+	b, err := json.Marshal(ti)
+	if err != nil {
+		return
+	}
+	path := filepath.Join(a.st.Dir(), TrayFile)
+	a.trayFileMu.Lock()
+	defer a.trayFileMu.Unlock()
+	if string(b) == a.trayFileLast {
+		return
+	}
+	tmp := path + ".tmp"
+	if err := os.WriteFile(tmp, b, 0o600); err != nil {
+		a.log.Warn("write tray.json", "err", err)
+		return
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		a.log.Warn("write tray.json", "err", err)
+		return
+	}
+	a.trayFileLast = string(b)
+}
+
+// watchStateDir follows the pause flag, which the window (and the tray's
+// own menu) set, and applies it: pausing removes every sandbox and stops
+// the HTTP server; starting starts it again. Each change is notified.
+func (a *App) watchStateDir(ctx context.Context) {
+	w, err := fsnotify.NewWatcher()
+	if err != nil {
+		a.log.Warn("watch the state directory", "err", err)
+		return
+	}
+	defer w.Close()
+	if err := w.Add(a.st.Dir()); err != nil {
+		a.log.Warn("watch the state directory", "err", err)
+		return
+	}
+	var debounce <-chan time.Time
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case ev, ok := <-w.Events:
+			if !ok {
+				return
+			}
+			if filepath.Base(ev.Name) == "paused" && debounce == nil {
+				debounce = time.After(100 * time.Millisecond)
+			}
+		case <-w.Errors:
+		case <-debounce:
+			debounce = nil
+			a.applyPaused(ctx, a.st.Paused())
+		}
+	}
+}
+
+// applyPaused makes the tray agree with the pause flag.
+func (a *App) applyPaused(ctx context.Context, paused bool) {
+	a.mu.Lock()
+	was := a.s.paused
+	a.s.paused = paused
+	a.mu.Unlock()
+	if was == paused {
+		return
+	}
+	a.log.Info("service", "paused", paused)
+	a.applyHTTP()
+	a.redraw()
+	if !paused {
+		a.notify("MCP Sandbox runs again: servers start sandboxes, and the HTTP server is back.")
+		return
+	}
+	n, err := a.stopAll(ctx)
+	msg := "MCP Sandbox is Paused: " + plural(n) + " stopped, the HTTP server stopped, and servers refuse new sandboxes until you choose Start."
+	if err != nil && ctx.Err() == nil {
+		msg += " Some sandboxes could not be stopped: " + err.Error()
+	}
+	a.notify(msg)
+}
+
+// setPaused writes the pause flag; watchStateDir applies it (so a flag
+// the window writes takes the same path).
+func (a *App) setPaused(ctx context.Context, paused bool) {
+	if err := a.st.SetPaused(paused); err != nil {
+		a.log.Error("pause", "err", err)
+		a.notify("Could not change the pause flag: " + err.Error())
+		return
+	}
+	a.applyPaused(ctx, paused)
+}
+
+func plural(n int) string {
+	if n == 1 {
+		return "1 sandbox"
+	}
+	return strconv.Itoa(n) + " sandboxes"
+}

@@ -1,0 +1,11 @@
+//go:build !windows
+
+package trayapp
+
+import (
+	"os"
+	"syscall"
+)
+
+// terminate asks a process to end (SIGTERM).
+func terminate(p *os.Process) { p.Signal(syscall.SIGTERM) }

@@ -1,0 +1,320 @@
+// Package windowapp is the MCP Sandbox window: the Status, Sandboxes,
+// Clients, Settings and Activity tabs (app/ui), in a process of its own
+// (mcp-sandbox-window) that the tray starts on "Open MCP Sandbox" or on a
+// second launch, and that exits when its window is closed, so the idle
+// tray links no GUI toolkit and keeps no GL context.
+//
+// It reads the state where it lives: the Docker engine by the same rule
+// as the tray and the servers (trayapp.DialEngine), the config file, the
+// pause flag and the tray's tray.json in the state directory (followed
+// with fsnotify). Pausing and starting write the pause flag, which the
+// tray applies.
+package windowapp
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"runtime/pprof"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	"fyne.io/fyne/v2"
+	fyneapp "fyne.io/fyne/v2/app"
+	"fyne.io/fyne/v2/dialog"
+
+	"github.com/mcp-sandbox/mcp-sandbox/app/applog"
+	"github.com/mcp-sandbox/mcp-sandbox/app/bundled"
+	"github.com/mcp-sandbox/mcp-sandbox/app/icons"
+	"github.com/mcp-sandbox/mcp-sandbox/app/instance"
+	"github.com/mcp-sandbox/mcp-sandbox/app/trayapp"
+	"github.com/mcp-sandbox/mcp-sandbox/app/ui"
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox/buildinfo"
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox/config"
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox/state"
+)
+
+// AppID is the Fyne application id (preferences, notifications).
+const AppID = "io.mcp-sandbox.tray"
+
+// Options configures Run.
+type Options struct {
+	// ConfirmPause asks at once whether to pause (the tray's menu opens
+	// the window so when sandboxes would be removed).
+	ConfirmPause bool
+	// Tab is the tab to show first ("" means Status); Size, when set, the
+	// window's size instead of the default.
+	Tab  string
+	Size fyne.Size
+	// Debug logs debug messages, and logs to stderr too.
+	Debug bool
+	// Executable is the tray's own path, where the bundled server is
+	// looked for; "" means os.Executable.
+	Executable string
+	// Getenv reads the environment; nil means os.Getenv.
+	Getenv func(string) string
+
+	// started, if set, is called on the UI goroutine once the app runs
+	// (tests reach the running app through it).
+	started func(*App)
+}
+
+// Main parses the command line, runs the tray, and returns the exit code.
+// It must be called from the main goroutine.
+func Main(args []string) int {
+	fs := flag.NewFlagSet("mcp-sandbox-window", flag.ContinueOnError)
+	confirmPause := fs.Bool("confirm-pause", false, "ask whether to pause (the tray's menu passes it)")
+	tab := fs.String("tab", "", "the tab to show first: Status, Sandboxes, Clients, Settings or Activity")
+	size := fs.String("size", "", "the window's size, WIDTHxHEIGHT (default 1120x700)")
+	debug := fs.Bool("debug", false, "log debug messages, to stderr too")
+	version := fs.Bool("version", false, "print the version and exit")
+	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile to this file (to look into idle cost)")
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	if *cpuProfile != "" {
+		f, err := os.Create(*cpuProfile)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "mcp-sandbox-window:", err)
+			return 1
+		}
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			fmt.Fprintln(os.Stderr, "mcp-sandbox-window:", err)
+			return 1
+		}
+		defer pprof.StopCPUProfile()
+	}
+	if *version {
+		fmt.Println("mcp-sandbox-window " + buildinfo.Get().String())
+		return 0
+	}
+	if why := trayapp.NoDisplay(os.Getenv); why != "" {
+		fmt.Fprintln(os.Stderr, "mcp-sandbox-window:", why)
+		return 1
+	}
+	o := Options{ConfirmPause: *confirmPause, Debug: *debug, Tab: *tab}
+	if *size != "" {
+		var w, h float32
+		if _, err := fmt.Sscanf(*size, "%gx%g", &w, &h); err != nil || w < 100 || h < 100 {
+			fmt.Fprintln(os.Stderr, "mcp-sandbox-window: --size wants WIDTHxHEIGHT, such as 800x560")
+			return 2
+		}
+		o.Size = fyne.NewSize(w, h)
+	}
+	// SIGTERM (the tray quitting, a logout) closes the window like its
+	// close button.
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := Run(ctx, o); err != nil {
+		fmt.Fprintln(os.Stderr, "mcp-sandbox-window:", err)
+		return 1
+	}
+	return 0
+}
+
+// App is the running tray.
+type App struct {
+	o      Options
+	log    *slog.Logger
+	getenv func(string) string
+	exe    string
+	st     *state.Store
+	cfg    *config.Watcher
+	cfgErr error
+
+	fyne fyne.App
+	win  *ui.Window
+
+	ctx    context.Context
+	cancel context.CancelFunc
+	wg     sync.WaitGroup
+
+	server    bundled.Server
+	serverErr error
+
+	uiDown atomic.Bool // set once Fyne has stopped: nothing may call it
+
+	mu sync.Mutex // guards what follows, written by background goroutines
+	ui uiState
+
+	docker   *dockerConn
+	redetect chan struct{}
+	audit    *auditWatch
+}
+
+// Run shows the window until it is closed or ctx is done. It returns nil
+// at once when another window is open (that one comes forward).
+func Run(ctx context.Context, o Options) error {
+	a := &App{o: o, getenv: o.Getenv, redetect: make(chan struct{}, 1)}
+	if a.getenv == nil {
+		a.getenv = os.Getenv
+	}
+	a.exe = o.Executable
+	if a.exe == "" {
+		exe, err := os.Executable()
+		if err != nil {
+			return fmt.Errorf("find own executable: %w", err)
+		}
+		a.exe = exe
+	}
+	st, err := state.Open(config.StateDir())
+	if err != nil {
+		return err
+	}
+	a.st = st
+	logw, err := applog.Open(filepath.Join(st.Dir(), "logs"), "window", applog.Options{})
+	if err != nil {
+		return err
+	}
+	defer logw.Close()
+	a.log = newLogger(logw, o.Debug)
+
+	inst, err := instance.Acquire(filepath.Join(st.Dir(), "window"))
+	if errors.Is(err, instance.ErrRunning) {
+		a.log.Info("another window is open; asked it to come forward")
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	defer inst.Close()
+	a.log.Info("starting", "version", buildinfo.Get().String(), "pid", os.Getpid(), "log", logw.Path())
+
+	a.cfg, a.cfgErr = config.NewWatcherOrDefaults(config.Path(), 2*time.Second, a.log)
+	if a.cfgErr != nil {
+		// Run on the defaults until the file is fixed (the watcher then
+		// switches to it); the Settings tab shows why.
+		a.log.Warn("config file invalid; using the defaults until it is fixed", "err", a.cfgErr)
+	}
+	a.server, a.serverErr = bundled.Find(a.exe)
+	if a.serverErr != nil {
+		a.log.Error("bundled server not found", "err", a.serverErr)
+	} else {
+		a.log.Info("bundled server", "path", a.server.Path, "found", a.server.Source)
+	}
+	a.ui.paused = st.Paused()
+	a.ctx, a.cancel = context.WithCancel(ctx)
+	defer a.cancel()
+
+	a.fyne = fyneapp.NewWithID(AppID)
+	a.fyne.SetIcon(icons.App())
+	a.win = ui.New(a.fyne, ui.Options{Actions: a.actions(), OnViewChange: a.viewChanged, OnClose: a.windowClosed})
+	a.win.Window().SetIcon(icons.App())
+	if o.Size.Width > 0 {
+		a.win.Window().Resize(o.Size)
+	}
+	a.win.Show()
+	a.fyne.Lifecycle().SetOnStarted(func() {
+		if o.Tab != "" {
+			a.win.SelectTab(o.Tab)
+		}
+		a.start(inst)
+		if o.started != nil {
+			o.started(a)
+		}
+	})
+	// A caller's ctx ending quits the app like the Quit item does; once
+	// Run returns, nothing may call into Fyne any more.
+	stopWatch := context.AfterFunc(ctx, func() { fyne.Do(a.fyne.Quit) })
+	a.fyne.Run()
+	stopWatch()
+	a.uiDown.Store(true)
+
+	a.log.Info("window closed: stopping background work")
+	a.cancel()
+	done := make(chan struct{})
+	go func() { a.wg.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(15 * time.Second):
+		a.log.Warn("background work did not stop in time")
+	}
+	a.log.Info("stopped")
+	return nil
+}
+
+func newLogger(file io.Writer, debug bool) *slog.Logger {
+	level := slog.LevelInfo
+	out := file
+	if debug {
+		level = slog.LevelDebug
+		out = io.MultiWriter(file, os.Stderr)
+	}
+	return slog.New(slog.NewTextHandler(out, &slog.HandlerOptions{Level: level}))
+}
+
+// start launches the background work, each piece owned by a.wg and
+// stopped by a.ctx.
+func (a *App) start(inst *instance.Instance) {
+	a.goBG(func(ctx context.Context) {
+		inst.Serve(ctx, func() { a.do(a.showWindow) })
+	})
+	a.goBG(a.cfg.Run)
+	a.cfg.OnChange(a.dockerHostChanged)
+	a.goBG(a.dockerLoop)
+	a.goBG(a.watchStateDir)
+	a.goBG(func(context.Context) { a.refreshClients() })
+	if a.o.ConfirmPause {
+		a.confirmPause()
+	}
+	a.win.Settings.Reload()
+	a.pushStatus()
+}
+
+// goBG runs f on a goroutine owned by the app, stopped by its context.
+func (a *App) goBG(f func(ctx context.Context)) {
+	a.wg.Add(1)
+	go func() {
+		defer a.wg.Done()
+		f(a.ctx)
+	}()
+}
+
+// do runs f on the UI goroutine, unless the UI has stopped (background
+// work still ending after Quit must not touch it).
+func (a *App) do(f func()) {
+	if !a.uiDown.Load() {
+		fyne.Do(f)
+	}
+}
+
+// quit ends the app; Run then stops the background work. UI goroutine
+// only.
+func (a *App) quit() {
+	a.cancel()
+	a.fyne.Quit()
+}
+
+func (a *App) showWindow() { a.win.Show() }
+
+// windowClosed ends the window process.
+func (a *App) windowClosed() {
+	a.log.Info("window closed")
+	a.quit()
+}
+
+// confirmPause asks before pausing: pausing removes every sandbox,
+// other clients' too. UI goroutine only.
+func (a *App) confirmPause() {
+	a.mu.Lock()
+	n := len(a.ui.snap.Rows)
+	a.mu.Unlock()
+	msg := "Pausing stops the HTTP server and removes every sandbox, including those other AI clients are using; servers refuse new ones until you choose Start."
+	if n > 0 {
+		msg = fmt.Sprintf("%d sandboxes run now. ", n) + msg
+	}
+	dialog.ShowConfirm("Pause MCP Sandbox?", msg, func(ok bool) {
+		if ok {
+			a.goBG(func(ctx context.Context) { a.setPaused(ctx, true) })
+		}
+	}, a.win.Window())
+}

@@ -1,0 +1,49 @@
+package windowapp
+
+import (
+	"github.com/mcp-sandbox/mcp-sandbox/app/sandboxwatch"
+	"github.com/mcp-sandbox/mcp-sandbox/app/ui"
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox/dockerhost"
+)
+
+// uiState is what the background work last learned; the tray menu and the
+// Status tab are drawn from it. Guarded by App.mu.
+type uiState struct {
+	detecting bool
+	docker    *dockerhost.Result
+	dockerOK  bool
+	cfgHost   string // the config's docker.host at the last look for Docker
+	runtime   string
+	version   string
+	snap      sandboxwatch.Snapshot
+	paused    bool
+	clients   []ui.ClientRow
+	http      ui.HTTPInfo
+	offer     string
+	lost      string // why the engine followed stopped answering
+}
+
+// update changes the shared state and redraws the Status tab on the UI
+// goroutine.
+func (a *App) update(f func(s *uiState)) {
+	a.mu.Lock()
+	f(&a.ui)
+	a.mu.Unlock()
+	a.do(a.pushStatus)
+}
+
+// pushStatus shows the shared state on the Status tab. UI goroutine only.
+func (a *App) pushStatus() {
+	a.mu.Lock()
+	info := ui.StatusInfo{
+		Detecting: a.ui.detecting, Docker: a.ui.docker,
+		Runtime: a.ui.runtime, Server: a.server, ServerVersion: a.ui.version,
+		HTTP: a.ui.http, Paused: a.ui.paused, Sandboxes: len(a.ui.snap.Rows),
+		Lost: a.ui.lost, Offer: a.ui.offer,
+	}
+	a.mu.Unlock()
+	if a.serverErr != nil {
+		info.ServerErr = a.serverErr.Error()
+	}
+	a.win.Status.Set(info)
+}
