@@ -34,9 +34,15 @@ type Backend interface {
 	// EnsureImage makes image present according to the pull policy
 	// (never | missing | always), reporting pull progress to progress.
 	EnsureImage(ctx context.Context, image, policy string, progress func(PullProgress)) (ImageInfo, error)
-	// CopyTo extracts a tar stream into dir inside the container.
+	// CopyTo extracts a tar stream into dir inside the container. An
+	// entry that would land outside dir (a ".." path, a hard link to a
+	// path outside, a write through a symlink) is refused with an error,
+	// or made inside the container only; it never reaches the host.
 	CopyTo(ctx context.Context, containerID, dir string, tar io.Reader) error
-	// CopyFrom returns a tar stream of path inside the container.
+	// CopyFrom returns a tar stream of path inside the container, entries
+	// named from its base name down. It passes what it finds through
+	// unchanged (symlinks as symlinks, never followed): the stream is
+	// hostile, and the engine's reader (sandbox/tarfs.go) is the fence.
 	CopyFrom(ctx context.Context, containerID, path string) (io.ReadCloser, error)
 	// RemoveOrphanVolumes removes the sandbox volumes (workspaces, install
 	// caches) that no container uses and for which orphan returns true,
@@ -175,7 +181,9 @@ type ContainerInfo struct {
 	State   string // running, exited, created, …
 	Created time.Time
 	Labels  map[string]string
-	// Limits as the container was created with them.
+	// Limits as the container was created with them. Inspector.Inspect
+	// fills them in; List may leave them zero (listers read the limit
+	// labels instead).
 	MemoryBytes int64
 	NanoCPUs    int64
 	Pids        int64
