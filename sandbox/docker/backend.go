@@ -25,6 +25,8 @@ type Backend struct {
 
 	mu      sync.Mutex
 	samples map[string]cpuSample // previous CPU sample per container
+	// engineKnown is set once the engine has said whether it is Podman.
+	engineKnown, podman bool
 }
 
 var (

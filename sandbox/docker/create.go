@@ -79,6 +79,7 @@ func (b *Backend) Create(ctx context.Context, spec backend.ContainerSpec) (id st
 	if err := caller.Err(); err != nil {
 		return "", err
 	}
+	vols = b.adaptCreate(ctx, cc, vols)
 	resp, err := b.cli.ContainerCreate(ctx, cc.Config, cc.Host, nil, nil, spec.Name)
 	if err != nil {
 		return "", b.wrap("create container", err)

@@ -168,6 +168,9 @@ func (b *Backend) KillTree(ctx context.Context, containerID string, pid int, use
 	created, err := b.cli.ContainerExecCreate(ctx, containerID, container.ExecOptions{
 		Cmd:  []string{"/bin/sh", "-c", killTreeScript, "mcp-sandbox-kill", strconv.Itoa(pid)},
 		User: user,
+		// Attached streams, read to the end, say when it is done; Podman
+		// refuses to attach an exec that has none.
+		AttachStdout: true, AttachStderr: true,
 	})
 	if err != nil {
 		return b.wrap("create kill exec", err)

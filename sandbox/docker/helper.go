@@ -91,11 +91,12 @@ func (b *Backend) RunHelper(ctx context.Context, containerID string, spec backen
 			cc.Host.Tmpfs[spec.CacheDir] = fmt.Sprintf("rw,nosuid,nodev,noexec,size=%dm,uid=%s,gid=%s,mode=0700", mb, uid, gid)
 		}
 	}
+	made := b.adaptCreate(ctx, cc, []Volume{vol})
 	resp, err := b.cli.ContainerCreate(ctx, cc.Config, cc.Host, nil, nil, name)
 	defer func() {
 		cctx, cancel := cleanupContext(ctx)
 		defer cancel()
-		b.discard(cctx, resp.ID, []Volume{vol})
+		b.discard(cctx, resp.ID, made)
 		if cache != "" {
 			// The sandbox went while the helper ran: the engine may have
 			// made its cache again for the helper, and nobody else
@@ -108,7 +109,7 @@ func (b *Backend) RunHelper(ctx context.Context, containerID string, spec backen
 	if err != nil {
 		return status, b.wrap("create helper container", err)
 	}
-	if err := b.checkVolumes(ctx, []Volume{vol}); err != nil {
+	if err := b.checkVolumes(ctx, made); err != nil {
 		return status, err
 	}
 	if err := b.cli.ContainerStart(ctx, resp.ID, container.StartOptions{}); err != nil {
