@@ -183,7 +183,8 @@ type ContainerInfo struct {
 	Labels  map[string]string
 	// Limits as the container was created with them. Inspector.Inspect
 	// fills them in; List may leave them zero (listers read the limit
-	// labels instead).
+	// labels instead). Pids may exceed the spec's by room the backend adds
+	// for the runtime's own threads (gVisor's).
 	MemoryBytes int64
 	NanoCPUs    int64
 	Pids        int64
