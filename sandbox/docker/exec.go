@@ -165,12 +165,13 @@ exit 0`
 
 // KillTree kills process pid inside the container and everything it started.
 func (b *Backend) KillTree(ctx context.Context, containerID string, pid int, user string) error {
+	podman := b.isPodman(ctx)
 	created, err := b.cli.ContainerExecCreate(ctx, containerID, container.ExecOptions{
 		Cmd:  []string{"/bin/sh", "-c", killTreeScript, "mcp-sandbox-kill", strconv.Itoa(pid)},
 		User: user,
-		// Attached streams, read to the end, say when it is done; Podman
-		// refuses to attach an exec that has none.
-		AttachStdout: true, AttachStderr: true,
+		// Podman refuses to attach an exec that has no stream; Docker's
+		// hijacked connection ends with the exec only without them.
+		AttachStdout: podman, AttachStderr: podman,
 	})
 	if err != nil {
 		return b.wrap("create kill exec", err)
