@@ -2,8 +2,9 @@
 // "run this Python" into a disposable, hardened container, runs commands in
 // it with timeouts and capped output, and removes it again.
 //
-// The engine reaches containers only through the small [Backend] interface
-// declared here; the Docker implementation lives in sandbox/docker. Policy
+// The engine reaches containers only through the small [Backend] interface,
+// whose contract lives in sandbox/backend (aliased here); the Docker
+// implementation lives in sandbox/docker. Policy
 // (which images, which limits) comes from sandbox/config, and what the
 // engine records for the tray lives in sandbox/state.
 //

@@ -336,19 +336,13 @@ func (e *Engine) containerSpec(ctx context.Context, cfg *config.Config, sb *Sand
 	}
 }
 
-// runtimeChecker is implemented by backends that can say which OCI
-// runtimes the engine has registered.
-type runtimeChecker interface {
-	RuntimeRegistered(ctx context.Context, name string) (bool, error)
-}
-
 // runtimeFor resolves docker.runtime: "auto" means runsc when the engine
 // has it registered.
 func (e *Engine) runtimeFor(ctx context.Context, cfg *config.Config) string {
 	switch cfg.Docker.Runtime {
 	case "auto":
 		e.runtimeOnce.Do(func() {
-			if rc, ok := e.be.(runtimeChecker); ok {
+			if rc, ok := e.be.(RuntimeChecker); ok {
 				if yes, err := rc.RuntimeRegistered(ctx, "runsc"); err == nil && yes {
 					e.runtime = "runsc"
 				}

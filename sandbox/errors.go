@@ -1,13 +1,17 @@
 package sandbox
 
-import "errors"
+import (
+	"errors"
+
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox/backend"
+)
 
 // Error classes. Every error the engine returns wraps one of these, so
 // callers (the MCP tools, the CLI) branch with errors.Is and tests check the
 // class, not the text. The text says what to do next.
 var (
 	// ErrDockerUnreachable: the engine did not answer.
-	ErrDockerUnreachable = errors.New("docker unreachable")
+	ErrDockerUnreachable = backend.ErrDockerUnreachable
 	// ErrNotFound: no such sandbox (in this server's session).
 	ErrNotFound = errors.New("sandbox not found")
 	// ErrPolicy: the request asks for more than the policy allows.
@@ -19,13 +23,13 @@ var (
 	// ErrPaused: the service is paused from the tray.
 	ErrPaused = errors.New("paused")
 	// ErrImageNotFound: the image is not present and cannot be pulled.
-	ErrImageNotFound = errors.New("image not found")
+	ErrImageNotFound = backend.ErrImageNotFound
 	// ErrPull: pulling the image failed.
-	ErrPull = errors.New("image pull failed")
+	ErrPull = backend.ErrPull
 	// ErrClosed: the engine is shutting down.
 	ErrClosed = errors.New("engine closed")
 	// ErrWorkspace: a new sandbox's workspace is not the size-capped tmpfs
 	// volume it was created as (the engine ignored the volume's options or
 	// reused a volume of that name), so the sandbox was not started.
-	ErrWorkspace = errors.New("workspace refused")
+	ErrWorkspace = backend.ErrWorkspace
 )

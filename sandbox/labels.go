@@ -1,20 +1,22 @@
 package sandbox
 
+import "github.com/mcp-sandbox/mcp-sandbox/sandbox/backend"
+
 // Labels every managed container carries (sandbox/README.md §Sandboxes and labels, a contract: the tray
 // and `mcp-sandbox ps` find sandboxes by them, whichever server made them).
 const (
-	LabelManaged   = "io.mcp-sandbox.managed"
-	LabelID        = "io.mcp-sandbox.id"
-	LabelOwner     = "io.mcp-sandbox.owner"
-	LabelOwnerPID  = "io.mcp-sandbox.owner-pid"
-	LabelOwnerHost = "io.mcp-sandbox.owner-host"
+	LabelManaged   = backend.LabelManaged
+	LabelID        = backend.LabelID
+	LabelOwner     = backend.LabelOwner
+	LabelOwnerPID  = backend.LabelOwnerPID
+	LabelOwnerHost = backend.LabelOwnerHost
 	LabelLanguage  = "io.mcp-sandbox.language"
 	LabelExpiresAt = "io.mcp-sandbox.expires-at"
 	LabelClient    = "io.mcp-sandbox.client"
 	LabelPool      = "io.mcp-sandbox.pool"
 	// LabelHelper marks a short-lived helper container (package installs)
 	// with the id of the sandbox it serves; it is not a sandbox itself.
-	LabelHelper = "io.mcp-sandbox.helper"
+	LabelHelper = backend.LabelHelper
 	// Not in the contract, but useful to the tray: the policy limits.
 	LabelWorkspaceMB = "io.mcp-sandbox.workspace-mb"
 	LabelNetwork     = "io.mcp-sandbox.network"
@@ -22,18 +24,18 @@ const (
 	// nanoseconds): the orphan sweep leaves a volume alone while it is
 	// young, and the workspace check knows the volume it finds is the one
 	// this create made.
-	LabelCreatedAt = "io.mcp-sandbox.created-at"
+	LabelCreatedAt = backend.LabelCreatedAt
 )
 
 // NamePrefix starts every sandbox container's name; pooled ones use
 // PoolNamePrefix until claimed.
 const (
-	NamePrefix     = "mcp-sandbox-"
+	NamePrefix     = backend.NamePrefix
 	PoolNamePrefix = "mcp-sandbox-pool-"
 )
 
 // Workspace is where a sandbox's files live; relative paths resolve here.
-const Workspace = "/workspace"
+const Workspace = backend.Workspace
 
 // ContainerName returns the name of the container of sandbox id.
 func ContainerName(id string) string { return NamePrefix + id }

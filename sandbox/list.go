@@ -99,9 +99,6 @@ func (l Lister) List(ctx context.Context) ([]Info, error) {
 	if err != nil {
 		return nil, err
 	}
-	type limitsInspector interface {
-		Inspect(ctx context.Context, containerID string) (ContainerInfo, error)
-	}
 	out := make([]Info, 0, len(list))
 	labels := make([]map[string]string, 0, len(list))
 	for _, c := range list {
@@ -133,7 +130,7 @@ func (l Lister) List(ctx context.Context) ([]Info, error) {
 		go func() {
 			defer wg.Done()
 			// Limits labelled at creation need no inspect.
-			li, canInspect := l.Backend.(limitsInspector)
+			li, canInspect := l.Backend.(Inspector)
 			if !limitsFromLabels(&out[i], labels[i]) && canInspect {
 				if ci, err := li.Inspect(ctx, out[i].ContainerID); err == nil {
 					out[i].Limits.MemoryMB = int(ci.MemoryBytes >> 20)

@@ -3,7 +3,6 @@ package sandbox
 import (
 	"context"
 	"errors"
-	"io"
 	"sync"
 )
 
@@ -11,34 +10,6 @@ import (
 // talks to instead of starting a process per call.
 type residentRunner interface {
 	close()
-}
-
-// Attacher is implemented by backends that can keep a process running with
-// its standard streams attached; the engine uses it for resident
-// interpreters. A backend without it still runs code, one exec per call.
-type Attacher interface {
-	// Attach starts spec.Cmd in a running container and returns at once.
-	// ctx bounds the set-up only. spec.Stdout and spec.Stderr receive the
-	// output from one goroutine until the process ends; spec.Stdin is
-	// ignored (write to the Process).
-	Attach(ctx context.Context, containerID string, spec ExecSpec) (Process, error)
-}
-
-// Process is a process started by an Attacher. Writing to it writes to its
-// stdin.
-type Process interface {
-	io.Writer
-	// Done is closed when the process's output has ended (it exited, or
-	// Close cut the connection), after the last byte was delivered.
-	Done() <-chan struct{}
-	// PID is the process's id inside the container (0 if unknown).
-	PID(ctx context.Context) int
-	// Wait waits for the process to end and returns how it ended.
-	Wait(ctx context.Context) (ExecStatus, error)
-	// Kill kills the process and everything it started.
-	Kill(ctx context.Context) error
-	// Close cuts the connection (the process sees EOF on stdin).
-	Close() error
 }
 
 // runnerSlot is what a sandbox keeps for one runner kind (python, node,

@@ -3,10 +3,10 @@ package docker
 import (
 	"context"
 
-	"github.com/mcp-sandbox/mcp-sandbox/sandbox"
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox/backend"
 )
 
-var _ sandbox.ArchReporter = (*Backend)(nil)
+var _ backend.ArchReporter = (*Backend)(nil)
 
 // EngineArch returns the architecture of the engine's machine (x86_64,
 // aarch64, …), asked once.

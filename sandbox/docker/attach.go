@@ -9,17 +9,17 @@ import (
 	"github.com/docker/docker/api/types"
 	"github.com/docker/docker/pkg/stdcopy"
 
-	"github.com/mcp-sandbox/mcp-sandbox/sandbox"
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox/backend"
 )
 
-var _ sandbox.Attacher = (*Backend)(nil)
+var _ backend.Attacher = (*Backend)(nil)
 
 // Attach starts spec.Cmd in the container with its stdin, stdout and stderr
 // attached and returns at once; the process keeps running after ctx ends
 // (ctx bounds only the set-up). spec.Stdout and spec.Stderr receive the
 // output from one goroutine, which ends when the process does;
 // spec.Stdin is ignored: write to the returned process instead.
-func (b *Backend) Attach(ctx context.Context, containerID string, spec sandbox.ExecSpec) (sandbox.Process, error) {
+func (b *Backend) Attach(ctx context.Context, containerID string, spec backend.ExecSpec) (backend.Process, error) {
 	if len(spec.Cmd) == 0 {
 		return nil, errors.New("attach: empty command")
 	}
@@ -78,26 +78,26 @@ func (p *attached) PID(ctx context.Context) int {
 }
 
 // Wait waits for the process to end and returns its exit code.
-func (p *attached) Wait(ctx context.Context) (sandbox.ExecStatus, error) {
+func (p *attached) Wait(ctx context.Context) (backend.ExecStatus, error) {
 	select {
 	case <-p.done:
 	case <-ctx.Done():
-		return sandbox.ExecStatus{}, ctx.Err()
+		return backend.ExecStatus{}, ctx.Err()
 	}
 	for i := 0; ; i++ {
 		ins, err := p.b.cli.ContainerExecInspect(ctx, p.execID)
 		if err != nil {
-			return sandbox.ExecStatus{}, p.b.wrap("inspect exec", err)
+			return backend.ExecStatus{}, p.b.wrap("inspect exec", err)
 		}
 		if !ins.Running {
-			return sandbox.ExecStatus{ExitCode: ins.ExitCode}, nil
+			return backend.ExecStatus{ExitCode: ins.ExitCode}, nil
 		}
 		if i >= 50 {
-			return sandbox.ExecStatus{ExitCode: -1}, nil
+			return backend.ExecStatus{ExitCode: -1}, nil
 		}
 		select {
 		case <-ctx.Done():
-			return sandbox.ExecStatus{}, ctx.Err()
+			return backend.ExecStatus{}, ctx.Err()
 		case <-time.After(10 * time.Millisecond):
 		}
 	}

@@ -12,7 +12,7 @@ import (
 	cerrdefs "github.com/containerd/errdefs"
 	"github.com/docker/docker/client"
 
-	"github.com/mcp-sandbox/mcp-sandbox/sandbox"
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox/backend"
 )
 
 // Backend runs sandboxes on a Docker Engine.
@@ -28,9 +28,15 @@ type Backend struct {
 
 	archMu sync.Mutex
 	arch   string // EngineArch's answer, once known
+	// engineKnown is set once the engine has said whether it is Podman.
+	engineKnown, podman bool
 }
 
-var _ sandbox.Backend = (*Backend)(nil)
+var (
+	_ backend.Backend        = (*Backend)(nil)
+	_ backend.RuntimeChecker = (*Backend)(nil)
+	_ backend.Inspector      = (*Backend)(nil)
+)
 
 // New returns a backend over cli. The caller owns cli and closes it.
 func New(cli *client.Client, log *slog.Logger) *Backend {
@@ -83,7 +89,7 @@ func (b *Backend) RuntimeRegistered(ctx context.Context, name string) (bool, err
 }
 
 // wrap classifies an engine error: an unreachable engine becomes
-// sandbox.ErrDockerUnreachable with advice, everything else keeps its class.
+// backend.ErrDockerUnreachable with advice, everything else keeps its class.
 func (b *Backend) wrap(op string, err error) error {
 	if err == nil {
 		return nil
@@ -96,7 +102,7 @@ func (b *Backend) wrap(op string, err error) error {
 			}
 		}
 		return fmt.Errorf("%s: %w: Docker is not reachable at %s: %v — %s `mcp-sandbox doctor` tells more",
-			op, sandbox.ErrDockerUnreachable, b.Host(), err, advice)
+			op, backend.ErrDockerUnreachable, b.Host(), err, advice)
 	}
 	return fmt.Errorf("%s: %w", op, err)
 }

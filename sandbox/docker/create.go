@@ -10,7 +10,7 @@ import (
 	cerrdefs "github.com/containerd/errdefs"
 	"github.com/docker/docker/api/types/container"
 
-	"github.com/mcp-sandbox/mcp-sandbox/sandbox"
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox/backend"
 )
 
 // keepAlive is the container's main process: it does nothing, forever, and
@@ -42,7 +42,7 @@ func volumeName(containerName string) string { return containerName + "-workspac
 // unused while a server means to attach it: another server's orphan sweep
 // cannot take it away in between and leave the engine to make a plain
 // volume on the host's disk in its place.
-func (b *Backend) Create(ctx context.Context, spec sandbox.ContainerSpec) (id string, err error) {
+func (b *Backend) Create(ctx context.Context, spec backend.ContainerSpec) (id string, err error) {
 	caller := ctx
 	ctx, cancel := cleanupContext(ctx)
 	defer cancel()
@@ -79,6 +79,7 @@ func (b *Backend) Create(ctx context.Context, spec sandbox.ContainerSpec) (id st
 	if err := caller.Err(); err != nil {
 		return "", err
 	}
+	vols = b.adaptCreate(ctx, cc, vols)
 	resp, err := b.cli.ContainerCreate(ctx, cc.Config, cc.Host, nil, nil, spec.Name)
 	if err != nil {
 		return "", b.wrap("create container", err)
@@ -106,17 +107,17 @@ func workspaceMB(mb int) int {
 
 // sandboxVolumes are the volumes of a sandbox: its workspace first, then
 // its install cache when spec asks for one.
-func sandboxVolumes(spec sandbox.ContainerSpec, now time.Time) []Volume {
+func sandboxVolumes(spec backend.ContainerSpec, now time.Time) []Volume {
 	uid, gid := splitUser(spec.User)
 	labels := volumeLabels(spec.Labels, now)
 	vols := []Volume{{
-		Name: volumeName(spec.Name), Target: sandbox.Workspace, Labels: labels,
+		Name: volumeName(spec.Name), Target: backend.Workspace, Labels: labels,
 		DriverOpts: tmpfsVolume(spec.WorkspaceMB, uid, gid, "0755"),
 	}}
 	if spec.CacheUser != "" {
 		cuid, cgid := splitUser(spec.CacheUser)
 		vols = append(vols, Volume{
-			Name: cacheVolumeName(spec.Name), Target: sandbox.InstallCacheMount, ReadOnly: true, Labels: labels,
+			Name: cacheVolumeName(spec.Name), Target: backend.InstallCacheMount, ReadOnly: true, Labels: labels,
 			DriverOpts: tmpfsVolume(spec.WorkspaceMB, cuid, cgid, "0700,noexec"),
 		})
 	}

@@ -13,7 +13,7 @@ import (
 	"github.com/docker/docker/api/types/container"
 	"github.com/docker/docker/pkg/stdcopy"
 
-	"github.com/mcp-sandbox/mcp-sandbox/sandbox"
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox/backend"
 )
 
 // execWrapper announces the process's PID (inside the container) on the
@@ -24,7 +24,7 @@ var execWrapper = []string{"/bin/sh", "-c", `echo "$$"; exec "$@"`, "mcp-sandbox
 
 // startExec starts spec.Cmd behind the PID-announcing wrapper, with its
 // output (and stdin, when asked) attached.
-func (b *Backend) startExec(ctx context.Context, containerID string, spec sandbox.ExecSpec, stdin bool) (string, types.HijackedResponse, error) {
+func (b *Backend) startExec(ctx context.Context, containerID string, spec backend.ExecSpec, stdin bool) (string, types.HijackedResponse, error) {
 	created, err := b.cli.ContainerExecCreate(ctx, containerID, container.ExecOptions{
 		Cmd:          append(append([]string{}, execWrapper...), spec.Cmd...),
 		Env:          spec.Env,
@@ -46,13 +46,13 @@ func (b *Backend) startExec(ctx context.Context, containerID string, spec sandbo
 
 // Exec runs spec.Cmd in the container. When ctx ends first, it kills the
 // process tree inside the container and returns ctx.Err().
-func (b *Backend) Exec(ctx context.Context, containerID string, spec sandbox.ExecSpec) (sandbox.ExecStatus, error) {
+func (b *Backend) Exec(ctx context.Context, containerID string, spec backend.ExecSpec) (backend.ExecStatus, error) {
 	if len(spec.Cmd) == 0 {
-		return sandbox.ExecStatus{}, errors.New("exec: empty command")
+		return backend.ExecStatus{}, errors.New("exec: empty command")
 	}
 	execID, hj, err := b.startExec(ctx, containerID, spec, spec.Stdin != nil)
 	if err != nil {
-		return sandbox.ExecStatus{}, err
+		return backend.ExecStatus{}, err
 	}
 	defer hj.Close()
 
@@ -70,7 +70,7 @@ func (b *Backend) Exec(ctx context.Context, containerID string, spec sandbox.Exe
 		}()
 	}
 
-	var status sandbox.ExecStatus
+	var status backend.ExecStatus
 	select {
 	case err := <-copied:
 		if err != nil && ctx.Err() == nil {
@@ -165,9 +165,13 @@ exit 0`
 
 // KillTree kills process pid inside the container and everything it started.
 func (b *Backend) KillTree(ctx context.Context, containerID string, pid int, user string) error {
+	podman := b.isPodman(ctx)
 	created, err := b.cli.ContainerExecCreate(ctx, containerID, container.ExecOptions{
 		Cmd:  []string{"/bin/sh", "-c", killTreeScript, "mcp-sandbox-kill", strconv.Itoa(pid)},
 		User: user,
+		// Podman refuses to attach an exec that has no stream; Docker's
+		// hijacked connection ends with the exec only without them.
+		AttachStdout: podman, AttachStderr: podman,
 	})
 	if err != nil {
 		return b.wrap("create kill exec", err)

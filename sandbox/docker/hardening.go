@@ -6,7 +6,7 @@ import (
 
 	"github.com/docker/docker/api/types/container"
 
-	"github.com/mcp-sandbox/mcp-sandbox/sandbox"
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox/backend"
 )
 
 // createConfig is what a container is made from.
@@ -17,9 +17,9 @@ type createConfig struct {
 
 // Option hardens or shapes a container's configuration. Options are applied
 // in order; each does one thing, so each can be tested alone.
-type Option func(*createConfig, sandbox.ContainerSpec)
+type Option func(*createConfig, backend.ContainerSpec)
 
-// Hardening item names, as a policy may relax them (sandbox.ContainerSpec.Relax).
+// Hardening item names, as a policy may relax them (backend.ContainerSpec.Relax).
 const (
 	ItemReadOnlyRoot    = "read_only_root"
 	ItemNoNewPrivileges = "no_new_privileges"
@@ -28,11 +28,11 @@ const (
 	ItemInit            = "init"
 )
 
-func relaxed(spec sandbox.ContainerSpec, item string) bool { return slices.Contains(spec.Relax, item) }
+func relaxed(spec backend.ContainerSpec, item string) bool { return slices.Contains(spec.Relax, item) }
 
 // WithNoNetwork gives the container no network interface but loopback,
 // unless the engine's policy granted egress.
-func WithNoNetwork(c *createConfig, spec sandbox.ContainerSpec) {
+func WithNoNetwork(c *createConfig, spec backend.ContainerSpec) {
 	if spec.Network == "egress" {
 		c.Host.NetworkMode = "bridge"
 		return
@@ -42,7 +42,7 @@ func WithNoNetwork(c *createConfig, spec sandbox.ContainerSpec) {
 }
 
 // WithCapDropAll drops every Linux capability.
-func WithCapDropAll(c *createConfig, spec sandbox.ContainerSpec) {
+func WithCapDropAll(c *createConfig, spec backend.ContainerSpec) {
 	if relaxed(spec, ItemCapDrop) {
 		return
 	}
@@ -52,7 +52,7 @@ func WithCapDropAll(c *createConfig, spec sandbox.ContainerSpec) {
 
 // WithNoNewPrivileges stops setuid binaries and file capabilities from
 // raising privileges.
-func WithNoNewPrivileges(c *createConfig, spec sandbox.ContainerSpec) {
+func WithNoNewPrivileges(c *createConfig, spec backend.ContainerSpec) {
 	if relaxed(spec, ItemNoNewPrivileges) {
 		return
 	}
@@ -61,13 +61,13 @@ func WithNoNewPrivileges(c *createConfig, spec sandbox.ContainerSpec) {
 
 // WithReadOnlyRoot makes the image's filesystem read-only; only the
 // workspace and /tmp are writable.
-func WithReadOnlyRoot(c *createConfig, spec sandbox.ContainerSpec) {
+func WithReadOnlyRoot(c *createConfig, spec backend.ContainerSpec) {
 	c.Host.ReadonlyRootfs = !relaxed(spec, ItemReadOnlyRoot)
 }
 
 // WithUser runs the container's own processes (not only execs) as the
 // sandbox user.
-func WithUser(c *createConfig, spec sandbox.ContainerSpec) {
+func WithUser(c *createConfig, spec backend.ContainerSpec) {
 	if relaxed(spec, ItemNonRoot) {
 		return
 	}
@@ -75,7 +75,7 @@ func WithUser(c *createConfig, spec sandbox.ContainerSpec) {
 }
 
 // WithTmp mounts /tmp as a size-capped tmpfs owned by the sandbox user.
-func WithTmp(c *createConfig, spec sandbox.ContainerSpec) {
+func WithTmp(c *createConfig, spec backend.ContainerSpec) {
 	uid, gid := splitUser(spec.User)
 	mb := spec.TmpMB
 	if mb <= 0 {
@@ -92,9 +92,9 @@ func WithTmp(c *createConfig, spec sandbox.ContainerSpec) {
 // API even though the root is read-only) at /workspace, made by the
 // container create itself (see Volume).
 func WithWorkspace(v Volume) Option {
-	return func(c *createConfig, _ sandbox.ContainerSpec) {
+	return func(c *createConfig, _ backend.ContainerSpec) {
 		c.Host.Mounts = append(c.Host.Mounts, v.mount())
-		c.Config.WorkingDir = sandbox.Workspace
+		c.Config.WorkingDir = backend.Workspace
 	}
 }
 
@@ -109,7 +109,7 @@ const GVisorThreads = 1024
 // WithLimits sets memory (with no swap), CPU quota, pids, nofile and the OOM
 // score, so a sandbox cannot take the machine and is the first thing the
 // kernel kills when memory runs short.
-func WithLimits(c *createConfig, spec sandbox.ContainerSpec) {
+func WithLimits(c *createConfig, spec backend.ContainerSpec) {
 	r := &c.Host.Resources
 	r.Memory = spec.MemoryBytes
 	r.MemorySwap = spec.MemoryBytes // equal to Memory: no swap
@@ -138,7 +138,7 @@ func WithLimits(c *createConfig, spec sandbox.ContainerSpec) {
 
 // WithInit runs an init process as PID 1, which reaps zombies and forwards
 // signals.
-func WithInit(c *createConfig, spec sandbox.ContainerSpec) {
+func WithInit(c *createConfig, spec backend.ContainerSpec) {
 	if relaxed(spec, ItemInit) {
 		return
 	}
@@ -148,7 +148,7 @@ func WithInit(c *createConfig, spec sandbox.ContainerSpec) {
 
 // WithIsolation keeps the container's IPC, PID and UTS namespaces private
 // and its logs out of the engine (the main process prints nothing anyway).
-func WithIsolation(c *createConfig, _ sandbox.ContainerSpec) {
+func WithIsolation(c *createConfig, _ backend.ContainerSpec) {
 	c.Host.IpcMode = "private"
 	c.Host.PidMode = ""
 	c.Host.Privileged = false
@@ -160,7 +160,7 @@ func WithIsolation(c *createConfig, _ sandbox.ContainerSpec) {
 }
 
 // WithRuntime selects the OCI runtime (e.g. gVisor's runsc).
-func WithRuntime(c *createConfig, spec sandbox.ContainerSpec) {
+func WithRuntime(c *createConfig, spec backend.ContainerSpec) {
 	c.Host.Runtime = spec.Runtime
 }
 

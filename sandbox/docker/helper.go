@@ -13,20 +13,20 @@ import (
 	"github.com/docker/docker/api/types/container"
 	"github.com/docker/docker/api/types/mount"
 
-	"github.com/mcp-sandbox/mcp-sandbox/sandbox"
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox/backend"
 )
 
 // StatPath describes a path in the container without following a final
 // symlink (the engine's archive stat).
-func (b *Backend) StatPath(ctx context.Context, containerID, p string) (sandbox.PathStat, error) {
+func (b *Backend) StatPath(ctx context.Context, containerID, p string) (backend.PathStat, error) {
 	st, err := b.cli.ContainerStatPath(ctx, containerID, p)
 	if cerrdefs.IsNotFound(err) {
-		return sandbox.PathStat{}, fmt.Errorf("%s: %w", p, fs.ErrNotExist)
+		return backend.PathStat{}, fmt.Errorf("%s: %w", p, fs.ErrNotExist)
 	}
 	if err != nil {
-		return sandbox.PathStat{}, b.wrap("stat "+p, err)
+		return backend.PathStat{}, b.wrap("stat "+p, err)
 	}
-	return sandbox.PathStat{Name: st.Name, Size: st.Size, Mode: st.Mode, LinkTarget: st.LinkTarget}, nil
+	return backend.PathStat{Name: st.Name, Size: st.Size, Mode: st.Mode, LinkTarget: st.LinkTarget}, nil
 }
 
 // cacheVolumeName is the name of the install cache of the sandbox whose
@@ -42,7 +42,7 @@ func cacheVolumeName(containerName string) string {
 // what the sandbox's code wrote. The helper idles while the command runs
 // as an exec, so that its workspace (a tmpfs, emptied when the container
 // stops) can be copied out afterwards.
-func (b *Backend) RunHelper(ctx context.Context, containerID string, spec sandbox.HelperSpec) (status sandbox.ExecStatus, err error) {
+func (b *Backend) RunHelper(ctx context.Context, containerID string, spec backend.HelperSpec) (status backend.ExecStatus, err error) {
 	if len(spec.Cmd) == 0 {
 		return status, errors.New("helper: empty command")
 	}
@@ -51,10 +51,10 @@ func (b *Backend) RunHelper(ctx context.Context, containerID string, spec sandbo
 	name := "mcp-sandbox-helper-" + randomSuffix()
 	// Made the way a sandbox's workspace is: by the container create.
 	vol := Volume{
-		Name: volumeName(name), Target: sandbox.Workspace, Labels: volumeLabels(spec.Labels, time.Now()),
+		Name: volumeName(name), Target: backend.Workspace, Labels: volumeLabels(spec.Labels, time.Now()),
 		DriverOpts: tmpfsVolume(mb, uid, gid, "0755"),
 	}
-	cs := sandbox.ContainerSpec{
+	cs := backend.ContainerSpec{
 		Image: spec.Image, Labels: spec.Labels, Env: spec.Env, User: spec.User, Network: spec.Network,
 		MemoryBytes: spec.MemoryBytes, NanoCPUs: spec.NanoCPUs, Pids: spec.Pids, TmpMB: 256,
 	}
@@ -78,7 +78,7 @@ func (b *Backend) RunHelper(ctx context.Context, containerID string, spec sandbo
 			return status, b.wrap("inspect the sandbox", err)
 		}
 		for _, m := range ins.Mounts {
-			if m.Destination == sandbox.InstallCacheMount && m.Name != "" {
+			if m.Destination == backend.InstallCacheMount && m.Name != "" {
 				cache = m.Name
 			}
 		}
@@ -91,11 +91,12 @@ func (b *Backend) RunHelper(ctx context.Context, containerID string, spec sandbo
 			cc.Host.Tmpfs[spec.CacheDir] = fmt.Sprintf("rw,nosuid,nodev,noexec,size=%dm,uid=%s,gid=%s,mode=0700", mb, uid, gid)
 		}
 	}
+	made := b.adaptCreate(ctx, cc, []Volume{vol})
 	resp, err := b.cli.ContainerCreate(ctx, cc.Config, cc.Host, nil, nil, name)
 	defer func() {
 		cctx, cancel := cleanupContext(ctx)
 		defer cancel()
-		b.discard(cctx, resp.ID, []Volume{vol})
+		b.discard(cctx, resp.ID, made)
 		if cache != "" {
 			// The sandbox went while the helper ran: the engine may have
 			// made its cache again for the helper, and nobody else
@@ -108,20 +109,20 @@ func (b *Backend) RunHelper(ctx context.Context, containerID string, spec sandbo
 	if err != nil {
 		return status, b.wrap("create helper container", err)
 	}
-	if err := b.checkVolumes(ctx, []Volume{vol}); err != nil {
+	if err := b.checkVolumes(ctx, made); err != nil {
 		return status, err
 	}
 	if err := b.cli.ContainerStart(ctx, resp.ID, container.StartOptions{}); err != nil {
 		return status, b.wrap("start helper", err)
 	}
-	status, err = b.Exec(ctx, resp.ID, sandbox.ExecSpec{
-		Cmd: spec.Cmd, Env: spec.Env, User: spec.User, WorkDir: sandbox.Workspace,
+	status, err = b.Exec(ctx, resp.ID, backend.ExecSpec{
+		Cmd: spec.Cmd, Env: spec.Env, User: spec.User, WorkDir: backend.Workspace,
 		Stdout: orDiscard(spec.Stdout), Stderr: orDiscard(spec.Stderr),
 	})
 	if err != nil || status.ExitCode != 0 || spec.Collect == "" || spec.Into == nil {
 		return status, err
 	}
-	rc, _, err := b.cli.CopyFromContainer(ctx, resp.ID, path.Join(sandbox.Workspace, spec.Collect))
+	rc, _, err := b.cli.CopyFromContainer(ctx, resp.ID, path.Join(backend.Workspace, spec.Collect))
 	if cerrdefs.IsNotFound(err) {
 		return status, fmt.Errorf("the installer left no %s: %w", spec.Collect, fs.ErrNotExist)
 	}

@@ -11,21 +11,21 @@ import (
 	cerrdefs "github.com/containerd/errdefs"
 	"github.com/docker/docker/api/types/image"
 
-	"github.com/mcp-sandbox/mcp-sandbox/sandbox"
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox/backend"
 )
 
 // EnsureImage makes the image present according to policy: "never" only
 // checks, "missing" pulls when absent, "always" pulls every time.
-func (b *Backend) EnsureImage(ctx context.Context, ref, policy string, progress func(sandbox.PullProgress)) (sandbox.ImageInfo, error) {
+func (b *Backend) EnsureImage(ctx context.Context, ref, policy string, progress func(backend.PullProgress)) (backend.ImageInfo, error) {
 	info, err := b.inspectImage(ctx, ref)
 	present := err == nil
-	if err != nil && !errors.Is(err, sandbox.ErrImageNotFound) {
+	if err != nil && !errors.Is(err, backend.ErrImageNotFound) {
 		return info, err
 	}
 	switch {
 	case policy == "never" && !present:
 		return info, fmt.Errorf("%w: image %s is not present and images.pull is \"never\": pull it yourself (docker pull %s) or set images.pull = \"missing\"",
-			sandbox.ErrImageNotFound, ref, ref)
+			backend.ErrImageNotFound, ref, ref)
 	case policy == "always" || !present:
 		if err := b.pull(ctx, ref, progress); err != nil {
 			return info, err
@@ -39,15 +39,15 @@ func (b *Backend) EnsureImage(ctx context.Context, ref, policy string, progress 
 	return info, nil
 }
 
-func (b *Backend) inspectImage(ctx context.Context, ref string) (sandbox.ImageInfo, error) {
+func (b *Backend) inspectImage(ctx context.Context, ref string) (backend.ImageInfo, error) {
 	ins, err := b.cli.ImageInspect(ctx, ref)
 	if cerrdefs.IsNotFound(err) {
-		return sandbox.ImageInfo{}, fmt.Errorf("%w: %s", sandbox.ErrImageNotFound, ref)
+		return backend.ImageInfo{}, fmt.Errorf("%w: %s", backend.ErrImageNotFound, ref)
 	}
 	if err != nil {
-		return sandbox.ImageInfo{}, b.wrap("inspect image", err)
+		return backend.ImageInfo{}, b.wrap("inspect image", err)
 	}
-	info := sandbox.ImageInfo{ID: ins.ID}
+	info := backend.ImageInfo{ID: ins.ID}
 	if ins.Config != nil {
 		info.User = ins.Config.User
 	}
@@ -65,7 +65,7 @@ type pullMessage struct {
 	} `json:"progressDetail"`
 }
 
-func (b *Backend) pull(ctx context.Context, ref string, progress func(sandbox.PullProgress)) error {
+func (b *Backend) pull(ctx context.Context, ref string, progress func(backend.PullProgress)) error {
 	rc, err := b.cli.ImagePull(ctx, ref, image.PullOptions{})
 	if err != nil {
 		return b.pullError(ref, err)
@@ -102,7 +102,7 @@ func (b *Backend) pull(ctx context.Context, ref string, progress func(sandbox.Pu
 		if m.ID != "" {
 			status = m.ID + ": " + m.Status
 		}
-		progress(sandbox.PullProgress{Status: status, Current: cur, Total: total})
+		progress(backend.PullProgress{Status: status, Current: cur, Total: total})
 	}
 }
 
@@ -113,9 +113,9 @@ func (b *Backend) pullError(ref string, err error) error {
 		return b.wrap("pull "+ref, err)
 	}
 	if cerrdefs.IsNotFound(err) || isManifestUnknown(err) {
-		return fmt.Errorf("%w: the registry does not know image %s (%v): check its name and tag", sandbox.ErrImageNotFound, ref, err)
+		return fmt.Errorf("%w: the registry does not know image %s (%v): check its name and tag", backend.ErrImageNotFound, ref, err)
 	}
-	return fmt.Errorf("%w: could not pull %s: %v — check the registry is reachable from the Docker engine, or pull the image yourself", sandbox.ErrPull, ref, err)
+	return fmt.Errorf("%w: could not pull %s: %v — check the registry is reachable from the Docker engine, or pull the image yourself", backend.ErrPull, ref, err)
 }
 
 func isRegistryError(err error) bool {

@@ -8,23 +8,23 @@ import (
 	"github.com/docker/docker/api/types/container"
 	"github.com/docker/docker/api/types/filters"
 
-	"github.com/mcp-sandbox/mcp-sandbox/sandbox"
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox/backend"
 )
 
 // List returns every managed container, whichever server made it.
-func (b *Backend) List(ctx context.Context) ([]sandbox.ContainerInfo, error) {
-	f := filters.NewArgs(filters.Arg("label", sandbox.LabelManaged+"=true"))
+func (b *Backend) List(ctx context.Context) ([]backend.ContainerInfo, error) {
+	f := filters.NewArgs(filters.Arg("label", backend.LabelManaged+"=true"))
 	list, err := b.cli.ContainerList(ctx, container.ListOptions{All: true, Filters: f})
 	if err != nil {
 		return nil, b.wrap("list containers", err)
 	}
-	out := make([]sandbox.ContainerInfo, 0, len(list))
+	out := make([]backend.ContainerInfo, 0, len(list))
 	for _, c := range list {
 		name := ""
 		if len(c.Names) > 0 {
 			name = strings.TrimPrefix(c.Names[0], "/")
 		}
-		out = append(out, sandbox.ContainerInfo{
+		out = append(out, backend.ContainerInfo{
 			ID:      c.ID,
 			Name:    name,
 			Image:   c.Image,
@@ -38,13 +38,13 @@ func (b *Backend) List(ctx context.Context) ([]sandbox.ContainerInfo, error) {
 }
 
 // Inspect returns one container's details, including its limits.
-func (b *Backend) Inspect(ctx context.Context, containerID string) (sandbox.ContainerInfo, error) {
+func (b *Backend) Inspect(ctx context.Context, containerID string) (backend.ContainerInfo, error) {
 	ins, err := b.cli.ContainerInspect(ctx, containerID)
 	if err != nil {
-		return sandbox.ContainerInfo{}, b.wrap("inspect container", err)
+		return backend.ContainerInfo{}, b.wrap("inspect container", err)
 	}
 	created, _ := time.Parse(time.RFC3339Nano, ins.Created)
-	info := sandbox.ContainerInfo{
+	info := backend.ContainerInfo{
 		ID:      ins.ID,
 		Name:    strings.TrimPrefix(ins.Name, "/"),
 		Image:   ins.Config.Image,

@@ -12,7 +12,7 @@ import (
 	"github.com/docker/docker/api/types/mount"
 	"github.com/docker/docker/api/types/volume"
 
-	"github.com/mcp-sandbox/mcp-sandbox/sandbox"
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox/backend"
 )
 
 // Remove removes a container (killing it), the helpers working for it,
@@ -28,7 +28,7 @@ func (b *Backend) Remove(ctx context.Context, containerID string) error {
 		return b.wrap("inspect container", err)
 	}
 	var errs []error
-	if id := ins.Config.Labels[sandbox.LabelID]; id != "" && ins.Config.Labels[sandbox.LabelHelper] == "" {
+	if id := ins.Config.Labels[backend.LabelID]; id != "" && ins.Config.Labels[backend.LabelHelper] == "" {
 		// A helper holds the sandbox's install cache while it runs.
 		errs = append(errs, b.removeHelpers(ctx, id))
 	}
@@ -64,12 +64,12 @@ func (b *Backend) Remove(ctx context.Context, containerID string) error {
 // backend mounts its volumes (a helper mounts its sandbox's cache
 // elsewhere, and must not remove it).
 func ownVolume(typ mount.Type, name, dest string) bool {
-	return typ == mount.TypeVolume && name != "" && (dest == sandbox.Workspace || dest == sandbox.InstallCacheMount)
+	return typ == mount.TypeVolume && name != "" && (dest == backend.Workspace || dest == backend.InstallCacheMount)
 }
 
 // removeHelpers removes the helper containers working for sandbox id.
 func (b *Backend) removeHelpers(ctx context.Context, id string) error {
-	f := filters.NewArgs(filters.Arg("label", sandbox.LabelHelper+"="+id))
+	f := filters.NewArgs(filters.Arg("label", backend.LabelHelper+"="+id))
 	list, err := b.cli.ContainerList(ctx, container.ListOptions{All: true, Filters: f})
 	if err != nil {
 		return b.wrap("list helpers", err)
@@ -109,7 +109,7 @@ func (b *Backend) waitGone(ctx context.Context, containerID string) error {
 // which orphan says so. Sandbox volumes are the managed ones, and the ones
 // named like a workspace or install cache that carry no labels (a server
 // of an older version could leave such a volume behind).
-func (b *Backend) RemoveOrphanVolumes(ctx context.Context, orphan func(sandbox.VolumeInfo) bool) ([]string, error) {
+func (b *Backend) RemoveOrphanVolumes(ctx context.Context, orphan func(backend.VolumeInfo) bool) ([]string, error) {
 	f := filters.NewArgs(filters.Arg("dangling", "true"))
 	list, err := b.cli.VolumeList(ctx, volume.ListOptions{Filters: f})
 	if err != nil {
@@ -122,7 +122,7 @@ func (b *Backend) RemoveOrphanVolumes(ctx context.Context, orphan func(sandbox.V
 			continue
 		}
 		created, _ := time.Parse(time.RFC3339Nano, v.CreatedAt)
-		if !orphan(sandbox.VolumeInfo{Name: v.Name, Labels: v.Labels, Created: created}) {
+		if !orphan(backend.VolumeInfo{Name: v.Name, Labels: v.Labels, Created: created}) {
 			continue
 		}
 		// Not forced, so a volume a container took meanwhile stays.
@@ -140,10 +140,10 @@ func (b *Backend) RemoveOrphanVolumes(ctx context.Context, orphan func(sandbox.V
 
 // sandboxVolume reports whether a volume is one the backend makes.
 func sandboxVolume(name string, labels map[string]string) bool {
-	if labels[sandbox.LabelManaged] == "true" {
+	if labels[backend.LabelManaged] == "true" {
 		return true
 	}
-	return len(labels) == 0 && strings.HasPrefix(name, sandbox.NamePrefix) &&
+	return len(labels) == 0 && strings.HasPrefix(name, backend.NamePrefix) &&
 		(strings.HasSuffix(name, "-workspace") || strings.HasSuffix(name, "-install-cache"))
 }
 

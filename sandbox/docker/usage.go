@@ -7,7 +7,7 @@ import (
 
 	"github.com/docker/docker/api/types/container"
 
-	"github.com/mcp-sandbox/mcp-sandbox/sandbox"
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox/backend"
 )
 
 // cpuSample is one reading of a container's CPU counters.
@@ -22,10 +22,10 @@ type cpuSample struct {
 // does not wait for a second sample). CPU percent is computed against the
 // previous sample this backend took of the same container; the first call
 // takes two samples a short moment apart.
-func (b *Backend) Usage(ctx context.Context, containerID string) (sandbox.Usage, error) {
+func (b *Backend) Usage(ctx context.Context, containerID string) (backend.Usage, error) {
 	st, err := b.stats(ctx, containerID)
 	if err != nil {
-		return sandbox.Usage{}, err
+		return backend.Usage{}, err
 	}
 	cur := cpuSample{total: st.CPUStats.CPUUsage.TotalUsage, system: st.CPUStats.SystemUsage, cpus: st.CPUStats.OnlineCPUs, at: time.Now()}
 	b.mu.Lock()
@@ -34,12 +34,12 @@ func (b *Backend) Usage(ctx context.Context, containerID string) (sandbox.Usage,
 	if !ok || time.Since(prev.at) > time.Minute {
 		select {
 		case <-ctx.Done():
-			return sandbox.Usage{}, ctx.Err()
+			return backend.Usage{}, ctx.Err()
 		case <-time.After(100 * time.Millisecond):
 		}
 		prev = cur
 		if st, err = b.stats(ctx, containerID); err != nil {
-			return sandbox.Usage{}, err
+			return backend.Usage{}, err
 		}
 		cur = cpuSample{total: st.CPUStats.CPUUsage.TotalUsage, system: st.CPUStats.SystemUsage, cpus: st.CPUStats.OnlineCPUs, at: time.Now()}
 	}
@@ -47,7 +47,7 @@ func (b *Backend) Usage(ctx context.Context, containerID string) (sandbox.Usage,
 	b.samples[containerID] = cur
 	b.mu.Unlock()
 
-	u := sandbox.Usage{
+	u := backend.Usage{
 		MemoryBytes: memoryUsed(st),
 		MemoryLimit: st.MemoryStats.Limit,
 		Pids:        st.PidsStats.Current,

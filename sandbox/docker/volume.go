@@ -9,7 +9,7 @@ import (
 	cerrdefs "github.com/containerd/errdefs"
 	"github.com/docker/docker/api/types/mount"
 
-	"github.com/mcp-sandbox/mcp-sandbox/sandbox"
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox/backend"
 )
 
 // Volume is a tmpfs-backed named volume that the engine makes in the same
@@ -22,7 +22,7 @@ type Volume struct {
 	ReadOnly bool
 	// DriverOpts are the local driver's options (tmpfsVolume).
 	DriverOpts map[string]string
-	// Labels include sandbox.LabelCreatedAt, which tells this volume from
+	// Labels include backend.LabelCreatedAt, which tells this volume from
 	// one of the same name that existed before.
 	Labels map[string]string
 }
@@ -48,7 +48,7 @@ func volumeLabels(labels map[string]string, now time.Time) map[string]string {
 	if out == nil {
 		out = map[string]string{}
 	}
-	out[sandbox.LabelCreatedAt] = now.UTC().Format(time.RFC3339Nano)
+	out[backend.LabelCreatedAt] = now.UTC().Format(time.RFC3339Nano)
 	return out
 }
 
@@ -65,17 +65,17 @@ func (b *Backend) checkVolumes(ctx context.Context, vols []Volume) error {
 			return b.wrap("inspect volume "+want.Name, err)
 		}
 		if got.Driver == "local" && maps.Equal(got.Options, want.DriverOpts) &&
-			got.Labels[sandbox.LabelCreatedAt] == want.Labels[sandbox.LabelCreatedAt] {
+			got.Labels[backend.LabelCreatedAt] == want.Labels[backend.LabelCreatedAt] {
 			continue
 		}
 		what := "workspace volume"
-		if want.Target != sandbox.Workspace {
+		if want.Target != backend.Workspace {
 			what = "volume for " + want.Target
 		}
 		return fmt.Errorf("%w: the %s %s is not the capped tmpfs it should be (driver %q, options %v, created at %q); "+
 			"the engine at %s did not make it from the container's volume options, or a volume of that name already existed "+
 			"(`docker volume rm %s` if it is left over); the sandbox was not started",
-			sandbox.ErrWorkspace, what, want.Name, got.Driver, got.Options, got.Labels[sandbox.LabelCreatedAt], b.Host(), want.Name)
+			backend.ErrWorkspace, what, want.Name, got.Driver, got.Options, got.Labels[backend.LabelCreatedAt], b.Host(), want.Name)
 	}
 	return nil
 }
@@ -90,7 +90,7 @@ func (b *Backend) removeOwnVolume(ctx context.Context, v Volume) error {
 	if err != nil {
 		return b.wrap("inspect volume", err)
 	}
-	if got.Labels[sandbox.LabelCreatedAt] != v.Labels[sandbox.LabelCreatedAt] {
+	if got.Labels[backend.LabelCreatedAt] != v.Labels[backend.LabelCreatedAt] {
 		return nil
 	}
 	return b.deleteVolume(ctx, v.Name)

@@ -6,14 +6,14 @@ import (
 	cerrdefs "github.com/containerd/errdefs"
 	"github.com/docker/docker/api/types/container"
 
-	"github.com/mcp-sandbox/mcp-sandbox/sandbox"
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox/backend"
 )
 
 // WaitExit waits until the container is no longer running (Docker's wait
 // API with the not-running condition: one long request, not a poll) and
 // then reads how it ended from its state. A container that is gone counts
 // as ended, with Removed set.
-func (b *Backend) WaitExit(ctx context.Context, containerID string) (sandbox.ContainerExit, error) {
+func (b *Backend) WaitExit(ctx context.Context, containerID string) (backend.ContainerExit, error) {
 	waitC, errC := b.cli.ContainerWait(ctx, containerID, container.WaitConditionNotRunning)
 	var code int
 	select {
@@ -22,25 +22,25 @@ func (b *Backend) WaitExit(ctx context.Context, containerID string) (sandbox.Con
 	case err := <-errC:
 		switch {
 		case cerrdefs.IsNotFound(err):
-			return sandbox.ContainerExit{ExitCode: -1, Removed: true}, nil
+			return backend.ContainerExit{ExitCode: -1, Removed: true}, nil
 		case ctx.Err() != nil:
-			return sandbox.ContainerExit{}, ctx.Err()
+			return backend.ContainerExit{}, ctx.Err()
 		}
-		return sandbox.ContainerExit{}, b.wrap("wait for container", err)
+		return backend.ContainerExit{}, b.wrap("wait for container", err)
 	}
 	ins, err := b.cli.ContainerInspect(ctx, containerID)
 	switch {
 	case cerrdefs.IsNotFound(err):
-		return sandbox.ContainerExit{ExitCode: code, Removed: true}, nil
+		return backend.ContainerExit{ExitCode: code, Removed: true}, nil
 	case err != nil:
 		if ctx.Err() != nil {
-			return sandbox.ContainerExit{}, ctx.Err()
+			return backend.ContainerExit{}, ctx.Err()
 		}
 		// It has stopped; only the detail is missing.
 		b.log.Debug("inspect stopped container", "container", containerID, "err", err)
-		return sandbox.ContainerExit{ExitCode: code}, nil
+		return backend.ContainerExit{ExitCode: code}, nil
 	}
-	exit := sandbox.ContainerExit{ExitCode: code}
+	exit := backend.ContainerExit{ExitCode: code}
 	if ins.State != nil {
 		exit.ExitCode, exit.OOMKilled = ins.State.ExitCode, ins.State.OOMKilled
 	}

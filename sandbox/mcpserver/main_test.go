@@ -56,12 +56,18 @@ size = 0
 	}
 	home := filepath.Join(dir, "home")
 	os.MkdirAll(home, 0o700)
-	return []string{
+	env := []string{
 		"MCP_SANDBOX_CONFIG=" + p,
 		"MCP_SANDBOX_STATE_DIR=" + filepath.Join(dir, "state"),
 		"HOME=" + home,
 		"PATH=" + os.Getenv("PATH"),
 	}
+	// The engine the tests run on (CI's Podman step names it), explicit
+	// for the server too.
+	if h := os.Getenv("DOCKER_HOST"); h != "" {
+		env = append(env, "DOCKER_HOST="+h)
+	}
+	return env
 }
 
 // proc is a running server with its stdio, whose stdout is recorded line

@@ -1,0 +1,61 @@
+package backend
+
+import (
+	"context"
+	"io"
+)
+
+// Attacher is implemented by backends that can keep a process running with
+// its standard streams attached; the engine uses it for resident
+// interpreters. A backend without it still runs code, one exec per call.
+type Attacher interface {
+	// Attach starts spec.Cmd in a running container and returns at once.
+	// ctx bounds the set-up only. spec.Stdout and spec.Stderr receive the
+	// output from one goroutine until the process ends; spec.Stdin is
+	// ignored (write to the Process).
+	Attach(ctx context.Context, containerID string, spec ExecSpec) (Process, error)
+}
+
+// Process is a process started by an Attacher. Writing to it writes to its
+// stdin.
+type Process interface {
+	io.Writer
+	// Done is closed when the process's output has ended (it exited, or
+	// Close cut the connection), after the last byte was delivered.
+	Done() <-chan struct{}
+	// PID is the process's id inside the container (0 if unknown).
+	PID(ctx context.Context) int
+	// Wait waits for the process to end and returns how it ended.
+	Wait(ctx context.Context) (ExecStatus, error)
+	// Kill kills the process and everything it started.
+	Kill(ctx context.Context) error
+	// Close cuts the connection (the process sees EOF on stdin).
+	Close() error
+}
+
+// RuntimeChecker is implemented by backends that can say which OCI
+// runtimes the engine has registered. The engine asks it once, for
+// docker.runtime = "auto" (runsc when registered); without it "auto" is the
+// engine's default runtime.
+type RuntimeChecker interface {
+	// RuntimeRegistered reports whether the engine knows the runtime name.
+	RuntimeRegistered(ctx context.Context, name string) (bool, error)
+}
+
+// Inspector is implemented by backends that can describe one container by
+// id. Listers use it for the limits of containers that lack the limit
+// labels (made by older servers); without it those show no limits.
+type Inspector interface {
+	// Inspect describes a container, managed or not, with the limits it was
+	// created with; a missing container is an error.
+	Inspect(ctx context.Context, containerID string) (ContainerInfo, error)
+}
+
+// ArchReporter is implemented by backends that can say the architecture of
+// the engine's machine (amd64, arm64, x86_64, aarch64), which decides the
+// agent binary the engine copies into sandboxes. Without it the server's
+// own architecture is assumed; a wrong guess only costs the agent (exec
+// goes through the engine then).
+type ArchReporter interface {
+	EngineArch(ctx context.Context) (string, error)
+}
