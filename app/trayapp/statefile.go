@@ -8,7 +8,7 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/fsnotify/fsnotify"
+	"github.com/mcp-sandbox/mcp-sandbox/app/internal/dirwatch"
 )
 
 // TrayFile is tray.json in the state directory: what only the tray knows,
@@ -79,33 +79,11 @@ func (a *App) writeTrayFile() {
 // own menu) set, and applies it: pausing removes every sandbox and stops
 // the HTTP server; starting starts it again. Each change is notified.
 func (a *App) watchStateDir(ctx context.Context) {
-	w, err := fsnotify.NewWatcher()
+	err := dirwatch.Watch(ctx, a.st.Dir(), 100*time.Millisecond, func() {
+		a.applyPaused(ctx, a.st.Paused())
+	}, "paused")
 	if err != nil {
 		a.log.Warn("watch the state directory", "err", err)
-		return
-	}
-	defer w.Close()
-	if err := w.Add(a.st.Dir()); err != nil {
-		a.log.Warn("watch the state directory", "err", err)
-		return
-	}
-	var debounce <-chan time.Time
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case ev, ok := <-w.Events:
-			if !ok {
-				return
-			}
-			if filepath.Base(ev.Name) == "paused" && debounce == nil {
-				debounce = time.After(100 * time.Millisecond)
-			}
-		case <-w.Errors:
-		case <-debounce:
-			debounce = nil
-			a.applyPaused(ctx, a.st.Paused())
-		}
 	}
 }
 
