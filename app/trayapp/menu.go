@@ -167,6 +167,7 @@ func (a *App) menuActions() traymenu.Actions {
 		Quit:         a.quit,
 		CheckUpdates: func() { a.goBG(func(ctx context.Context) { a.checkUpdates(ctx, true) }) },
 		Install:      func() { a.goBG(a.installOffer) },
+		Move:         func() { a.goBG(a.moveToApplications) },
 		Configure:    func(name string) { a.goBG(func(ctx context.Context) { a.configureFromTray(ctx, name) }) },
 	}
 }

@@ -37,6 +37,7 @@ import (
 	"github.com/mcp-sandbox/mcp-sandbox/app/applog"
 	"github.com/mcp-sandbox/mcp-sandbox/app/autostart"
 	"github.com/mcp-sandbox/mcp-sandbox/app/bundled"
+	"github.com/mcp-sandbox/mcp-sandbox/app/installplace"
 	"github.com/mcp-sandbox/mcp-sandbox/app/instance"
 	"github.com/mcp-sandbox/mcp-sandbox/app/traymenu"
 	"github.com/mcp-sandbox/mcp-sandbox/app/update"
@@ -117,7 +118,13 @@ type App struct {
 
 	server    bundled.Server
 	serverErr error
-	host      trayHost
+	// place is where the programs run from; a transient one (macOS disk
+	// image, App Translocation) offers "Move to Applications…".
+	place installplace.Place
+	// relaunch, when set, is the moved bundle started once this tray has
+	// let go of the single-instance lock.
+	relaunch string
+	host     trayHost
 
 	mu        sync.Mutex // guards what follows
 	s         trayState
@@ -179,7 +186,17 @@ func Run(ctx context.Context, o Options) error {
 	if err != nil {
 		return err
 	}
-	defer inst.Close()
+	defer func() {
+		inst.Close()
+		a.mu.Lock()
+		bundle := a.relaunch
+		a.mu.Unlock()
+		if bundle != "" {
+			if err := installplace.Relaunch(bundle); err != nil {
+				a.log.Error("start the moved app", "bundle", bundle, "err", err)
+			}
+		}
+	}()
 	a.log.Info("starting", "version", buildinfo.Get().String(), "pid", os.Getpid(), "log", logw.Path())
 
 	var cfgErr error
@@ -192,6 +209,10 @@ func Run(ctx context.Context, o Options) error {
 		a.log.Error("bundled server not found", "err", a.serverErr)
 	} else {
 		a.log.Info("bundled server", "path", a.server.Path, "found", a.server.Source)
+	}
+	a.place = installplace.Here(a.exe)
+	if a.place.Transient() {
+		a.log.Warn(a.place.Message())
 	}
 	a.s.paused = st.Paused()
 	a.s.detecting = true
@@ -267,6 +288,23 @@ func (a *App) goBG(f func(ctx context.Context)) {
 // quit ends the tray.
 func (a *App) quit() { a.cancel() }
 
+// moveToApplications copies the app from its disk image or translocated
+// copy to Applications and quits; the copy starts once this tray has let
+// go of its lock (Run's end), and sets up the AI clients from there.
+func (a *App) moveToApplications(context.Context) {
+	dest, err := installplace.MoveToApplications(a.place)
+	if err != nil {
+		a.log.Error("move to Applications", "err", err)
+		a.notify("MCP Sandbox could not move itself to Applications: " + err.Error() + ". Drag it there from the disk image instead.")
+		return
+	}
+	a.log.Info("moved to Applications; starting the copy there", "bundle", dest)
+	a.mu.Lock()
+	a.relaunch = dest
+	a.mu.Unlock()
+	a.quit()
+}
+
 // syncAutostart makes the login entry agree with tray.autostart (the
 // setting may have been changed by hand or in the window, or the binary
 // moved).
@@ -307,6 +345,7 @@ func (a *App) menuState() traymenu.State {
 	s := traymenu.State{
 		DockerOK: a.s.dockerOK, Detecting: a.s.detecting, Engine: a.s.engine,
 		Sandboxes: a.s.sandboxes, Paused: a.s.paused, Clients: a.s.clients,
+		MoveOffered: a.place.Transient() && a.place.Bundle != "",
 	}
 	if a.offer != nil {
 		s.Offer = a.offer.Version

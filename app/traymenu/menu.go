@@ -10,6 +10,8 @@
 //	Stop all sandboxes
 //	Check for updates   (now; the setting checks daily by itself)
 //	Install MCP Sandbox 1.2.3…   (only while a newer release is offered)
+//	Move to Applications…   (only on macOS, run from the disk image or a
+//	                         translocated copy)
 //	──────────
 //	Quit
 //
@@ -32,6 +34,7 @@ const (
 	LabelClients      = "Clients"
 	LabelStopAll      = "Stop all sandboxes"
 	LabelCheckUpdates = "Check for updates"
+	LabelMove         = "Move to Applications…"
 	LabelQuit         = "Quit"
 )
 
@@ -57,6 +60,10 @@ type State struct {
 	Clients []Client
 	// Offer is the newer release's version, "" when none is offered.
 	Offer string
+	// MoveOffered is set when the app runs from a place that vanishes (a
+	// macOS disk image or App Translocation copy) and can move itself to
+	// Applications.
+	MoveOffered bool
 }
 
 // Client is one entry of the Clients submenu.
@@ -68,7 +75,7 @@ type Client struct {
 
 // Actions are what the items do; each must not block.
 type Actions struct {
-	Start, Pause, Open, StopAll, Quit, CheckUpdates, Install func()
+	Start, Pause, Open, StopAll, Quit, CheckUpdates, Install, Move func()
 	// Configure configures (or repairs) the named client.
 	Configure func(name string)
 }
@@ -166,6 +173,7 @@ func Build(s State, a Actions) []Item {
 		{Label: LabelStopAll, Action: a.StopAll, Disabled: s.Sandboxes == 0},
 		{Label: LabelCheckUpdates, Action: a.CheckUpdates},
 		install,
+		{Label: LabelMove, Action: a.Move, Hidden: !s.MoveOffered},
 		{Separator: true},
 		{Label: LabelQuit, Action: a.Quit},
 	}

@@ -67,6 +67,13 @@ func TestBuild(t *testing.T) {
 			icon:  assets.DockerMissing,
 		},
 		{
+			name:  "from a disk image",
+			state: State{Engine: "Docker Desktop", DockerOK: true, MoveOffered: true},
+			want: []string{"Docker: Docker Desktop · 0 sandboxes (off)", "---", "Pause: stop all sandboxes and the HTTP server", "Open MCP Sandbox", "Clients",
+				"Stop all sandboxes (off)", "Check for updates", "Move to Applications…", "---", "Quit"},
+			icon: assets.Running,
+		},
+		{
 			name:  "detecting",
 			state: State{Detecting: true},
 			want:  []string{"Docker: looking… · 0 sandboxes (off)", "---", "Pause: stop all sandboxes and the HTTP server", "Open MCP Sandbox", "Clients", "Stop all sandboxes (off)", "Check for updates", "---", "Quit"},
@@ -89,7 +96,7 @@ func TestBuild(t *testing.T) {
 func TestActions(t *testing.T) {
 	var got []string
 	rec := func(s string) func() { return func() { got = append(got, s) } }
-	a := Actions{Start: rec("start"), Pause: rec("pause"), CheckUpdates: rec("updates"), Install: rec("install"), Open: rec("open"), StopAll: rec("stopall"), Quit: rec("quit"),
+	a := Actions{Start: rec("start"), Pause: rec("pause"), CheckUpdates: rec("updates"), Install: rec("install"), Move: rec("move"), Open: rec("open"), StopAll: rec("stopall"), Quit: rec("quit"),
 		Configure: func(name string) { got = append(got, "configure "+name) }}
 	click := func(m []Item, label string) {
 		for _, it := range m {
@@ -111,7 +118,8 @@ func TestActions(t *testing.T) {
 		click(running, l)
 	}
 	click(Build(State{DockerOK: true, Paused: true}, a), LabelStart)
-	if want := "pause open stopall configure cursor updates install quit start"; strings.Join(got, " ") != want {
+	click(Build(State{DockerOK: true, MoveOffered: true}, a), LabelMove)
+	if want := "pause open stopall configure cursor updates install quit start move"; strings.Join(got, " ") != want {
 		t.Errorf("actions %q, want %q", strings.Join(got, " "), want)
 	}
 }
