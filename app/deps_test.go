@@ -51,17 +51,31 @@ func TestServerLinksNoFyne(t *testing.T) {
 	}
 }
 
-// TestTrayLinksFyne keeps the test above honest: the same check finds Fyne
-// in the tray.
-func TestTrayLinksFyne(t *testing.T) {
+// TestWindowLinksFyne keeps the test above honest: the same check finds
+// Fyne in the window.
+func TestWindowLinksFyne(t *testing.T) {
 	found := false
-	for _, p := range deps(t, "./cmd/mcp-sandbox-tray", "linux", true) {
+	for _, p := range deps(t, "./cmd/mcp-sandbox-window", "linux", true) {
 		if strings.HasPrefix(p, "fyne.io/fyne/v2") {
 			found = true
 		}
 	}
 	if !found {
-		t.Error("./cmd/mcp-sandbox-tray does not link Fyne; the dependency check would prove nothing")
+		t.Error("./cmd/mcp-sandbox-window does not link Fyne; the dependency check would prove nothing")
+	}
+}
+
+// TestTrayLinksNoFyne: the idle tray is built on fyne.io/systray alone; the
+// Fyne toolkit, OpenGL and GLFW (which poll and cost memory while idle)
+// belong to the window process (README, "Set up and run": the tray and
+// the window).
+func TestTrayLinksNoFyne(t *testing.T) {
+	for _, goos := range []string{"linux", "windows"} {
+		for _, p := range deps(t, "./cmd/mcp-sandbox-tray", goos, goos == "linux") {
+			if strings.HasPrefix(p, "fyne.io/fyne/") || strings.HasPrefix(p, "github.com/go-gl/") {
+				t.Errorf("%s: ./cmd/mcp-sandbox-tray links %s", goos, p)
+			}
+		}
 	}
 }
 
@@ -72,7 +86,7 @@ func TestOneMCPStack(t *testing.T) {
 	for _, c := range []struct {
 		pkg string
 		cgo bool
-	}{{"./cmd/mcp-sandbox", false}, {"./cmd/mcp-sandbox-tray", true}} {
+	}{{"./cmd/mcp-sandbox", false}, {"./cmd/mcp-sandbox-tray", true}, {"./cmd/mcp-sandbox-window", true}} {
 		mcpgo := false
 		for _, p := range deps(t, c.pkg, "linux", c.cgo) {
 			if strings.HasPrefix(p, "github.com/modelcontextprotocol/go-sdk") {
