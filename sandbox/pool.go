@@ -10,8 +10,9 @@ import (
 
 // Warm pool limits.
 const (
-	// poolMaxSize caps [pool] size per language, whatever the file says.
-	poolMaxSize = 8
+	// poolMaxSize caps [pool] size and max_size per language, whatever
+	// the file says.
+	poolMaxSize = 16
 	// poolMaxAge is when a ready sandbox is replaced by a fresh one (a new
 	// image tag, a long-idle interpreter).
 	poolMaxAge = 6 * time.Hour
@@ -19,9 +20,9 @@ const (
 	// replaces it long before, so only a reaper of a server that is gone
 	// (on another host) ever acts on it.
 	poolLabelTTL = 24 * time.Hour
-	// poolMaxFilling bounds pool creations in flight, so refilling never
-	// floods the Docker engine.
-	poolMaxFilling = 2
+	// poolMaxFilling bounds pool creations in flight, so refilling (and
+	// growing in a burst) never floods the Docker engine.
+	poolMaxFilling = 4
 	// poolMaxBackoff bounds the wait after failed refills.
 	poolMaxBackoff = time.Minute
 )
@@ -31,6 +32,11 @@ const (
 // one whose settings match the request (claim); the pool refills in the
 // background, drains while the service is paused, follows the config as it
 // reloads, and removes what it holds on Close.
+//
+// In a burst (claims that find no ready sandbox) the pool of a language
+// grows by one per such claim, up to [pool] max_size and max_sandboxes;
+// once it has gone [pool] idle_seconds without a claim or a fill, and
+// none is in flight, it shrinks back to [pool] size.
 //
 // A pooled sandbox is an ordinary Sandbox that is not yet in the engine's
 // map; it moves there when claimed, and a claim takes it out of the ready
@@ -43,6 +49,16 @@ type pool struct {
 	ready   map[string][]*pooled // by language, oldest first
 	filling map[string]int
 	retry   map[string]poolRetry
+	// extra is how far each language's pool has grown above [pool] size;
+	// busy is its last claim or fill, from which idle_seconds count.
+	extra map[string]int
+	busy  map[string]time.Time
+	// keys are the settings each language's pool is made with now.
+	keys map[string]poolKey
+	// made and claimed count pooled sandboxes made ready and claimed.
+	made, claimed map[string]int
+	// targets are the sizes the last reconcile aimed at.
+	targets map[string]int
 	closed  bool
 	wg      sync.WaitGroup // fills and removals in flight
 	// stops cancel the fills in flight (their image pulls and
@@ -76,6 +92,8 @@ func newPool(e *Engine) *pool {
 		e: e, kick: make(chan struct{}, 1),
 		ready: map[string][]*pooled{}, filling: map[string]int{}, retry: map[string]poolRetry{},
 		stops: map[int]context.CancelFunc{},
+		extra: map[string]int{}, busy: map[string]time.Time{}, keys: map[string]poolKey{},
+		made: map[string]int{}, claimed: map[string]int{}, targets: map[string]int{},
 	}
 }
 
@@ -117,14 +135,35 @@ type poolWant struct {
 	key  poolKey
 }
 
+// poolSizes are the configured bounds of each language's pool.
+type poolSizes struct {
+	size, most int           // [pool] size; what it may grow to
+	idle       time.Duration // [pool] idle_seconds
+}
+
+// target is how many ready sandboxes of lang the pool holds now: size,
+// plus what a burst added until it went idle. Call with p.mu held.
+func (p *pool) target(lang string, sz poolSizes, now time.Time) int {
+	if p.extra[lang] > 0 && p.filling[lang] == 0 && now.Sub(p.busy[lang]) > sz.idle {
+		p.e.log.Debug("warm pool: idle; shrinking back", "language", lang, "size", sz.size)
+		delete(p.extra, lang)
+	}
+	return min(sz.size+p.extra[lang], sz.most)
+}
+
 // wanted returns, in the config's order, the languages the pool should
-// hold now (none while paused) and how many of each.
-func (p *pool) wanted(ctx context.Context) ([]string, map[string]poolWant, int) {
+// hold now (none while paused) and the bounds of each.
+func (p *pool) wanted(ctx context.Context) ([]string, map[string]poolWant, poolSizes) {
 	cfg := p.e.cfg.Current()
 	if p.e.st != nil && p.e.st.Paused() {
-		return nil, nil, 0
+		return nil, nil, poolSizes{}
 	}
 	size := min(max(cfg.Pool.Size, 0), poolMaxSize)
+	sz := poolSizes{
+		size: size,
+		most: min(max(cfg.Pool.MaxSize, size), poolMaxSize, max(cfg.Limits.MaxSandboxes, size)),
+		idle: time.Duration(cfg.Pool.IdleSeconds) * time.Second,
+	}
 	var order []string
 	want := map[string]poolWant{}
 	for _, name := range cfg.Pool.Languages {
@@ -137,14 +176,14 @@ func (p *pool) wanted(ctx context.Context) ([]string, map[string]poolWant, int) 
 			want[pl.Language] = poolWant{plan: pl, key: p.keyOf(ctx, cfg, pl)}
 		}
 	}
-	return order, want, size
+	return order, want, sz
 }
 
 // reconcile drops ready sandboxes that no longer fit (config changed,
 // paused, too old, gone from outside) and starts refills. With check it
 // also asks the backend which containers still run.
 func (p *pool) reconcile(ctx context.Context, check bool) {
-	order, want, size := p.wanted(ctx)
+	order, want, sz := p.wanted(ctx)
 	var alive map[string]bool
 	if check && p.count() > 0 {
 		if list, err := p.e.be.List(ctx); err == nil {
@@ -160,8 +199,20 @@ func (p *pool) reconcile(ctx context.Context, check bool) {
 		p.mu.Unlock()
 		return
 	}
+	now := time.Now()
+	clear(p.keys)
+	clear(p.targets)
+	for lang, w := range want {
+		p.keys[lang] = w.key
+	}
+	for lang := range p.extra {
+		if _, ok := want[lang]; !ok {
+			delete(p.extra, lang)
+		}
+	}
 	for lang, list := range p.ready {
 		w, ok := want[lang]
+		size := p.target(lang, sz, now)
 		var keep []*pooled
 		for _, pd := range list {
 			stale := !ok || pd.key != w.key || len(keep) >= size ||
@@ -178,12 +229,12 @@ func (p *pool) reconcile(ctx context.Context, check bool) {
 	for _, n := range p.filling {
 		inflight += n
 	}
-	now := time.Now()
 	for _, lang := range order {
 		if r := p.retry[lang]; now.Before(r.next) {
 			continue
 		}
-		for need := size - len(p.ready[lang]) - p.filling[lang]; need > 0 && inflight < poolMaxFilling; need-- {
+		p.targets[lang] = p.target(lang, sz, now)
+		for need := p.targets[lang] - len(p.ready[lang]) - p.filling[lang]; need > 0 && inflight < poolMaxFilling; need-- {
 			p.filling[lang]++
 			inflight++
 			p.wg.Add(1)
@@ -243,6 +294,10 @@ func (p *pool) fill(ctx, soft context.Context, lang string, w poolWant) {
 		return
 	}
 	delete(p.retry, lang)
+	p.made[lang]++
+	if p.extra[lang] > 0 {
+		p.busy[lang] = time.Now()
+	}
 	if p.closed {
 		p.mu.Unlock()
 		p.discard(ctx, sb)

@@ -26,12 +26,25 @@ func (p *pool) claim(ctx context.Context, cfg *config.Config, pl plan, req Creat
 		}
 		list := p.ready[pl.Language]
 		i := slices.IndexFunc(list, func(pd *pooled) bool { return pd.key == key })
+		pooledHere := p.keys[pl.Language] == key
+		if pooledHere {
+			p.busy[pl.Language] = time.Now()
+		}
 		if i < 0 {
+			// A burst: the pool could have served this one. It grows
+			// by one (reconcile bounds it) and refills meanwhile.
+			if pooledHere && p.extra[pl.Language] < poolMaxSize {
+				p.extra[pl.Language]++
+			}
 			p.mu.Unlock()
+			if pooledHere {
+				p.poke()
+			}
 			return nil
 		}
 		pd := list[i]
 		p.ready[pl.Language] = slices.Delete(slices.Clone(list), i, i+1)
+		p.claimed[pl.Language]++
 		p.mu.Unlock()
 		p.poke()
 		if err := p.e.be.Rename(ctx, pd.sb.ContainerID, ContainerName(pd.sb.ID)); err != nil {
@@ -115,6 +128,20 @@ func (e *Engine) adopt(ctx context.Context, sb *Sandbox) (*Sandbox, error) {
 	e.record(sb, true)
 	e.log.Info("sandbox created", "id", sb.ID, "language", sb.Language, "image", sb.Image, "client", sb.Client, "from", "warm pool")
 	return sb, nil
+}
+
+// PoolStats is the warm pool of one language: what it holds, what it aims
+// to hold, and how many it made ready and handed out since the start.
+type PoolStats struct {
+	Ready, Target, Made, Claimed int
+}
+
+// PoolStats returns the warm pool's figures for language.
+func (e *Engine) PoolStats(language string) PoolStats {
+	p := e.pool
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return PoolStats{Ready: len(p.ready[language]), Target: p.targets[language], Made: p.made[language], Claimed: p.claimed[language]}
 }
 
 // PoolReady returns how many warm sandboxes of language are ready to be

@@ -76,7 +76,7 @@ func (r Report) WriteText(w io.Writer) error {
 			ms(c.Baseline.Median), ms(c.Baseline.P95), c.Ratio, c.P95Ratio, target)
 	}
 	tw.Flush()
-	fmt.Fprintf(&b, "\nwarm pool served %d of the %d measured creates, one-shot runs and stopped sandboxes\n", r.PoolClaims, 3*r.Rounds)
+	fmt.Fprintf(&b, "\nwarm pool served %d of the %d measured creates, one-shot runs (burst ones included) and stopped sandboxes\n", r.PoolClaims, (3+burstN)*r.Rounds)
 	fmt.Fprintf(&b, "server RSS idle: %.1f MB (target ≤ %d MB, %s); with 10 sandboxes open: %.1f MB\n",
 		float64(r.IdleRSSKB)/1024, idleRSSTarget>>10, mark(r.IdleRSSKB > 0 && r.IdleRSSKB <= idleRSSTarget), float64(r.RSS10KB)/1024)
 	fmt.Fprintf(&b, "%d concurrent one-shot run_code calls: %d succeeded in %.1f s (%s)\n",

@@ -3,9 +3,11 @@ package bench
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"os/exec"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -19,10 +21,17 @@ const (
 	StopGone     = "sandbox_stop, container gone  vs  docker rm -f"
 	WriteFile    = "write_file 1 KB  vs  docker exec -i sh -c 'cat >f'"
 	ReadFile     = "read_file 1 KB  vs  docker exec cat f"
+	// Burst times each of burstN one-shot run_code calls made at once
+	// (the server's [pool] size is 1, so the pool grows in the first
+	// round's burst) against burstN docker run --rm at once.
+	Burst = "10 concurrent one-shot run_code, pool size 1 at start  vs  10 concurrent docker run --rm"
 )
 
+// burstN is how many calls the Burst row makes at once.
+const burstN = 10
+
 // speedNames are the rows speedRound adds, in report order.
-var speedNames = []string{ExecPython, StopAnswered, StopGone, WriteFile, ReadFile}
+var speedNames = []string{ExecPython, StopAnswered, StopGone, WriteFile, ReadFile, Burst}
 
 func init() {
 	targets[ExecTrue] = 0.10
@@ -31,6 +40,7 @@ func init() {
 	medianTargets[StopGone] = time.Second
 	medianTargets[WriteFile] = 10 * time.Millisecond
 	medianTargets[ReadFile] = 10 * time.Millisecond
+	medianTargets[Burst] = time.Second
 }
 
 // kilobyte is the file the file rows write and read.
@@ -71,7 +81,45 @@ func (h *Harness) speedRound(ctx context.Context, swap bool) error {
 			return fmt.Errorf("%s: %w", StopAnswered, err)
 		}
 	}
+	for _, ours := range orderOf(swap) {
+		if err := h.burstRow(ctx, ours); err != nil {
+			return fmt.Errorf("%s: %w", Burst, err)
+		}
+	}
 	return nil
+}
+
+// burstRow makes burstN one-shot run_code calls at once (ours) or burstN
+// docker run --rm at once, and adds the time of each call. Before ours it
+// waits (untimed) for a warm sandbox, like the other pool rows, and after
+// either for the server's background removals to settle.
+func (h *Harness) burstRow(ctx context.Context, ours bool) error {
+	if ours {
+		if err := h.srv.watch.waitPooled(ctx, poolWait); err != nil {
+			return err
+		}
+	}
+	errs := make([]error, burstN)
+	var wg sync.WaitGroup
+	for i := range burstN {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			start := time.Now()
+			var err error
+			if ours {
+				_, err = h.srv.runCode(ctx, map[string]any{"code": fmt.Sprintf("print(%d)", i)}, fmt.Sprintf("%d\n", i))
+			} else {
+				err = h.docker.runOnce(ctx)
+			}
+			if errs[i] = err; err == nil {
+				h.add(Burst, ours, time.Since(start))
+			}
+		}()
+	}
+	wg.Wait()
+	time.Sleep(time.Second) // one-shot sandboxes are removed in the background
+	return errors.Join(errs...)
 }
 
 func orderOf(swap bool) []bool {

@@ -117,6 +117,12 @@ func DefaultReadDeny() []string {
 type Pool struct {
 	Size      int      `toml:"size"`
 	Languages []string `toml:"languages"`
+	// MaxSize is how far the pool of a language grows while claims find
+	// it empty (a burst of parallel calls); below Size it means Size.
+	MaxSize int `toml:"max_size"`
+	// IdleSeconds is how long a grown pool waits without a claim before
+	// it shrinks back to Size.
+	IdleSeconds int `toml:"idle_seconds"`
 }
 
 // Update configures the tray's update check (off by default).
@@ -161,7 +167,7 @@ func Default() *Config {
 			WriteRoot: "~/Downloads/mcp-sandbox",
 			MaxCopyMB: 100,
 		},
-		Pool: Pool{Size: 1, Languages: []string{"python"}},
+		Pool: Pool{Size: 1, Languages: []string{"python"}, MaxSize: 8, IdleSeconds: 60},
 	}
 }
 

@@ -101,6 +101,12 @@ func (c *Config) validate() error {
 	if c.Pool.Size < 0 || c.Pool.Size > 16 {
 		return invalid("pool.size", "must be between 0 and 16")
 	}
+	if c.Pool.MaxSize < 0 || c.Pool.MaxSize > 16 {
+		return invalid("pool.max_size", "must be between 0 and 16")
+	}
+	if c.Pool.IdleSeconds < 1 || c.Pool.IdleSeconds > 86400 {
+		return invalid("pool.idle_seconds", "must be between 1 and 86400")
+	}
 	for _, l := range c.Pool.Languages {
 		if _, ok := c.Language(l); !ok {
 			return invalid("pool.languages", "unknown language %q", l)
