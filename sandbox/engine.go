@@ -314,6 +314,7 @@ func (e *Engine) containerSpec(ctx context.Context, cfg *config.Config, sb *Sand
 		LabelMemoryMB:    strconv.Itoa(sb.Limits.MemoryMB),
 		LabelCPUs:        strconv.FormatFloat(sb.Limits.CPUs, 'f', -1, 64),
 		LabelPids:        strconv.Itoa(sb.Limits.Pids),
+		LabelExecTimeout: strconv.Itoa(sb.Limits.ExecTimeoutSeconds),
 	}
 	if pool {
 		labels[LabelPool] = "true"

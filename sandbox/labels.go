@@ -47,4 +47,7 @@ const (
 	LabelMemoryMB = "io.mcp-sandbox.memory-mb"
 	LabelCPUs     = "io.mcp-sandbox.cpus"
 	LabelPids     = "io.mcp-sandbox.pids"
+	// LabelExecTimeout is the sandbox's default exec timeout in seconds
+	// (limits.exec_timeout_seconds when it was made).
+	LabelExecTimeout = "io.mcp-sandbox.exec-timeout-seconds"
 )

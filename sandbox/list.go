@@ -173,6 +173,7 @@ func infoFromLabels(c ContainerInfo) Info {
 	pid, _ := strconv.Atoi(c.Labels[LabelOwnerPID])
 	exp, _ := time.Parse(time.RFC3339, c.Labels[LabelExpiresAt])
 	ws, _ := strconv.Atoi(c.Labels[LabelWorkspaceMB])
+	timeout, _ := strconv.Atoi(c.Labels[LabelExecTimeout])
 	id := c.Labels[LabelID]
 	if id == "" {
 		id = strings.TrimPrefix(strings.TrimPrefix(c.Name, PoolNamePrefix), NamePrefix)
@@ -182,6 +183,6 @@ func infoFromLabels(c ContainerInfo) Info {
 		CreatedAt: c.Created, ExpiresAt: exp, Client: c.Labels[LabelClient],
 		Owner: c.Labels[LabelOwner], OwnerPID: pid, Pool: c.Labels[LabelPool] == "true" && strings.HasPrefix(c.Name, PoolNamePrefix),
 		Network: c.Labels[LabelNetwork], ContainerID: c.ID, Name: c.Name,
-		Limits: Limits{WorkspaceMB: ws},
+		Limits: Limits{WorkspaceMB: ws, ExecTimeoutSeconds: timeout},
 	}
 }

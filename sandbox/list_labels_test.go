@@ -26,3 +26,16 @@ func TestLimitsFromLabels(t *testing.T) {
 		})
 	}
 }
+
+// TestExecTimeoutFromLabels: the exec timeout labelled at creation reaches
+// the list entry (ps and the tray's Timeout column); a container made
+// before the label shows none.
+func TestExecTimeoutFromLabels(t *testing.T) {
+	got := infoFromLabels(ContainerInfo{Labels: map[string]string{LabelID: "a", LabelExecTimeout: "45"}})
+	if got.Limits.ExecTimeoutSeconds != 45 {
+		t.Errorf("labelled: exec timeout = %d, want 45", got.Limits.ExecTimeoutSeconds)
+	}
+	if got := infoFromLabels(ContainerInfo{Labels: map[string]string{LabelID: "b"}}); got.Limits.ExecTimeoutSeconds != 0 {
+		t.Errorf("unlabelled: exec timeout = %d, want 0", got.Limits.ExecTimeoutSeconds)
+	}
+}

@@ -3,10 +3,12 @@ package ui
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/dialog"
+	"fyne.io/fyne/v2/layout"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
@@ -35,20 +37,35 @@ type SandboxesTab struct {
 	empty    *widget.Label
 	stopAll  *widget.Button
 	details  *widget.Label
+	top      *fyne.Container // the summary and the error above the table
 	selected string
 }
 
-// The table's columns, in order.
+// The table's columns, in order, and the fields each shows, one a line.
 // The Stop button comes first, so it stays in reach however narrow the
-// window; a selected row's full id, image and limits show below the table.
-var sandboxColumns = []string{"", "ID", "Client", "Language", "Image", "Age", "CPU", "Memory", "PIDs", "Network", "Timeout", "Expires"}
+// window; the columns fit a window 800 px wide, and a selected row's full
+// id, image and limits show, wrapped, below the table.
+var sandboxColumns = []struct {
+	title  string
+	width  float32
+	fields []string
+}{
+	{"", 70, nil},
+	{"Sandbox", 135, []string{"ID", "Language", "Client"}},
+	{"Image", 170, []string{"Image"}},
+	{"Usage / limit", 170, []string{"CPU", "Memory", "PIDs"}},
+	{"Limits", 110, []string{"Network", "Timeout"}},
+	{"Time", 105, []string{"Age", "Expires"}},
+}
+
+// sandboxLines is how many lines of text a row holds.
+const sandboxLines = 3
 
 func newSandboxesTab(w *Window, act SandboxActions) *SandboxesTab {
 	t := &SandboxesTab{w: w, act: act, stopping: map[string]bool{}}
-	widths := []float32{70, 115, 105, 85, 135, 50, 115, 120, 75, 75, 75, 70}
 	cols := make([]column, len(sandboxColumns))
-	for i, title := range sandboxColumns {
-		cols[i] = column{title: title, width: widths[i]}
+	for i, c := range sandboxColumns {
+		cols[i] = column{title: c.title, width: c.width}
 	}
 	cols[0].buttons = []columnButton{{
 		label: func(row int) string {
@@ -61,6 +78,7 @@ func newSandboxesTab(w *Window, act SandboxActions) *SandboxesTab {
 		disabled: func(row int) bool { return t.stopping[t.snap.Rows[row].ID] },
 	}}
 	t.grid = newGrid(cols, func() int { return len(t.snap.Rows) }, t.cell)
+	t.grid.lines = sandboxLines
 	t.details = wrapped("Select a sandbox to see its full id, image and limits.")
 	t.grid.table.OnSelected = func(id widget.TableCellID) {
 		if id.Row >= 0 && id.Row < len(t.snap.Rows) {
@@ -72,20 +90,32 @@ func newSandboxesTab(w *Window, act SandboxActions) *SandboxesTab {
 	t.errLabel = wrapped("")
 	t.errLabel.Importance = widget.DangerImportance
 	t.errLabel.Hide()
-	t.empty = widget.NewLabelWithStyle("No sandboxes are running. They appear here as soon as an AI client creates one.",
-		fyne.TextAlignCenter, fyne.TextStyle{Italic: true})
+	t.empty = wrapped("No sandboxes are running. They appear here as soon as an AI client creates one.")
+	t.empty.Alignment = fyne.TextAlignCenter
+	t.empty.TextStyle = fyne.TextStyle{Italic: true}
 	t.stopAll = widget.NewButtonWithIcon("Stop all", theme.MediaStopIcon(), t.confirmStopAll)
 	t.stopAll.Importance = widget.DangerImportance
-	top := container.NewVBox(container.NewBorder(nil, nil, nil, t.stopAll, t.summary), t.errLabel)
-	t.content = container.NewBorder(top, t.details, nil, nil, container.NewStack(t.grid.table, container.NewCenter(t.empty)))
+	t.top = container.NewVBox(container.NewBorder(nil, nil, nil, t.stopAll, t.summary), t.errLabel)
+	t.content = container.NewBorder(t.top, t.details, nil, nil, container.NewStack(t.grid.table, container.NewVBox(layout.NewSpacer(), t.empty, layout.NewSpacer())))
 	t.Set(sandboxwatch.Snapshot{})
 	return t
 }
 
+// cell is the text of a cell: its column's fields, one a line.
 func (t *SandboxesTab) cell(row, col int) string {
+	fields := sandboxColumns[col].fields
+	lines := make([]string, 0, len(fields))
+	for _, f := range fields {
+		lines = append(lines, t.field(row, f))
+	}
+	return strings.Join(lines, "\n")
+}
+
+// field is one value of a row, as the table shows it.
+func (t *SandboxesTab) field(row int, name string) string {
 	r := t.snap.Rows[row]
 	now := t.w.o.Now()
-	switch sandboxColumns[col] {
+	switch name {
 	case "ID":
 		return r.ID
 	case "Client":
@@ -93,23 +123,48 @@ func (t *SandboxesTab) cell(row, col int) string {
 	case "Language":
 		return r.Language
 	case "Image":
-		return r.Image
+		return imageLines(r.Image)
 	case "Age":
-		return r.Age(now)
+		return r.Age(now) + " old"
 	case "CPU":
 		return r.CPU()
 	case "Memory":
 		return r.Memory()
 	case "PIDs":
-		return r.Pids()
+		return r.Pids() + " pids"
 	case "Network":
-		return r.NetworkLabel()
+		return "network " + r.NetworkLabel()
 	case "Timeout":
-		return execTimeout(r.Limits.ExecTimeoutSeconds)
+		return "timeout " + execTimeout(r.Limits.ExecTimeoutSeconds)
 	case "Expires":
 		return r.Expires(now)
 	}
 	return ""
+}
+
+// imageLines breaks an image reference into up to three lines at its
+// slashes and before its tag, so that a long one shows whole in a narrow
+// column (a line still too wide ends in an ellipsis; the details line
+// below the table has it in full).
+func imageLines(image string) string {
+	var parts []string
+	rest := image
+	tag := ""
+	if i := strings.LastIndex(rest, ":"); i > strings.LastIndex(rest, "/") {
+		rest, tag = rest[:i], rest[i:]
+	}
+	if i := strings.LastIndex(rest, "/"); i >= 0 {
+		parts = append(parts, rest[:i+1], rest[i+1:])
+	} else {
+		parts = append(parts, rest)
+	}
+	if tag != "" {
+		parts = append(parts, tag)
+	}
+	for len(parts) > sandboxLines {
+		parts = append([]string{parts[0] + parts[1]}, parts[2:]...)
+	}
+	return strings.Join(parts, "\n")
 }
 
 // Set shows a new snapshot.
@@ -132,6 +187,8 @@ func (t *SandboxesTab) Set(s sandboxwatch.Snapshot) {
 	} else {
 		t.errLabel.Hide()
 	}
+	t.top.Refresh() // the error line came or went: lay the table out below it
+	t.content.Refresh()
 	if len(s.Rows) == 0 {
 		t.empty.Show()
 		t.stopAll.Disable()
@@ -169,15 +226,10 @@ func execTimeout(s int) string {
 // Snapshot returns what the tab shows.
 func (t *SandboxesTab) Snapshot() sandboxwatch.Snapshot { return t.snap }
 
-// Cell returns the text of a cell, for tests.
-func (t *SandboxesTab) Cell(row int, column string) string {
-	for i, c := range sandboxColumns {
-		if c == column {
-			return t.cell(row, i)
-		}
-	}
-	return ""
-}
+// Cell returns one value of a row (ID, Client, Language, Image, Age,
+// CPU, Memory, PIDs, Network, Timeout, Expires) as the table shows it, for
+// tests.
+func (t *SandboxesTab) Cell(row int, field string) string { return t.field(row, field) }
 
 // TapStop presses the Stop button of the sandbox id, as a person would.
 func (t *SandboxesTab) TapStop(id string) { t.stop(id) }

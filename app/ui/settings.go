@@ -34,6 +34,7 @@ type SettingsTab struct {
 	base    *config.Config
 	fields  []setting
 	entries map[string]*widget.Entry // text fields by config key
+	checks  map[string]*widget.Check // check boxes by config key
 	message *widget.Label
 	save    *widget.Button
 }
@@ -46,7 +47,7 @@ type setting struct {
 }
 
 func newSettingsTab(w *Window, act SettingsActions) *SettingsTab {
-	t := &SettingsTab{w: w, act: act, entries: map[string]*widget.Entry{}}
+	t := &SettingsTab{w: w, act: act, entries: map[string]*widget.Entry{}, checks: map[string]*widget.Check{}}
 	t.message = wrapped("")
 	t.save = widget.NewButtonWithIcon("Save", theme.DocumentSaveIcon(), t.Save)
 	t.save.Importance = widget.HighImportance
@@ -60,13 +61,14 @@ func newSettingsTab(w *Window, act SettingsActions) *SettingsTab {
 			t.entry("images.javascript", "JavaScript", "", func(c *config.Config) *string { return &c.Images.JavaScript }),
 			t.entry("images.bash", "Bash", "", func(c *config.Config) *string { return &c.Images.Bash }),
 			t.choice("images.pull", "Pull", pulls, func(c *config.Config) *string { return &c.Images.Pull }),
-			t.list("images.allowed", "Also allowed", "patterns, comma-separated: python:*, ghcr.io/me/*",
+			t.list("images.allowed", "Also allowed", "comma-separated: python:*, ghcr.io/me/*",
 				func(c *config.Config) *[]string { return &c.Images.Allowed })),
 		t.card("Network", "", t.choice("network.default", "Default", networks, func(c *config.Config) *string { return &c.Network.Default }),
 			t.check("network.allow_egress", "Egress", "sandbox_create may ask for egress", func(c *config.Config) *bool { return &c.Network.AllowEgress }),
 			t.check("network.install", "Installs", "install_packages may fetch packages", func(c *config.Config) *bool { return &c.Network.Install })),
 		t.card("Tray", "", t.check("tray.autostart", "Autostart", "Start MCP Sandbox at login", func(c *config.Config) *bool { return &c.Tray.Autostart }),
-			t.integer("tray.http_port", "HTTP port", "0: no HTTP server", func(c *config.Config) *int { return &c.Tray.HTTPPort })),
+			t.integer("tray.http_port", "HTTP port", "0: no HTTP server", func(c *config.Config) *int { return &c.Tray.HTTPPort }),
+			t.check("update.check", "Updates", "Check for updates", func(c *config.Config) *bool { return &c.Update.Check })),
 	)
 	right := container.NewVBox(
 		t.card("Limits", "per sandbox; a client may ask for less",
@@ -85,7 +87,8 @@ func newSettingsTab(w *Window, act SettingsActions) *SettingsTab {
 				func(c *config.Config) *[]string { return &c.Files.ReadDeny }),
 			t.entry("files.write_root", "Write root", "", func(c *config.Config) *string { return &c.Files.WriteRoot }),
 			t.integer("files.max_copy_mb", "Max copy (MB)", "", func(c *config.Config) *int { return &c.Files.MaxCopyMB }),
-			t.check("files.copy_out_links", "Links", "copy_out may make symlinks that stay inside the copy", func(c *config.Config) *bool { return &c.Files.CopyOutLinks })),
+			t.hinted(t.check("files.copy_out_links", "Links", "copy_out may make symlinks", func(c *config.Config) *bool { return &c.Files.CopyOutLinks }),
+				"only ones that stay inside the copy")),
 		t.card("Warm pool", "", t.integer("pool.size", "Size", "ready sandboxes per language", func(c *config.Config) *int { return &c.Pool.Size }),
 			t.list("pool.languages", "Languages", "comma-separated", func(c *config.Config) *[]string { return &c.Pool.Languages })),
 	)
@@ -189,9 +192,16 @@ func (t *SettingsTab) float(key, label string, ptr func(*config.Config) *float64
 
 func (t *SettingsTab) check(key, label, text string, ptr func(*config.Config) *bool) *widget.FormItem {
 	c := widget.NewCheck(text, nil)
+	t.checks[key] = c
 	t.add(key, func(cf *config.Config) { c.SetChecked(*ptr(cf)) },
 		func(cf *config.Config) error { *ptr(cf) = c.Checked; return nil })
 	return widget.NewFormItem(label, c)
+}
+
+// hinted gives a form item a hint line under it.
+func (t *SettingsTab) hinted(it *widget.FormItem, hint string) *widget.FormItem {
+	it.HintText = hint
+	return it
 }
 
 func (t *SettingsTab) choice(key, label string, opts []option, ptr func(*config.Config) *string) *widget.FormItem {
@@ -278,6 +288,9 @@ func (t *SettingsTab) Set(key string, edit func(c *config.Config)) {
 		}
 	}
 }
+
+// Check returns the check box of a config key, for tests to tap.
+func (t *SettingsTab) Check(key string) *widget.Check { return t.checks[key] }
 
 // Message returns the text under the form.
 func (t *SettingsTab) Message() string { return t.message.Text }

@@ -1,6 +1,8 @@
 package ui
 
 import (
+	"strings"
+
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/widget"
@@ -31,6 +33,9 @@ type grid struct {
 	cols  []column
 	rows  func() int
 	text  func(row, col int) string
+	// lines is how many lines of text a row holds (0 or 1: one); a cell's
+	// text may have that many lines, each cut with an ellipsis if too wide.
+	lines int
 }
 
 // newGrid returns a grid over rows() rows whose cell (row, col) reads
@@ -65,6 +70,11 @@ func newGrid(cols []column, rows func() int, text func(row, col int) string) *gr
 func (g *grid) createCell() fyne.CanvasObject {
 	l := widget.NewLabel("")
 	l.Truncation = fyne.TextTruncateEllipsis
+	if g.lines > 1 {
+		// The table sizes its rows by this first cell: make it as tall
+		// as the lines a row holds.
+		l.SetText(strings.TrimSuffix(strings.Repeat("M\n", g.lines), "\n"))
+	}
 	b1, b2, b3 := widget.NewButton("", nil), widget.NewButton("", nil), widget.NewButton("", nil)
 	return container.NewStack(l, container.NewHBox(b1, b2, b3))
 }

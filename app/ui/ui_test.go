@@ -197,7 +197,7 @@ func sandboxRows() sandboxwatch.Snapshot {
 			Info: sandbox.Info{
 				ID: id, Client: client, Language: lang, Image: image, State: "running", Network: "none",
 				CreatedAt: now.Add(-age), ExpiresAt: now.Add(expires), ContainerID: "c" + id,
-				Limits: sandbox.Limits{MemoryMB: 512, CPUs: 1, Pids: 256},
+				Limits: sandbox.Limits{MemoryMB: 512, CPUs: 1, Pids: 256, ExecTimeoutSeconds: 60},
 				Usage:  sandbox.Usage{MemoryBytes: mem, CPUPercent: cpu, Pids: pids},
 			},
 			Sampled: now,
@@ -217,6 +217,9 @@ func TestSandboxesTab(t *testing.T) {
 
 	if got := w.Sandboxes.Cell(1, "Memory"); got != "96 MB / 512 MB" {
 		t.Errorf("memory cell = %q", got)
+	}
+	if got := w.Sandboxes.Cell(0, "Timeout"); got != "timeout 60 s" {
+		t.Errorf("timeout cell = %q", got)
 	}
 	w.Sandboxes.TapStop("p9d2r8w3n6cd")
 	if strings.Join(f.stopped, ",") != "p9d2r8w3n6cd" {
@@ -349,5 +352,81 @@ func TestViewChanges(t *testing.T) {
 	}
 	if w.Window().Title() != "MCP Sandbox" {
 		t.Errorf("title %q", w.Window().Title())
+	}
+}
+
+// TestSettingsUpdateCheck: ticking "Check for updates" and saving writes
+// [update] check = true through the config editor, keeping the file's
+// comments; unticking writes it back off.
+func TestSettingsUpdateCheck(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "config.toml")
+	const orig = "# my settings\n[limits]\nmemory_mb = 768 # enough\n"
+	if err := os.WriteFile(path, []byte(orig), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	a := test.NewTempApp(t)
+	act := (&fakes{}).actions()
+	act.Settings = SettingsActions{
+		Load: func() (*config.Config, error) { return config.Load(path) },
+		Save: func(ctx context.Context, c *config.Config) (string, error) {
+			_, err := config.Save(path, c)
+			return "Saved", err
+		},
+	}
+	w := New(a, Options{Actions: act, Now: func() time.Time { return now }, Go: func(g func()) { g() }})
+	t.Cleanup(w.Close)
+	w.Settings.Reload()
+	w.SelectTab(TabSettings)
+	box := w.Settings.Check("update.check")
+	if box == nil || box.Checked {
+		t.Fatalf("update check box %v: want one, unticked (off by default)", box)
+	}
+	for _, want := range []bool{true, false} {
+		test.Tap(box)
+		w.Settings.Save()
+		if msg := w.Settings.Message(); msg != "Saved" {
+			t.Fatalf("message = %q", msg)
+		}
+		c, err := config.Load(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c.Update.Check != want || c.Limits.MemoryMB != 768 {
+			t.Errorf("after tapping: update.check = %v (want %v), memory_mb = %d", c.Update.Check, want, c.Limits.MemoryMB)
+		}
+		b, _ := os.ReadFile(path)
+		if !strings.Contains(string(b), "# my settings") || !strings.Contains(string(b), "# enough") {
+			t.Errorf("comments lost:\n%s", b)
+		}
+		if want && !strings.Contains(string(b), "check = true") {
+			t.Errorf("no check = true in:\n%s", b)
+		}
+	}
+}
+
+// TestTabsFitSmallWindow: at 800×560 no tab needs more room than the
+// window has (the window would not shrink, and the rest would be cut),
+// and the Sandboxes table's columns, Stop first, fit across it.
+func TestTabsFitSmallWindow(t *testing.T) {
+	w, f := newWindow(t)
+	f.clients = []ClientRow{{Name: "claude", Display: "Claude Desktop", Installed: true, Configured: true, Matches: true,
+		Path: "/home/me/.config/Claude/claude_desktop_config.json"}}
+	w.Status.Set(statusInfo())
+	w.Sandboxes.Set(sandboxRows())
+	w.Settings.Reload()
+	w.Show()
+	w.Window().Resize(fyne.NewSize(800, 560))
+	for _, tab := range []string{TabStatus, TabSandboxes, TabClients, TabSettings, TabActivity} {
+		w.SelectTab(tab)
+		if min := w.tabs.MinSize(); min.Width > 800 || min.Height > 560 {
+			t.Errorf("%s: the window needs at least %v, more than 800×560", tab, min)
+		}
+	}
+	var sum float32
+	for _, c := range sandboxColumns {
+		sum += c.width
+	}
+	if got := w.Sandboxes.grid.table.Size().Width; sum > got {
+		t.Errorf("the Sandboxes columns need %v px, the table has %v", sum, got)
 	}
 }
