@@ -291,6 +291,9 @@ func (a *App) do(f func()) {
 // only.
 func (a *App) quit() {
 	a.cancel()
+	// Hidden first: GLFW can deliver a pointer motion to a window Quit has
+	// already destroyed, which Fyne 2.7 does not survive.
+	a.win.Hide()
 	a.fyne.Quit()
 }
 

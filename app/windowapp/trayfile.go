@@ -2,11 +2,9 @@ package windowapp
 
 import (
 	"context"
-	"path/filepath"
 	"time"
 
-	"github.com/fsnotify/fsnotify"
-
+	"github.com/mcp-sandbox/mcp-sandbox/app/internal/dirwatch"
 	"github.com/mcp-sandbox/mcp-sandbox/app/trayapp"
 	"github.com/mcp-sandbox/mcp-sandbox/app/ui"
 )
@@ -28,35 +26,11 @@ func (a *App) readTray() {
 	})
 }
 
-// watchStateDir follows tray.json and the pause flag with fsnotify.
+// watchStateDir follows tray.json and the pause flag.
 func (a *App) watchStateDir(ctx context.Context) {
 	a.readTray()
-	w, err := fsnotify.NewWatcher()
+	err := dirwatch.Watch(ctx, a.st.Dir(), 100*time.Millisecond, a.readTray, "paused", trayapp.TrayFile)
 	if err != nil {
 		a.log.Warn("watch the state directory", "err", err)
-		return
-	}
-	defer w.Close()
-	if err := w.Add(a.st.Dir()); err != nil {
-		a.log.Warn("watch the state directory", "err", err)
-		return
-	}
-	var debounce <-chan time.Time
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case ev, ok := <-w.Events:
-			if !ok {
-				return
-			}
-			if n := filepath.Base(ev.Name); (n == "paused" || n == trayapp.TrayFile) && debounce == nil {
-				debounce = time.After(100 * time.Millisecond)
-			}
-		case <-w.Errors:
-		case <-debounce:
-			debounce = nil
-			a.readTray()
-		}
 	}
 }
