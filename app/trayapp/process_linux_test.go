@@ -104,26 +104,40 @@ func (p *trayProc) stop(t *testing.T) {
 }
 
 // windowShown waits for an X window titled "MCP Sandbox" and screenshots
-// it to name.png in the screenshot directory.
+// it to name.png in the screenshot directory. It looks with xwininfo,
+// which only queries: ImageMagick's import, asked for a title no window
+// has yet, waits for a click with the pointer grabbed, and a window
+// process starting meanwhile could not open the display.
 func windowShown(t *testing.T, p *trayProc, name string) {
 	t.Helper()
-	shot := filepath.Join(screenshotDir(t), name+".png")
+	if _, err := exec.LookPath("xwininfo"); err != nil {
+		apptest.Missing(t, "xwininfo (apt-get install x11-utils)")
+	}
+	env := []string{"DISPLAY=" + p.display, "PATH=" + os.Getenv("PATH"), "HOME=" + p.home}
 	var out []byte
 	var err error
-	for i := 0; i < 60; i++ {
-		// import waits for a click when no window has the title: bound it.
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		imp := exec.CommandContext(ctx, "import", "-window", ui.Title, shot)
-		imp.Env = []string{"DISPLAY=" + p.display, "PATH=" + os.Getenv("PATH"), "HOME=" + p.home}
-		out, err = imp.CombinedOutput()
-		cancel()
-		if err == nil {
-			t.Logf("screenshot: %s", shot)
-			return
+	found := false
+	for i := 0; i < 300 && !found; i++ {
+		q := exec.Command("xwininfo", "-name", ui.Title)
+		q.Env = env
+		out, err = q.CombinedOutput()
+		if found = err == nil; !found {
+			time.Sleep(200 * time.Millisecond)
 		}
-		time.Sleep(200 * time.Millisecond)
 	}
-	t.Fatalf("no window titled %q appeared: %v %s\ntray log:\n%s\nstderr:\n%s", ui.Title, err, out, p.log(), p.stderr)
+	if !found {
+		t.Fatalf("no window titled %q appeared: %v %s\ntray log:\n%s\nstderr:\n%s", ui.Title, err, out, p.log(), p.stderr)
+	}
+	time.Sleep(700 * time.Millisecond) // a few frames after it is mapped
+	shot := filepath.Join(screenshotDir(t), name+".png")
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	imp := exec.CommandContext(ctx, "import", "-window", ui.Title, shot)
+	imp.Env = env
+	if out, err := imp.CombinedOutput(); err != nil {
+		t.Fatalf("import -window %q: %v %s", ui.Title, err, out)
+	}
+	t.Logf("screenshot: %s", shot)
 }
 
 // TestNoSessionBus starts the tray where no D-Bus session bus exists: it
