@@ -164,6 +164,10 @@ func (p *pool) wanted(ctx context.Context) ([]string, map[string]poolWant, poolS
 		most: min(max(cfg.Pool.MaxSize, size), poolMaxSize, max(cfg.Limits.MaxSandboxes, size)),
 		idle: time.Duration(cfg.Pool.IdleSeconds) * time.Second,
 	}
+	if size == 0 {
+		// size 0 turns the pool off: it does not grow in bursts either.
+		sz.most = 0
+	}
 	var order []string
 	want := map[string]poolWant{}
 	for _, name := range cfg.Pool.Languages {
