@@ -6,6 +6,7 @@
 package apptest
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"io"
@@ -204,7 +205,11 @@ func startXvfb(xvfb string) (string, func(), error) {
 	}
 	var stderr strings.Builder
 	// -displayfd makes Xvfb pick a free display and write its number.
-	cmd := exec.Command(xvfb, "-displayfd", "3", "-screen", "0", "1280x1024x24", "-nolisten", "tcp")
+	// -noreset: an X server resets when its last client leaves, and
+	// refuses connections meanwhile; the readiness probe below is such a
+	// client, and a window opening right after it failed with "Failed to
+	// open display".
+	cmd := exec.Command(xvfb, "-displayfd", "3", "-noreset", "-screen", "0", "1280x1024x24", "-nolisten", "tcp")
 	cmd.ExtraFiles = []*os.File{w}
 	cmd.Stderr = &lockedWriter{w: &stderr}
 	if err := cmd.Start(); err != nil {
@@ -237,13 +242,29 @@ func startXvfb(xvfb string) (string, func(), error) {
 		kill()
 		return "", nil, fmt.Errorf("Xvfb did not report its display: %s", stderr.String())
 	}
-	// Ready means it takes a connection.
+	// Ready means an X client gets through its handshake: xdpyinfo does
+	// what a window's client library does (the abstract socket first,
+	// then the path), so a display number that a server still shutting
+	// down holds on to is waited out, not handed on. Without xdpyinfo, a
+	// connection to the socket's path is taken as ready.
 	sock := "/tmp/.X11-unix/X" + d
+	xdpyinfo, _ := exec.LookPath("xdpyinfo")
 	deadline := time.Now().Add(10 * time.Second)
 	for {
-		c, err := net.Dial("unix", sock)
+		var err error
+		if xdpyinfo != "" {
+			q := exec.Command(xdpyinfo, "-display", ":"+d)
+			var out []byte
+			if out, err = q.CombinedOutput(); err != nil {
+				err = fmt.Errorf("%v: %s", err, bytes.TrimSpace(out))
+			}
+		} else {
+			var c net.Conn
+			if c, err = net.Dial("unix", sock); err == nil {
+				c.Close()
+			}
+		}
 		if err == nil {
-			c.Close()
 			break
 		}
 		select {

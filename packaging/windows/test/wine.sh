@@ -47,7 +47,7 @@ cleanup() {
 trap cleanup EXIT
 
 # A private X server on a display it picks itself.
-exec 8< <(exec Xvfb -displayfd 1 -screen 0 1280x800x24 -nolisten tcp 2>"$T/xvfb.log")
+exec 8< <(exec Xvfb -displayfd 1 -noreset -screen 0 1280x800x24 -nolisten tcp 2>"$T/xvfb.log")
 XVFB=$!
 read -r -t 20 dpy <&8 || fail "Xvfb did not start: $(cat "$T/xvfb.log")"
 export DISPLAY=:$dpy
