@@ -156,6 +156,16 @@ check_launch() {
   local code=0 log
   HOME=$H XDG_CONFIG_HOME='' XDG_STATE_HOME='' LANG=C.UTF-8 timeout 8 xvfb-run -a "$1" >/dev/null 2>&1 || code=$?
   [[ $code == 124 ]] || fail "$1 exited ($code) instead of running"
+  # timeout ended xvfb-run; the tray and the window it opened may still be
+  # quitting and writing their logs: wait for them (then make sure) before
+  # anything compares the user's files.
+  local procs
+  procs="^$(dirname "$1")/mcp-sandbox-(tray|window)( |\$)"
+  for _ in $(seq 1 100); do
+    pgrep -f "$procs" >/dev/null || break
+    sleep 0.2
+  done
+  pkill -KILL -f "$procs" 2>/dev/null || true
   log=$H/.local/state/mcp-sandbox/logs/tray.log
   grep -q "msg=starting version=\"$VERSION " "$log" || fail "tray log: no start of $VERSION: $(head -5 "$log")"
   grep -q "msg=\"bundled server\" path=$2 " "$log" || fail "tray did not find $2: $(grep bundled "$log")"
