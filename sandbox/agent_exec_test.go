@@ -73,6 +73,12 @@ func TestAgentExecBehaviours(t *testing.T) {
 			if res := mustExec(t, eng, sb.ID, `kill -9 $$`); res.ExitCode != 137 || res.OOMKilled {
 				t.Errorf("kill -9: %+v", res)
 			}
+			// A child left in the background that holds the output open
+			// does not hold the call until its timeout, as with docker exec.
+			res, err = eng.Exec(context.Background(), sb.ID, sandbox.ExecRequest{Command: `sleep 1001 & echo ok`, TimeoutSeconds: 300}, nil)
+			if err != nil || res.TimedOut || res.ExitCode != 0 || res.Stdout != "ok\n" {
+				t.Errorf("background child: %+v %v", res, err)
+			}
 			res, err = eng.Exec(context.Background(), sb.ID, sandbox.ExecRequest{
 				Command: `sleep 1000 & (sleep 1000 &) ; setsid sleep 1000 & echo started; sleep 1000`, TimeoutSeconds: 2,
 			}, nil)

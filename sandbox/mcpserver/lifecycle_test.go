@@ -35,7 +35,8 @@ func createSandboxes(t *testing.T, sess *mcp.ClientSession, n int) []string {
 	return ids
 }
 
-// waitGone waits until none of the sandboxes' containers exist.
+// waitGone waits until none of the sandboxes' containers and workspace
+// volumes exist.
 func waitGone(t *testing.T, cli *client.Client, ids []string, within time.Duration) {
 	t.Helper()
 	deadline := time.Now().Add(within)
@@ -46,11 +47,16 @@ func waitGone(t *testing.T, cli *client.Client, ids []string, within time.Durati
 				left++
 			}
 		}
-		if left == 0 {
+		// The volumes go after the container: wait for them as well.
+		vols, err := cli.VolumeList(context.Background(), volumeFilter(ids))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if left == 0 && len(vols.Volumes) == 0 {
 			return
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("%d of %d sandboxes still exist after %v", left, len(ids), within)
+			t.Fatalf("%d of %d sandboxes (%d workspace volumes) still exist after %v", left, len(ids), len(vols.Volumes), within)
 		}
 		time.Sleep(100 * time.Millisecond)
 	}

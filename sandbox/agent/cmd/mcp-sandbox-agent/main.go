@@ -22,6 +22,7 @@ import (
 	"strings"
 	"sync"
 	"syscall"
+	"time"
 )
 
 // Limits on what the agent accepts; anything larger ends it.
@@ -30,6 +31,10 @@ const (
 	maxPayload = 32 << 20
 	chunk      = 32 << 10
 	filePrefix = ".mcp-sandbox-agent-" // package agent's FilePrefix
+
+	// drainGrace is how long output is still read after a command has
+	// exited while something it left behind holds its pipes open.
+	drainGrace = 2 * time.Second
 )
 
 type startReq struct {
@@ -167,8 +172,8 @@ func (a *agent) exit(m exitMsg) {
 
 // run starts one command in a session (and process group) of its own,
 // relays its output as "out"/"err" frames ("ID\n" + bytes), and reports
-// how it ended once it has exited and its output has closed, as docker
-// exec does.
+// how it ended once it has exited and its output has closed (or
+// drainGrace has passed), as docker exec does.
 func (a *agent) run(r startReq) {
 	if len(r.Argv) == 0 {
 		a.exit(exitMsg{ID: r.ID, Code: -1, Error: "empty command"})
@@ -241,8 +246,21 @@ func (a *agent) run(r startReq) {
 			}
 		}()
 	}
-	wg.Wait()
 	err = cmd.Wait()
+	// As docker exec does: once the command has exited, its output is read
+	// until it closes, but for a short while only; a child left running in
+	// the background (`sleep 1000 &`) that holds the pipes keeps running,
+	// and the call ends.
+	drained := make(chan struct{})
+	go func() { wg.Wait(); close(drained) }()
+	select {
+	case <-drained:
+	case <-time.After(drainGrace):
+		for _, p := range pipes {
+			_ = p.Close()
+		}
+		<-drained
+	}
 	a.mu.Lock()
 	delete(a.runs, r.ID)
 	a.mu.Unlock()
