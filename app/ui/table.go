@@ -50,14 +50,15 @@ type grid struct {
 
 	// cells is every cell's text as shown, lines broken, by row; tall
 	// is the rows given a height of their own.
-	cells [][]string
-	tall  map[int]bool
+	cells   [][]string
+	tall    map[int]bool
+	heights map[int]float32 // a label's height by its number of lines
 }
 
 // newGrid returns a grid over rows() rows whose cell (row, col) reads
 // text(row, col).
 func newGrid(cols []column, rows func() int, text func(row, col int) string) *grid {
-	g := &grid{cols: cols, rows: rows, text: text, tall: map[int]bool{}}
+	g := &grid{cols: cols, rows: rows, text: text, tall: map[int]bool{}, heights: map[int]float32{}}
 	g.table = widget.NewTableWithHeaders(
 		func() (int, int) { return len(g.cells), len(g.cols) },
 		g.createCell,
@@ -192,13 +193,18 @@ func (g *grid) Refresh() {
 		}
 	}
 	g.cells = cells
+	// Each new row height redraws the cells in view; shrunk to nothing,
+	// the table has none in view (2000 rows of the audit log took seconds
+	// otherwise).
+	size := g.table.Size()
+	g.table.Resize(fyne.Size{})
 	for r, h := range height {
 		switch {
 		case h > base:
-			g.table.SetRowHeight(r, linesHeight(h))
+			g.table.SetRowHeight(r, g.linesHeight(h))
 			g.tall[r] = true
 		case g.tall[r]:
-			g.table.SetRowHeight(r, linesHeight(base))
+			g.table.SetRowHeight(r, g.linesHeight(base))
 			delete(g.tall, r)
 		}
 	}
@@ -207,6 +213,7 @@ func (g *grid) Refresh() {
 			delete(g.tall, r)
 		}
 	}
+	g.table.Resize(size)
 	g.table.Refresh()
 }
 
@@ -214,9 +221,14 @@ func (g *grid) Refresh() {
 func (g *grid) Cell(row, col int) string { return g.cells[row][col] }
 
 // linesHeight is the height of a label of n lines.
-func linesHeight(n int) float32 {
+func (g *grid) linesHeight(n int) float32 {
+	if h, ok := g.heights[n]; ok {
+		return h
+	}
 	l := widget.NewLabel(strings.TrimSuffix(strings.Repeat("M\n", n), "\n"))
-	return l.MinSize().Height
+	h := l.MinSize().Height
+	g.heights[n] = h
+	return h
 }
 
 // fitLines breaks s into lines no wider than width: at its own line
