@@ -45,8 +45,8 @@ type SandboxesTab struct {
 // (a line too wide for its column wraps, and the row grows: the full id,
 // image and client always show). The Stop button comes first, so it stays
 // in reach however narrow the window; the columns fit a window 800 px
-// wide, and a selected row's id, image and limits also show, wrapped, in
-// one line below the table.
+// wide (the Image column takes the width left over), and a selected row's
+// id, image and limits also show in a wrapped line below the table.
 var sandboxColumns = []struct {
 	title  string
 	width  float32
