@@ -322,12 +322,14 @@ func (a *App) syncAutostart() {
 	}
 }
 
-// notify shows a desktop notification titled with the product's name.
+// notify shows a desktop notification titled with the product's name,
+// and logs it once it is shown (or why it was not).
 func (a *App) notify(msg string) {
-	a.log.Info("notification", "text", msg)
 	if err := sendNotification("MCP Sandbox", msg); err != nil {
-		a.log.Warn("notification not shown", "err", err)
+		a.log.Warn("notification not shown", "text", msg, "err", err)
+		return
 	}
+	a.log.Info("notification", "text", msg)
 }
 
 // update changes the state and redraws the menu.

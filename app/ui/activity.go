@@ -38,23 +38,27 @@ type ActivityTab struct {
 // activityLimit bounds how many entries the tab reads.
 const activityLimit = 2000
 
-var activityColumns = []string{"Time", "Client", "Tool", "Sandbox", "Summary", "Exit", "Duration"}
+// The columns fit a window 800 px wide; the summary wraps (the row grows)
+// and shows whole.
+var activityColumns = []string{"Time", "Client / tool", "Sandbox", "Summary", "Result"}
 
 func newActivityTab(w *Window, act ActivityActions) *ActivityTab {
 	t := &ActivityTab{w: w, act: act}
-	widths := []float32{150, 110, 120, 120, 380, 55, 80}
+	widths := []float32{95, 150, 115, 315, 85}
 	cols := make([]column, len(activityColumns))
 	for i, title := range activityColumns {
 		cols[i] = column{title: title, width: widths[i]}
 	}
 	t.grid = newGrid(cols, func() int { return len(t.shown) }, t.cell)
+	t.grid.grow = "Summary"
+	t.grid.lines = 2
 	t.filter = widget.NewEntry()
 	t.filter.SetPlaceHolder("Filter by client, tool, sandbox or text")
 	t.filter.OnChanged = func(string) { t.apply() }
 	t.errsOnly = widget.NewCheck("Errors only", func(bool) { t.apply() })
 	t.summary = widget.NewLabel("")
 	t.top = container.NewBorder(nil, nil, nil, container.NewHBox(t.errsOnly, t.summary), t.filter)
-	t.content = container.NewBorder(t.top, nil, nil, nil, t.grid.table)
+	t.content = container.NewBorder(t.top, nil, nil, nil, t.grid.content)
 	return t
 }
 
@@ -62,11 +66,9 @@ func (t *ActivityTab) cell(row, col int) string {
 	e := t.shown[row]
 	switch activityColumns[col] {
 	case "Time":
-		return e.Time.Local().Format("2006-01-02 15:04:05")
-	case "Client":
-		return orDash(e.Client)
-	case "Tool":
-		return e.Tool
+		return e.Time.Local().Format("2006-01-02\n15:04:05")
+	case "Client / tool":
+		return orDash(e.Client) + "\n" + e.Tool
 	case "Sandbox":
 		return orDash(e.SandboxID)
 	case "Summary":
@@ -75,16 +77,15 @@ func (t *ActivityTab) cell(row, col int) string {
 			s = "error"
 		}
 		return orDash(s)
-	case "Exit":
-		if e.ExitCode == nil {
-			if e.Error {
-				return "error"
-			}
-			return "–"
+	case "Result":
+		exit := "exit –"
+		switch {
+		case e.ExitCode != nil:
+			exit = "exit " + strconv.Itoa(*e.ExitCode)
+		case e.Error:
+			exit = "error"
 		}
-		return strconv.Itoa(*e.ExitCode)
-	case "Duration":
-		return fmtDuration(time.Duration(e.DurationMS) * time.Millisecond)
+		return exit + "\n" + fmtDuration(time.Duration(e.DurationMS)*time.Millisecond)
 	}
 	return ""
 }

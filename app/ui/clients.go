@@ -48,17 +48,20 @@ type ClientsTab struct {
 	message *widget.Label
 }
 
-var clientColumns = []string{"Client", "Installed", "Configured", "", "Config file", "Last backup"}
+// The columns fit a window 800 px wide: the client with its state, one
+// fact a line; the buttons; the config file and its last backup (a long
+// path wraps, and the row grows).
+var clientColumns = []string{"Client", "", "Config file"}
 
 func newClientsTab(w *Window, act ClientActions) *ClientsTab {
 	t := &ClientsTab{w: w, act: act, busy: map[string]bool{}}
-	widths := []float32{150, 80, 110, 250, 300, 190}
+	widths := []float32{160, 210, 390}
 	cols := make([]column, len(clientColumns))
 	for i, title := range clientColumns {
 		cols[i] = column{title: title, width: widths[i]}
 	}
 	idle := func(row int) bool { return t.busy[t.rows[row].Name] }
-	cols[3].buttons = []columnButton{
+	cols[1].buttons = []columnButton{
 		{label: func(row int) string {
 			r := t.rows[row]
 			switch {
@@ -75,9 +78,11 @@ func newClientsTab(w *Window, act ClientActions) *ClientsTab {
 			tap: func(row int) { t.run(t.rows[row], "verify", t.act.Verify) }, disabled: idle},
 	}
 	t.grid = newGrid(cols, func() int { return len(t.rows) }, t.cell)
+	t.grid.grow = "Config file"
+	t.grid.lines = 3
 	t.message = wrapped("Configure writes an mcp-sandbox entry that runs the bundled server; the file is backed up first and everything else in it is kept.")
 	reload := widget.NewButtonWithIcon("Reload", theme.ViewRefreshIcon(), t.Reload)
-	t.content = container.NewBorder(nil, container.NewBorder(nil, nil, nil, reload, t.message), nil, nil, t.grid.table)
+	t.content = container.NewBorder(nil, container.NewBorder(nil, nil, nil, reload, t.message), nil, nil, t.grid.content)
 	return t
 }
 
@@ -94,26 +99,31 @@ func (t *ClientsTab) cell(row, col int) string {
 	r := t.rows[row]
 	switch clientColumns[col] {
 	case "Client":
-		return r.Display
-	case "Installed":
-		return yesNo(r.Installed)
-	case "Configured":
-		switch {
-		case r.Problem != "":
-			return "unreadable"
-		case r.Configured && !r.Matches:
-			return "needs repair"
-		}
-		return yesNo(r.Configured)
+		return r.Display + "\n" + ifs(!r.Installed, "not ") + "installed\n" + configured(r)
 	case "Config file":
-		return r.Path
-	case "Last backup":
-		if r.LastBackup == "" {
-			return "–"
+		backup := "no backup made yet"
+		if r.LastBackup != "" {
+			backup = "last backup: " + filepath.Base(r.LastBackup)
 		}
-		return filepath.Base(r.LastBackup)
+		if r.Problem != "" {
+			backup = "unreadable: " + r.Problem
+		}
+		return r.Path + "\n" + backup
 	}
 	return ""
+}
+
+// configured is the state of a client's entry, in words.
+func configured(r ClientRow) string {
+	switch {
+	case r.Problem != "":
+		return "config unreadable"
+	case r.Configured && !r.Matches:
+		return "needs repair"
+	case r.Configured:
+		return "configured"
+	}
+	return "not configured"
 }
 
 // Set shows rows.

@@ -41,10 +41,12 @@ type SandboxesTab struct {
 	selected string
 }
 
-// The table's columns, in order, and the fields each shows, one a line.
-// The Stop button comes first, so it stays in reach however narrow the
-// window; the columns fit a window 800 px wide, and a selected row's full
-// id, image and limits show, wrapped, below the table.
+// The table's columns, in order, and the fields each shows, one a line
+// (a line too wide for its column wraps, and the row grows: the full id,
+// image and client always show). The Stop button comes first, so it stays
+// in reach however narrow the window; the columns fit a window 800 px
+// wide (the Image column takes the width left over), and a selected row's
+// id, image and limits also show in a wrapped line below the table.
 var sandboxColumns = []struct {
 	title  string
 	width  float32
@@ -58,7 +60,7 @@ var sandboxColumns = []struct {
 	{"Time", 105, []string{"Age", "Expires"}},
 }
 
-// sandboxLines is how many lines of text a row holds.
+// sandboxLines is how many lines of text a row holds at least.
 const sandboxLines = 3
 
 func newSandboxesTab(w *Window, act SandboxActions) *SandboxesTab {
@@ -78,6 +80,7 @@ func newSandboxesTab(w *Window, act SandboxActions) *SandboxesTab {
 		disabled: func(row int) bool { return t.stopping[t.snap.Rows[row].ID] },
 	}}
 	t.grid = newGrid(cols, func() int { return len(t.snap.Rows) }, t.cell)
+	t.grid.grow = "Image"
 	t.grid.lines = sandboxLines
 	t.details = wrapped("Select a sandbox to see its full id, image and limits.")
 	t.grid.table.OnSelected = func(id widget.TableCellID) {
@@ -96,7 +99,7 @@ func newSandboxesTab(w *Window, act SandboxActions) *SandboxesTab {
 	t.stopAll = widget.NewButtonWithIcon("Stop all", theme.MediaStopIcon(), t.confirmStopAll)
 	t.stopAll.Importance = widget.DangerImportance
 	t.top = container.NewVBox(container.NewBorder(nil, nil, nil, t.stopAll, t.summary), t.errLabel)
-	t.content = container.NewBorder(t.top, t.details, nil, nil, container.NewStack(t.grid.table, container.NewVBox(layout.NewSpacer(), t.empty, layout.NewSpacer())))
+	t.content = container.NewBorder(t.top, t.details, nil, nil, container.NewStack(t.grid.content, container.NewVBox(layout.NewSpacer(), t.empty, layout.NewSpacer())))
 	t.Set(sandboxwatch.Snapshot{})
 	return t
 }
@@ -123,7 +126,7 @@ func (t *SandboxesTab) field(row int, name string) string {
 	case "Language":
 		return r.Language
 	case "Image":
-		return imageLines(r.Image)
+		return r.Image
 	case "Age":
 		return r.Age(now) + " old"
 	case "CPU":
@@ -140,31 +143,6 @@ func (t *SandboxesTab) field(row int, name string) string {
 		return r.Expires(now)
 	}
 	return ""
-}
-
-// imageLines breaks an image reference into up to three lines at its
-// slashes and before its tag, so that a long one shows whole in a narrow
-// column (a line still too wide ends in an ellipsis; the details line
-// below the table has it in full).
-func imageLines(image string) string {
-	var parts []string
-	rest := image
-	tag := ""
-	if i := strings.LastIndex(rest, ":"); i > strings.LastIndex(rest, "/") {
-		rest, tag = rest[:i], rest[i:]
-	}
-	if i := strings.LastIndex(rest, "/"); i >= 0 {
-		parts = append(parts, rest[:i+1], rest[i+1:])
-	} else {
-		parts = append(parts, rest)
-	}
-	if tag != "" {
-		parts = append(parts, tag)
-	}
-	for len(parts) > sandboxLines {
-		parts = append([]string{parts[0] + parts[1]}, parts[2:]...)
-	}
-	return strings.Join(parts, "\n")
 }
 
 // Set shows a new snapshot.
@@ -203,17 +181,21 @@ func (t *SandboxesTab) Set(s sandboxwatch.Snapshot) {
 // showDetails writes the selected sandbox out in full, wrapped: nothing of
 // it is clipped, whatever the window's width.
 func (t *SandboxesTab) showDetails() {
-	for _, r := range t.snap.Rows {
-		if r.ID != t.selected {
-			continue
+	var r *sandboxwatch.Row
+	for i := range t.snap.Rows {
+		if t.snap.Rows[i].ID == t.selected {
+			r = &t.snap.Rows[i]
 		}
+	}
+	if r != nil {
 		now := t.w.o.Now()
 		t.details.SetText(fmt.Sprintf("%s · %s · image %s · client %s · CPU %s · memory %s · PIDs %s · network %s · exec timeout %s · expires %s",
 			r.ID, r.Language, r.Image, r.ClientLabel(), r.CPU(), r.Memory(), r.Pids(), r.NetworkLabel(), execTimeout(r.Limits.ExecTimeoutSeconds), r.Expires(now)))
-		return
+	} else {
+		t.selected = ""
+		t.details.SetText("Select a sandbox to see its full id, image and limits.")
 	}
-	t.selected = ""
-	t.details.SetText("Select a sandbox to see its full id, image and limits.")
+	t.content.Refresh() // the details may take more lines: lay the table out above them
 }
 
 func execTimeout(s int) string {

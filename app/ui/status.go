@@ -264,9 +264,7 @@ func endpointItems(info StatusInfo) []*widget.FormItem {
 	if len(absent) > 0 {
 		paths := container.NewVBox()
 		for _, p := range absent {
-			l := widget.NewLabel(p)
-			l.Truncation = fyne.TextTruncateEllipsis
-			paths.Add(l)
+			paths.Add(wrapped(p)) // a long path wraps: nothing is cut at 800 px
 		}
 		eps = append(eps, widget.NewFormItem("Nothing at", paths))
 	}

@@ -5,6 +5,7 @@ import (
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 )
 
@@ -27,23 +28,39 @@ type columnButton struct {
 }
 
 // grid is a read-only table with a header row, sized columns, and cells
-// that are text or buttons.
+// that are text or buttons. A cell's text is broken into lines that fit
+// its column (at its line breaks, then between words and after path
+// separators) and each row is as tall as its longest cell: nothing is cut
+// off and nothing needs a sideways scroll.
 type grid struct {
 	table *widget.Table
 	cols  []column
 	rows  func() int
 	text  func(row, col int) string
-	// lines is how many lines of text a row holds (0 or 1: one); a cell's
-	// text may have that many lines, each cut with an ellipsis if too wide.
+	// lines is how many lines of text a row holds at least (0 or 1: one).
 	lines int
+	// grow, when set, names the column that takes the width the others
+	// leave (its width is then the least it gets); 0 leaves them as set.
+	grow string
+
+	// content is the table in a layout that widens the grow column with
+	// the window; put it, not the table, into the tab.
+	content fyne.CanvasObject
+	widths  []float32 // as drawn
+
+	// cells is every cell's text as shown, lines broken, by row; tall
+	// is the rows given a height of their own.
+	cells   [][]string
+	tall    map[int]bool
+	heights map[int]float32 // a label's height by its number of lines
 }
 
 // newGrid returns a grid over rows() rows whose cell (row, col) reads
 // text(row, col).
 func newGrid(cols []column, rows func() int, text func(row, col int) string) *grid {
-	g := &grid{cols: cols, rows: rows, text: text}
+	g := &grid{cols: cols, rows: rows, text: text, tall: map[int]bool{}, heights: map[int]float32{}}
 	g.table = widget.NewTableWithHeaders(
-		func() (int, int) { return g.rows(), len(g.cols) },
+		func() (int, int) { return len(g.cells), len(g.cols) },
 		g.createCell,
 		g.updateCell,
 	)
@@ -61,15 +78,51 @@ func newGrid(cols []column, rows func() int, text func(row, col int) string) *gr
 	}
 	for i, c := range cols {
 		g.table.SetColumnWidth(i, c.width)
+		g.widths = append(g.widths, c.width)
 	}
+	g.content = container.New(&growLayout{g: g}, g.table)
 	return g
+}
+
+// growLayout gives the table its whole room and the grow column what the
+// other columns leave of it.
+type growLayout struct{ g *grid }
+
+func (l *growLayout) MinSize(objs []fyne.CanvasObject) fyne.Size { return objs[0].MinSize() }
+
+func (l *growLayout) Layout(objs []fyne.CanvasObject, size fyne.Size) {
+	objs[0].Resize(size)
+	g := l.g
+	if g.grow == "" {
+		return
+	}
+	// Each column is followed by a separator of theme.Padding; one more
+	// keeps the last clear of the edge.
+	rest := size.Width - theme.Padding()*float32(len(g.cols))
+	at := -1
+	for i, c := range g.cols {
+		if c.title == g.grow {
+			at = i
+			continue
+		}
+		rest -= c.width
+	}
+	if at < 0 {
+		return
+	}
+	w := max(rest, g.cols[at].width)
+	if w != g.widths[at] {
+		g.widths[at] = w
+		g.table.SetColumnWidth(at, w)
+		g.Refresh() // the lines break anew
+	}
 }
 
 // A cell holds a label and up to three buttons; updateCell shows the ones
 // its column uses.
 func (g *grid) createCell() fyne.CanvasObject {
 	l := widget.NewLabel("")
-	l.Truncation = fyne.TextTruncateEllipsis
+	l.Truncation = fyne.TextTruncateEllipsis // never needed: the text is broken to fit
 	if g.lines > 1 {
 		// The table sizes its rows by this first cell: make it as tall
 		// as the lines a row holds.
@@ -85,7 +138,11 @@ func (g *grid) updateCell(id widget.TableCellID, o fyne.CanvasObject) {
 	box := stack.Objects[1].(*fyne.Container)
 	c := g.cols[id.Col]
 	if len(c.buttons) == 0 {
-		l.SetText(g.text(id.Row, id.Col))
+		text := ""
+		if id.Row < len(g.cells) {
+			text = g.cells[id.Row][id.Col]
+		}
+		l.SetText(text)
 		l.Show()
 		box.Hide()
 		return
@@ -116,5 +173,126 @@ func (g *grid) updateCell(id widget.TableCellID, o fyne.CanvasObject) {
 	box.Refresh() // the buttons' sizes changed with their labels
 }
 
-// Refresh redraws every cell.
-func (g *grid) Refresh() { g.table.Refresh() }
+// Refresh reads every cell again, breaks its text to fit, sizes the rows
+// and redraws.
+func (g *grid) Refresh() {
+	n := g.rows()
+	cells := make([][]string, n)
+	height := make([]int, n) // in lines
+	base := max(g.lines, 1)
+	for r := range n {
+		cells[r] = make([]string, len(g.cols))
+		height[r] = base
+		for c, col := range g.cols {
+			if len(col.buttons) > 0 {
+				continue
+			}
+			lines := fitLines(g.text(r, c), g.widths[c]-2*theme.InnerPadding())
+			cells[r][c] = strings.Join(lines, "\n")
+			height[r] = max(height[r], len(lines))
+		}
+	}
+	g.cells = cells
+	// Each new row height redraws the cells in view; shrunk to nothing,
+	// the table has none in view (2000 rows of the audit log took seconds
+	// otherwise).
+	size := g.table.Size()
+	g.table.Resize(fyne.Size{})
+	for r, h := range height {
+		switch {
+		case h > base:
+			g.table.SetRowHeight(r, g.linesHeight(h))
+			g.tall[r] = true
+		case g.tall[r]:
+			g.table.SetRowHeight(r, g.linesHeight(base))
+			delete(g.tall, r)
+		}
+	}
+	for r := range g.tall {
+		if r >= n {
+			delete(g.tall, r)
+		}
+	}
+	g.table.Resize(size)
+	g.table.Refresh()
+}
+
+// Cell returns the text a cell shows, its lines broken as they are drawn.
+func (g *grid) Cell(row, col int) string { return g.cells[row][col] }
+
+// linesHeight is the height of a label of n lines.
+func (g *grid) linesHeight(n int) float32 {
+	if h, ok := g.heights[n]; ok {
+		return h
+	}
+	l := widget.NewLabel(strings.TrimSuffix(strings.Repeat("M\n", n), "\n"))
+	h := l.MinSize().Height
+	g.heights[n] = h
+	return h
+}
+
+// fitLines breaks s into lines no wider than width: at its own line
+// breaks, then after spaces and the separators of paths, image references
+// and ids (/ \ : . - _ @ , =), and inside a word only when the word alone
+// is too wide.
+func fitLines(s string, width float32) []string {
+	var out []string
+	for _, para := range strings.Split(s, "\n") {
+		out = append(out, fitParagraph(para, width)...)
+	}
+	return out
+}
+
+func fitParagraph(s string, width float32) []string {
+	fits := func(t string) bool { return textWidth(strings.TrimRight(t, " ")) <= width }
+	if fits(s) {
+		return []string{s}
+	}
+	var lines []string
+	line := ""
+	for _, tok := range tokens(s) {
+		if fits(line + tok) {
+			line += tok
+			continue
+		}
+		if line != "" {
+			lines = append(lines, strings.TrimRight(line, " "))
+			line = ""
+		}
+		for !fits(tok) { // a word wider than the column: break it
+			n := len([]rune(tok))
+			i := 1
+			for i < n && fits(string([]rune(tok)[:i+1])) {
+				i++
+			}
+			lines = append(lines, string([]rune(tok)[:i]))
+			tok = string([]rune(tok)[i:])
+		}
+		line = tok
+	}
+	if line != "" || len(lines) == 0 {
+		lines = append(lines, strings.TrimRight(line, " "))
+	}
+	return lines
+}
+
+// tokens splits s after each space or separator, keeping every character.
+func tokens(s string) []string {
+	var out []string
+	start := 0
+	for i, r := range s {
+		if strings.ContainsRune(" /\\:.-_@,=", r) {
+			out = append(out, s[start:i+len(string(r))])
+			start = i + len(string(r))
+		}
+	}
+	if start < len(s) {
+		out = append(out, s[start:])
+	}
+	return out
+}
+
+// textWidth is how wide a label draws s.
+func textWidth(s string) float32 {
+	return fyne.MeasureText(s, theme.TextSize(), fyne.TextStyle{}).Width
+}

@@ -268,8 +268,8 @@ func TestClientsTab(t *testing.T) {
 	if strings.Join(f.verbs, ",") != "configure cursor,verify claude" {
 		t.Errorf("actions %v", f.verbs)
 	}
-	if got := w.Clients.cell(1, 2); got != "needs repair" {
-		t.Errorf("cursor configured cell = %q", got)
+	if got := w.Clients.cell(1, 0); got != "Cursor\ninstalled\nneeds repair" {
+		t.Errorf("cursor client cell = %q", got)
 	}
 }
 

@@ -88,6 +88,15 @@ wine "$T/instance.test.exe" -test.v -test.count=1 >"$T/instance.log" 2>&1 ||
 ok "app/instance tests under Wine: $(grep -c -- '--- PASS' "$T/instance.log") passed, $(grep -c -- '--- SKIP' "$T/instance.log") skipped"
 grep -B1 -- '--- SKIP' "$T/instance.log" | grep -v -- '--- SKIP' | sed 's/^/      /' >&2 || true
 
+# Notifications (a balloon on the tray's notification-area icon, which
+# Windows 10 and 11 show as a toast), as a Windows test binary: the
+# tray's icon window is found and the shell takes the balloon on it.
+(cd "$ROOT" && GOOS=windows GOARCH=amd64 CGO_ENABLED=0 go test -c -o "$T/trayapp.test.exe" ./app/trayapp)
+wine "$T/trayapp.test.exe" -test.v -test.count=1 -test.run 'Balloon|NotifyIcon|SendNotification' >"$T/trayapp.log" 2>&1 ||
+  fail "app/trayapp notification tests under Wine: $(cat "$T/trayapp.log")"
+grep -q -- '--- PASS: TestSendNotificationWindows' "$T/trayapp.log" || fail "TestSendNotificationWindows did not run: $(cat "$T/trayapp.log")"
+ok "app/trayapp notification tests under Wine: $(grep -c -- '^--- PASS' "$T/trayapp.log") passed (Shell_NotifyIcon took the balloons on the tray's icon)"
+
 # The user's own PATH before: a %variable% and a trailing ";", which must
 # come back byte for byte. And Claude Desktop, installed, with a server of
 # the user's own in its config.
@@ -157,6 +166,15 @@ grep -qs "msg=starting version=\"$VERSION " "$STATE_U/logs/tray.log" || fail "tr
 sleep 8
 kill -0 "$TRAY" 2>/dev/null || fail "tray exited after starting: $(tail "$STATE_U/logs/tray.log")"
 ok "tray started and runs (log: $(grep -m1 'msg=starting' "$STATE_U/logs/tray.log" | cut -c1-120))"
+# Without Docker the tray says so in a notification: shown, not failed.
+# The tray logs "msg=notification" once the shell took the balloon, and
+# "notification not shown" when it could not.
+for _ in $(seq 30); do grep -qs 'msg=notification \|notification not shown' "$STATE_U/logs/tray.log" && break; sleep 1; done
+! grep -s 'notification not shown' "$STATE_U/logs/tray.log" ||
+  fail "the tray could not show a notification: $(grep 'notification not shown' "$STATE_U/logs/tray.log")"
+grep -qs 'msg=notification .*Docker is not reachable' "$STATE_U/logs/tray.log" ||
+  fail "the tray showed no \"Docker is not reachable\" notification: $(tail "$STATE_U/logs/tray.log")"
+ok "notification shown without error: $(grep -m1 'msg=notification ' "$STATE_U/logs/tray.log" | sed 's/.*msg=notification //' | cut -c1-100)"
 mkdir -p "$SHOTS"
 import -window root "$SHOTS/windows-wine-tray.png" || fail "screenshot"
 ok "screenshot: $SHOTS/windows-wine-tray.png"
