@@ -242,7 +242,7 @@ backups=$(find "$APPDATA_U/Claude" -name 'claude_desktop_config.json*' ! -name '
 ok "Claude config: mcp-sandbox entry removed, the user's server kept, $backups backup(s) beside it"
 [[ ! -e $APPDATA_U/fyne ]] || fail "left %APPDATA%\\fyne: $(find "$APPDATA_U/fyne")"
 ok "no %APPDATA%\\fyne left"
-for f in tray.lock tray.sock http-token paused tray-first-run logs/tray.log.lock; do
+for f in tray.lock tray.sock http-token paused tray-first-run logs/tray.log.lock tray.json logs/window.log.lock window; do
   [[ ! -e $STATE_U/$f ]] || fail "left the tray's runtime file $f"
 done
 ok "kept by design in %LOCALAPPDATA%\\mcp-sandbox: $( (cd "$STATE_U" 2>/dev/null && find . -mindepth 1 -maxdepth 2 | sort | tr '\n' ' ') || echo nothing)"
