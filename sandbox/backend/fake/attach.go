@@ -56,9 +56,9 @@ func (b *Backend) Attach(ctx context.Context, containerID string, spec backend.E
 }
 
 func (p *process) Write(b []byte) (int, error) { return p.stdin.Write(b) }
-func (p *process) Done() <-chan struct{}        { return p.done }
-func (p *process) PID(context.Context) int      { return p.pid }
-func (p *process) Close() error                 { return p.stdin.Close() }
+func (p *process) Done() <-chan struct{}       { return p.done }
+func (p *process) PID(context.Context) int     { return p.pid }
+func (p *process) Close() error                { return p.stdin.Close() }
 
 func (p *process) Wait(ctx context.Context) (backend.ExecStatus, error) {
 	select {
