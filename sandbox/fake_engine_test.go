@@ -216,6 +216,73 @@ func TestFakePoolRefillBacksOff(t *testing.T) {
 	})
 }
 
+func TestFakePoolStaysEmptyWhilePaused(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		st, err := state.Open(t.TempDir())
+		if err != nil {
+			t.Fatal(err)
+		}
+		eng, be := fakeEngine(t, st, func(c *config.Config) { c.Pool.Size, c.Pool.Languages = 2, []string{"python"} })
+		synctest.Wait()
+		if eng.PoolReady("python") != 2 {
+			t.Fatalf("pool not filled: %+v", eng.PoolStats("python"))
+		}
+		sb, err := eng.Create(context.Background(), sandbox.CreateRequest{Language: "bash"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := st.SetPaused(true); err != nil {
+			t.Fatal(err)
+		}
+		creates := be.Calls(fake.OpCreate)
+		advance(fakeTick)
+		if n := len(be.Containers()); n != 0 || eng.PoolReady("python") != 0 {
+			t.Errorf("paused: %d containers left, pool %+v; want the pool drained and the sandbox stopped", n, eng.PoolStats("python"))
+		}
+		if _, err := eng.Get(sb.ID); !errors.Is(err, sandbox.ErrNotFound) {
+			t.Errorf("Get while paused = %v, want ErrNotFound", err)
+		}
+		advance(10 * fakeTick)
+		if n := be.Calls(fake.OpCreate) - creates; n != 0 {
+			t.Errorf("%d containers made while paused", n)
+		}
+		if _, err := eng.Create(context.Background(), sandbox.CreateRequest{}); !errors.Is(err, sandbox.ErrPaused) {
+			t.Errorf("create while paused = %v, want ErrPaused", err)
+		}
+		if err := st.SetPaused(false); err != nil {
+			t.Fatal(err)
+		}
+		advance(fakeTick)
+		if eng.PoolReady("python") != 2 {
+			t.Errorf("pool after resuming: %+v", eng.PoolStats("python"))
+		}
+	})
+}
+
+func TestFakePoolMissingImageDoesNotBlockOthers(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		eng, be := fakeEngine(t, nil, func(c *config.Config) {
+			c.Pool.Size, c.Pool.Languages = 1, []string{"javascript", "python"}
+			c.Images.JavaScript = "fake/absent:1"
+		})
+		advance(10 * time.Minute)
+		if s := eng.PoolStats("python"); s.Ready != 1 || s.Made != 1 {
+			t.Errorf("python pool %+v; want its one sandbox, made once", s)
+		}
+		if n := eng.PoolReady("javascript"); n != 0 {
+			t.Errorf("%d javascript sandboxes ready from an absent image", n)
+		}
+		// One image check per fill: the javascript ones back off (a
+		// second, doubling to a minute), not one per tick (120).
+		if n := be.Calls(fake.OpEnsureImage); n < 5 || n > 20 {
+			t.Errorf("%d image checks in ten minutes; want back-off (5 to 20)", n)
+		}
+		if _, err := eng.Create(context.Background(), sandbox.CreateRequest{Language: "javascript"}); !errors.Is(err, sandbox.ErrImageNotFound) {
+			t.Errorf("create javascript = %v, want ErrImageNotFound", err)
+		}
+	})
+}
+
 func TestFakeIdleExpiry(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		eng, be := fakeEngine(t, nil, nil)
@@ -236,7 +303,24 @@ func TestFakeIdleExpiry(t *testing.T) {
 		if _, err := eng.Get(sb.ID); err != nil {
 			t.Fatalf("expired although used a minute ago: %v", err)
 		}
-		advance(time.Minute)
+		// Busy for longer than its TTL: kept while the command runs.
+		done := make(chan error, 1)
+		go func() {
+			res, err := eng.Exec(context.Background(), sb.ID, sandbox.ExecRequest{Command: "sleep 300; echo done", TimeoutSeconds: 600}, nil)
+			if err == nil && res.Stdout != "done\n" {
+				err = fmt.Errorf("exec = %+v", res)
+			}
+			done <- err
+		}()
+		advance(5 * time.Minute)
+		if err := <-done; err != nil {
+			t.Fatalf("a busy sandbox expired: %v", err)
+		}
+		advance(2*time.Minute - fakeTick)
+		if _, err := eng.Get(sb.ID); err != nil {
+			t.Fatalf("expired before two idle minutes after its command: %v", err)
+		}
+		advance(2 * fakeTick)
 		if _, err := eng.Get(sb.ID); !errors.Is(err, sandbox.ErrNotFound) {
 			t.Errorf("Get after two idle minutes = %v, want ErrNotFound", err)
 		}
