@@ -383,12 +383,24 @@ func (e *env) shell(ctx context.Context, args []string, dir string, stdin io.Rea
 		return exitErr(2)
 	}
 	// The interpreter gives every command an *os.File stdin; none at all
-	// when the process has none (reading it is EOF).
-	if r, ok := stdin.(*strings.Reader); ok && r.Len() == 0 {
-		stdin = nil
+	// when the process has none (reading it is EOF). Otherwise the pipe is
+	// ours, so that its feeding goroutine ends with the process even when
+	// the script left its stdin unread (its writes then fail).
+	var in *os.File
+	if r, ok := stdin.(*strings.Reader); !ok || r.Len() > 0 {
+		pr, pw, err := os.Pipe()
+		if err != nil {
+			return err
+		}
+		go func() {
+			_, _ = io.Copy(pw, stdin)
+			_ = pw.Close()
+		}()
+		defer pr.Close()
+		in = pr
 	}
 	r, err := interp.New(
-		interp.StdIO(stdin, stdout, stderr),
+		interp.StdIO(in, stdout, stderr),
 		interp.Env(expand.ListEnviron(e.vars...)),
 		interp.ExecHandlers(func(interp.ExecHandlerFunc) interp.ExecHandlerFunc {
 			return func(ctx context.Context, argv []string) error {
