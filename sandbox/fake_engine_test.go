@@ -40,7 +40,13 @@ func fakeEngine(t *testing.T, st *state.Store, edit func(*config.Config)) (*sand
 // fakeEngineTick is fakeEngine with another housekeeping period.
 func fakeEngineTick(t *testing.T, st *state.Store, tick time.Duration, edit func(*config.Config)) (*sandbox.Engine, *fake.Backend) {
 	t.Helper()
-	be := fake.New()
+	return fakeEngineOn(t, fake.New(), st, tick, edit)
+}
+
+// fakeEngineOn is fakeEngineTick on a backend the test has set up (its
+// faults and delays in force from the engine's first call).
+func fakeEngineOn(t *testing.T, be *fake.Backend, st *state.Store, tick time.Duration, edit func(*config.Config)) (*sandbox.Engine, *fake.Backend) {
+	t.Helper()
 	cfg := config.Default()
 	cfg.Source = "test-config.toml"
 	cfg.Images.Python, cfg.Images.JavaScript, cfg.Images.Bash = fake.DefaultImage, fake.DefaultImage, fake.DefaultImage
@@ -131,12 +137,13 @@ func TestFakePoolRefillsAfterClaim(t *testing.T) {
 func TestFakePoolGrowsInBurstAndShrinksWhenIdle(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		const n, most, idle = 10, 6, 60
-		eng, be := fakeEngine(t, nil, func(c *config.Config) {
+		// Creations take a second, so that a burst finds the pool empty.
+		be := fake.New()
+		be.Delay(fake.OpCreate, time.Second)
+		eng, _ := fakeEngineOn(t, be, nil, fakeTick, func(c *config.Config) {
 			c.Pool.Size, c.Pool.Languages, c.Pool.MaxSize, c.Pool.IdleSeconds = 1, []string{"python"}, most, idle
 			c.Limits.MaxSandboxes = 3 * n
 		})
-		// Creations take a second, so that a burst finds the pool empty.
-		be.Delay(fake.OpCreate, time.Second)
 		advance(time.Second)
 		if eng.PoolReady("python") != 1 {
 			t.Fatalf("pool not filled: %+v", eng.PoolStats("python"))
@@ -200,8 +207,9 @@ func TestFakePoolReplacesOldSandboxes(t *testing.T) {
 
 func TestFakePoolRefillBacksOff(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		eng, be := fakeEngine(t, nil, func(c *config.Config) { c.Pool.Size, c.Pool.Languages = 1, []string{"python"} })
+		be := fake.New()
 		be.Fail(fake.OpCreate, -1, errors.New("injected: create fails"))
+		eng, _ := fakeEngineOn(t, be, nil, fakeTick, func(c *config.Config) { c.Pool.Size, c.Pool.Languages = 1, []string{"python"} })
 		advance(10 * time.Minute)
 		// Waits double from a second to a minute: about a dozen tries in
 		// ten minutes, not one per tick (120).
