@@ -5,6 +5,7 @@ import (
 	"errors"
 	"sync"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox"
@@ -87,68 +88,83 @@ func waitSnap(t *testing.T, snaps chan Snapshot, what string, ok func(Snapshot) 
 	}
 }
 
+// elapse lets d pass on the synctest bubble's clock and waits for the
+// model's goroutines to settle: no wall-clock wait.
+func elapse(d time.Duration) {
+	<-time.After(d)
+	synctest.Wait()
+}
+
 func TestEventsDriveTheList(t *testing.T) {
-	src := newFake(box("aaaa"))
-	_, snaps := start(t, src, Options{Debounce: 50 * time.Millisecond})
-	waitSnap(t, snaps, "the first list", func(s Snapshot) bool { return len(s.Rows) == 1 })
+	synctest.Test(t, func(t *testing.T) {
+		src := newFake(box("aaaa"))
+		_, snaps := start(t, src, Options{Debounce: 50 * time.Millisecond})
+		waitSnap(t, snaps, "the first list", func(s Snapshot) bool { return len(s.Rows) == 1 })
 
-	// Nothing happens: nothing is listed again, and nothing is sampled.
-	time.Sleep(300 * time.Millisecond)
-	if lists, usages := src.counts(); lists != 1 || usages != 0 {
-		t.Fatalf("idle model made %d lists and %d usage calls; want 1 and 0", lists, usages)
-	}
+		// Nothing happens: nothing is listed again, and nothing is sampled.
+		elapse(time.Minute)
+		if lists, usages := src.counts(); lists != 1 || usages != 0 {
+			t.Fatalf("idle model made %d lists and %d usage calls; want 1 and 0", lists, usages)
+		}
 
-	// A burst of events is one list.
-	src.set(box("aaaa"), box("bbbb"))
-	for i := 0; i < 5; i++ {
-		src.events <- Event{Action: "start"}
-	}
-	waitSnap(t, snaps, "the new sandbox", func(s Snapshot) bool { return len(s.Rows) == 2 })
-	time.Sleep(150 * time.Millisecond)
-	if lists, _ := src.counts(); lists != 2 {
-		t.Errorf("a burst of 5 events made %d lists; want 1", lists-1)
-	}
+		// A burst of events is one list.
+		src.set(box("aaaa"), box("bbbb"))
+		for i := 0; i < 5; i++ {
+			src.events <- Event{Action: "start"}
+		}
+		waitSnap(t, snaps, "the new sandbox", func(s Snapshot) bool { return len(s.Rows) == 2 })
+		elapse(time.Second)
+		if lists, _ := src.counts(); lists != 2 {
+			t.Errorf("a burst of 5 events made %d lists; want 1", lists-1)
+		}
+	})
 }
 
 func TestUsageOnlyWhileLive(t *testing.T) {
-	src := newFake(box("aaaa"), box("bbbb"))
-	m, snaps := start(t, src, Options{StatsInterval: 50 * time.Millisecond})
-	waitSnap(t, snaps, "the list", func(s Snapshot) bool { return len(s.Rows) == 2 })
+	synctest.Test(t, func(t *testing.T) {
+		src := newFake(box("aaaa"), box("bbbb"))
+		m, snaps := start(t, src, Options{StatsInterval: 50 * time.Millisecond})
+		waitSnap(t, snaps, "the list", func(s Snapshot) bool { return len(s.Rows) == 2 })
 
-	m.SetLive(true)
-	s := waitSnap(t, snaps, "usage", func(s Snapshot) bool { return !s.Rows[0].Sampled.IsZero() && !s.Rows[1].Sampled.IsZero() })
-	if got := s.Rows[0].CPU(); got != "12.5 %" {
-		t.Errorf("CPU = %q", got)
-	}
-	time.Sleep(200 * time.Millisecond)
-	m.SetLive(false)
-	time.Sleep(60 * time.Millisecond)
-	_, before := src.counts()
-	if before < 4 {
-		t.Errorf("only %d usage calls while live; want sampling every interval", before)
-	}
-	time.Sleep(300 * time.Millisecond)
-	if _, after := src.counts(); after != before {
-		t.Errorf("%d usage calls after SetLive(false)", after-before)
-	}
+		m.SetLive(true)
+		s := waitSnap(t, snaps, "usage", func(s Snapshot) bool { return !s.Rows[0].Sampled.IsZero() && !s.Rows[1].Sampled.IsZero() })
+		if got := s.Rows[0].CPU(); got != "12.5 %" {
+			t.Errorf("CPU = %q", got)
+		}
+		_, first := src.counts()
+		elapse(200 * time.Millisecond)
+		m.SetLive(false)
+		synctest.Wait()
+		// Four intervals, two sandboxes each.
+		_, before := src.counts()
+		if before-first != 8 {
+			t.Errorf("%d usage calls in four intervals while live; want 8 (two sandboxes every interval)", before-first)
+		}
+		elapse(time.Minute)
+		if _, after := src.counts(); after != before {
+			t.Errorf("%d usage calls after SetLive(false)", after-before)
+		}
 
-	// Usage survives a new list.
-	m.Refresh()
-	s = waitSnap(t, snaps, "a relist", func(s Snapshot) bool { return true })
-	if s.Rows[0].Sampled.IsZero() {
-		t.Error("a relist dropped the sampled usage")
-	}
+		// Usage survives a new list.
+		m.Refresh()
+		s = waitSnap(t, snaps, "a relist", func(s Snapshot) bool { return true })
+		if s.Rows[0].Sampled.IsZero() {
+			t.Error("a relist dropped the sampled usage")
+		}
+	})
 }
 
 func TestNoSamplingWithoutSandboxes(t *testing.T) {
-	src := newFake()
-	m, snaps := start(t, src, Options{StatsInterval: 20 * time.Millisecond})
-	waitSnap(t, snaps, "the list", func(s Snapshot) bool { return true })
-	m.SetLive(true)
-	time.Sleep(200 * time.Millisecond)
-	if _, usages := src.counts(); usages != 0 {
-		t.Errorf("%d usage calls with no sandboxes", usages)
-	}
+	synctest.Test(t, func(t *testing.T) {
+		src := newFake()
+		m, snaps := start(t, src, Options{StatsInterval: 20 * time.Millisecond})
+		waitSnap(t, snaps, "the list", func(s Snapshot) bool { return true })
+		m.SetLive(true)
+		elapse(time.Minute)
+		if _, usages := src.counts(); usages != 0 {
+			t.Errorf("%d usage calls with no sandboxes", usages)
+		}
+	})
 }
 
 func TestStreamFailureEndsRun(t *testing.T) {

@@ -14,6 +14,7 @@ import (
 	"sync"
 	"syscall"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/mcpserver"
@@ -29,6 +30,16 @@ func TestMain(m *testing.M) {
 }
 
 func child(mode string) int {
+	// The start is noted once the child's signal handling is in place, so
+	// a test that saw it may signal at once.
+	sig := make(chan os.Signal, 1)
+	switch mode {
+	case "serve":
+		signal.Notify(sig, syscall.SIGTERM)
+	case "stubborn":
+		signal.Ignore(syscall.SIGTERM)
+		signal.Notify(sig, syscall.SIGUSR1) // nobody sends it: waits until killed
+	}
 	f, _ := os.OpenFile(os.Getenv("SUPERVISOR_LOG"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
 	fmt.Fprintf(f, "%d %d %s %s\n", time.Now().UnixNano(), os.Getpid(), os.Getenv("MCP_SANDBOX_TOKEN"), strings.Join(os.Args[1:], " "))
 	f.Close()
@@ -36,13 +47,10 @@ func child(mode string) int {
 	case "crash":
 		return 1
 	case "serve":
-		sig := make(chan os.Signal, 1)
-		signal.Notify(sig, syscall.SIGTERM)
 		<-sig
 		return 0
 	case "stubborn":
-		signal.Ignore(syscall.SIGTERM)
-		time.Sleep(time.Minute)
+		<-sig
 	}
 	return 2
 }
@@ -118,36 +126,57 @@ func (w *waits) get() []time.Duration {
 	return append([]time.Duration(nil), w.d...)
 }
 
+// TestRestartsWithBackoff runs in a synctest bubble: the supervisor's
+// back-off timers are on the bubble's clock, which stands still while a
+// child runs (a process is no goroutine the bubble waits for) and jumps
+// when everything waits on a timer. So the back-offs it chose are exact
+// gaps between starts, however slowly a loaded machine starts the child.
 func TestRestartsWithBackoff(t *testing.T) {
-	o, log := childOptions(t, "crash")
-	o.MinBackoff, o.MaxBackoff = 50*time.Millisecond, 400*time.Millisecond
-	w := &waits{}
-	o.Log = slog.New(w)
-	s := New(o)
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() { defer close(done); s.Run(ctx) }()
-	waitFor(t, "six starts", func() bool { return len(starts(t, log)) >= 6 })
-	cancel()
-	<-done
-
-	// Each quick exit doubles the wait, up to MaxBackoff. (A child that
-	// took longer than ResetAfter to start would reset it; these exit at
-	// once.)
-	want := []time.Duration{50 * time.Millisecond, 100 * time.Millisecond, 200 * time.Millisecond, 400 * time.Millisecond, 400 * time.Millisecond}
-	if got := w.get(); len(got) < len(want) || fmt.Sprint(got[:len(want)]) != fmt.Sprint(want) {
-		t.Errorf("back-offs = %v; want %v first", got, want)
-	}
-	// And the starts are at least that far apart.
-	st := starts(t, log)
-	for i := 1; i < len(want) && i < len(st); i++ {
-		if gap := st[i].at.Sub(st[i-1].at); gap < want[i-1] {
-			t.Errorf("start %d came %v after the one before; the back-off was %v", i, gap, want[i-1])
+	synctest.Test(t, func(t *testing.T) {
+		o, log := childOptions(t, "crash")
+		o.MinBackoff, o.MaxBackoff = 50*time.Millisecond, 400*time.Millisecond
+		w := &waits{}
+		o.Log = slog.New(w)
+		var startedAt []time.Time
+		sixth := make(chan struct{})
+		o.OnChange = func(st Status) {
+			if st.State != Running {
+				return
+			}
+			startedAt = append(startedAt, time.Now())
+			if len(startedAt) == 6 {
+				close(sixth)
+			}
 		}
-	}
-	if got := s.Status(); got.State != Stopped || got.Restarts < 4 || !strings.Contains(got.LastExit, "exit status 1") {
-		t.Errorf("Status = %+v; want stopped, ≥4 restarts, last exit status 1", got)
-	}
+		s := New(o)
+		ctx, cancel := context.WithCancel(context.Background())
+		done := make(chan struct{})
+		go func() { defer close(done); s.Run(ctx) }()
+		<-sixth
+		cancel()
+		<-done
+
+		// Each quick exit doubles the wait, up to MaxBackoff. (A child that
+		// ran longer than StableAfter would reset it; on the bubble's
+		// clock these run for no time at all.)
+		want := []time.Duration{50 * time.Millisecond, 100 * time.Millisecond, 200 * time.Millisecond, 400 * time.Millisecond, 400 * time.Millisecond}
+		if got := w.get(); len(got) < len(want) || fmt.Sprint(got[:len(want)]) != fmt.Sprint(want) {
+			t.Errorf("back-offs = %v; want %v first", got, want)
+		}
+		// The supervisor waited exactly that long between starts.
+		for i := 1; i < len(startedAt); i++ {
+			if gap := startedAt[i].Sub(startedAt[i-1]); gap != want[i-1] {
+				t.Errorf("start %d came %v after the one before; want the back-off %v", i, gap, want[i-1])
+			}
+		}
+		// The first five ran to their crash (the sixth was stopped at once).
+		if n := len(starts(t, log)); n < 5 {
+			t.Errorf("the children noted %d starts, want at least 5", n)
+		}
+		if got := s.Status(); got.State != Stopped || got.Restarts < 5 || !strings.Contains(got.LastExit, "exit status 1") {
+			t.Errorf("Status = %+v; want stopped, ≥5 restarts, last exit status 1", got)
+		}
+	})
 }
 
 func TestPassesCommandLineAndToken(t *testing.T) {
@@ -179,8 +208,7 @@ func TestStopEndsTheChild(t *testing.T) {
 			done := make(chan struct{})
 			go func() { defer close(done); s.Run(ctx) }()
 			waitFor(t, "the child", func() bool { return len(starts(t, log)) == 1 && s.Status().State == Running })
-			pid := starts(t, log)[0].pid
-			time.Sleep(100 * time.Millisecond) // let it install its signal handler
+			pid := starts(t, log)[0].pid // noted with its signal handling in place
 			began := time.Now()
 			cancel()
 			select {

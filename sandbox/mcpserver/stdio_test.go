@@ -7,33 +7,41 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
-	"time"
+	"testing/synctest"
 
 	"github.com/mark3labs/mcp-go/mcp"
 )
 
 // TestOrderedWriter checks the writer's one promise: notifications queued
-// before a response are written before it, whatever the goroutines do.
+// before a response are written before it, whatever the goroutines do. It
+// runs in a synctest bubble, so the writer's shutdown grace passes on the
+// bubble's clock; even rounds let the writer deliver before the shutdown,
+// odd ones shut it down at once (the response then goes out on the way
+// out).
 func TestOrderedWriter(t *testing.T) {
-	for round := 0; round < 200; round++ {
-		var out bytes.Buffer
-		notes := make(chan mcp.JSONRPCNotification, 16)
-		w := &orderedWriter{out: &out, responses: make(chan []byte, 4), notes: notes, failed: make(chan struct{})}
-		ctx, cancel := context.WithCancel(context.Background())
-		done := make(chan struct{})
-		go func() { w.run(ctx); close(done) }()
-		for i := 0; i < 5; i++ {
-			notes <- mcp.JSONRPCNotification{JSONRPC: "2.0", Notification: mcp.Notification{Method: "notifications/progress"}}
+	synctest.Test(t, func(t *testing.T) {
+		for round := 0; round < 200; round++ {
+			var out bytes.Buffer
+			notes := make(chan mcp.JSONRPCNotification, 16)
+			w := &orderedWriter{out: &out, responses: make(chan []byte, 4), notes: notes, failed: make(chan struct{})}
+			ctx, cancel := context.WithCancel(context.Background())
+			done := make(chan struct{})
+			go func() { w.run(ctx); close(done) }()
+			for i := 0; i < 5; i++ {
+				notes <- mcp.JSONRPCNotification{JSONRPC: "2.0", Notification: mcp.Notification{Method: "notifications/progress"}}
+			}
+			w.send(ctx, []byte(`{"jsonrpc":"2.0","id":1,"result":{}}`))
+			if round%2 == 0 {
+				synctest.Wait()
+			}
+			cancel()
+			<-done
+			lines := strings.Split(strings.TrimSpace(out.String()), "\n")
+			if len(lines) != 6 || !strings.Contains(lines[5], `"id":1`) {
+				t.Fatalf("round %d: the response did not come last:\n%s", round, out.String())
+			}
 		}
-		w.send(ctx, []byte(`{"jsonrpc":"2.0","id":1,"result":{}}`))
-		time.Sleep(time.Millisecond)
-		cancel()
-		<-done
-		lines := strings.Split(strings.TrimSpace(out.String()), "\n")
-		if len(lines) != 6 || !strings.Contains(lines[5], `"id":1`) {
-			t.Fatalf("round %d: the response did not come last:\n%s", round, out.String())
-		}
-	}
+	})
 }
 
 func TestReadLineTooLong(t *testing.T) {
