@@ -90,7 +90,8 @@ func TestListFiveSandboxesFromSamples(t *testing.T) {
 // sandbox_list then says commands go to the agent, not docker exec.
 func TestListSaysAgentAfterShortTimeout(t *testing.T) {
 	testenv.Docker(t, testenv.PythonImage)
-	p := startServer(t, serverEnv(t, ""))
+	// Other tests share the Docker engine; max_sandboxes counts them all.
+	p := startServer(t, serverEnv(t, "[limits]\nmax_sandboxes = 100\n"))
 	sess := sdkClient(t, p, nil)
 	id := createSandboxes(t, sess, 1)[0]
 	res := call(t, sess, "sandbox_exec", map[string]any{
