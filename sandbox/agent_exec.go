@@ -9,6 +9,7 @@ import (
 	"runtime"
 	"strconv"
 	"sync"
+	"time"
 
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/agent"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/runner"
@@ -67,9 +68,16 @@ func (sb *Sandbox) agentSlot() *agentSlot {
 	return s
 }
 
+// agentStartTimeout bounds an agent's start: the engine's architecture
+// (asked once; Podman takes seconds to answer under load), the look-up of
+// the image's tools, the copy and the agent's ready (interpStartTimeout).
+const agentStartTimeout = 45 * time.Second
+
 // agentFor returns sb's running agent, starting it if needed, or nil when
 // commands must go through the engine (the backend cannot attach, or the
-// agent cannot run in sb, or keeps dying).
+// agent cannot run in sb, or keeps dying). A command's timeout must not
+// bound ctx: a start cut short leaves no time for the command either, and
+// is tried again by the next one.
 func (e *Engine) agentFor(ctx context.Context, sb *Sandbox) *agentConn {
 	at, ok := e.be.(Attacher)
 	if !ok {
@@ -98,7 +106,9 @@ func (e *Engine) agentFor(ctx context.Context, sb *Sandbox) *agentConn {
 		e.log.Warn("command agent keeps stopping; using docker exec from now on", "id", sb.ID)
 		return nil
 	}
-	c, err := e.startAgent(ctx, at, sb)
+	sctx, cancel := context.WithTimeout(ctx, agentStartTimeout)
+	c, err := e.startAgent(sctx, at, sb)
+	cancel()
 	s.mu.Lock()
 	s.starts++
 	s.mu.Unlock()
@@ -189,7 +199,12 @@ func (s *agentSlot) killAll() {
 // where it runs (its stdin, if any, up to agent.MaxStdin), else through the
 // engine. spec.User is the sandbox's, as the agent's is.
 func (e *Engine) execIn(ctx context.Context, sb *Sandbox, spec ExecSpec) (ExecStatus, error) {
-	c := e.agentFor(ctx, sb)
+	return e.execWith(ctx, sb, e.agentFor(ctx, sb), spec)
+}
+
+// execWith is execIn with the agent already looked for (c, nil for the
+// engine's exec).
+func (e *Engine) execWith(ctx context.Context, sb *Sandbox, c *agentConn, spec ExecSpec) (ExecStatus, error) {
 	if c == nil {
 		return e.be.Exec(ctx, sb.ContainerID, spec)
 	}

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/config"
@@ -164,5 +165,39 @@ func TestAgentUnavailableFallsBack(t *testing.T) {
 	}
 	if p, why := execPath(t, eng, sb.ID); p != sandbox.ExecDocker || !strings.Contains(why, "s390x") {
 		t.Errorf("exec path = %q (%s), want docker exec for lack of an s390x agent", p, why)
+	}
+}
+
+// slowForeignArch is foreignArch on an engine slow to say so (Podman
+// answers in seconds under load).
+type slowForeignArch struct{ *docker.Backend }
+
+func (slowForeignArch) EngineArch(ctx context.Context) (string, error) {
+	select {
+	case <-time.After(3 * time.Second):
+		return "s390x", nil
+	case <-ctx.Done():
+		return "", ctx.Err()
+	}
+}
+
+// The agent's start is not the command's time: the first command of a
+// sandbox, with a timeout shorter than the agent takes to find it cannot
+// run, runs through docker exec with its whole time, keeps its output up
+// to the timeout, and has its tree killed.
+func TestExecTimeoutAfterSlowAgentStart(t *testing.T) {
+	eng, _ := newEngineWith(t, engineOptions{wrap: func(be *docker.Backend) sandbox.Backend { return slowForeignArch{be} }})
+	sb := mustCreate(t, eng, sandbox.CreateRequest{})
+	res, err := eng.Exec(context.Background(), sb.ID, sandbox.ExecRequest{
+		Command: `sleep 1000 & setsid sleep 1000 & echo started; sleep 1000`, TimeoutSeconds: 2,
+	}, nil)
+	if err != nil || !res.TimedOut || res.ExitCode != 124 || res.Stdout != "started\n" {
+		t.Errorf("want the output and a timeout, got %+v %v", res, err)
+	}
+	if p, why := execPath(t, eng, sb.ID); p != sandbox.ExecDocker || !strings.Contains(why, "s390x") {
+		t.Errorf("exec path = %q (%s), want docker exec for lack of an s390x agent", p, why)
+	}
+	if ps := mustExec(t, eng, sb.ID, psScript); strings.Contains(ps.Stdout, "sleep 1000") {
+		t.Errorf("processes survived the timeout:\n%s", ps.Stdout)
 	}
 }

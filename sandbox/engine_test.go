@@ -87,6 +87,11 @@ func TestExecTimeoutKillsTree(t *testing.T) {
 	if !strings.Contains(res.Stdout, "started") {
 		t.Errorf("stdout = %q", res.Stdout)
 	}
+	// The sandbox's first command started the agent, whatever the engine
+	// (the start is not the command's time, which on Podman it used up).
+	if p, why := execPath(t, eng, sb.ID); p != sandbox.ExecAgent {
+		t.Errorf("exec path = %q (%s), want the agent", p, why)
+	}
 	// Nothing but the keep-alive loop (and its sleep) may be left.
 	ps := mustExec(t, eng, sb.ID, `for d in /proc/[0-9]*; do read -r l < $d/cmdline 2>/dev/null; tr '\0' ' ' < $d/cmdline; echo; done`)
 	if strings.Count(ps.Stdout, "sleep 1000") > 0 {

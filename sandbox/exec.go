@@ -103,6 +103,12 @@ func (e *Engine) run(ctx context.Context, sb *Sandbox, rs runSpec) (ExecResult, 
 	limit := e.cfg.Current().Limits.OutputBytes
 	stdout := newCapture(limit, streamTo(rs.out, "stdout"))
 	stderr := newCapture(limit, streamTo(rs.out, "stderr"))
+	// The sandbox's agent is started (the first time) before the timeout
+	// runs: its start is the server's work, not the command's, and on a
+	// slow engine it would leave the command no time at all.
+	actx, unbindStart := sb.bound(ctx)
+	c := e.agentFor(actx, sb)
+	unbindStart()
 	tctx, cancel := context.WithTimeout(ctx, rs.timeout)
 	defer cancel()
 	// The exec also ends when the container stops: under gVisor its
@@ -114,7 +120,7 @@ func (e *Engine) run(ctx context.Context, sb *Sandbox, rs runSpec) (ExecResult, 
 		spec.Stdin = strings.NewReader(rs.stdin)
 	}
 	start := time.Now()
-	status, err := e.execIn(bctx, sb, spec)
+	status, err := e.execWith(bctx, sb, c, spec)
 	res := ExecResult{ExitCode: status.ExitCode, DurationMS: time.Since(start).Milliseconds()}
 	// An error or a signal is what a container that stopped leaves.
 	suspect := err != nil && ctx.Err() == nil && tctx.Err() == nil || err == nil && status.ExitCode >= 128

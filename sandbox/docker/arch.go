@@ -9,8 +9,17 @@ import (
 var _ backend.ArchReporter = (*Backend)(nil)
 
 // EngineArch returns the architecture of the engine's machine (x86_64,
-// aarch64, …), asked once.
+// aarch64, amd64, …), asked once. Docker says it in /info. Podman says it
+// in /version too, which the backend asks anyway: each of its answers
+// takes seconds under load.
 func (b *Backend) EngineArch(ctx context.Context) (string, error) {
+	f, err := b.facts(ctx)
+	if err != nil {
+		return "", err
+	}
+	if f.podman && f.arch != "" {
+		return f.arch, nil
+	}
 	b.archMu.Lock()
 	defer b.archMu.Unlock()
 	if b.arch != "" {

@@ -28,8 +28,11 @@ type Backend struct {
 
 	archMu sync.Mutex
 	arch   string // EngineArch's answer, once known
-	// engineKnown is set once the engine has said whether it is Podman.
-	engineKnown, podman bool
+
+	factsMu sync.Mutex
+	known   *engineFacts  // what /version said, once it has
+	asking  chan struct{} // closed when the question in flight is answered
+	askErr  error         // why the last question failed
 }
 
 var (

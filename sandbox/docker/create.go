@@ -79,7 +79,11 @@ func (b *Backend) Create(ctx context.Context, spec backend.ContainerSpec) (id st
 	if err := caller.Err(); err != nil {
 		return "", err
 	}
-	vols = b.adaptCreate(ctx, cc, vols)
+	// Nothing is made when the engine cannot say which it is.
+	vols, err = b.adaptCreate(ctx, cc, vols)
+	if err != nil {
+		return "", err
+	}
 	resp, err := b.cli.ContainerCreate(ctx, cc.Config, cc.Host, nil, nil, spec.Name)
 	if err != nil {
 		return "", b.wrap("create container", err)

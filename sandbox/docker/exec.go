@@ -165,7 +165,10 @@ exit 0`
 
 // KillTree kills process pid inside the container and everything it started.
 func (b *Backend) KillTree(ctx context.Context, containerID string, pid int, user string) error {
-	podman := b.isPodman(ctx)
+	podman, err := b.isPodman(ctx)
+	if err != nil {
+		return err
+	}
 	created, err := b.cli.ContainerExecCreate(ctx, containerID, container.ExecOptions{
 		Cmd:  []string{"/bin/sh", "-c", killTreeScript, "mcp-sandbox-kill", strconv.Itoa(pid)},
 		User: user,

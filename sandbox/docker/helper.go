@@ -91,7 +91,10 @@ func (b *Backend) RunHelper(ctx context.Context, containerID string, spec backen
 			cc.Host.Tmpfs[spec.CacheDir] = fmt.Sprintf("rw,nosuid,nodev,noexec,size=%dm,uid=%s,gid=%s,mode=0700", mb, uid, gid)
 		}
 	}
-	made := b.adaptCreate(ctx, cc, []Volume{vol})
+	made, err := b.adaptCreate(ctx, cc, []Volume{vol})
+	if err != nil {
+		return status, err
+	}
 	resp, err := b.cli.ContainerCreate(ctx, cc.Config, cc.Host, nil, nil, name)
 	defer func() {
 		cctx, cancel := cleanupContext(ctx)

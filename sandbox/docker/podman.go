@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/docker/docker/api/types/container"
 
@@ -16,28 +17,74 @@ import (
 // differences the backend adapts to here, so that the rest of the package
 // speaks one dialect.
 
-// isPodman reports whether the engine is Podman (asked once; an engine
-// that does not answer is taken for Docker, and the call that needed the
-// engine fails on its own).
-func (b *Backend) isPodman(ctx context.Context) bool {
-	b.mu.Lock()
-	known, podman := b.engineKnown, b.podman
-	b.mu.Unlock()
-	if known {
-		return podman
+// engineFacts is what the engine says of itself on /version, asked once
+// per backend.
+type engineFacts struct {
+	podman bool
+	arch   string // GOARCH-style (amd64, arm64), "" if not said
+}
+
+// engineAskTimeout bounds the question: Podman builds its /version answer
+// from all it reports on /info (the versions of conmon and of the OCI
+// runtime, its storage), which takes a second when idle and several under
+// load.
+const engineAskTimeout = 60 * time.Second
+
+// facts returns what the engine says of itself. The question is asked
+// once, by one goroutine under its own bound, whatever the deadline of the
+// caller who needed it first: a caller that gives up early does not leave
+// the next one to start over. An engine that does not answer is an error,
+// never taken for one engine or the other; the next call asks again.
+func (b *Backend) facts(ctx context.Context) (engineFacts, error) {
+	b.factsMu.Lock()
+	if b.known != nil {
+		f := *b.known
+		b.factsMu.Unlock()
+		return f, nil
 	}
+	if b.asking == nil {
+		b.asking = make(chan struct{})
+		go b.ask(b.asking)
+	}
+	asking := b.asking
+	b.factsMu.Unlock()
+	select {
+	case <-asking:
+	case <-ctx.Done():
+		return engineFacts{}, ctx.Err()
+	}
+	b.factsMu.Lock()
+	defer b.factsMu.Unlock()
+	if b.known != nil {
+		return *b.known, nil
+	}
+	return engineFacts{}, b.askErr
+}
+
+// ask asks the engine's /version and closes done with the answer recorded.
+func (b *Backend) ask(done chan struct{}) {
+	ctx, cancel := context.WithTimeout(context.Background(), engineAskTimeout)
+	defer cancel()
 	v, err := b.cli.ServerVersion(ctx)
+	b.factsMu.Lock()
+	defer b.factsMu.Unlock()
+	defer close(done)
+	b.asking = nil
 	if err != nil {
-		return false // asked again next time
+		b.askErr = b.wrap("ask the engine's version", err)
+		return
 	}
-	podman = strings.Contains(strings.ToLower(v.Platform.Name), "podman")
+	f := engineFacts{arch: v.Arch, podman: strings.Contains(strings.ToLower(v.Platform.Name), "podman")}
 	for _, c := range v.Components {
-		podman = podman || strings.Contains(strings.ToLower(c.Name), "podman")
+		f.podman = f.podman || strings.Contains(strings.ToLower(c.Name), "podman")
 	}
-	b.mu.Lock()
-	b.engineKnown, b.podman = true, podman
-	b.mu.Unlock()
-	return podman
+	b.known, b.askErr = &f, nil
+}
+
+// isPodman reports whether the engine is Podman.
+func (b *Backend) isPodman(ctx context.Context) (bool, error) {
+	f, err := b.facts(ctx)
+	return f.podman, err
 }
 
 // tmpfsOwner is the owner part of a tmpfs mount's options.
@@ -45,7 +92,8 @@ var tmpfsOwner = regexp.MustCompile(`,uid=[0-9]+,gid=[0-9]+`)
 
 // adaptCreate rewrites a container's configuration for the engine and
 // returns the volumes the create will make (to check and to discard on
-// failure). On Docker that is vols, unchanged.
+// failure). On Docker that is vols, unchanged. An engine that does not say
+// which it is is an error.
 //
 // Podman (4.3, Debian 12's) differs in three ways:
 //   - it ignores the driver options and labels of a volume mount and makes
@@ -66,9 +114,13 @@ var tmpfsOwner = regexp.MustCompile(`,uid=[0-9]+,gid=[0-9]+`)
 //     chowns the tmpfs to the container's user, which is the owner the
 //     backend asks for (the sandbox user for /tmp and the workspace, the
 //     helper's user for its cache).
-func (b *Backend) adaptCreate(ctx context.Context, cc *createConfig, vols []Volume) []Volume {
-	if !b.isPodman(ctx) {
-		return vols
+func (b *Backend) adaptCreate(ctx context.Context, cc *createConfig, vols []Volume) ([]Volume, error) {
+	podman, err := b.isPodman(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if !podman {
+		return vols, nil
 	}
 	byName := map[string]Volume{}
 	for _, v := range vols {
@@ -91,7 +143,7 @@ func (b *Backend) adaptCreate(ctx context.Context, cc *createConfig, vols []Volu
 	for dir, opts := range cc.Host.Tmpfs {
 		cc.Host.Tmpfs[dir] = tmpfsOwner.ReplaceAllString(opts, ",U")
 	}
-	return nil
+	return nil, nil
 }
 
 // podmanNproc is the nproc limit of a container on Podman: the kernel's

@@ -83,3 +83,34 @@ func TestListFiveSandboxesFromSamples(t *testing.T) {
 		}
 	}
 }
+
+// TestListSaysAgentAfterShortTimeout: a sandbox's first sandbox_exec, with
+// a timeout shorter than the engine may take to start the command agent
+// (Podman under load), keeps its output up to the timeout, and
+// sandbox_list then says commands go to the agent, not docker exec.
+func TestListSaysAgentAfterShortTimeout(t *testing.T) {
+	testenv.Docker(t, testenv.PythonImage)
+	// Other tests share the Docker engine; max_sandboxes counts them all.
+	p := startServer(t, serverEnv(t, "[limits]\nmax_sandboxes = 100\n"))
+	sess := sdkClient(t, p, nil)
+	id := createSandboxes(t, sess, 1)[0]
+	res := call(t, sess, "sandbox_exec", map[string]any{
+		"sandbox_id": id, "command": "sleep 1000 & echo started; sleep 1000", "timeout_seconds": 2,
+	})
+	var out execOut
+	structured(t, res, &out)
+	if res.IsError || !out.TimedOut || out.ExitCode != 124 || out.Stdout != "started\n" {
+		t.Errorf("sandbox_exec: %+v (%s)", out, text(res))
+	}
+	var list struct {
+		Sandboxes []struct {
+			SandboxID string `json:"sandbox_id"`
+			Exec      string `json:"exec"`
+			ExecNote  string `json:"exec_note"`
+		} `json:"sandboxes"`
+	}
+	structured(t, call(t, sess, "sandbox_list", nil), &list)
+	if len(list.Sandboxes) != 1 || list.Sandboxes[0].SandboxID != id || list.Sandboxes[0].Exec != "agent" {
+		t.Errorf("sandbox_list = %+v, want %s on the agent", list.Sandboxes, id)
+	}
+}
