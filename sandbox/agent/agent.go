@@ -16,7 +16,10 @@
 // answers "ready" once, then for each command any number of "out" and "err"
 // frames, whose payload is the command's id, a newline and output bytes,
 // and one "exit" frame (a JSON [Exit]) after the command has exited and
-// its output has closed.
+// its output has closed. A "file" frame (a JSON [File]) asks for the file
+// tools' work; the agent answers with any number of "out" frames (the
+// bytes read, or a listing's [ListEntry] JSON lines) and one "filedone"
+// frame (a JSON [FileDone]).
 package agent
 
 //go:generate go run ./internal/build
@@ -41,6 +44,9 @@ const (
 	// sandbox user, then exit: the sandbox is being stopped.
 	KindKillAll = "killall"
 	KindExit    = "exit" // agent → engine: an Exit
+	KindFile    = "file" // engine → agent: a File
+	// KindFileDone (agent → engine) ends a File's answer: a FileDone.
+	KindFileDone = "filedone"
 )
 
 // FilePrefix starts the name of the agent's file in a sandbox; the agent
@@ -78,6 +84,62 @@ type Exit struct {
 	ID    int    `json:"id"`
 	Code  int    `json:"code"`
 	Error string `json:"error,omitempty"`
+}
+
+// File operations.
+const (
+	OpWrite = "write"
+	OpRead  = "read"
+	OpList  = "list"
+)
+
+// File asks the agent for one file tool's work on Path (clean, absolute,
+// in /workspace or /tmp), done as the sandbox user, following symlinks
+// only while they stay inside those areas:
+//
+//   - OpWrite replaces the file with Data (or appends it, Append), making
+//     missing parent directories; the result may not exceed Max bytes.
+//   - OpRead sends at most Max bytes from Offset.
+//   - OpList sends the entries of a directory (all below it, Recursive),
+//     at most Limit, or the entry of a file.
+type File struct {
+	ID        int    `json:"id"`
+	Op        string `json:"op"`
+	Path      string `json:"path"`
+	Data      []byte `json:"data,omitempty"`
+	Append    bool   `json:"append,omitempty"`
+	Offset    int64  `json:"offset,omitempty"`
+	Max       int64  `json:"max,omitempty"`
+	Recursive bool   `json:"recursive,omitempty"`
+	Limit     int    `json:"limit,omitempty"`
+}
+
+// FileDone ends a File's answer. Path is the file acted on (links
+// followed); Size its size; N the bytes written or sent, or the entries
+// sent; Truncated says a listing stopped early. Err, when set, is a class:
+// "notexist", "isdir", "notreg", "notdir", "perm", "nospace", "linkout"
+// (Msg: the link, a NUL, its target), "loop", "offset", "toobig", "bad",
+// "io"; Msg is the path concerned or the system's message.
+type FileDone struct {
+	ID        int    `json:"id"`
+	Path      string `json:"path,omitempty"`
+	Size      int64  `json:"size"`
+	N         int64  `json:"n"`
+	Truncated bool   `json:"truncated,omitempty"`
+	Err       string `json:"err,omitempty"`
+	Msg       string `json:"msg,omitempty"`
+}
+
+// ListEntry is one entry of an OpList answer: its path relative to the
+// directory listed ("" for a file listed itself), size, mode (Go's
+// fs.FileMode bits), modification time (Unix seconds) and, for a symlink,
+// its target.
+type ListEntry struct {
+	P string `json:"p"`
+	S int64  `json:"s"`
+	M uint32 `json:"m"`
+	T int64  `json:"t"`
+	L string `json:"l,omitempty"`
 }
 
 // Binary returns the agent for a Linux architecture, as Go or the engine
