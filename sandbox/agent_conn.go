@@ -54,8 +54,7 @@ type agentCall struct {
 // in sb; exec then goes through the engine.
 func (e *Engine) startAgent(ctx context.Context, at Attacher, sb *Sandbox) (*agentConn, error) {
 	arch := e.engineArch(ctx)
-	bin := agent.Binary(arch)
-	if bin == nil {
+	if !agent.Has(arch) {
 		return nil, fmt.Errorf("%w: no agent for architecture %q", errInterpUnusable, arch)
 	}
 	var tools [2]string
@@ -77,14 +76,19 @@ func (e *Engine) startAgent(ctx context.Context, at Attacher, sb *Sandbox) (*age
 	// its file once it runs.
 	file := Workspace + "/" + agent.FilePrefix + c.nonce[:12]
 	var stderr bytes.Buffer
+	bin := agent.Open(arch)
+	if bin == nil {
+		return nil, fmt.Errorf("%w: the agent for %q does not decompress", errInterpUnusable, arch)
+	}
 	st, err := e.be.Exec(ctx, sb.ContainerID, ExecSpec{
 		Cmd:   []string{"/bin/sh", "-c", `umask 077; set -C; "$1" >"$3" && "$2" 700 "$3"`, "mcp-sandbox-agent-copy", tools[0], tools[1], file},
 		Env:   serverEnv,
 		User:  sb.User,
-		Stdin: bytes.NewReader(bin),
+		Stdin: bin,
 		// Stdout is not read; stderr is bounded.
 		Stderr: &limitedBuffer{b: &stderr, n: 4096},
 	})
+	bin.Close()
 	if err != nil {
 		return nil, err
 	}

@@ -6,9 +6,11 @@
 //
 //	go generate ./sandbox/agent
 //
-// (CGO_ENABLED=0, -trimpath, stripped, no build id), so that building the
-// server needs nothing but the Go toolchain; TestBinariesReproducible
-// rebuilds them and compares the bytes.
+// (CGO_ENABLED=0, -trimpath, stripped, no build id, then gzip at the best
+// level with an empty header), so that building the server needs nothing
+// but the Go toolchain; TestBinariesReproducible rebuilds them and
+// compares the bytes. They are kept compressed, and decompressed only as
+// one is copied into a sandbox, so an idle server holds less of them.
 //
 // The engine attaches to the agent's stdin and stdout. It writes a first
 // line, the nonce, then frames "NONCE KIND LENGTH\n" + payload (see package
@@ -25,15 +27,18 @@ package agent
 //go:generate go run ./internal/build
 
 import (
+	"compress/gzip"
 	_ "embed" // the agent's binaries
+	"io"
 	"strings"
+	"unsafe"
 )
 
 var (
-	//go:embed prebuilt/mcp-sandbox-agent-linux-amd64
-	amd64 []byte
-	//go:embed prebuilt/mcp-sandbox-agent-linux-arm64
-	arm64 []byte
+	//go:embed prebuilt/mcp-sandbox-agent-linux-amd64.gz
+	amd64 string
+	//go:embed prebuilt/mcp-sandbox-agent-linux-arm64.gz
+	arm64 string
 )
 
 // Frame kinds beyond package runner's.
@@ -142,14 +147,45 @@ type ListEntry struct {
 	L string `json:"l,omitempty"`
 }
 
-// Binary returns the agent for a Linux architecture, as Go or the engine
-// names it (amd64, x86_64, arm64, aarch64), or nil.
-func Binary(arch string) []byte {
+// Open returns the agent for a Linux architecture, as Go or the engine
+// names it (amd64, x86_64, arm64, aarch64), decompressing as it is read,
+// or nil. Closing it hands the embedded copy's memory back to the system
+// where that can be done (it stays in the page cache, for the next copy).
+func Open(arch string) io.ReadCloser {
+	gz := compressed(arch)
+	if gz == "" {
+		return nil
+	}
+	r, err := gzip.NewReader(strings.NewReader(gz))
+	if err != nil {
+		return nil // not what go generate made: no agent
+	}
+	return &opened{Reader: r, gz: gz}
+}
+
+// Has reports whether there is an agent for arch.
+func Has(arch string) bool { return compressed(arch) != "" }
+
+// Compressed returns the embedded (gzip) agent for arch, or nil.
+func Compressed(arch string) []byte { return []byte(compressed(arch)) }
+
+func compressed(arch string) string {
 	switch strings.ToLower(arch) {
 	case "amd64", "x86_64":
 		return amd64
 	case "arm64", "aarch64":
 		return arm64
 	}
-	return nil
+	return ""
+}
+
+type opened struct {
+	*gzip.Reader
+	gz string
+}
+
+func (o *opened) Close() error {
+	err := o.Reader.Close()
+	release(unsafe.Slice(unsafe.StringData(o.gz), len(o.gz)))
+	return err
 }
