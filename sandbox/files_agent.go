@@ -50,11 +50,14 @@ func (w *boundedBuffer) Write(p []byte) (int, error) {
 // and inside the areas. A protocol failure kills the agent (a later call
 // starts another, or goes through the engine).
 func (e *Engine) agentFile(ctx context.Context, c *agentConn, sb *Sandbox, req agent.File, out *boundedBuffer) (agent.FileDone, error) {
-	ctx, cancel := context.WithTimeout(ctx, agentFileTimeout)
+	fctx, cancel := context.WithTimeout(ctx, agentFileTimeout)
 	defer cancel()
-	done, err := c.file(ctx, req, out)
+	done, err := c.file(fctx, req, out)
 	if err != nil {
-		if errors.Is(err, context.DeadlineExceeded) {
+		if errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil {
+			// The agent does not answer: it is ended, and a later call
+			// starts another.
+			c.fail(fmt.Errorf("no answer to a file request within %s", agentFileTimeout))
 			c.kill(ctx)
 		}
 		return done, err
