@@ -45,6 +45,7 @@ type agentConn struct {
 type agentCall struct {
 	stdout, stderr io.Writer
 	exit           chan agent.Exit
+	file           chan agent.FileDone // a file request's end
 }
 
 // startAgent copies the agent for the engine's architecture into sb's workspace
@@ -53,8 +54,7 @@ type agentCall struct {
 // in sb; exec then goes through the engine.
 func (e *Engine) startAgent(ctx context.Context, at Attacher, sb *Sandbox) (*agentConn, error) {
 	arch := e.engineArch(ctx)
-	bin := agent.Binary(arch)
-	if bin == nil {
+	if !agent.Has(arch) {
 		return nil, fmt.Errorf("%w: no agent for architecture %q", errInterpUnusable, arch)
 	}
 	var tools [2]string
@@ -76,21 +76,26 @@ func (e *Engine) startAgent(ctx context.Context, at Attacher, sb *Sandbox) (*age
 	// its file once it runs.
 	file := Workspace + "/" + agent.FilePrefix + c.nonce[:12]
 	var stderr bytes.Buffer
+	bin := agent.Open(arch)
+	if bin == nil {
+		return nil, fmt.Errorf("%w: the agent for %q does not decompress", errInterpUnusable, arch)
+	}
 	st, err := e.be.Exec(ctx, sb.ContainerID, ExecSpec{
 		Cmd:   []string{"/bin/sh", "-c", `umask 077; set -C; "$1" >"$3" && "$2" 700 "$3"`, "mcp-sandbox-agent-copy", tools[0], tools[1], file},
 		Env:   serverEnv,
 		User:  sb.User,
-		Stdin: bytes.NewReader(bin),
+		Stdin: bin,
 		// Stdout is not read; stderr is bounded.
 		Stderr: &limitedBuffer{b: &stderr, n: 4096},
 	})
+	bin.Close()
 	if err != nil {
 		return nil, err
 	}
 	if st.ExitCode != 0 {
 		return nil, fmt.Errorf("%w: copying the agent into the workspace failed (exit %d): %s", errInterpUnusable, st.ExitCode, bytes.TrimSpace(stderr.Bytes()))
 	}
-	dec := runner.NewDecoder(c.nonce, c.onFrame, c.fail).Limit(agent.MaxFrame, agent.KindExit)
+	dec := runner.NewDecoder(c.nonce, c.onFrame, c.fail).Limit(agent.MaxFrame, agent.KindExit, agent.KindFileDone)
 	// No Env: the agent's environment is what the engine gives any exec
 	// (the image's), to which each command adds its own.
 	proc, err := at.Attach(ctx, sb.ContainerID, ExecSpec{
@@ -168,8 +173,21 @@ func (c *agentConn) onFrame(f runner.Frame) {
 		call := c.calls[x.ID]
 		delete(c.calls, x.ID)
 		c.mu.Unlock()
-		if call != nil {
+		if call != nil && call.exit != nil {
 			call.exit <- x
+		}
+	case agent.KindFileDone:
+		var x agent.FileDone
+		if err := json.Unmarshal(f.Payload, &x); err != nil {
+			c.fail(fmt.Errorf("%w: bad filedone frame: %v", runner.ErrProtocol, err))
+			return
+		}
+		c.mu.Lock()
+		call := c.calls[x.ID]
+		delete(c.calls, x.ID)
+		c.mu.Unlock()
+		if call != nil && call.file != nil {
+			call.file <- x
 		}
 	default:
 		c.fail(fmt.Errorf("%w: unexpected %q frame from the agent", runner.ErrProtocol, f.Kind))
@@ -250,6 +268,34 @@ func (c *agentConn) exec(ctx context.Context, spec ExecSpec, stdin *[]byte, stop
 	case <-grace.C:
 	}
 	return ExecStatus{ExitCode: -1, Killed: true}, ctx.Err()
+}
+
+// file has the agent do one file request; the bytes it sends go to out.
+// When ctx ends first, file returns ctx.Err() (the agent finishes the
+// request, whose answer is then dropped).
+func (c *agentConn) file(ctx context.Context, req agent.File, out io.Writer) (agent.FileDone, error) {
+	call := &agentCall{stdout: out, stderr: io.Discard, file: make(chan agent.FileDone, 1)}
+	c.mu.Lock()
+	c.nextID++
+	req.ID = c.nextID
+	c.calls[req.ID] = call
+	c.mu.Unlock()
+	defer func() {
+		c.mu.Lock()
+		delete(c.calls, req.ID)
+		c.mu.Unlock()
+	}()
+	if err := c.send(agent.KindFile, req); err != nil {
+		c.fail(err)
+	}
+	select {
+	case x := <-call.file:
+		return x, nil
+	case <-c.dead:
+		return agent.FileDone{}, fmt.Errorf("%w (%v) during %s of %s", errAgentDied, c.deadErr, req.Op, req.Path)
+	case <-ctx.Done():
+		return agent.FileDone{}, ctx.Err()
+	}
 }
 
 // exitStatus turns the agent's exit frame into Backend.Exec's answer: a

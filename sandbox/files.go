@@ -45,6 +45,9 @@ func (e *Engine) WriteFile(ctx context.Context, id, p string, content []byte, ap
 	}
 	sb.begin()
 	defer e.end(sb)
+	if c := e.agentFor(ctx, sb); c != nil {
+		return e.writeFileAgent(ctx, c, sb, clean, content, appendTo)
+	}
 	target, err := e.resolve(ctx, sb, clean, true)
 	if err != nil {
 		return FileResult{}, err
@@ -87,6 +90,10 @@ type ReadResult struct {
 
 // ReadFile reads up to maxBytes (0: a default) of a file from offset,
 // following symlinks only while they stay inside /workspace and /tmp.
+//
+// The file tools go through the sandbox's agent where it runs (one round
+// trip, see files_agent.go); otherwise through the engine and the image's
+// tar, as below.
 func (e *Engine) ReadFile(ctx context.Context, id, p string, offset, maxBytes int64) (ReadResult, error) {
 	sb, err := e.Get(id)
 	if err != nil {
@@ -107,6 +114,13 @@ func (e *Engine) ReadFile(ctx context.Context, id, p string, offset, maxBytes in
 	}
 	sb.begin()
 	defer e.end(sb)
+	if c := e.agentFor(ctx, sb); c != nil {
+		res, err := e.readFileAgent(ctx, c, sb, clean, offset, maxBytes)
+		if !errors.Is(err, errAgentDied) {
+			return res, err
+		}
+		// A read can be made again, through the engine.
+	}
 	target, err := e.resolve(ctx, sb, clean, true)
 	if err != nil {
 		return ReadResult{}, err
@@ -193,6 +207,12 @@ func (e *Engine) ListFiles(ctx context.Context, id, p string, recursive bool) ([
 	}
 	sb.begin()
 	defer e.end(sb)
+	if c := e.agentFor(ctx, sb); c != nil {
+		entries, truncated, err := e.listFilesAgent(ctx, c, sb, clean, recursive)
+		if !errors.Is(err, errAgentDied) {
+			return entries, truncated, err
+		}
+	}
 	target, err := e.resolve(ctx, sb, clean, true)
 	if err != nil {
 		return nil, false, err

@@ -15,11 +15,33 @@ import (
 
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/config"
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox/docker"
 )
 
-func TestWriteReadListFiles(t *testing.T) {
-	eng, _ := newEngine(t, nil)
-	sb := mustCreate(t, eng, sandbox.CreateRequest{})
+// bothFilePaths runs a file-tool test through the sandbox's agent and,
+// with an engine the server carries no agent for, through docker exec.
+func bothFilePaths(t *testing.T, test func(t *testing.T, eng *sandbox.Engine, sb *sandbox.Sandbox)) {
+	t.Run("agent", func(t *testing.T) {
+		eng, _ := newEngine(t, nil)
+		sb := mustCreate(t, eng, sandbox.CreateRequest{})
+		test(t, eng, sb)
+		if p, why := execPath(t, eng, sb.ID); p != sandbox.ExecAgent {
+			t.Errorf("exec path = %q (%s), want the agent", p, why)
+		}
+	})
+	t.Run("docker exec", func(t *testing.T) {
+		eng, _ := newEngineWith(t, engineOptions{wrap: func(be *docker.Backend) sandbox.Backend { return foreignArch{be} }})
+		sb := mustCreate(t, eng, sandbox.CreateRequest{})
+		test(t, eng, sb)
+		if p, _ := execPath(t, eng, sb.ID); p != sandbox.ExecDocker {
+			t.Errorf("exec path = %q, want docker exec", p)
+		}
+	})
+}
+
+func TestWriteReadListFiles(t *testing.T) { bothFilePaths(t, testWriteReadListFiles) }
+
+func testWriteReadListFiles(t *testing.T, eng *sandbox.Engine, sb *sandbox.Sandbox) {
 	ctx := context.Background()
 
 	for _, tc := range []struct{ path, want string }{
@@ -97,9 +119,9 @@ func filterInternal(names []string) []string {
 
 // TestFileToolsHostile: paths that try to leave the sandbox's areas, and
 // links that try to reach root-only files, are refused.
-func TestFileToolsHostile(t *testing.T) {
-	eng, _ := newEngine(t, nil)
-	sb := mustCreate(t, eng, sandbox.CreateRequest{})
+func TestFileToolsHostile(t *testing.T) { bothFilePaths(t, testFileToolsHostile) }
+
+func testFileToolsHostile(t *testing.T, eng *sandbox.Engine, sb *sandbox.Sandbox) {
 	ctx := context.Background()
 	mustExec(t, eng, sb.ID, "ln -s /etc/shadow shadow-link; ln -s /etc etc-link; ln -s ../../etc/passwd rel-link; ln -s notes.txt ok-link; echo hi > notes.txt; mkdir -p d; ln -s /tmp d/tmp-link; echo t > /tmp/t.txt")
 	for _, tc := range []struct {
@@ -314,5 +336,50 @@ func writeTree(t *testing.T, root string, files map[string]string) {
 		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
 			t.Fatal(err)
 		}
+	}
+}
+
+// TestFileToolsThroughAgent: what the agent's file work adds to the
+// fence. A link in /tmp that leads out is refused too; a FIFO, a
+// directory in the way, or a file where a directory is expected are
+// refused as invalid requests, without waiting; a write replaces a file
+// the sandbox user may not change in place but may replace; an append
+// past the cap is refused and leaves the file as it was.
+func TestFileToolsThroughAgent(t *testing.T) {
+	eng, _ := newEngine(t, nil)
+	sb := mustCreate(t, eng, sandbox.CreateRequest{})
+	ctx := context.Background()
+	mustExec(t, eng, sb.ID, "ln -s /etc/passwd /tmp/pw; mkfifo fifo; mkdir adir; echo x > afile; echo ro > ro.txt; chmod 444 ro.txt; head -c 16000000 /dev/zero > big")
+	for _, tc := range []struct {
+		name string
+		op   func() error
+		want error
+	}{
+		{"read a /tmp link out", func() error { _, err := eng.ReadFile(ctx, sb.ID, "/tmp/pw", 0, 0); return err }, sandbox.ErrPolicy},
+		{"list a /tmp link out", func() error { _, _, err := eng.ListFiles(ctx, sb.ID, "/tmp/pw", false); return err }, sandbox.ErrPolicy},
+		{"read a fifo", func() error { _, err := eng.ReadFile(ctx, sb.ID, "fifo", 0, 0); return err }, sandbox.ErrInvalid},
+		{"write over a directory", func() error { _, err := eng.WriteFile(ctx, sb.ID, "adir", []byte("x"), false); return err }, sandbox.ErrInvalid},
+		{"write below a file", func() error { _, err := eng.WriteFile(ctx, sb.ID, "afile/x", []byte("x"), false); return err }, sandbox.ErrInvalid},
+		{"append past the cap", func() error { _, err := eng.WriteFile(ctx, sb.ID, "big", make([]byte, 1<<20), true); return err }, sandbox.ErrInvalid},
+		{"read past the end", func() error { _, err := eng.ReadFile(ctx, sb.ID, "afile", 10, 0); return err }, sandbox.ErrInvalid},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if err := tc.op(); !errors.Is(err, tc.want) {
+				t.Errorf("got %v, want %v", err, tc.want)
+			}
+		})
+	}
+	if res, err := eng.WriteFile(ctx, sb.ID, "ro.txt", []byte("new"), false); err != nil || res.Bytes != 3 {
+		t.Errorf("replace a read-only file: %+v %v", res, err)
+	}
+	if res, err := eng.WriteFile(ctx, sb.ID, "ro.txt", []byte("+"), true); err != nil || res.Bytes != 4 {
+		t.Errorf("append: %+v %v", res, err)
+	}
+	r := mustExec(t, eng, sb.ID, "cat ro.txt; echo; wc -c < big; ls -A | grep -c mcp-sandbox-write || true")
+	if r.Stdout != "new+\n16000000\n0\n" {
+		t.Errorf("after the writes: %q %q", r.Stdout, r.Stderr)
+	}
+	if p, why := execPath(t, eng, sb.ID); p != sandbox.ExecAgent {
+		t.Errorf("exec path = %q (%s), want the agent", p, why)
 	}
 }

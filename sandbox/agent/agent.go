@@ -6,9 +6,11 @@
 //
 //	go generate ./sandbox/agent
 //
-// (CGO_ENABLED=0, -trimpath, stripped, no build id), so that building the
-// server needs nothing but the Go toolchain; TestBinariesReproducible
-// rebuilds them and compares the bytes.
+// (CGO_ENABLED=0, -trimpath, stripped, no build id, then gzip at the best
+// level with an empty header), so that building the server needs nothing
+// but the Go toolchain; TestBinariesReproducible rebuilds them and
+// compares the bytes. They are kept compressed, and decompressed only as
+// one is copied into a sandbox, so an idle server holds less of them.
 //
 // The engine attaches to the agent's stdin and stdout. It writes a first
 // line, the nonce, then frames "NONCE KIND LENGTH\n" + payload (see package
@@ -16,21 +18,27 @@
 // answers "ready" once, then for each command any number of "out" and "err"
 // frames, whose payload is the command's id, a newline and output bytes,
 // and one "exit" frame (a JSON [Exit]) after the command has exited and
-// its output has closed.
+// its output has closed. A "file" frame (a JSON [File]) asks for the file
+// tools' work; the agent answers with any number of "out" frames (the
+// bytes read, or a listing's [ListEntry] JSON lines) and one "filedone"
+// frame (a JSON [FileDone]).
 package agent
 
 //go:generate go run ./internal/build
 
 import (
+	"compress/gzip"
 	_ "embed" // the agent's binaries
+	"io"
 	"strings"
+	"unsafe"
 )
 
 var (
-	//go:embed prebuilt/mcp-sandbox-agent-linux-amd64
-	amd64 []byte
-	//go:embed prebuilt/mcp-sandbox-agent-linux-arm64
-	arm64 []byte
+	//go:embed prebuilt/mcp-sandbox-agent-linux-amd64.gz
+	amd64 string
+	//go:embed prebuilt/mcp-sandbox-agent-linux-arm64.gz
+	arm64 string
 )
 
 // Frame kinds beyond package runner's.
@@ -41,6 +49,9 @@ const (
 	// sandbox user, then exit: the sandbox is being stopped.
 	KindKillAll = "killall"
 	KindExit    = "exit" // agent → engine: an Exit
+	KindFile    = "file" // engine → agent: a File
+	// KindFileDone (agent → engine) ends a File's answer: a FileDone.
+	KindFileDone = "filedone"
 )
 
 // FilePrefix starts the name of the agent's file in a sandbox; the agent
@@ -80,14 +91,101 @@ type Exit struct {
 	Error string `json:"error,omitempty"`
 }
 
-// Binary returns the agent for a Linux architecture, as Go or the engine
-// names it (amd64, x86_64, arm64, aarch64), or nil.
-func Binary(arch string) []byte {
+// File operations.
+const (
+	OpWrite = "write"
+	OpRead  = "read"
+	OpList  = "list"
+)
+
+// File asks the agent for one file tool's work on Path (clean, absolute,
+// in /workspace or /tmp), done as the sandbox user, following symlinks
+// only while they stay inside those areas:
+//
+//   - OpWrite replaces the file with Data (or appends it, Append), making
+//     missing parent directories; the result may not exceed Max bytes.
+//   - OpRead sends at most Max bytes from Offset.
+//   - OpList sends the entries of a directory (all below it, Recursive),
+//     at most Limit, or the entry of a file.
+type File struct {
+	ID        int    `json:"id"`
+	Op        string `json:"op"`
+	Path      string `json:"path"`
+	Data      []byte `json:"data,omitempty"`
+	Append    bool   `json:"append,omitempty"`
+	Offset    int64  `json:"offset,omitempty"`
+	Max       int64  `json:"max,omitempty"`
+	Recursive bool   `json:"recursive,omitempty"`
+	Limit     int    `json:"limit,omitempty"`
+}
+
+// FileDone ends a File's answer. Path is the file acted on (links
+// followed); Size its size; N the bytes written or sent, or the entries
+// sent; Truncated says a listing stopped early. Err, when set, is a class:
+// "notexist", "isdir", "notreg", "notdir", "perm", "nospace", "linkout"
+// (Msg: the link, a NUL, its target), "loop", "offset", "toobig", "bad",
+// "io"; Msg is the path concerned or the system's message.
+type FileDone struct {
+	ID        int    `json:"id"`
+	Path      string `json:"path,omitempty"`
+	Size      int64  `json:"size"`
+	N         int64  `json:"n"`
+	Truncated bool   `json:"truncated,omitempty"`
+	Err       string `json:"err,omitempty"`
+	Msg       string `json:"msg,omitempty"`
+}
+
+// ListEntry is one entry of an OpList answer: its path relative to the
+// directory listed ("" for a file listed itself), size, mode (Go's
+// fs.FileMode bits), modification time (Unix seconds) and, for a symlink,
+// its target.
+type ListEntry struct {
+	P string `json:"p"`
+	S int64  `json:"s"`
+	M uint32 `json:"m"`
+	T int64  `json:"t"`
+	L string `json:"l,omitempty"`
+}
+
+// Open returns the agent for a Linux architecture, as Go or the engine
+// names it (amd64, x86_64, arm64, aarch64), decompressing as it is read,
+// or nil. Closing it hands the embedded copy's memory back to the system
+// where that can be done (it stays in the page cache, for the next copy).
+func Open(arch string) io.ReadCloser {
+	gz := compressed(arch)
+	if gz == "" {
+		return nil
+	}
+	r, err := gzip.NewReader(strings.NewReader(gz))
+	if err != nil {
+		return nil // not what go generate made: no agent
+	}
+	return &opened{Reader: r, gz: gz}
+}
+
+// Has reports whether there is an agent for arch.
+func Has(arch string) bool { return compressed(arch) != "" }
+
+// Compressed returns the embedded (gzip) agent for arch, or nil.
+func Compressed(arch string) []byte { return []byte(compressed(arch)) }
+
+func compressed(arch string) string {
 	switch strings.ToLower(arch) {
 	case "amd64", "x86_64":
 		return amd64
 	case "arm64", "aarch64":
 		return arm64
 	}
-	return nil
+	return ""
+}
+
+type opened struct {
+	*gzip.Reader
+	gz string
+}
+
+func (o *opened) Close() error {
+	err := o.Reader.Close()
+	release(unsafe.Slice(unsafe.StringData(o.gz), len(o.gz)))
+	return err
 }

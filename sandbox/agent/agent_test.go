@@ -2,6 +2,7 @@ package agent
 
 import (
 	"bytes"
+	"io"
 	"os"
 	"os/exec"
 	"runtime"
@@ -34,8 +35,22 @@ func TestBinariesReproducible(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if !bytes.Equal(got, Binary(arch)) {
+		gz, err := buildbin.Compress(got)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(gz, Compressed(arch)) {
 			t.Errorf("%s: the committed agent differs from a fresh build of cmd/mcp-sandbox-agent; run go generate ./sandbox/agent", buildbin.File(arch))
+		}
+		// And what the server copies into a sandbox is that build.
+		r := Open(arch)
+		if r == nil {
+			t.Fatalf("no agent for %s", arch)
+		}
+		copied, err := io.ReadAll(r)
+		r.Close()
+		if err != nil || !bytes.Equal(copied, got) {
+			t.Errorf("%s: Open gives %d bytes (%v), not the fresh build's %d", arch, len(copied), err, len(got))
 		}
 	}
 }

@@ -109,6 +109,12 @@ func (a *agent) serve(in *bufio.Reader) error {
 				return err
 			}
 			go a.run(r)
+		case "file":
+			var r fileReq
+			if err := json.Unmarshal(payload, &r); err != nil {
+				return err
+			}
+			go a.doFile(r)
 		case "kill":
 			var r killReq
 			if err := json.Unmarshal(payload, &r); err != nil {

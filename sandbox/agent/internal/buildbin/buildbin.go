@@ -3,6 +3,8 @@
 package buildbin
 
 import (
+	"bytes"
+	"compress/gzip"
 	"fmt"
 	"os"
 	"os/exec"
@@ -12,9 +14,27 @@ import (
 // Arches are the architectures the server carries an agent for.
 var Arches = []string{"amd64", "arm64"}
 
-// File is the committed binary for arch, relative to package agent.
+// File is the committed (compressed) binary for arch, relative to package
+// agent.
 func File(arch string) string {
-	return filepath.Join("prebuilt", "mcp-sandbox-agent-linux-"+arch)
+	return filepath.Join("prebuilt", "mcp-sandbox-agent-linux-"+arch+".gz")
+}
+
+// Compress returns bin as the server embeds it: gzip at the best level,
+// with an empty header, so the same binary always gives the same bytes.
+func Compress(bin []byte) ([]byte, error) {
+	var buf bytes.Buffer
+	w, err := gzip.NewWriterLevel(&buf, gzip.BestCompression)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := w.Write(bin); err != nil {
+		return nil, err
+	}
+	if err := w.Close(); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
 }
 
 // Build builds the agent for linux/arch from package agent's directory

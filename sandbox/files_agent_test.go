@@ -1,0 +1,71 @@
+package sandbox
+
+import (
+	"errors"
+	"io/fs"
+	"strings"
+	"testing"
+
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox/agent"
+)
+
+// What an agent says about a listing is hostile: entries that leave the
+// directory listed, claim to be below a subdirectory of a flat listing,
+// or break the bounds are an invalid answer, never data.
+func TestAgentListingEntriesChecked(t *testing.T) {
+	for _, tc := range []struct {
+		name      string
+		e         agent.ListEntry
+		recursive bool
+	}{
+		{"climbs out", agent.ListEntry{P: "../etc/passwd"}, true},
+		{"climbs out at once", agent.ListEntry{P: ".."}, true},
+		{"absolute", agent.ListEntry{P: "/etc/passwd"}, true},
+		{"not clean", agent.ListEntry{P: "a/../../b"}, true},
+		{"below a subdirectory of a flat listing", agent.ListEntry{P: "a/b"}, false},
+		{"NUL", agent.ListEntry{P: "a\x00b"}, true},
+		{"negative size", agent.ListEntry{P: "a", S: -1}, true},
+		{"link target on a file", agent.ListEntry{P: "a", L: "/etc"}, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if fe, err := entryOfAgent("/workspace/d", tc.e, tc.recursive); !errors.Is(err, errAgentAnswer) {
+				t.Errorf("got %+v %v, want an invalid answer", fe, err)
+			}
+		})
+	}
+	fe, err := entryOfAgent("/workspace/d", agent.ListEntry{P: "sub/l", M: uint32(fs.ModeSymlink | 0o777), T: 86400, L: "../x"}, true)
+	want := FileEntry{Path: "/workspace/d/sub/l", Mode: "Lrwxrwxrwx", Modified: "1970-01-02T00:00:00Z", Link: "../x"}
+	if err != nil || fe != want {
+		t.Errorf("a good entry: %+v %v, want %+v", fe, err, want)
+	}
+	fe, err = entryOfAgent("/workspace/d", agent.ListEntry{P: "sub", S: 4096, M: uint32(fs.ModeDir | 0o755)}, false)
+	if err != nil || !fe.IsDir || fe.Size != 0 || fe.Mode != "drwxr-xr-x" {
+		t.Errorf("a directory: %+v %v", fe, err)
+	}
+}
+
+// The classes an agent reports become the tools' errors, and a message
+// from the agent never passes as a path outside the areas.
+func TestAgentFileErrClasses(t *testing.T) {
+	sb := &Sandbox{}
+	for _, tc := range []struct {
+		d    agent.FileDone
+		want error
+	}{
+		{agent.FileDone{Err: "notexist", Msg: "/workspace/x"}, ErrInvalid},
+		{agent.FileDone{Err: "perm", Msg: "/workspace/x"}, ErrPolicy},
+		{agent.FileDone{Err: "linkout", Msg: "/workspace/l\x00/etc"}, ErrPolicy},
+		{agent.FileDone{Err: "linkout", Msg: "/workspace/l"}, ErrPolicy},
+		{agent.FileDone{Err: "nospace"}, ErrPolicy},
+		{agent.FileDone{Err: "isdir", Path: "/workspace/d"}, ErrInvalid},
+		{agent.FileDone{Err: "toobig"}, ErrInvalid},
+	} {
+		if err := agentFileErr(sb, "read", "/workspace/x", tc.d); !errors.Is(err, tc.want) {
+			t.Errorf("%+v: got %v, want %v", tc.d, err, tc.want)
+		}
+	}
+	err := agentFileErr(sb, "read", "/workspace/x", agent.FileDone{Err: "notexist", Msg: "/etc/shadow"})
+	if !errors.Is(err, ErrInvalid) || strings.Contains(err.Error(), "/etc/shadow") {
+		t.Errorf("a path outside the areas from the agent: %v", err)
+	}
+}
