@@ -25,6 +25,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcp-sandbox/mcp-sandbox/app/internal/apptest"
+	"github.com/mcp-sandbox/mcp-sandbox/app/internal/engineconn"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/dockerhost"
 )
 
@@ -147,7 +148,7 @@ func TestExplicitDeadEngine(t *testing.T) {
 
 	t.Run("tray", func(t *testing.T) {
 		opts := dockerhost.Options{Getenv: func(k string) string { return vars[k] }}
-		cli, be, res, err := DialEngine(ctx, opts, nil)
+		cli, be, res, err := engineconn.Dial(ctx, opts, nil)
 		if cli != nil {
 			cli.Close()
 		}
@@ -292,11 +293,11 @@ func TestTrayEngineComesBack(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 
-	if _, _, _, err := DialEngine(ctx, opts, nil); !errors.Is(err, dockerhost.ErrExplicitUnreachable) {
+	if _, _, _, err := engineconn.Dial(ctx, opts, nil); !errors.Is(err, dockerhost.ErrExplicitUnreachable) {
 		t.Fatalf("before the engine answers: %v, want ErrExplicitUnreachable", err)
 	}
 	forward(t, sock, real)
-	cli, be, res, err := DialEngine(ctx, opts, nil)
+	cli, be, res, err := engineconn.Dial(ctx, opts, nil)
 	if err != nil {
 		t.Fatalf("once DOCKER_HOST answers: %v", err)
 	}

@@ -35,6 +35,7 @@ import (
 	"github.com/mcp-sandbox/mcp-sandbox/app/bundled"
 	"github.com/mcp-sandbox/mcp-sandbox/app/installplace"
 	"github.com/mcp-sandbox/mcp-sandbox/app/instance"
+	"github.com/mcp-sandbox/mcp-sandbox/app/internal/engineconn"
 	"github.com/mcp-sandbox/mcp-sandbox/app/internal/startup"
 	"github.com/mcp-sandbox/mcp-sandbox/app/traymenu"
 	"github.com/mcp-sandbox/mcp-sandbox/app/update"
@@ -108,11 +109,14 @@ type App struct {
 	// let go of the single-instance lock.
 	relaunch string
 	host     trayHost
+	// engine follows the Docker engine; firstRunDone and dockerLost
+	// belong to its goroutine.
+	engine       *engineconn.Loop
+	firstRunDone bool
+	dockerLost   bool // Docker was seen and went away, or was never found
 
 	mu        sync.Mutex // guards what follows
 	s         trayState
-	docker    *engineConn
-	redetect  chan struct{}
 	httpChild *httpChild
 	offer     *update.Release
 	updateOn  bool
@@ -137,7 +141,7 @@ type trayState struct {
 // Run runs the tray until the user quits it or ctx is done. It returns nil
 // at once when another instance is running (that one opens its window).
 func Run(ctx context.Context, o Options) error {
-	a := &App{o: o, getenv: o.Getenv, redetect: make(chan struct{}, 1)}
+	a := &App{o: o, getenv: o.Getenv}
 	if a.getenv == nil {
 		a.getenv = os.Getenv
 	}
@@ -178,6 +182,7 @@ func Run(ctx context.Context, o Options) error {
 	if a.place.Transient() {
 		a.log.Warn(a.place.Message())
 	}
+	a.engine = a.newEngineLoop()
 	a.s.paused = a.st.Paused()
 	a.s.detecting = true
 	a.ctx, a.cancel = context.WithCancel(ctx)
@@ -200,7 +205,7 @@ func Run(ctx context.Context, o Options) error {
 		a.redraw()
 	})
 	a.cfg.OnChange(a.dockerHostChanged)
-	a.goBG(a.dockerLoop)
+	a.goBG(a.engine.Run)
 	a.goBG(a.watchStateDir)
 	a.goBG(a.updateLoop)
 	a.applyHTTP()

@@ -5,7 +5,7 @@
 // tray links no GUI toolkit and keeps no GL context.
 //
 // It reads the state where it lives: the Docker engine by the same rule
-// as the tray and the servers (trayapp.DialEngine), the config file, the
+// as the tray and the servers (engineconn.Dial), the config file, the
 // pause flag and the tray's tray.json in the state directory (followed
 // with fsnotify). Pausing and starting write the pause flag, which the
 // tray applies.
@@ -31,6 +31,7 @@ import (
 	"github.com/mcp-sandbox/mcp-sandbox/app/bundled"
 	"github.com/mcp-sandbox/mcp-sandbox/app/icons"
 	"github.com/mcp-sandbox/mcp-sandbox/app/instance"
+	"github.com/mcp-sandbox/mcp-sandbox/app/internal/engineconn"
 	"github.com/mcp-sandbox/mcp-sandbox/app/internal/startup"
 	"github.com/mcp-sandbox/mcp-sandbox/app/trayapp"
 	"github.com/mcp-sandbox/mcp-sandbox/app/ui"
@@ -123,21 +124,20 @@ type App struct {
 
 	server    bundled.Server
 	serverErr error
+	engine    *engineconn.Loop // follows the Docker engine
 
 	uiDown atomic.Bool // set once Fyne has stopped: nothing may call it
 
 	mu sync.Mutex // guards what follows, written by background goroutines
 	ui uiState
 
-	docker   *dockerConn
-	redetect chan struct{}
-	audit    *auditWatch
+	audit *auditWatch
 }
 
 // Run shows the window until it is closed or ctx is done. It returns nil
 // at once when another window is open (that one comes forward).
 func Run(ctx context.Context, o Options) error {
-	a := &App{o: o, getenv: o.Getenv, redetect: make(chan struct{}, 1)}
+	a := &App{o: o, getenv: o.Getenv}
 	if a.getenv == nil {
 		a.getenv = os.Getenv
 	}
@@ -164,6 +164,7 @@ func Run(ctx context.Context, o Options) error {
 	} else {
 		a.log.Info("bundled server", "path", a.server.Path, "found", a.server.Source)
 	}
+	a.engine = a.newEngineLoop()
 	a.ui.paused = a.st.Paused()
 	a.ctx, a.cancel = context.WithCancel(ctx)
 	defer a.cancel()
@@ -206,7 +207,7 @@ func (a *App) start(inst *instance.Instance) {
 	})
 	a.goBG(a.cfg.Run)
 	a.cfg.OnChange(a.dockerHostChanged)
-	a.goBG(a.dockerLoop)
+	a.goBG(a.engine.Run)
 	a.goBG(a.watchStateDir)
 	a.goBG(func(context.Context) { a.refreshClients() })
 	if a.o.ConfirmPause {
