@@ -8,7 +8,6 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -279,10 +278,6 @@ func randomHex(t *testing.T) string {
 func TestTrayEngineComesBack(t *testing.T) {
 	engine := apptest.Docker(t)
 	defer engine.Close()
-	real, ok := strings.CutPrefix(engine.DaemonHost(), "unix://")
-	if !ok {
-		t.Skipf("the engine is at %s, not a unix socket this test can forward to", engine.DaemonHost())
-	}
 	sock := filepath.Join(t.TempDir(), "later.sock")
 	opts := dockerhost.Options{Getenv: func(k string) string {
 		if k == "DOCKER_HOST" {
@@ -296,7 +291,7 @@ func TestTrayEngineComesBack(t *testing.T) {
 	if _, _, _, err := engineconn.Dial(ctx, opts, nil); !errors.Is(err, dockerhost.ErrExplicitUnreachable) {
 		t.Fatalf("before the engine answers: %v, want ErrExplicitUnreachable", err)
 	}
-	forward(t, sock, real)
+	apptest.StartEngineProxy(t, engine, sock)
 	cli, be, res, err := engineconn.Dial(ctx, opts, nil)
 	if err != nil {
 		t.Fatalf("once DOCKER_HOST answers: %v", err)
@@ -305,38 +300,4 @@ func TestTrayEngineComesBack(t *testing.T) {
 	if res.Chosen == nil || res.Chosen.Source != "DOCKER_HOST" || be.Host() != "unix://"+sock {
 		t.Errorf("chosen %+v, backend at %s; want DOCKER_HOST unix://%s", res.Chosen, be.Host(), sock)
 	}
-}
-
-// forward listens on a unix socket at path and joins each connection to
-// the socket at target, until the test ends.
-func forward(t *testing.T, path, target string) {
-	t.Helper()
-	l, err := net.Listen("unix", path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var wg sync.WaitGroup
-	t.Cleanup(func() { l.Close(); wg.Wait() })
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		for {
-			c, err := l.Accept()
-			if err != nil {
-				return
-			}
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				defer c.Close()
-				u, err := net.Dial("unix", target)
-				if err != nil {
-					return
-				}
-				defer u.Close()
-				go func() { io.Copy(u, c); u.(*net.UnixConn).CloseWrite() }()
-				io.Copy(c, u)
-			}()
-		}
-	}()
 }

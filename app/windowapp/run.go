@@ -115,8 +115,9 @@ type App struct {
 	cfg    *config.Watcher
 	cfgErr error
 
-	fyne fyne.App
-	win  *ui.Window
+	fyne     fyne.App
+	win      *ui.Window
+	headline string // the Status tab's headline last logged; UI goroutine only
 
 	ctx    context.Context
 	cancel context.CancelFunc
