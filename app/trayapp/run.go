@@ -26,9 +26,7 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
-	"os/signal"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/mcp-sandbox/mcp-sandbox/app/autostart"
@@ -78,13 +76,9 @@ func Main(args []string) int {
 		fmt.Fprintln(os.Stderr, "mcp-sandbox-tray:", why)
 		return 1
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	if err := Run(ctx, Options{Hidden: *hidden, Debug: common.Debug}); err != nil {
-		fmt.Fprintln(os.Stderr, "mcp-sandbox-tray:", err)
-		return 1
-	}
-	return 0
+	return startup.Main("mcp-sandbox-tray", func(ctx context.Context) error {
+		return Run(ctx, Options{Hidden: *hidden, Debug: common.Debug})
+	})
 }
 
 // App is the running tray.

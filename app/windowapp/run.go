@@ -18,10 +18,8 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
-	"os/signal"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"time"
 
 	"fyne.io/fyne/v2"
@@ -96,13 +94,7 @@ func Main(args []string) int {
 	}
 	// SIGTERM (the tray quitting, a logout) closes the window like its
 	// close button.
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	if err := Run(ctx, o); err != nil {
-		fmt.Fprintln(os.Stderr, "mcp-sandbox-window:", err)
-		return 1
-	}
-	return 0
+	return startup.Main("mcp-sandbox-window", func(ctx context.Context) error { return Run(ctx, o) })
 }
 
 // App is the running tray.

@@ -1,5 +1,6 @@
 // Package startup is how the tray and the window processes begin and end:
-// the flags both take (--debug, --version, --cpuprofile), and Begin, which
+// the flags both take (--debug, --version, --cpuprofile), Main, which runs
+// the program until a signal ends it, and Begin, which
 // finds the program's own path, opens the state directory, the log file
 // and its logger, and takes the program's single-instance lock, so the two
 // processes cannot drift apart in where they log or how they lock.
@@ -18,15 +19,18 @@
 package startup
 
 import (
+	"context"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"log/slog"
 	"os"
+	"os/signal"
 	"path/filepath"
 	"runtime/pprof"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/mcp-sandbox/mcp-sandbox/app/applog"
@@ -80,6 +84,20 @@ func (f *Flags) Start(prog string) (stop func(), code int, exit bool) {
 		return stop, 0, true
 	}
 	return stop, 0, false
+}
+
+// Main runs run under a context that ends on an interrupt or SIGTERM
+// (what a session manager sends at logout, and the tray sends its window
+// when it quits) and returns the exit code: 0, or 1 with run's error on
+// stderr, speaking as prog.
+func Main(prog string, run func(ctx context.Context) error) int {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := run(ctx); err != nil {
+		fmt.Fprintln(os.Stderr, prog+":", err)
+		return 1
+	}
+	return 0
 }
 
 // Options configures Begin.

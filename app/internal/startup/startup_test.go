@@ -111,3 +111,14 @@ func TestFlagsStart(t *testing.T) {
 		t.Errorf("--version: exit %v code %d, want exit with 0", exit, code)
 	}
 }
+
+// Main's exit code is run's outcome, and run's context is live while it
+// runs.
+func TestMainExitCode(t *testing.T) {
+	if code := Main("mcp-sandbox-test", func(ctx context.Context) error { return ctx.Err() }); code != 0 {
+		t.Errorf("a run that ends well: exit %d, want 0", code)
+	}
+	if code := Main("mcp-sandbox-test", func(context.Context) error { return errors.New("no state directory") }); code != 1 {
+		t.Errorf("a run that fails: exit %d, want 1", code)
+	}
+}
