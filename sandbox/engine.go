@@ -412,6 +412,21 @@ func (s *Sandbox) isRemoving() bool {
 	return s.removing
 }
 
+// beginRemoval marks the sandbox as being removed and takes its resident
+// runners for the caller to close. It reports false, taking nothing, when
+// another caller is already removing it.
+func (s *Sandbox) beginRemoval() (map[string]residentRunner, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.removing {
+		return nil, false
+	}
+	s.removing = true
+	runners := s.runners
+	s.runners = nil
+	return runners, true
+}
+
 // Sandboxes returns the sandboxes this engine owns.
 func (e *Engine) Sandboxes() []*Sandbox {
 	e.mu.Lock()
@@ -431,16 +446,11 @@ func (e *Engine) Sandboxes() []*Sandbox {
 
 // remove removes a sandbox's container and forgets it.
 func (e *Engine) remove(ctx context.Context, sb *Sandbox) error {
-	sb.mu.Lock()
-	if sb.removing {
+	runners, ok := sb.beginRemoval()
+	if !ok {
 		// Another caller is removing it (Close racing a one-shot's removal).
-		sb.mu.Unlock()
 		return nil
 	}
-	sb.removing = true
-	runners := sb.runners
-	sb.runners = nil
-	sb.mu.Unlock()
 	for _, r := range runners {
 		r.close()
 	}

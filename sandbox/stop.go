@@ -34,15 +34,10 @@ func (e *Engine) StopAll(ctx context.Context) ([]string, error) {
 // stop is Stop for one sandbox; it reports false when another caller is
 // already removing it.
 func (e *Engine) stop(ctx context.Context, sb *Sandbox) bool {
-	sb.mu.Lock()
-	if sb.removing {
-		sb.mu.Unlock()
+	runners, ok := sb.beginRemoval()
+	if !ok {
 		return false
 	}
-	sb.removing = true
-	runners := sb.runners
-	sb.runners = nil
-	sb.mu.Unlock()
 	if s, ok := runners[agentRunner].(*agentSlot); ok {
 		s.killAll()
 	}

@@ -8,7 +8,6 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -25,6 +24,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcp-sandbox/mcp-sandbox/app/internal/apptest"
+	"github.com/mcp-sandbox/mcp-sandbox/app/internal/engineconn"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/dockerhost"
 )
 
@@ -147,7 +147,7 @@ func TestExplicitDeadEngine(t *testing.T) {
 
 	t.Run("tray", func(t *testing.T) {
 		opts := dockerhost.Options{Getenv: func(k string) string { return vars[k] }}
-		cli, be, res, err := DialEngine(ctx, opts, nil)
+		cli, be, res, err := engineconn.Dial(ctx, opts, nil)
 		if cli != nil {
 			cli.Close()
 		}
@@ -278,10 +278,6 @@ func randomHex(t *testing.T) string {
 func TestTrayEngineComesBack(t *testing.T) {
 	engine := apptest.Docker(t)
 	defer engine.Close()
-	real, ok := strings.CutPrefix(engine.DaemonHost(), "unix://")
-	if !ok {
-		t.Skipf("the engine is at %s, not a unix socket this test can forward to", engine.DaemonHost())
-	}
 	sock := filepath.Join(t.TempDir(), "later.sock")
 	opts := dockerhost.Options{Getenv: func(k string) string {
 		if k == "DOCKER_HOST" {
@@ -292,11 +288,11 @@ func TestTrayEngineComesBack(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 
-	if _, _, _, err := DialEngine(ctx, opts, nil); !errors.Is(err, dockerhost.ErrExplicitUnreachable) {
+	if _, _, _, err := engineconn.Dial(ctx, opts, nil); !errors.Is(err, dockerhost.ErrExplicitUnreachable) {
 		t.Fatalf("before the engine answers: %v, want ErrExplicitUnreachable", err)
 	}
-	forward(t, sock, real)
-	cli, be, res, err := DialEngine(ctx, opts, nil)
+	apptest.StartEngineProxy(t, engine, sock)
+	cli, be, res, err := engineconn.Dial(ctx, opts, nil)
 	if err != nil {
 		t.Fatalf("once DOCKER_HOST answers: %v", err)
 	}
@@ -304,38 +300,4 @@ func TestTrayEngineComesBack(t *testing.T) {
 	if res.Chosen == nil || res.Chosen.Source != "DOCKER_HOST" || be.Host() != "unix://"+sock {
 		t.Errorf("chosen %+v, backend at %s; want DOCKER_HOST unix://%s", res.Chosen, be.Host(), sock)
 	}
-}
-
-// forward listens on a unix socket at path and joins each connection to
-// the socket at target, until the test ends.
-func forward(t *testing.T, path, target string) {
-	t.Helper()
-	l, err := net.Listen("unix", path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var wg sync.WaitGroup
-	t.Cleanup(func() { l.Close(); wg.Wait() })
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		for {
-			c, err := l.Accept()
-			if err != nil {
-				return
-			}
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				defer c.Close()
-				u, err := net.Dial("unix", target)
-				if err != nil {
-					return
-				}
-				defer u.Close()
-				go func() { io.Copy(u, c); u.(*net.UnixConn).CloseWrite() }()
-				io.Copy(c, u)
-			}()
-		}
-	}()
 }

@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -27,6 +28,66 @@ func waitFor(t *testing.T, what string, timeout time.Duration, cond func() bool)
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
+}
+
+// desktop is what a Linux desktop gives the tray: a session bus of the
+// test's own with a tray host (the StatusNotifierWatcher) and a
+// notification server, which keeps every notification.
+type desktop struct {
+	bus   *privateBus
+	notes *notifier
+}
+
+func startDesktop(t *testing.T) *desktop {
+	t.Helper()
+	bus, err := startBus()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(bus.stop)
+	if _, err := startWatcher(bus.addr); err != nil {
+		t.Fatal(err)
+	}
+	notes, err := startNotifier(bus.addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &desktop{bus: bus, notes: notes}
+}
+
+// startTray starts the tray binary on the desktop, with env added to its
+// environment, and waits for its menu.
+func (d *desktop) startTray(t *testing.T, env []string, args ...string) (*trayProc, *trayMenu) {
+	t.Helper()
+	p := startTrayEnv(t, d.bus.addr, env, args...)
+	var m *trayMenu
+	var err error
+	waitFor(t, "the tray's menu", 30*time.Second, func() bool {
+		m, err = openTrayMenu(d.bus.addr, p.pid)
+		return err == nil
+	})
+	return p, m
+}
+
+// waitNote waits for a notification that contains every one of want, and
+// returns it.
+func (d *desktop) waitNote(t *testing.T, what string, want ...string) string {
+	t.Helper()
+	var got string
+	waitFor(t, what, 30*time.Second, func() bool {
+		for _, s := range d.notes.all() {
+			ok := true
+			for _, w := range want {
+				ok = ok && strings.Contains(s, w)
+			}
+			if ok {
+				got = s
+				return true
+			}
+		}
+		return false
+	})
+	return got
 }
 
 func create(t *testing.T, s *bundled.Session) (string, error) {

@@ -1,12 +1,11 @@
 package trayapp
 
 import (
-	"io"
-	"net"
+	"os"
 	"path/filepath"
 	"reflect"
+	"regexp"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -14,98 +13,56 @@ import (
 	"github.com/mcp-sandbox/mcp-sandbox/app/traymenu"
 )
 
-// proxy forwards a unix socket to the real engine until cut: then the
-// listener and every forwarded connection close, so for the tray pointed
-// at it (DOCKER_HOST) Docker is gone, while the shared dockerd runs on.
-type proxy struct {
-	l     net.Listener
-	mu    sync.Mutex
-	conns []net.Conn
-}
-
-func startProxy(t *testing.T, path, target string) *proxy {
-	t.Helper()
-	l, err := net.Listen("unix", path)
-	if err != nil {
-		t.Fatal(err)
+// windowHeadline is the Status tab's headline the window last logged
+// (it logs each change), or "" before the first.
+func (p *trayProc) windowHeadline() string {
+	b, _ := os.ReadFile(filepath.Join(p.home, ".local", "state", "mcp-sandbox", "logs", "window.log"))
+	all := headlineLine.FindAllSubmatch(b, -1)
+	if len(all) == 0 {
+		return ""
 	}
-	p := &proxy{l: l}
-	t.Cleanup(p.cut)
-	go func() {
-		for {
-			c, err := l.Accept()
-			if err != nil {
-				return
-			}
-			u, err := net.Dial("unix", target)
-			if err != nil {
-				c.Close()
-				continue
-			}
-			p.mu.Lock()
-			p.conns = append(p.conns, c, u)
-			p.mu.Unlock()
-			go func() { io.Copy(u, c); u.Close() }()
-			go func() { io.Copy(c, u); c.Close() }()
-		}
-	}()
-	return p
+	return string(all[len(all)-1][1])
 }
 
-func (p *proxy) cut() {
-	p.l.Close()
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	for _, c := range p.conns {
-		c.Close()
-	}
-	p.conns = nil
-}
+var headlineLine = regexp.MustCompile(`msg=status headline="((?:[^"\\]|\\.)*)"`)
 
-// Docker stops for the tray: the menu's first line, the icon's state (by
-// the title the tray sets with it) and a notification say so.
+// Docker stops, and comes back, for the tray and its window (through a
+// proxy to the engine, which the test cuts and restores): the menu's first
+// line, the icon's state (by the title the tray sets with it), a
+// notification and the window's headline say so each time.
 func TestTrayDockerLost(t *testing.T) {
 	skipUnderRace(t)
 	engine := apptest.Docker(t)
 	defer engine.Close()
-	real, ok := strings.CutPrefix(engine.DaemonHost(), "unix://")
-	if !ok {
-		t.Skipf("the engine is at %s, not a unix socket", engine.DaemonHost())
+	px := apptest.StartEngineProxy(t, engine, filepath.Join(t.TempDir(), "docker.sock"))
+	d := startDesktop(t)
+	p, m := d.startTray(t, []string{"DOCKER_HOST=" + px.Host}, "--hidden")
+	dockerUp := func(when string) {
+		t.Helper()
+		if _, err := m.waitMenu(60*time.Second, func(items []menuItem) bool {
+			return strings.HasPrefix(statusLine(items), "Docker: Docker")
+		}); err != nil {
+			t.Fatalf("%s: the menu does not show Docker: %v\n%s", when, err, p.log())
+		}
+		waitFor(t, when+": the title to count sandboxes", 10*time.Second, func() bool {
+			v, _ := m.itemProp("Title")
+			s, _ := v.(string)
+			return strings.HasPrefix(s, "MCP Sandbox — ") && (strings.HasSuffix(s, "sandboxes") || strings.HasSuffix(s, "sandbox"))
+		})
+		waitFor(t, when+": the window's headline to say Running", 60*time.Second, func() bool {
+			return strings.HasPrefix(p.windowHeadline(), "Running")
+		})
 	}
-	bus, err := startBus()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer bus.stop()
-	if _, err := startWatcher(bus.addr); err != nil {
-		t.Fatal(err)
-	}
-	notes, err := startNotifier(bus.addr)
-	if err != nil {
-		t.Fatal(err)
-	}
-	sock := filepath.Join(t.TempDir(), "docker.sock")
-	px := startProxy(t, sock, real)
-	p := startTrayEnv(t, bus.addr, []string{"DOCKER_HOST=unix://" + sock}, "--hidden")
-	var m *trayMenu
-	waitFor(t, "the tray's menu", 30*time.Second, func() bool {
-		m, err = openTrayMenu(bus.addr, p.pid)
-		return err == nil
-	})
-	if _, err := m.waitMenu(30*time.Second, func(items []menuItem) bool {
-		return strings.HasPrefix(statusLine(items), "Docker: Docker")
-	}); err != nil {
-		t.Fatalf("the menu never showed Docker: %v\n%s", err, p.log())
-	}
-	title, _ := m.itemProp("Title")
-	if s, _ := title.(string); !strings.HasPrefix(s, "MCP Sandbox — ") || !strings.HasSuffix(s, "sandboxes") && !strings.HasSuffix(s, "sandbox") {
-		t.Errorf("the tray item's title is %q, want \"MCP Sandbox — N sandboxes\"", title)
-	}
+
+	click(t, m, traymenu.LabelOpen)
+	windowShown(t, p, "docker-lost-before")
+	dockerUp("before")
 	iconBefore, err := m.itemProp("IconPixmap")
 	if err != nil {
 		t.Fatal(err)
 	}
-	px.cut()
+
+	px.Cut()
 	items, err := m.waitMenu(30*time.Second, func(items []menuItem) bool {
 		return statusLine(items) == "Docker: not reachable"
 	})
@@ -115,14 +72,9 @@ func TestTrayDockerLost(t *testing.T) {
 	if it, ok := find(items, traymenu.LabelStopAll); !ok || it.Enabled {
 		t.Errorf("Stop all is %+v while Docker is gone, want disabled", it)
 	}
-	waitFor(t, "a notification that Docker is gone", 30*time.Second, func() bool {
-		for _, n := range notes.all() {
-			if strings.Contains(n, "Docker is no longer reachable") || strings.Contains(n, "Docker is not reachable") {
-				return true
-			}
-		}
-		return false
-	})
+	// "no longer reachable" when the events stream broke, "not
+	// reachable" when a look found nothing.
+	d.waitNote(t, "a notification that Docker is gone", "Docker is no", "reachable")
 	waitFor(t, "the title to say Docker is gone", 10*time.Second, func() bool {
 		v, _ := m.itemProp("Title")
 		return v == "MCP Sandbox — Docker not reachable"
@@ -134,5 +86,24 @@ func TestTrayDockerLost(t *testing.T) {
 	if reflect.DeepEqual(iconBefore, iconAfter) {
 		t.Error("the tray icon did not change when Docker went away")
 	}
+	waitFor(t, "the window's headline to say Docker is gone", 30*time.Second, func() bool {
+		return strings.HasPrefix(p.windowHeadline(), "Docker not")
+	})
+	windowShown(t, p, "docker-lost-gone")
+
+	// Back: both look again within their 30-second retry.
+	if err := px.Resume(); err != nil {
+		t.Fatal(err)
+	}
+	dockerUp("after Docker came back")
+	d.waitNote(t, "a notification that Docker is back", "Docker is reachable again")
+	iconBack, err := m.itemProp("IconPixmap")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(iconBefore, iconBack) {
+		t.Error("the tray icon did not come back with Docker")
+	}
+	windowShown(t, p, "docker-lost-back")
 	p.stop(t)
 }

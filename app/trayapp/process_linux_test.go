@@ -224,18 +224,7 @@ func TestIdleCost(t *testing.T) {
 		t.Skip("a benchmark of one to two minutes: set MCP_SANDBOX_IDLE_SECONDS (60 for the README's figures; .ci/bench uses 25)")
 	}
 	cli := apptest.Docker(t, apptest.PythonImage)
-	bus, err := startBus()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer bus.stop()
-	if _, err := startWatcher(bus.addr); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := startNotifier(bus.addr); err != nil {
-		t.Fatal(err)
-	}
-	p := startTray(t, bus.addr, "--hidden")
+	p, m := startDesktop(t).startTray(t, nil, "--hidden")
 
 	// Three sandboxes, made by a client in the tray's home.
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
@@ -256,11 +245,6 @@ func TestIdleCost(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	var m *trayMenu
-	waitFor(t, "the tray's menu", 30*time.Second, func() bool {
-		m, err = openTrayMenu(bus.addr, p.pid)
-		return err == nil
-	})
 	waitFor(t, "the tray to count the sandboxes", 30*time.Second, func() bool {
 		ids, _ := apptest.Sandboxes(ctx, cli)
 		items, err := m.layout()

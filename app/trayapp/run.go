@@ -24,24 +24,19 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"io"
 	"log/slog"
 	"os"
-	"os/signal"
-	"path/filepath"
-	"runtime/pprof"
 	"sync"
-	"syscall"
 	"time"
 
-	"github.com/mcp-sandbox/mcp-sandbox/app/applog"
 	"github.com/mcp-sandbox/mcp-sandbox/app/autostart"
 	"github.com/mcp-sandbox/mcp-sandbox/app/bundled"
 	"github.com/mcp-sandbox/mcp-sandbox/app/installplace"
 	"github.com/mcp-sandbox/mcp-sandbox/app/instance"
+	"github.com/mcp-sandbox/mcp-sandbox/app/internal/engineconn"
+	"github.com/mcp-sandbox/mcp-sandbox/app/internal/startup"
 	"github.com/mcp-sandbox/mcp-sandbox/app/traymenu"
 	"github.com/mcp-sandbox/mcp-sandbox/app/update"
-	"github.com/mcp-sandbox/mcp-sandbox/sandbox/buildinfo"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/config"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/dockerhost"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/state"
@@ -67,40 +62,23 @@ type Options struct {
 func Main(args []string) int {
 	fs := flag.NewFlagSet("mcp-sandbox-tray", flag.ContinueOnError)
 	hidden := fs.Bool("hidden", false, "start in the background (used at login)")
-	debug := fs.Bool("debug", false, "log debug messages, to stderr too")
-	version := fs.Bool("version", false, "print the version and exit")
-	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile to this file (to look into idle cost)")
+	var common startup.Flags
+	common.Register(fs)
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
-	if *cpuProfile != "" {
-		f, err := os.Create(*cpuProfile)
-		if err != nil {
-			fmt.Fprintln(os.Stderr, "mcp-sandbox-tray:", err)
-			return 1
-		}
-		defer f.Close()
-		if err := pprof.StartCPUProfile(f); err != nil {
-			fmt.Fprintln(os.Stderr, "mcp-sandbox-tray:", err)
-			return 1
-		}
-		defer pprof.StopCPUProfile()
-	}
-	if *version {
-		fmt.Println("mcp-sandbox-tray " + buildinfo.Get().String())
-		return 0
+	stopProfile, code, exit := common.Start("mcp-sandbox-tray")
+	defer stopProfile()
+	if exit {
+		return code
 	}
 	if why := noDisplay(os.Getenv); why != "" {
 		fmt.Fprintln(os.Stderr, "mcp-sandbox-tray:", why)
 		return 1
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	if err := Run(ctx, Options{Hidden: *hidden, Debug: *debug}); err != nil {
-		fmt.Fprintln(os.Stderr, "mcp-sandbox-tray:", err)
-		return 1
-	}
-	return 0
+	return startup.Main("mcp-sandbox-tray", func(ctx context.Context) error {
+		return Run(ctx, Options{Hidden: *hidden, Debug: common.Debug})
+	})
 }
 
 // App is the running tray.
@@ -125,11 +103,14 @@ type App struct {
 	// let go of the single-instance lock.
 	relaunch string
 	host     trayHost
+	// engine follows the Docker engine; firstRunDone and dockerLost
+	// belong to its goroutine.
+	engine       *engineconn.Loop
+	firstRunDone bool
+	dockerLost   bool // Docker was seen and went away, or was never found
 
 	mu        sync.Mutex // guards what follows
 	s         trayState
-	docker    *engineConn
-	redetect  chan struct{}
 	httpChild *httpChild
 	offer     *update.Release
 	updateOn  bool
@@ -154,40 +135,22 @@ type trayState struct {
 // Run runs the tray until the user quits it or ctx is done. It returns nil
 // at once when another instance is running (that one opens its window).
 func Run(ctx context.Context, o Options) error {
-	a := &App{o: o, getenv: o.Getenv, redetect: make(chan struct{}, 1)}
+	a := &App{o: o, getenv: o.Getenv}
 	if a.getenv == nil {
 		a.getenv = os.Getenv
 	}
-	a.exe = o.Executable
-	if a.exe == "" {
-		exe, err := os.Executable()
-		if err != nil {
-			return fmt.Errorf("find own executable: %w", err)
-		}
-		a.exe = exe
-	}
-	st, err := state.Open(config.StateDir())
-	if err != nil {
-		return err
-	}
-	a.st = st
-	logw, err := applog.Open(filepath.Join(st.Dir(), "logs"), "tray", applog.Options{})
-	if err != nil {
-		return err
-	}
-	defer logw.Close()
-	a.log = newLogger(logw, o.Debug)
-
-	inst, err := instance.Acquire(st.Dir())
+	p, err := startup.Begin(startup.Options{Name: "tray", Running: "another tray is running; asked it to open its window",
+		Executable: o.Executable, Debug: o.Debug})
 	if errors.Is(err, instance.ErrRunning) {
-		a.log.Info("another tray is running; asked it to open its window")
 		return nil
 	}
 	if err != nil {
 		return err
 	}
+	defer p.Close()
+	a.exe, a.st, a.log = p.Exe, p.Store, p.Log
 	defer func() {
-		inst.Close()
+		p.Instance.Close() // before the moved app starts and takes the lock
 		a.mu.Lock()
 		bundle := a.relaunch
 		a.mu.Unlock()
@@ -197,7 +160,6 @@ func Run(ctx context.Context, o Options) error {
 			}
 		}
 	}()
-	a.log.Info("starting", "version", buildinfo.Get().String(), "pid", os.Getpid(), "log", logw.Path())
 
 	var cfgErr error
 	a.cfg, cfgErr = config.NewWatcherOrDefaults(config.Path(), 2*time.Second, a.log)
@@ -214,7 +176,8 @@ func Run(ctx context.Context, o Options) error {
 	if a.place.Transient() {
 		a.log.Warn(a.place.Message())
 	}
-	a.s.paused = st.Paused()
+	a.engine = a.newEngineLoop()
+	a.s.paused = a.st.Paused()
 	a.s.detecting = true
 	a.ctx, a.cancel = context.WithCancel(ctx)
 	defer a.cancel()
@@ -227,7 +190,7 @@ func Run(ctx context.Context, o Options) error {
 		a.log.Warn("no tray icon can be shown: " + a.host.Why + "; opening the window instead")
 	}
 
-	a.goBG(func(ctx context.Context) { inst.Serve(ctx, func() { a.openWindow() }) })
+	a.goBG(func(ctx context.Context) { p.Instance.Serve(ctx, func() { a.openWindow() }) })
 	a.goBG(a.cfg.Run)
 	a.cfg.OnChange(func(c *config.Config) {
 		a.applyHTTP()
@@ -236,7 +199,7 @@ func Run(ctx context.Context, o Options) error {
 		a.redraw()
 	})
 	a.cfg.OnChange(a.dockerHostChanged)
-	a.goBG(a.dockerLoop)
+	a.goBG(a.engine.Run)
 	a.goBG(a.watchStateDir)
 	a.goBG(a.updateLoop)
 	a.applyHTTP()
@@ -255,25 +218,8 @@ func Run(ctx context.Context, o Options) error {
 	a.log.Info("quitting: stopping the window, the HTTP server and background work")
 	a.cancel()
 	a.closeWindow()
-	done := make(chan struct{})
-	go func() { a.wg.Wait(); close(done) }()
-	select {
-	case <-done:
-	case <-time.After(15 * time.Second):
-		a.log.Warn("background work did not stop in time")
-	}
-	a.log.Info("stopped")
+	p.Drain(&a.wg)
 	return nil
-}
-
-func newLogger(file io.Writer, debug bool) *slog.Logger {
-	level := slog.LevelInfo
-	out := file
-	if debug {
-		level = slog.LevelDebug
-		out = io.MultiWriter(file, os.Stderr)
-	}
-	return slog.New(slog.NewTextHandler(out, &slog.HandlerOptions{Level: level}))
 }
 
 // goBG runs f on a goroutine owned by the app, stopped by its context.

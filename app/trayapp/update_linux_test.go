@@ -12,7 +12,6 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
-	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -78,25 +77,6 @@ func updateConfig(t *testing.T, home, feedURL string, pub ed25519.PublicKey) {
 	}
 }
 
-func waitNote(t *testing.T, n *notifier, what string, want ...string) string {
-	t.Helper()
-	var got string
-	waitFor(t, what, 30*time.Second, func() bool {
-		for _, s := range n.all() {
-			ok := true
-			for _, w := range want {
-				ok = ok && strings.Contains(s, w)
-			}
-			if ok {
-				got = s
-				return true
-			}
-		}
-		return false
-	})
-	return got
-}
-
 // With "Check for updates" on, a newer release signed with the configured
 // key is offered in the menu and by a notification; a tampered download
 // is refused and deleted, the intact one is kept after verification; a
@@ -108,24 +88,8 @@ func TestTrayUpdate(t *testing.T) {
 		t.Fatal(err)
 	}
 	rs := newReleaseServer(t, priv)
-	bus, err := startBus()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer bus.stop()
-	if _, err := startWatcher(bus.addr); err != nil {
-		t.Fatal(err)
-	}
-	notes, err := startNotifier(bus.addr)
-	if err != nil {
-		t.Fatal(err)
-	}
-	p := startTray(t, bus.addr, "--hidden")
-	var m *trayMenu
-	waitFor(t, "the tray's menu", 30*time.Second, func() bool {
-		m, err = openTrayMenu(bus.addr, p.pid)
-		return err == nil
-	})
+	d := startDesktop(t)
+	p, m := d.startTray(t, nil, "--hidden")
 	install := traymenu.InstallLabel("99.0.0")
 	if items, err := m.layout(); err != nil {
 		t.Fatal(err)
@@ -142,7 +106,7 @@ func TestTrayUpdate(t *testing.T) {
 	if err != nil {
 		t.Fatalf("no %q in the menu: %v\nlog:\n%s", install, err, p.log())
 	}
-	waitNote(t, notes, "the update notification", "MCP Sandbox: MCP Sandbox 99.0.0 is available")
+	d.waitNote(t, "the update notification", "MCP Sandbox: MCP Sandbox 99.0.0 is available")
 
 	updates := filepath.Join(p.home, ".local", "state", "mcp-sandbox", "updates")
 	rs.tamper.Store(true)
@@ -150,7 +114,7 @@ func TestTrayUpdate(t *testing.T) {
 	if err := m.click(it.ID); err != nil {
 		t.Fatal(err)
 	}
-	waitNote(t, notes, "the refusal of a tampered download", "Update refused", "not the one the release was signed for")
+	d.waitNote(t, "the refusal of a tampered download", "Update refused", "not the one the release was signed for")
 	if left, _ := os.ReadDir(updates); len(left) != 0 {
 		t.Errorf("a refused download left files: %v", left)
 	}
@@ -159,7 +123,7 @@ func TestTrayUpdate(t *testing.T) {
 	if err := m.click(it.ID); err != nil {
 		t.Fatal(err)
 	}
-	waitNote(t, notes, "the verified download", "99.0.0 was downloaded and verified")
+	d.waitNote(t, "the verified download", "99.0.0 was downloaded and verified")
 	if left, _ := os.ReadDir(updates); len(left) != 1 {
 		t.Errorf("after a verified download, %s holds %v, want the one file", updates, left)
 	}
@@ -172,7 +136,7 @@ func TestTrayUpdate(t *testing.T) {
 	foreign := newReleaseServer(t, other)
 	updateConfig(t, p.home, foreign.URL+"/feed.json", pub)
 	click(t, m, traymenu.LabelCheckUpdates)
-	waitNote(t, notes, "the refusal of a foreign-key feed", "nothing was offered", "not signed by the MCP Sandbox release key")
+	d.waitNote(t, "the refusal of a foreign-key feed", "nothing was offered", "not signed by the MCP Sandbox release key")
 	if _, err := m.waitMenu(30*time.Second, func(items []menuItem) bool {
 		it, ok := find(items, install)
 		return !ok || !it.Visible

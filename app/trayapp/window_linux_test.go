@@ -59,23 +59,8 @@ func TestWindowProcess(t *testing.T) {
 	skipUnderRace(t)
 	cli := apptest.Docker(t, apptest.PythonImage)
 	defer cli.Close()
-	bus, err := startBus()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer bus.stop()
-	if _, err := startWatcher(bus.addr); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := startNotifier(bus.addr); err != nil {
-		t.Fatal(err)
-	}
-	p := startTray(t, bus.addr, "--hidden")
-	var m *trayMenu
-	waitFor(t, "the tray's menu", 30*time.Second, func() bool {
-		m, err = openTrayMenu(bus.addr, p.pid)
-		return err == nil
-	})
+	d := startDesktop(t)
+	p, m := d.startTray(t, nil, "--hidden")
 	if got := windowChildren(t, p.pid); len(got) != 0 {
 		t.Fatalf("window processes %v at a hidden start, want none", got)
 	}
@@ -96,7 +81,7 @@ func TestWindowProcess(t *testing.T) {
 		for _, tab := range []string{ui.TabStatus, ui.TabSandboxes, ui.TabClients, ui.TabSettings, ui.TabActivity} {
 			cmd := exec.Command(win, "--tab", tab, "--size", size)
 			cmd.Env = []string{"HOME=" + p.home, "PATH=" + os.Getenv("PATH"), "DISPLAY=" + p.display,
-				"DBUS_SESSION_BUS_ADDRESS=" + bus.addr, "LANG=C.UTF-8"}
+				"DBUS_SESSION_BUS_ADDRESS=" + d.bus.addr, "LANG=C.UTF-8"}
 			var stderr bytes.Buffer
 			cmd.Stderr = &stderr
 			if err := cmd.Start(); err != nil {

@@ -177,6 +177,9 @@ func (t *StatusTab) Set(info StatusInfo) {
 	t.content.ScrollToOffset(off)
 }
 
+// Headline is the one line at the top of the tab, as it is shown.
+func (t *StatusTab) Headline() string { return t.headline.Text }
+
 // headline is the one line at the top of the tab.
 func headline(info StatusInfo) string {
 	var parts []string

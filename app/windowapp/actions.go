@@ -8,6 +8,7 @@ import (
 
 	"github.com/mcp-sandbox/mcp-sandbox/app/bundled"
 	"github.com/mcp-sandbox/mcp-sandbox/app/clientconfig"
+	"github.com/mcp-sandbox/mcp-sandbox/app/internal/clientsetup"
 	"github.com/mcp-sandbox/mcp-sandbox/app/ui"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/config"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/state"
@@ -18,7 +19,7 @@ func (a *App) actions() ui.Actions {
 	return ui.Actions{
 		Status: ui.StatusActions{
 			Test:   a.testServer,
-			Detect: a.detectAgain,
+			Detect: a.engine.Redetect,
 			Pause:  func(ctx context.Context, paused bool) error { return a.setPaused(ctx, paused) },
 		},
 		Sandboxes: ui.SandboxActions{Stop: a.stopOne, StopAll: a.stopAll},
@@ -49,14 +50,7 @@ func (a *App) entryEnv() map[string]string {
 	return nil
 }
 
-func (a *App) entryHost() string {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	if a.docker != nil {
-		return a.docker.entryHost
-	}
-	return ""
-}
+func (a *App) entryHost() string { return a.engine.EntryHost() }
 
 // refreshClients reads every client's state, for the Clients tab and the
 // tray's Clients menu, and returns it.
@@ -79,32 +73,12 @@ func (a *App) refreshClients() []ui.ClientRow {
 	return rows
 }
 
-func (a *App) lookupClient(name string) (*clientconfig.Client, error) {
-	if a.serverErr != nil {
-		return nil, a.serverErr
-	}
-	return clientconfig.Lookup(name)
-}
-
 // configureClient writes (or repairs) our entry in a client's config.
 func (a *App) configureClient(ctx context.Context, name string) (string, error) {
-	c, err := a.lookupClient(name)
-	if err != nil {
-		return "", err
+	if a.serverErr != nil {
+		return "", a.serverErr
 	}
-	res, err := c.Install(ctx, clientconfig.InstallOptions{Env: a.clientEnv(), Command: a.server.Path, DockerHost: a.entryHost(), Force: true})
-	if err != nil {
-		return "", err
-	}
-	a.log.Info("configured client", "client", name, "path", res.Path, "backup", res.Backup)
-	if !res.Changed {
-		return fmt.Sprintf("%s was already set up in %s.", c.DisplayName(), res.Path), nil
-	}
-	msg := fmt.Sprintf("Set up %s in %s", c.DisplayName(), res.Path)
-	if res.Backup != "" {
-		msg += " (the old file is kept as " + filepath.Base(res.Backup) + ")"
-	}
-	return msg + ". Restart " + c.DisplayName() + " to load it.", nil
+	return clientsetup.Configure(ctx, name, clientconfig.InstallOptions{Env: a.clientEnv(), Command: a.server.Path, DockerHost: a.entryHost()}, a.log)
 }
 
 func (a *App) removeClient(ctx context.Context, name string) (string, error) {

@@ -9,126 +9,40 @@ import (
 
 	"github.com/mcp-sandbox/mcp-sandbox/app/bundled"
 	"github.com/mcp-sandbox/mcp-sandbox/app/clientconfig"
+	"github.com/mcp-sandbox/mcp-sandbox/app/internal/engineconn"
 	"github.com/mcp-sandbox/mcp-sandbox/app/sandboxwatch"
-	"github.com/mcp-sandbox/mcp-sandbox/app/trayapp"
 	"github.com/mcp-sandbox/mcp-sandbox/app/ui"
-	"github.com/mcp-sandbox/mcp-sandbox/sandbox"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/config"
-	"github.com/mcp-sandbox/mcp-sandbox/sandbox/docker"
-	"github.com/mcp-sandbox/mcp-sandbox/sandbox/dockerhost"
 )
 
-// dockerConn is the engine the tray talks to while it answers.
-type dockerConn struct {
-	cli   *client.Client
-	be    *docker.Backend
-	model *sandboxwatch.Model
-	// entryHost is the DOCKER_HOST written into client entries: the
-	// chosen endpoint when a plain socket or tcp:// names it fully.
-	entryHost string
+// newEngineLoop makes the loop that follows the engine by dockerhost's one
+// rule, with the config's docker.host: with an explicit choice that does
+// not answer, nothing is followed and the Status and Sandboxes tabs show
+// the error, which names the choice; the loop then tries the same rule
+// again, so the chosen engine is used as soon as it answers.
+func (a *App) newEngineLoop() *engineconn.Loop {
+	return engineconn.New(engineconn.Options{
+		Getenv: a.getenv, Config: a.cfg, Store: a.st, Log: a.log,
+		Source:   sandboxwatch.DockerSource{RecordsDir: filepath.Join(a.st.Dir(), "sandboxes")},
+		OnChange: a.onSnapshot,
+		Looking:  func() { a.update(func(s *uiState) { s.detecting = true }) },
+		Looked:   a.engineLooked,
+		Lost:     a.engineLost,
+	})
 }
 
-// retryDocker is how long the tray waits before looking for Docker again
-// when none answered (or "Detect again" is pressed).
-const retryDocker = 30 * time.Second
-
-// dockerLoop finds the engine, follows its sandboxes until it goes away,
-// and starts over.
-func (a *App) dockerLoop(ctx context.Context) {
-	for ctx.Err() == nil {
-		a.update(func(s *uiState) { s.detecting = true })
-		conn, err := a.connect(ctx)
-		if err != nil {
-			a.log.Warn("docker", "err", err)
-			a.waitRedetect(ctx, retryDocker)
-			continue
-		}
-		a.mu.Lock()
-		a.docker = conn
-		a.mu.Unlock()
-		runCtx, cancel := context.WithCancel(ctx)
-		go func() { // ends with runCtx
-			select {
-			case <-a.redetect:
-				cancel()
-			case <-runCtx.Done():
-			}
-		}()
-		err = conn.model.Run(runCtx)
-		cancel()
-		conn.cli.Close()
-		a.mu.Lock()
-		a.docker = nil
-		a.mu.Unlock()
-		if err != nil && ctx.Err() == nil {
-			a.log.Warn("lost the Docker events stream; looking for Docker again", "err", err)
-			a.update(func(s *uiState) {
-				s.dockerOK = false
-				s.snap = sandboxwatch.Snapshot{Err: err}
-				s.lost = "the engine stopped answering: " + err.Error()
-			})
-			a.do(func() { a.win.Sandboxes.Set(sandboxwatch.Snapshot{Err: err}) })
-			a.waitRedetect(ctx, 2*time.Second)
-		}
-	}
-}
-
-func (a *App) waitRedetect(ctx context.Context, d time.Duration) {
-	select {
-	case <-ctx.Done():
-	case <-a.redetect:
-	case <-time.After(d):
-	}
-}
-
-// dockerHostChanged looks for the engine again when the config's
-// docker.host is not the one the last look was made under, so the tray
-// never keeps following an engine the rule no longer picks.
-func (a *App) dockerHostChanged(c *config.Config) {
-	a.mu.Lock()
-	changed := c.Docker.Host != a.ui.cfgHost
-	a.mu.Unlock()
-	if changed {
-		a.log.Info("docker.host changed; looking for Docker again", "host", c.Docker.Host)
-		a.detectAgain()
-	}
-}
-
-// detectAgain asks the loop to look for Docker now.
-func (a *App) detectAgain() {
-	select {
-	case a.redetect <- struct{}{}:
-	default:
-	}
-}
-
-// connect finds the engine by dockerhost's one rule, with the config's
-// docker.host, and follows it: with an explicit choice that does not
-// answer, nothing is followed and the Status and Sandboxes tabs show the
-// error, which names the choice; the loop then tries the same rule again,
-// so the chosen engine is used as soon as it answers.
-func (a *App) connect(ctx context.Context) (*dockerConn, error) {
-	cfg := a.cfg.Current()
-	dctx, cancel := context.WithTimeout(ctx, 8*time.Second)
-	defer cancel()
-	cli, be, res, err := trayapp.DialEngine(dctx, dockerhost.Options{Getenv: a.getenv, ConfigHost: cfg.Docker.Host, ConfigFile: cfg.Source}, a.log)
-	var conn *dockerConn
+// engineLooked shows what a look for the engine found. On the engine
+// loop's goroutine.
+func (a *App) engineLooked(ctx context.Context, l engineconn.Look) {
+	res, err := l.Result, l.Err
 	runtime := ""
-	if err == nil {
-		runtime = a.runtimeOf(dctx, cli)
-		conn = &dockerConn{cli: cli, be: be, entryHost: trayapp.EntryHost(res.Chosen)}
-		conn.model = sandboxwatch.New(sandboxwatch.Options{
-			Source: sandboxwatch.DockerSource{
-				Lister:     sandbox.Lister{Backend: be, State: a.st},
-				Client:     cli,
-				RecordsDir: filepath.Join(a.st.Dir(), "sandboxes"),
-			},
-			OnChange: a.onSnapshot,
-			Log:      a.log,
-		})
+	if l.Conn != nil {
+		rctx, cancel := context.WithTimeout(ctx, 8*time.Second)
+		runtime = a.runtimeOf(rctx, l.Conn.Client)
+		cancel()
 	}
 	a.update(func(s *uiState) {
-		s.detecting, s.docker, s.dockerOK, s.cfgHost, s.runtime, s.lost = false, res, err == nil, cfg.Docker.Host, runtime, ""
+		s.detecting, s.docker, s.dockerOK, s.cfgHost, s.runtime, s.lost = false, res, err == nil, l.ConfigHost, runtime, ""
 		if err != nil {
 			s.snap = sandboxwatch.Snapshot{Err: err}
 		}
@@ -140,7 +54,33 @@ func (a *App) connect(ctx context.Context) (*dockerConn, error) {
 	if a.serverErr == nil {
 		a.fetchServerVersion(ctx)
 	}
-	return conn, err
+	if err != nil {
+		a.log.Warn("docker", "err", err)
+	}
+}
+
+// engineLost shows that the engine followed stopped answering. On the
+// engine loop's goroutine.
+func (a *App) engineLost(err error) {
+	a.update(func(s *uiState) {
+		s.dockerOK = false
+		s.snap = sandboxwatch.Snapshot{Err: err}
+		s.lost = "the engine stopped answering: " + err.Error()
+	})
+	a.do(func() { a.win.Sandboxes.Set(sandboxwatch.Snapshot{Err: err}) })
+}
+
+// dockerHostChanged looks for the engine again when the config's
+// docker.host is not the one the last look was made under, so the window
+// never keeps following an engine the rule no longer picks.
+func (a *App) dockerHostChanged(c *config.Config) {
+	a.mu.Lock()
+	changed := c.Docker.Host != a.ui.cfgHost
+	a.mu.Unlock()
+	if changed {
+		a.log.Info("docker.host changed; looking for Docker again", "host", c.Docker.Host)
+		a.engine.Redetect()
+	}
 }
 
 // runtimeOf says which OCI runtime sandboxes get under the config's
@@ -208,11 +148,8 @@ func (a *App) onSnapshot(snap sandboxwatch.Snapshot) {
 // viewChanged samples usage only while the Sandboxes tab is seen, and
 // watches the audit log only while the Activity tab is.
 func (a *App) viewChanged(tab string, visible bool) {
-	a.mu.Lock()
-	conn := a.docker
-	a.mu.Unlock()
-	if conn != nil {
-		conn.model.SetLive(visible && tab == ui.TabSandboxes)
+	if conn := a.engine.Conn(); conn != nil {
+		conn.Model.SetLive(visible && tab == ui.TabSandboxes)
 	}
 	a.watchAudit(visible && tab == ui.TabActivity)
 }

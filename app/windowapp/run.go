@@ -5,7 +5,7 @@
 // tray links no GUI toolkit and keeps no GL context.
 //
 // It reads the state where it lives: the Docker engine by the same rule
-// as the tray and the servers (trayapp.DialEngine), the config file, the
+// as the tray and the servers (engineconn.Dial), the config file, the
 // pause flag and the tray's tray.json in the state directory (followed
 // with fsnotify). Pausing and starting write the pause flag, which the
 // tray applies.
@@ -16,28 +16,23 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"io"
 	"log/slog"
 	"os"
-	"os/signal"
-	"path/filepath"
-	"runtime/pprof"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"time"
 
 	"fyne.io/fyne/v2"
 	fyneapp "fyne.io/fyne/v2/app"
 	"fyne.io/fyne/v2/dialog"
 
-	"github.com/mcp-sandbox/mcp-sandbox/app/applog"
 	"github.com/mcp-sandbox/mcp-sandbox/app/bundled"
 	"github.com/mcp-sandbox/mcp-sandbox/app/icons"
 	"github.com/mcp-sandbox/mcp-sandbox/app/instance"
+	"github.com/mcp-sandbox/mcp-sandbox/app/internal/engineconn"
+	"github.com/mcp-sandbox/mcp-sandbox/app/internal/startup"
 	"github.com/mcp-sandbox/mcp-sandbox/app/trayapp"
 	"github.com/mcp-sandbox/mcp-sandbox/app/ui"
-	"github.com/mcp-sandbox/mcp-sandbox/sandbox/buildinfo"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/config"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/state"
 )
@@ -74,34 +69,21 @@ func Main(args []string) int {
 	confirmPause := fs.Bool("confirm-pause", false, "ask whether to pause (the tray's menu passes it)")
 	tab := fs.String("tab", "", "the tab to show first: Status, Sandboxes, Clients, Settings or Activity")
 	size := fs.String("size", "", "the window's size, WIDTHxHEIGHT (default 1120x700)")
-	debug := fs.Bool("debug", false, "log debug messages, to stderr too")
-	version := fs.Bool("version", false, "print the version and exit")
-	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile to this file (to look into idle cost)")
+	var common startup.Flags
+	common.Register(fs)
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
-	if *cpuProfile != "" {
-		f, err := os.Create(*cpuProfile)
-		if err != nil {
-			fmt.Fprintln(os.Stderr, "mcp-sandbox-window:", err)
-			return 1
-		}
-		defer f.Close()
-		if err := pprof.StartCPUProfile(f); err != nil {
-			fmt.Fprintln(os.Stderr, "mcp-sandbox-window:", err)
-			return 1
-		}
-		defer pprof.StopCPUProfile()
-	}
-	if *version {
-		fmt.Println("mcp-sandbox-window " + buildinfo.Get().String())
-		return 0
+	stopProfile, code, exit := common.Start("mcp-sandbox-window")
+	defer stopProfile()
+	if exit {
+		return code
 	}
 	if why := trayapp.NoDisplay(os.Getenv); why != "" {
 		fmt.Fprintln(os.Stderr, "mcp-sandbox-window:", why)
 		return 1
 	}
-	o := Options{ConfirmPause: *confirmPause, Debug: *debug, Tab: *tab}
+	o := Options{ConfirmPause: *confirmPause, Debug: common.Debug, Tab: *tab}
 	if *size != "" {
 		var w, h float32
 		if _, err := fmt.Sscanf(*size, "%gx%g", &w, &h); err != nil || w < 100 || h < 100 {
@@ -112,13 +94,7 @@ func Main(args []string) int {
 	}
 	// SIGTERM (the tray quitting, a logout) closes the window like its
 	// close button.
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	if err := Run(ctx, o); err != nil {
-		fmt.Fprintln(os.Stderr, "mcp-sandbox-window:", err)
-		return 1
-	}
-	return 0
+	return startup.Main("mcp-sandbox-window", func(ctx context.Context) error { return Run(ctx, o) })
 }
 
 // App is the running tray.
@@ -131,8 +107,9 @@ type App struct {
 	cfg    *config.Watcher
 	cfgErr error
 
-	fyne fyne.App
-	win  *ui.Window
+	fyne     fyne.App
+	win      *ui.Window
+	headline string // the Status tab's headline last logged; UI goroutine only
 
 	ctx    context.Context
 	cancel context.CancelFunc
@@ -140,54 +117,33 @@ type App struct {
 
 	server    bundled.Server
 	serverErr error
+	engine    *engineconn.Loop // follows the Docker engine
 
 	uiDown atomic.Bool // set once Fyne has stopped: nothing may call it
 
 	mu sync.Mutex // guards what follows, written by background goroutines
 	ui uiState
 
-	docker   *dockerConn
-	redetect chan struct{}
-	audit    *auditWatch
+	audit *auditWatch
 }
 
 // Run shows the window until it is closed or ctx is done. It returns nil
 // at once when another window is open (that one comes forward).
 func Run(ctx context.Context, o Options) error {
-	a := &App{o: o, getenv: o.Getenv, redetect: make(chan struct{}, 1)}
+	a := &App{o: o, getenv: o.Getenv}
 	if a.getenv == nil {
 		a.getenv = os.Getenv
 	}
-	a.exe = o.Executable
-	if a.exe == "" {
-		exe, err := os.Executable()
-		if err != nil {
-			return fmt.Errorf("find own executable: %w", err)
-		}
-		a.exe = exe
-	}
-	st, err := state.Open(config.StateDir())
-	if err != nil {
-		return err
-	}
-	a.st = st
-	logw, err := applog.Open(filepath.Join(st.Dir(), "logs"), "window", applog.Options{})
-	if err != nil {
-		return err
-	}
-	defer logw.Close()
-	a.log = newLogger(logw, o.Debug)
-
-	inst, err := instance.Acquire(filepath.Join(st.Dir(), "window"))
+	p, err := startup.Begin(startup.Options{Name: "window", LockDir: "window", Running: "another window is open; asked it to come forward",
+		Executable: o.Executable, Debug: o.Debug})
 	if errors.Is(err, instance.ErrRunning) {
-		a.log.Info("another window is open; asked it to come forward")
 		return nil
 	}
 	if err != nil {
 		return err
 	}
-	defer inst.Close()
-	a.log.Info("starting", "version", buildinfo.Get().String(), "pid", os.Getpid(), "log", logw.Path())
+	defer p.Close()
+	a.exe, a.st, a.log = p.Exe, p.Store, p.Log
 
 	a.cfg, a.cfgErr = config.NewWatcherOrDefaults(config.Path(), 2*time.Second, a.log)
 	if a.cfgErr != nil {
@@ -201,7 +157,8 @@ func Run(ctx context.Context, o Options) error {
 	} else {
 		a.log.Info("bundled server", "path", a.server.Path, "found", a.server.Source)
 	}
-	a.ui.paused = st.Paused()
+	a.engine = a.newEngineLoop()
+	a.ui.paused = a.st.Paused()
 	a.ctx, a.cancel = context.WithCancel(ctx)
 	defer a.cancel()
 
@@ -217,7 +174,7 @@ func Run(ctx context.Context, o Options) error {
 		if o.Tab != "" {
 			a.win.SelectTab(o.Tab)
 		}
-		a.start(inst)
+		a.start(p.Instance)
 		if o.started != nil {
 			o.started(a)
 		}
@@ -231,25 +188,8 @@ func Run(ctx context.Context, o Options) error {
 
 	a.log.Info("window closed: stopping background work")
 	a.cancel()
-	done := make(chan struct{})
-	go func() { a.wg.Wait(); close(done) }()
-	select {
-	case <-done:
-	case <-time.After(15 * time.Second):
-		a.log.Warn("background work did not stop in time")
-	}
-	a.log.Info("stopped")
+	p.Drain(&a.wg)
 	return nil
-}
-
-func newLogger(file io.Writer, debug bool) *slog.Logger {
-	level := slog.LevelInfo
-	out := file
-	if debug {
-		level = slog.LevelDebug
-		out = io.MultiWriter(file, os.Stderr)
-	}
-	return slog.New(slog.NewTextHandler(out, &slog.HandlerOptions{Level: level}))
 }
 
 // start launches the background work, each piece owned by a.wg and
@@ -260,7 +200,7 @@ func (a *App) start(inst *instance.Instance) {
 	})
 	a.goBG(a.cfg.Run)
 	a.cfg.OnChange(a.dockerHostChanged)
-	a.goBG(a.dockerLoop)
+	a.goBG(a.engine.Run)
 	a.goBG(a.watchStateDir)
 	a.goBG(func(context.Context) { a.refreshClients() })
 	if a.o.ConfirmPause {

@@ -4,7 +4,7 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/mcp-sandbox/mcp-sandbox/app/trayapp"
+	"github.com/mcp-sandbox/mcp-sandbox/app/internal/engineconn"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/dockerhost"
 )
@@ -12,13 +12,11 @@ import (
 // errNoDocker is the answer to a sandbox action while no engine answers.
 var errNoDocker = fmt.Errorf("%w: Docker is not reachable; the Status tab says why", dockerhost.ErrNoEngine)
 
-func (a *App) backend() (*dockerConn, error) {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	if a.docker == nil {
-		return nil, errNoDocker
+func (a *App) backend() (*engineconn.Conn, error) {
+	if conn := a.engine.Conn(); conn != nil {
+		return conn, nil
 	}
-	return a.docker, nil
+	return nil, errNoDocker
 }
 
 // setPaused writes the pause flag; the tray applies it (removes the
@@ -40,8 +38,8 @@ func (a *App) stopAll(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	_, err = trayapp.StopAll(ctx, conn.be, a.st, a.log)
-	conn.model.Refresh()
+	_, err = engineconn.StopAll(ctx, conn.Backend, a.st, a.log)
+	conn.Model.Refresh()
 	return err
 }
 
@@ -51,8 +49,8 @@ func (a *App) stopOne(ctx context.Context, id string) error {
 	if err != nil {
 		return err
 	}
-	err = sandbox.StopManaged(ctx, conn.be, a.st, id)
-	conn.model.Refresh()
+	err = sandbox.StopManaged(ctx, conn.Backend, a.st, id)
+	conn.Model.Refresh()
 	if err == nil {
 		a.log.Info("stopped sandbox", "id", id)
 	}

@@ -46,4 +46,10 @@ func (a *App) pushStatus() {
 		info.ServerErr = a.serverErr.Error()
 	}
 	a.win.Status.Set(info)
+	// The headline goes to the log when it changes: what the window told
+	// the person, and when, can be read back.
+	if h := a.win.Status.Headline(); h != a.headline {
+		a.headline = h
+		a.log.Info("status", "headline", h)
+	}
 }

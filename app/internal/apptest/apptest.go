@@ -6,6 +6,7 @@
 package apptest
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"fmt"
@@ -224,11 +225,13 @@ func startXvfb(xvfb string) (string, func(), error) {
 		cmd.Process.Kill()
 		<-exited
 	}
+	// Xvfb writes the number and the newline in two writes, and dies
+	// (FatalError: "Cannot write display number") when the pipe is closed
+	// between them: read up to the newline.
 	num := make(chan string, 1)
 	go func() {
-		buf := make([]byte, 16)
-		n, _ := r.Read(buf)
-		num <- strings.TrimSpace(string(buf[:n]))
+		line, _ := bufio.NewReader(r).ReadString('\n')
+		num <- strings.TrimSpace(line)
 	}()
 	var d string
 	select {

@@ -1,0 +1,95 @@
+// Package engineconn is the tray's and the window's link to the Docker
+// engine, one implementation for both processes: Dial finds the engine by
+// dockerhost's rule (the same as the server's and the CLI's) and checks
+// that it answers; Loop follows the engine's sandboxes with a
+// sandboxwatch model until it goes away, and looks again; StopAll removes
+// every managed sandbox on it.
+//
+//	l := engineconn.New(engineconn.Options{Config: cfg, Store: st, Log: log,
+//		Looked: func(ctx context.Context, l engineconn.Look) {
+//			show(l.Result, l.Err) // what was found, or why nothing answered
+//		},
+//		Lost: func(err error) { show(nil, err) },
+//	})
+//	go l.Run(ctx)
+//	…
+//	l.Redetect() // docker.host changed: look again now
+package engineconn
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strings"
+	"sync"
+
+	"github.com/docker/docker/client"
+
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox"
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox/docker"
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox/dockerhost"
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox/state"
+)
+
+// Dial finds the engine by dockerhost's rule (dockerhost.NewClient, the
+// same as the server's and the CLI's) and checks that it answers. When the
+// explicit choice (docker.host, DOCKER_HOST, a context) does not answer,
+// the error wraps dockerhost.ErrExplicitUnreachable and names it: no other
+// engine is reached, so neither the tray nor the window can ever act on
+// one. The Result is returned in every case.
+func Dial(ctx context.Context, opts dockerhost.Options, log *slog.Logger) (*client.Client, *docker.Backend, *dockerhost.Result, error) {
+	cli, res, err := dockerhost.NewClient(ctx, opts)
+	if err != nil {
+		return nil, nil, res, err
+	}
+	be := docker.New(cli, log)
+	if err := be.Ping(ctx); err != nil {
+		cli.Close()
+		return nil, nil, res, err
+	}
+	return cli, be, res, nil
+}
+
+// EntryHost is the DOCKER_HOST written into client entries for the chosen
+// endpoint: a plain socket, pipe or tcp:// names it fully (TLS and ssh
+// need more than a host). The config's docker.host is not copied: every
+// server reads the same config file.
+func EntryHost(c *dockerhost.Candidate) string {
+	if c == nil || c.Source == "docker.host" || c.TLS != nil || strings.HasPrefix(c.Host, "ssh://") {
+		return ""
+	}
+	return c.Host
+}
+
+// StopAll removes every managed sandbox (warm-pool ones too), whichever
+// server made it, and returns how many it removed.
+func StopAll(ctx context.Context, be *docker.Backend, st *state.Store, log *slog.Logger) (int, error) {
+	list, err := be.List(ctx)
+	if err != nil {
+		return 0, err
+	}
+	var (
+		wg   sync.WaitGroup
+		mu   sync.Mutex
+		errs []error
+	)
+	for _, c := range list {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if err := be.Remove(ctx, c.ID); err != nil {
+				mu.Lock()
+				errs = append(errs, fmt.Errorf("%s: %w", c.Name, err))
+				mu.Unlock()
+				return
+			}
+			if id := c.Labels[sandbox.LabelID]; id != "" {
+				_ = st.RemoveRecord(id)
+			}
+		}()
+	}
+	wg.Wait()
+	log.Info("stopped all sandboxes", "count", len(list)-len(errs), "failed", len(errs))
+	return len(list) - len(errs), errors.Join(errs...)
+}
