@@ -2,6 +2,10 @@ package mcpserver_test
 
 import (
 	"encoding/base64"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -106,4 +110,117 @@ func clipText(s string) string {
 		return s[:300] + "…"
 	}
 	return s
+}
+
+// hijackAgent has the sandbox take its command agent's place: it kills the
+// agent and, when the server copies a fresh one into the workspace, renames
+// testdata/hostile_agent.py over it before the server runs it (a race the
+// sandbox wins easily: it has the workspace to itself). It fails the test
+// if the server does not end up talking to the hostile agent.
+func hijackAgent(t *testing.T, sess *mcp.ClientSession, id string) {
+	t.Helper()
+	for _, f := range []string{"hostile_agent.py", "hijack_agent.py"} {
+		b, err := os.ReadFile(filepath.Join("testdata", f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		mustOK(t, call(t, sess, "write_file", map[string]any{"sandbox_id": id, "path": f, "content": string(b)}), "write_file")
+	}
+	res := call(t, sess, "sandbox_exec", map[string]any{"sandbox_id": id, "command": `set -e; ` +
+		`{ printf '#!%s\n' "$(command -v python3)"; cat hostile_agent.py; } > hostile && chmod 755 hostile; ` +
+		`(python3 hijack_agent.py /workspace/hostile </dev/null >/dev/null 2>&1 &); ` +
+		`a=$PPID; (sleep 1; kill -KILL $a) </dev/null >/dev/null 2>&1 & echo set`})
+	mustOK(t, res, "sandbox_exec")
+	time.Sleep(2 * time.Second)
+	res = call(t, sess, "sandbox_exec", map[string]any{"sandbox_id": id, "command": "echo probe"})
+	if !strings.Contains(text(res), "hostile agent here") {
+		t.Fatalf("the sandbox could not take the agent's place; the test means nothing: %s", text(res))
+	}
+}
+
+// peakRSS returns a process's peak resident set in MB (Linux).
+func peakRSS(t *testing.T, pid int) int {
+	t.Helper()
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range strings.Split(string(b), "\n") {
+		if v, ok := strings.CutPrefix(l, "VmHWM:"); ok {
+			kb, _ := strconv.Atoi(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")))
+			return kb >> 10
+		}
+	}
+	t.Fatal("no VmHWM")
+	return 0
+}
+
+// The sandbox replaces its command agent with a hostile one
+// (testdata/hostile_agent.py) and has it lie to the server: output and
+// exits for other commands, endless output, a frame over the bound, and
+// hostile tar streams for copy_out (a 50 GB file, a size it does not
+// keep, "..", terminal escapes and invalid UTF-8 in names, duplicate and
+// case-folded names, endless skipped entries, one byte a second). Every
+// call must end in bounded time with a clear answer, the server's memory
+// must stay bounded, nothing may be written outside the write root (nor a
+// staging directory left in it), no raw terminal escape may reach the
+// server's log, and the sandbox must run commands again afterwards.
+func TestAttackHostileAgent(t *testing.T) {
+	testenv.Docker(t, testenv.PythonImage)
+	h := newFenceHome(t)
+	p := startServer(t, serverEnv(t, h.config("[limits]\nexec_timeout_seconds = 3\n")))
+	sess := sdkClient(t, p, nil)
+	id := createWith(t, sess, nil)
+	hijackAgent(t, sess, id)
+	// exec timeout (3 s) + the kill's grace (15 s) + a slow engine's margin
+	const limit = 45 * time.Second
+
+	res, _ := timedCall(t, sess, limit, "sandbox_exec", map[string]any{"sandbox_id": id, "command": "hostile:others"})
+	var got execOut
+	structured(t, res, &got)
+	if got.Stdout != "mine\n" || got.ExitCode != 0 {
+		t.Errorf("output or exit meant for other commands reached this one: %+v", got)
+	}
+
+	for _, mode := range []string{"huge", "lying", "dotdot", "names", "dup", "endless", "slow"} {
+		mustOK(t, call(t, sess, "sandbox_exec", map[string]any{"sandbox_id": id, "command": "hostile:tar-mode " + mode}), "tar-mode")
+		res, took := timedCall(t, sess, limit, "copy_out", map[string]any{"sandbox_id": id, "path": "x", "host_path": "m-" + mode})
+		t.Logf("copy_out, %s: %s after %s", mode, clipText(text(res)), took.Round(time.Millisecond))
+		if !res.IsError {
+			t.Errorf("copy_out of a hostile archive (%s) succeeded: %s", mode, text(res))
+		}
+		if strings.ContainsAny(text(res), "\x1b\x07") {
+			t.Errorf("copy_out (%s) answered with a raw terminal escape: %q", mode, text(res))
+		}
+		if _, err := os.Lstat(filepath.Join(h.out, "m-"+mode)); err == nil {
+			t.Errorf("copy_out (%s) left m-%s on the host", mode, mode)
+		}
+	}
+
+	res, took := timedCall(t, sess, limit, "sandbox_exec", map[string]any{"sandbox_id": id, "command": "hostile:flood", "timeout_seconds": 3})
+	got = execOut{}
+	structured(t, res, &got)
+	t.Logf("endless output: %d + %d bytes returned, truncated %v, timed out %v, after %s", len(got.Stdout), len(got.Stderr), got.Truncated, got.TimedOut, took.Round(time.Millisecond))
+	if !got.TimedOut || !got.Truncated || len(got.Stdout) > 70000 || len(got.Stderr) > 70000 {
+		t.Errorf("endless output was not cut at the timeout and the output cap: %+v", got.TimedOut)
+	}
+	if mb := peakRSS(t, p.cmd.Process.Pid); mb > 200 {
+		t.Errorf("the server's peak memory was %d MB after the hostile agent's replies", mb)
+	} else {
+		t.Logf("server peak RSS: %d MB", mb)
+	}
+
+	res, took = timedCall(t, sess, limit, "sandbox_exec", map[string]any{"sandbox_id": id, "command": "hostile:bigframe"})
+	t.Logf("a frame over the bound: %s after %s", clipText(text(res)), took.Round(time.Millisecond))
+	if !res.IsError {
+		t.Errorf("a frame over the bound was taken: %s", text(res))
+	}
+	res, _ = timedCall(t, sess, limit, "sandbox_exec", map[string]any{"sandbox_id": id, "command": "echo back; ls -a /workspace"})
+	if !strings.Contains(text(res), "back") || strings.Contains(text(res), "hostile agent here") {
+		t.Errorf("the sandbox does not run commands again after the hostile agent: %s", text(res))
+	}
+	if strings.ContainsAny(p.stderr.String(), "\x1b\x07") {
+		t.Errorf("a raw terminal escape reached the server's log")
+	}
+	h.check(t)
 }
