@@ -3,10 +3,13 @@ package mcpserver_test
 import (
 	"encoding/base64"
 	"fmt"
+	"io/fs"
+	"net"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -222,5 +225,99 @@ func TestAttackHostileAgent(t *testing.T) {
 	if strings.ContainsAny(p.stderr.String(), "\x1b\x07") {
 		t.Errorf("a raw terminal escape reached the server's log")
 	}
+	h.check(t)
+}
+
+// Special files and files that change during a copy, both ways: FIFOs and
+// a listening socket in the copied tree (which must not block either
+// side), hard links (inside the sandbox to a file outside the copied
+// tree; to the image's files, which the kernel refuses across file
+// systems), and a file that grows while it is copied. Each copy must end
+// in bounded time; copy_out makes none of the special files on the host.
+func TestAttackSpecialFilesInCopies(t *testing.T) {
+	testenv.Docker(t, testenv.PythonImage)
+	h := newFenceHome(t)
+	sess := startFenceServer(t, h, "")
+	id := createWith(t, sess, nil)
+	const limit = 60 * time.Second
+
+	res := call(t, sess, "sandbox_exec", map[string]any{"sandbox_id": id, "command": `set -e; mkdir -p tree; cd tree; echo data > file; mkfifo fifo; ` +
+		`echo secret > ../other; ln ../other hard; ln /etc/passwd passwd 2>/dev/null && echo LINKED-ETC || echo no-cross-fs-link; ` +
+		`python3 -c 'import socket,os; s=socket.socket(socket.AF_UNIX); s.bind("sock"); s.listen(); os.fork() or __import__("time").sleep(120)' </dev/null >/dev/null 2>&1 & ` +
+		`(while :; do head -c 65536 /dev/zero >> grow; [ $(stat -c %s grow) -lt 20000000 ] || : > grow; done) </dev/null >/dev/null 2>&1 & sleep 1; ls -l`})
+	mustOK(t, res, "set-up")
+	if strings.Contains(text(res), "LINKED-ETC") {
+		t.Logf("the sandbox could hard-link /etc/passwd into its workspace: %s", text(res))
+	}
+	res, took := timedCall(t, sess, limit, "copy_out", map[string]any{"sandbox_id": id, "path": "tree", "host_path": "tree"})
+	t.Logf("copy_out: %s after %s", clipText(text(res)), took.Round(time.Millisecond))
+	if !res.IsError {
+		var got struct {
+			Skipped map[string]int `json:"skipped"`
+		}
+		structured(t, res, &got)
+		if got.Skipped["device or special file"] < 1 {
+			t.Errorf("the FIFO was not skipped: %+v", got)
+		}
+	}
+	filepath.WalkDir(filepath.Join(h.out, "tree"), func(p string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() && !d.Type().IsRegular() {
+			t.Errorf("copy_out made a special file on the host: %s (%s)", p, d.Type())
+		}
+		if err == nil && d.Name() == "passwd" {
+			if b, _ := os.ReadFile(p); strings.Contains(string(b), "root:") {
+				t.Errorf("copy_out brought the image's /etc/passwd through a hard link: %s", p)
+			}
+		}
+		return nil
+	})
+
+	// The host side: a FIFO with no writer, a listening socket and a file
+	// that grows during copy_in.
+	src := filepath.Join(h.home, "src", "special")
+	os.MkdirAll(src, 0o755)
+	os.WriteFile(filepath.Join(src, "plain.txt"), []byte("plain\n"), 0o644)
+	if err := syscall.Mkfifo(filepath.Join(src, "fifo"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	l, err := net.Listen("unix", filepath.Join(src, "sock"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	stop, stopped := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(stopped)
+		f, _ := os.OpenFile(filepath.Join(src, "grow"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+		defer f.Close()
+		chunk := make([]byte, 64<<10)
+		for {
+			select {
+			case <-stop:
+				return
+			default:
+				f.Write(chunk)
+				if st, _ := f.Stat(); st != nil && st.Size() > 50<<20 {
+					f.Truncate(0)
+				}
+			}
+		}
+	}()
+	time.Sleep(100 * time.Millisecond)
+	res, took = timedCall(t, sess, limit, "copy_in", map[string]any{"sandbox_id": id, "host_path": src})
+	t.Logf("copy_in: %s after %s", clipText(text(res)), took.Round(time.Millisecond))
+	if !res.IsError {
+		res = call(t, sess, "sandbox_exec", map[string]any{"sandbox_id": id, "command": "find /workspace/special ! -type f ! -type d"})
+		var got execOut
+		structured(t, res, &got)
+		if strings.TrimSpace(got.Stdout) != "" {
+			t.Errorf("copy_in made special files in the sandbox: %s", got.Stdout)
+		}
+	}
+	// The check is about what the copies did: the source tree goes.
+	close(stop)
+	<-stopped
+	l.Close()
+	os.RemoveAll(src)
 	h.check(t)
 }
