@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"net"
 	"os"
+	"path"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -65,7 +66,7 @@ func timedCall(t *testing.T, sess *mcp.ClientSession, limit time.Duration, name 
 func TestAttackStoppedAgent(t *testing.T) {
 	testenv.Docker(t, testenv.PythonImage)
 	h := newFenceHome(t)
-	sess := startFenceServer(t, h, "[limits]\nexec_timeout_seconds = 3\n")
+	sess := startFenceServer(t, h, "[limits]\nexec_timeout_seconds = 3\nmax_sandboxes = 1000\n")
 	id := createWith(t, sess, nil)
 	mustOK(t, call(t, sess, "write_file", map[string]any{"sandbox_id": id, "path": "small.txt", "content": "small"}), "write_file")
 	// A bound generous enough for a slow engine, far below "for ever".
@@ -171,7 +172,7 @@ func peakRSS(t *testing.T, pid int) int {
 func TestAttackHostileAgent(t *testing.T) {
 	testenv.Docker(t, testenv.PythonImage)
 	h := newFenceHome(t)
-	p := startServer(t, serverEnv(t, h.config("[limits]\nexec_timeout_seconds = 3\n")))
+	p := startServer(t, serverEnv(t, h.config("[limits]\nexec_timeout_seconds = 3\nmax_sandboxes = 1000\n")))
 	sess := sdkClient(t, p, nil)
 	id := createWith(t, sess, nil)
 	hijackAgent(t, sess, id)
@@ -237,7 +238,7 @@ func TestAttackHostileAgent(t *testing.T) {
 func TestAttackSpecialFilesInCopies(t *testing.T) {
 	testenv.Docker(t, testenv.PythonImage)
 	h := newFenceHome(t)
-	sess := startFenceServer(t, h, "")
+	sess := startFenceServer(t, h, "[limits]\nmax_sandboxes = 1000\n")
 	id := createWith(t, sess, nil)
 	const limit = 60 * time.Second
 
@@ -319,5 +320,81 @@ func TestAttackSpecialFilesInCopies(t *testing.T) {
 	<-stopped
 	l.Close()
 	os.RemoveAll(src)
+	h.check(t)
+}
+
+// The sandbox's env (sandbox_create's, and a command's own) aims at the
+// server's own processes in the sandbox: TAR_OPTIONS that would send
+// every extracted file to a command that leaves a mark instead of to the
+// disk, ENV, BASH_ENV, SHELL, TMPDIR, GCONV_PATH (PATH, LD_PRELOAD and
+// the like are refused at the door). The file
+// tools, the agent's start (after the sandbox killed it) and, once the
+// agent is given up, the docker exec path must all run untouched.
+func TestAttackEnvReachesServerProcesses(t *testing.T) {
+	testenv.Docker(t, testenv.PythonImage)
+	h := newFenceHome(t)
+	sess := startFenceServer(t, h, "[limits]\nmax_sandboxes = 1000\n")
+	hostile := map[string]any{
+		"TAR_OPTIONS": "--to-command=/workspace/evil/mark",
+		"ENV":         "/workspace/evil/mark",
+		"BASH_ENV":    "/workspace/evil/mark",
+		"GCONV_PATH":  "/workspace/evil",
+		"TMPDIR":      "/workspace/evil",
+		"SHELL":       "/workspace/evil/mark",
+	}
+	id := createWith(t, sess, map[string]any{"env": hostile})
+	res := call(t, sess, "sandbox_exec", map[string]any{"sandbox_id": id, "env": hostile, "command": `set -e; mkdir -p evil; cd evil; ` +
+		`printf '#!/bin/sh\necho "$0 $*" >> /workspace/pwned\ncat >/dev/null\n' > mark; ` +
+		`chmod 755 mark; echo "$TAR_OPTIONS"`})
+	mustOK(t, res, "set-up")
+	if !strings.Contains(text(res), "--to-command") {
+		t.Fatalf("the sandbox did not get its env; the test means nothing: %s", text(res))
+	}
+	src := filepath.Join(h.home, "src", "data.txt")
+	round := func(name string) {
+		t.Helper()
+		for _, p := range []string{"/workspace/w.txt", "/tmp/w.txt"} {
+			mustOK(t, call(t, sess, "write_file", map[string]any{"sandbox_id": id, "path": p, "content": "written"}), name+": write_file "+p)
+			res := call(t, sess, "read_file", map[string]any{"sandbox_id": id, "path": p})
+			mustOK(t, res, name+": read_file "+p)
+			if !strings.Contains(text(res), "written") {
+				t.Errorf("%s: %s holds %q, not what write_file wrote (was the server's tar steered?)", name, p, text(res))
+			}
+			mustOK(t, call(t, sess, "list_files", map[string]any{"sandbox_id": id, "path": path.Dir(p)}), name+": list_files")
+			mustOK(t, call(t, sess, "copy_out", map[string]any{"sandbox_id": id, "path": p, "host_path": name + p, "overwrite": true}), name+": copy_out")
+		}
+		mustOK(t, call(t, sess, "copy_in", map[string]any{"sandbox_id": id, "host_path": src, "dest_path": "/tmp/in-" + name}), name+": copy_in")
+	}
+	round("agent")
+	// The sandbox kills its agent until the server gives it up: the agent
+	// is copied in again each time, then commands go through docker exec.
+	execPath := func() string {
+		var list struct {
+			Sandboxes []struct {
+				SandboxID string `json:"sandbox_id"`
+				Exec      string `json:"exec"`
+			} `json:"sandboxes"`
+		}
+		structured(t, call(t, sess, "sandbox_list", map[string]any{}), &list)
+		for _, s := range list.Sandboxes {
+			if s.SandboxID == id {
+				return s.Exec
+			}
+		}
+		return ""
+	}
+	for i := 0; i < 6 && execPath() != "docker exec"; i++ {
+		call(t, sess, "sandbox_exec", map[string]any{"sandbox_id": id, "command": `case "$(readlink /proc/$PPID/exe)" in *mcp-sandbox-agent*) kill -KILL $PPID;; esac`, "env": hostile})
+	}
+	if p := execPath(); p != "docker exec" {
+		t.Fatalf("the agent was not given up after the sandbox killed it again and again: exec %q", p)
+	}
+	round("engine")
+	res = call(t, sess, "sandbox_exec", map[string]any{"sandbox_id": id, "command": "cat /workspace/pwned 2>/dev/null; echo end"})
+	var got execOut
+	structured(t, res, &got)
+	if got.Stdout != "end\n" {
+		t.Errorf("the sandbox's env steered the server's own processes:\n%s", got.Stdout)
+	}
 	h.check(t)
 }

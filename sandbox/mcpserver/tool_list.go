@@ -20,6 +20,10 @@ type listEntry struct {
 	ExpiresAt string         `json:"expires_at"`
 	Limits    sandbox.Limits `json:"limits"`
 	Usage     usageOut       `json:"usage"`
+	// Exec is how commands run ("agent" or "docker exec"; absent before
+	// the first command), ExecNote why through docker exec.
+	Exec     string `json:"exec,omitempty"`
+	ExecNote string `json:"exec_note,omitempty"`
 }
 
 type usageOut struct {
@@ -64,6 +68,7 @@ func (s *Server) handleList(ctx context.Context, req mcp.CallToolRequest) (*mcp.
 			CreatedAt: in.CreatedAt.UTC().Format(time.RFC3339), ExpiresAt: in.ExpiresAt.UTC().Format(time.RFC3339),
 			Limits: in.Limits,
 			Usage:  usageOut{MemoryBytes: in.Usage.MemoryBytes, CPUPercent: in.Usage.CPUPercent, Pids: in.Usage.Pids, SampledAt: sampled},
+			Exec:   in.Exec, ExecNote: in.ExecNote,
 		})
 		fmt.Fprintf(&b, "%s  %s  %s  mem %.1f/%d MB  cpu %.1f%%  pids %d/%d  expires %s\n",
 			in.ID, in.Language, in.State, float64(in.Usage.MemoryBytes)/(1<<20), in.Limits.MemoryMB,
