@@ -30,7 +30,7 @@ import (
 // command's shell) a moment after the command has answered.
 func stopAgent(t *testing.T, sess *mcp.ClientSession, id string) {
 	t.Helper()
-	res := call(t, sess, "sandbox_exec", map[string]any{"sandbox_id": id, "command": `a=$PPID; case "$(readlink /proc/$a/exe)" in *mcp-sandbox-agent*) ;; *) echo "parent is not the agent: $(readlink /proc/$a/exe)"; exit 3;; esac; ` +
+	res := call(t, sess, "sandbox_exec", map[string]any{"sandbox_id": id, "command": `a=$PPID; case "$(tr '\0' ' ' </proc/$a/cmdline)" in *mcp-sandbox-agent*) ;; *) echo "parent is not the agent: $(tr '\0' ' ' </proc/$a/cmdline)"; exit 3;; esac; ` +
 		`(sleep 1; kill -STOP $a) </dev/null >/dev/null 2>&1 & echo stopping $a`})
 	mustOK(t, res, "sandbox_exec")
 	var got execOut
@@ -66,7 +66,7 @@ func timedCall(t *testing.T, sess *mcp.ClientSession, limit time.Duration, name 
 func TestAttackStoppedAgent(t *testing.T) {
 	testenv.Docker(t, testenv.PythonImage)
 	h := newFenceHome(t)
-	sess := startFenceServer(t, h, "[limits]\nexec_timeout_seconds = 3\nmax_sandboxes = 1000\n")
+	sess := startFenceServer(t, h, "[limits]\nexec_timeout_seconds = 6\nmax_sandboxes = 1000\n")
 	id := createWith(t, sess, nil)
 	mustOK(t, call(t, sess, "write_file", map[string]any{"sandbox_id": id, "path": "small.txt", "content": "small"}), "write_file")
 	// A bound generous enough for a slow engine, far below "for ever".
@@ -120,7 +120,8 @@ func clipText(s string) string {
 // agent and, when the server copies a fresh one into the workspace, renames
 // testdata/hostile_agent.py over it before the server runs it (a race the
 // sandbox wins easily: it has the workspace to itself). It fails the test
-// if the server does not end up talking to the hostile agent.
+// if the server does not end up talking to the hostile agent. The next
+// agent the server starts is replaced too.
 func hijackAgent(t *testing.T, sess *mcp.ClientSession, id string) {
 	t.Helper()
 	for _, f := range []string{"hostile_agent.py", "hijack_agent.py"} {
@@ -131,12 +132,14 @@ func hijackAgent(t *testing.T, sess *mcp.ClientSession, id string) {
 		mustOK(t, call(t, sess, "write_file", map[string]any{"sandbox_id": id, "path": f, "content": string(b)}), "write_file")
 	}
 	res := call(t, sess, "sandbox_exec", map[string]any{"sandbox_id": id, "command": `set -e; ` +
-		`{ printf '#!%s\n' "$(command -v python3)"; cat hostile_agent.py; } > hostile && chmod 755 hostile; ` +
-		`(python3 hijack_agent.py /workspace/hostile </dev/null >/dev/null 2>&1 &); ` +
+		`{ printf '#!%s\n' "$(command -v python3)"; cat hostile_agent.py; } > hostile && chmod 755 hostile && cp -p hostile hostile2; ` +
+		`(python3 hijack_agent.py /workspace/hostile /workspace/hostile2 </dev/null >/dev/null 2>&1 &); ` +
 		`a=$PPID; (sleep 1; kill -KILL $a) </dev/null >/dev/null 2>&1 & echo set`})
 	mustOK(t, res, "sandbox_exec")
 	time.Sleep(2 * time.Second)
-	res = call(t, sess, "sandbox_exec", map[string]any{"sandbox_id": id, "command": "echo probe"})
+	// A generous timeout: the hostile agent is a Python program, slow to
+	// start under gVisor.
+	res = call(t, sess, "sandbox_exec", map[string]any{"sandbox_id": id, "command": "echo probe", "timeout_seconds": 30})
 	if !strings.Contains(text(res), "hostile agent here") {
 		t.Fatalf("the sandbox could not take the agent's place; the test means nothing: %s", text(res))
 	}
@@ -172,11 +175,11 @@ func peakRSS(t *testing.T, pid int) int {
 func TestAttackHostileAgent(t *testing.T) {
 	testenv.Docker(t, testenv.PythonImage)
 	h := newFenceHome(t)
-	p := startServer(t, serverEnv(t, h.config("[limits]\nexec_timeout_seconds = 3\nmax_sandboxes = 1000\n")))
+	p := startServer(t, serverEnv(t, h.config("[limits]\nexec_timeout_seconds = 6\nmax_sandboxes = 1000\n")))
 	sess := sdkClient(t, p, nil)
 	id := createWith(t, sess, nil)
 	hijackAgent(t, sess, id)
-	// exec timeout (3 s) + the kill's grace (15 s) + a slow engine's margin
+	// exec timeout (6 s) + the kill's grace (15 s) + a slow engine's margin
 	const limit = 45 * time.Second
 
 	res, _ := timedCall(t, sess, limit, "sandbox_exec", map[string]any{"sandbox_id": id, "command": "hostile:others"})
@@ -201,24 +204,31 @@ func TestAttackHostileAgent(t *testing.T) {
 		}
 	}
 
-	res, took := timedCall(t, sess, limit, "sandbox_exec", map[string]any{"sandbox_id": id, "command": "hostile:flood", "timeout_seconds": 3})
+	res, took := timedCall(t, sess, limit, "sandbox_exec", map[string]any{"sandbox_id": id, "command": "hostile:bigframe"})
+	t.Logf("a frame over the bound: %s after %s", clipText(text(res)), took.Round(time.Millisecond))
+	if !res.IsError || !strings.Contains(text(res), "agent stopped") {
+		t.Errorf("a frame over the bound was taken: %s", text(res))
+	}
+	// The next command starts a fresh agent, which the sandbox takes over
+	// again (hijack_agent.py waits for it), to flood it.
+	res, took = timedCall(t, sess, limit, "sandbox_exec", map[string]any{"sandbox_id": id, "command": "hostile:flood", "timeout_seconds": 3})
 	got = execOut{}
 	structured(t, res, &got)
-	t.Logf("endless output: %d + %d bytes returned, truncated %v, timed out %v, after %s", len(got.Stdout), len(got.Stderr), got.Truncated, got.TimedOut, took.Round(time.Millisecond))
-	if !got.TimedOut || !got.Truncated || len(got.Stdout) > 70000 || len(got.Stderr) > 70000 {
-		t.Errorf("endless output was not cut at the timeout and the output cap: %+v", got.TimedOut)
+	t.Logf("endless output: %d + %d bytes returned, truncated %v, timed out %v, after %s: %s", len(got.Stdout), len(got.Stderr), got.Truncated, got.TimedOut, took.Round(time.Millisecond), clipText(text(res)))
+	// Cut at the timeout and the output cap; or, when the flood garbled
+	// the stream (as it may under gVisor), the connection ended.
+	ended := res.IsError && strings.Contains(text(res), "agent stopped")
+	if !ended && (!got.TimedOut || len(got.Stdout) > 70000 || len(got.Stderr) > 70000) {
+		t.Errorf("endless output was not cut at the timeout and the output cap: %s", clipText(text(res)))
 	}
 	if mb := peakRSS(t, p.cmd.Process.Pid); mb > 200 {
 		t.Errorf("the server's peak memory was %d MB after the hostile agent's replies", mb)
 	} else {
 		t.Logf("server peak RSS: %d MB", mb)
 	}
-
-	res, took = timedCall(t, sess, limit, "sandbox_exec", map[string]any{"sandbox_id": id, "command": "hostile:bigframe"})
-	t.Logf("a frame over the bound: %s after %s", clipText(text(res)), took.Round(time.Millisecond))
-	if !res.IsError {
-		t.Errorf("a frame over the bound was taken: %s", text(res))
-	}
+	// The hostile agent is cut off by a broken frame again; the server
+	// has started three agents by now, so commands go through the engine.
+	timedCall(t, sess, limit, "sandbox_exec", map[string]any{"sandbox_id": id, "command": "hostile:bigframe"})
 	res, _ = timedCall(t, sess, limit, "sandbox_exec", map[string]any{"sandbox_id": id, "command": "echo back; ls -a /workspace"})
 	if !strings.Contains(text(res), "back") || strings.Contains(text(res), "hostile agent here") {
 		t.Errorf("the sandbox does not run commands again after the hostile agent: %s", text(res))
@@ -384,7 +394,7 @@ func TestAttackEnvReachesServerProcesses(t *testing.T) {
 		return ""
 	}
 	for i := 0; i < 6 && execPath() != "docker exec"; i++ {
-		call(t, sess, "sandbox_exec", map[string]any{"sandbox_id": id, "command": `case "$(readlink /proc/$PPID/exe)" in *mcp-sandbox-agent*) kill -KILL $PPID;; esac`, "env": hostile})
+		call(t, sess, "sandbox_exec", map[string]any{"sandbox_id": id, "command": `case "$(tr '\0' ' ' </proc/$PPID/cmdline)" in *mcp-sandbox-agent*) kill -KILL $PPID;; esac`, "env": hostile})
 	}
 	if p := execPath(); p != "docker exec" {
 		t.Fatalf("the agent was not given up after the sandbox killed it again and again: exec %q", p)

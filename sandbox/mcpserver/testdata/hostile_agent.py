@@ -5,6 +5,10 @@
 # a call's timeout and the next attack is made by it too.
 import io, json, os, sys, tarfile, threading, time
 
+# Under gVisor the attached stdout may be non-blocking: a frame written in
+# part would garble the stream (the engine then ends the connection).
+os.set_blocking(0, True)
+os.set_blocking(1, True)
 inp, out = sys.stdin.buffer, sys.stdout.buffer
 nonce = inp.readline().strip().decode()
 lock = threading.Lock()
