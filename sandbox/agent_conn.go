@@ -106,8 +106,15 @@ func (e *Engine) startAgent(ctx context.Context, at Attacher, sb *Sandbox) (*age
 	}
 	c.proc = proc
 	go func() {
-		// Owned by c: ends when the agent's output does.
-		<-proc.Done()
+		// Owned by c: ends when the agent's output does, or cuts the
+		// connection once c is dead (a broken protocol, an agent that
+		// stopped reading or answering), so nothing more it sends is read
+		// and no write to it stays blocked.
+		select {
+		case <-proc.Done():
+		case <-c.dead:
+			proc.Close()
+		}
 		c.fail(errors.New("the agent exited"))
 	}()
 	_, _ = proc.Write([]byte(c.nonce + "\n"))
@@ -211,15 +218,41 @@ func (c *agentConn) gone() bool {
 	}
 }
 
-func (c *agentConn) send(kind string, v any) error {
+func (c *agentConn) send(ctx context.Context, kind string, v any) error {
 	b, err := json.Marshal(v)
 	if err != nil {
 		return err
 	}
-	c.wmu.Lock()
-	defer c.wmu.Unlock()
-	_, err = c.proc.Write(runner.AppendFrame(nil, c.nonce, kind, b))
-	return err
+	return c.write(ctx, runner.AppendFrame(nil, c.nonce, kind, b))
+}
+
+// write writes one frame to the agent. The agent runs as the sandbox user,
+// who can stop it (SIGSTOP): a write it does not take in before ctx ends
+// ends the connection (a frame written in part cannot be taken back), which
+// also unblocks the write, so no call, and no later frame, waits for ever.
+func (c *agentConn) write(ctx context.Context, frame []byte) error {
+	done := make(chan error, 1)
+	go func() {
+		// Owned by c: ends when the write does, at the latest once the
+		// connection is cut.
+		c.wmu.Lock()
+		defer c.wmu.Unlock()
+		if c.gone() {
+			done <- errAgentDied
+			return
+		}
+		_, err := c.proc.Write(frame)
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		return err
+	case <-c.dead:
+		return errAgentDied
+	case <-ctx.Done():
+		c.fail(errors.New("the agent stopped reading its input"))
+		return ctx.Err()
+	}
 }
 
 // exec runs spec through the agent, with Backend.Exec's contract: it
@@ -239,7 +272,7 @@ func (c *agentConn) exec(ctx context.Context, spec ExecSpec, stdin *[]byte, stop
 		delete(c.calls, id)
 		c.mu.Unlock()
 	}()
-	if err := c.send(agent.KindStart, agent.Start{ID: id, Argv: spec.Cmd, Env: spec.Env, Dir: spec.WorkDir, Stdin: stdin}); err != nil {
+	if err := c.send(ctx, agent.KindStart, agent.Start{ID: id, Argv: spec.Cmd, Env: spec.Env, Dir: spec.WorkDir, Stdin: stdin}); err != nil {
 		c.fail(err)
 	}
 	select {
@@ -252,12 +285,12 @@ func (c *agentConn) exec(ctx context.Context, spec ExecSpec, stdin *[]byte, stop
 		return ExecStatus{ExitCode: -1}, fmt.Errorf("%w (%v) while the command ran; it may have run partly and was not run again", errAgentDied, c.deadErr)
 	case <-ctx.Done():
 	}
-	_ = c.send(agent.KindKill, agent.Kill{ID: id})
 	// The agent answers once the tree is killed (it stops reading output
 	// then, so nothing that escaped can hold it up); the wait is bounded
-	// for an agent that does not answer.
-	grace := time.NewTimer(15 * time.Second)
-	defer grace.Stop()
+	// for an agent that does not answer, which is then given up.
+	gctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), killGrace)
+	defer cancel()
+	_ = c.send(gctx, agent.KindKill, agent.Kill{ID: id})
 	select {
 	case x := <-call.exit:
 		st, _ := exitStatus(x)
@@ -265,7 +298,8 @@ func (c *agentConn) exec(ctx context.Context, spec ExecSpec, stdin *[]byte, stop
 		return st, ctx.Err()
 	case <-c.dead:
 	case <-stopped:
-	case <-grace.C:
+	case <-gctx.Done():
+		c.fail(errors.New("the agent did not answer a kill"))
 	}
 	return ExecStatus{ExitCode: -1, Killed: true}, ctx.Err()
 }
@@ -285,7 +319,7 @@ func (c *agentConn) file(ctx context.Context, req agent.File, out io.Writer) (ag
 		delete(c.calls, req.ID)
 		c.mu.Unlock()
 	}()
-	if err := c.send(agent.KindFile, req); err != nil {
+	if err := c.send(ctx, agent.KindFile, req); err != nil {
 		c.fail(err)
 	}
 	select {
@@ -297,6 +331,9 @@ func (c *agentConn) file(ctx context.Context, req agent.File, out io.Writer) (ag
 		return agent.FileDone{}, ctx.Err()
 	}
 }
+
+// killGrace bounds the wait for the agent's answer to a kill.
+const killGrace = 15 * time.Second
 
 // exitStatus turns the agent's exit frame into Backend.Exec's answer: a
 // command that could not start is an error, as the engine reports it,

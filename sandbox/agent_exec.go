@@ -186,12 +186,14 @@ func (e *Engine) engineArch(ctx context.Context) string {
 }
 
 // killAll has the agent, if it runs, kill every process in the sandbox
-// (the sandbox is being stopped); it does not wait.
+// (the sandbox is being stopped); it does not wait for that, and only
+// briefly for an agent that does not read its input (the container's
+// removal ends it then).
 func (s *agentSlot) killAll() {
 	if c := s.running(); c != nil {
-		c.wmu.Lock()
-		_, _ = c.proc.Write(runner.AppendFrame(nil, c.nonce, agent.KindKillAll, nil))
-		c.wmu.Unlock()
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+		defer cancel()
+		_ = c.write(ctx, runner.AppendFrame(nil, c.nonce, agent.KindKillAll, nil))
 	}
 }
 

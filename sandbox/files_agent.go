@@ -20,10 +20,6 @@ import (
 // the agent answers is hostile: sizes are bounded, paths checked, entries
 // validated, and an answer that breaks the rules is an error, never data.
 
-// agentFileTimeout bounds the wait for the agent's answer to a file
-// request.
-const agentFileTimeout = 2 * time.Minute
-
 // maxListBytes bounds the listing an agent may send (it stops at 8 MiB).
 const maxListBytes = 16 << 20
 
@@ -50,15 +46,19 @@ func (w *boundedBuffer) Write(p []byte) (int, error) {
 // and inside the areas. A protocol failure kills the agent (a later call
 // starts another, or goes through the engine).
 func (e *Engine) agentFile(ctx context.Context, c *agentConn, sb *Sandbox, req agent.File, out *boundedBuffer) (agent.FileDone, error) {
-	fctx, cancel := context.WithTimeout(ctx, agentFileTimeout)
+	// The agent runs as the sandbox user, whose code can stop it: its
+	// answer is waited for as long as a command may run (the tar's bound).
+	limit := e.tarTimeout()
+	fctx, cancel := context.WithTimeout(ctx, limit)
 	defer cancel()
 	done, err := c.file(fctx, req, out)
 	if err != nil {
 		if errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil {
 			// The agent does not answer: it is ended, and a later call
 			// starts another.
-			c.fail(fmt.Errorf("no answer to a file request within %s", agentFileTimeout))
+			c.fail(fmt.Errorf("no answer to a file request within %s", limit))
 			c.kill(ctx)
+			return done, fmt.Errorf("the sandbox's agent did not answer within %s (limits.exec_timeout_seconds) and was ended: something in the sandbox stopped it, or the file is too large for that time", limit)
 		}
 		return done, err
 	}

@@ -99,7 +99,8 @@ func (e *Engine) tarFrom(ctx context.Context, sb *Sandbox, p string) (io.ReadClo
 	if err != nil {
 		return nil, err
 	}
-	ctx, cancel := context.WithCancel(ctx)
+	parent := ctx
+	ctx, cancel := context.WithTimeout(ctx, e.tarTimeout())
 	pr, pw := io.Pipe()
 	var stderr bytes.Buffer
 	done := make(chan struct{})
@@ -115,7 +116,7 @@ func (e *Engine) tarFrom(ctx context.Context, sb *Sandbox, p string) (io.ReadClo
 		if err == nil && status.ExitCode != 0 {
 			err = tarError(p, status.ExitCode, stderr.String())
 		}
-		pw.CloseWithError(err)
+		pw.CloseWithError(e.tarTimedOut(parent, ctx, err))
 	}()
 	// Closing the stream early (read_file of a part) ends the tar too.
 	return &cancelReader{PipeReader: pr, cancel: cancel, done: done}, nil
@@ -183,8 +184,10 @@ func (e *Engine) tarInto(ctx context.Context, sb *Sandbox, dir string, r io.Read
 	if err != nil {
 		return err
 	}
+	tctx, cancel := context.WithTimeout(ctx, e.tarTimeout())
+	defer cancel()
 	var stderr bytes.Buffer
-	status, err := e.execIn(ctx, sb, ExecSpec{
+	status, err := e.execIn(tctx, sb, ExecSpec{
 		// No owner or mode from the stream beyond the user's own rights:
 		// tar run by an ordinary user cannot give files away or set
 		// setuid bits.
@@ -195,6 +198,9 @@ func (e *Engine) tarInto(ctx context.Context, sb *Sandbox, dir string, r io.Read
 		Stderr: &limitedBuffer{b: &stderr, n: 4096},
 	})
 	if err != nil {
+		if terr := e.tarTimedOut(ctx, tctx, err); terr != err {
+			return terr
+		}
 		return e.containerGone(ctx, sb, err)
 	}
 	if status.ExitCode != 0 {
@@ -204,6 +210,22 @@ func (e *Engine) tarInto(ctx context.Context, sb *Sandbox, dir string, r io.Read
 		return tarError(dir, status.ExitCode, stderr.String())
 	}
 	return nil
+}
+
+// tarTimeout bounds the file tools' tar in a sandbox, as
+// limits.exec_timeout_seconds bounds a command: it runs as the sandbox
+// user, whose code can stop it (or the agent that started it).
+func (e *Engine) tarTimeout() time.Duration {
+	return time.Duration(e.cfg.Current().Limits.ExecTimeoutSeconds) * time.Second
+}
+
+// tarTimedOut words err when the tar's own timeout (tctx, made from
+// parent) ended it, and returns err unchanged otherwise.
+func (e *Engine) tarTimedOut(parent, tctx context.Context, err error) error {
+	if err == nil || parent.Err() != nil || !errors.Is(tctx.Err(), context.DeadlineExceeded) {
+		return err
+	}
+	return fmt.Errorf("the sandbox's tar did not finish within %s (limits.exec_timeout_seconds) and was killed: something in the sandbox stopped it, or the copy is too large for that time", e.tarTimeout())
 }
 
 func tarError(p string, code int, stderr string) error {

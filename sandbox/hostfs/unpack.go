@@ -120,6 +120,9 @@ func (f Fence) Unpack(ctx context.Context, r io.Reader, root, dest string, opts 
 	}
 	defer sr.Close()
 
+	if n := f.streamLimit(); n > 0 {
+		r = &boundedReader{r: r, left: n}
+	}
 	links, err := f.extract(ctx, tar.NewReader(r), sr, &st)
 	if err != nil {
 		return st, err
@@ -150,6 +153,7 @@ func (f Fence) extract(ctx context.Context, tr *tar.Reader, sr *os.Root, st *Unp
 	first := true
 	var topName string
 	maxFiles := f.maxFiles()
+	entries := 0 // skipped ones too: they cost time as well
 	for {
 		if err := ctx.Err(); err != nil {
 			return nil, err
@@ -189,9 +193,10 @@ func (f Fence) extract(ctx context.Context, tr *tar.Reader, sr *os.Root, st *Unp
 				return nil, fmt.Errorf("%w: archive entry %q is not a plain name on this system", ErrFence, h.Name)
 			}
 		}
-		if st.Files+st.Dirs+len(links) >= maxFiles {
+		if entries >= maxFiles {
 			return nil, fmt.Errorf("%w: more than %d entries", ErrTooBig, maxFiles)
 		}
+		entries++
 		switch h.Typeflag {
 		case tar.TypeDir:
 			if err := sr.MkdirAll(at, 0o755); err != nil {
@@ -349,6 +354,40 @@ func replace(pr *os.Root, staging, base, dest string, overwrite bool) error {
 		return fmt.Errorf("put %s in place: %w", dest, err)
 	}
 	return nil
+}
+
+// perEntry is what an archive's entry may take beyond its file's content
+// (header, long-name and PAX records, padding): a real archive's take far
+// less.
+const perEntry = 8 << 10
+
+// streamLimit bounds the whole archive, not only its files' contents: a
+// hostile stream could otherwise send entries that are skipped (devices,
+// long PAX records, data on entries of an unknown type) for ever. It is 0,
+// no bound, when MaxBytes is.
+func (f Fence) streamLimit() int64 {
+	if f.MaxBytes <= 0 {
+		return 0
+	}
+	return f.MaxBytes + int64(f.maxFiles())*perEntry + 1<<20
+}
+
+// boundedReader fails with ErrTooBig once left bytes were read.
+type boundedReader struct {
+	r    io.Reader
+	left int64
+}
+
+func (b *boundedReader) Read(p []byte) (int, error) {
+	if b.left <= 0 {
+		return 0, fmt.Errorf("%w: the sandbox's archive is larger than its files account for", ErrTooBig)
+	}
+	if int64(len(p)) > b.left {
+		p = p[:b.left]
+	}
+	n, err := b.r.Read(p)
+	b.left -= int64(n)
+	return n, err
 }
 
 func randomHex() string {

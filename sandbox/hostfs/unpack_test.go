@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"sort"
@@ -151,10 +152,14 @@ func TestUnpackHostile(t *testing.T) {
 		{"top entry is ..", makeTar(t, tarEntry{name: "..", typ: tar.TypeDir}), ErrFence},
 		{"later entry is the root", makeTar(t, tarEntry{name: "x/", typ: tar.TypeDir}, tarEntry{name: "./", typ: tar.TypeDir}), ErrFence},
 		{"too big", makeTar(t, tarEntry{name: "x", body: string(make([]byte, 2048))}), ErrTooBig},
+		// Entries the host skips count too (the stream could otherwise go
+		// on for ever), and so does data the reader skips.
+		{"too many skipped entries", makeTar(t, append([]tarEntry{{name: "x/", typ: tar.TypeDir}}, fifos(10)...)...), ErrTooBig},
+		{"data of skipped entries", skippedData(t, 2<<20), ErrTooBig},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			root := t.TempDir()
-			f := Fence{WriteRoot: root, MaxBytes: 1024}
+			f := Fence{WriteRoot: root, MaxBytes: 1024, MaxFiles: 10}
 			wr, dest, err := f.WritePath("out/x", "")
 			must(t, err)
 			_, err = f.Unpack(context.Background(), bytes.NewReader(tc.data), wr, dest, UnpackOptions{})
@@ -261,4 +266,26 @@ func FuzzUnpack(f *testing.F) {
 			return nil
 		})
 	})
+}
+
+func fifos(n int) []tarEntry {
+	var out []tarEntry
+	for i := range n {
+		out = append(out, tarEntry{name: fmt.Sprintf("x/f%d", i), typ: tar.TypeFifo})
+	}
+	return out
+}
+
+// skippedData is an archive whose one entry, of a type the host skips,
+// carries n bytes of data.
+func skippedData(t *testing.T, n int) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	tw := tar.NewWriter(&buf)
+	must(t, tw.WriteHeader(&tar.Header{Name: "x/", Typeflag: tar.TypeDir, Mode: 0o755}))
+	must(t, tw.WriteHeader(&tar.Header{Name: "x/odd", Typeflag: 'Z', Mode: 0o644, Size: int64(n)}))
+	_, err := tw.Write(make([]byte, n))
+	must(t, err)
+	must(t, tw.Close())
+	return buf.Bytes()
 }
