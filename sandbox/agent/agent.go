@@ -31,6 +31,7 @@ import (
 	_ "embed" // the agent's binaries
 	"io"
 	"strings"
+	"sync"
 	"unsafe"
 )
 
@@ -160,7 +161,7 @@ func Open(arch string) io.ReadCloser {
 	if err != nil {
 		return nil // not what go generate made: no agent
 	}
-	return &opened{Reader: r, gz: gz}
+	return &opened{r: r, gz: gz}
 }
 
 // Has reports whether there is an agent for arch.
@@ -179,13 +180,33 @@ func compressed(arch string) string {
 	return ""
 }
 
+// opened is safe for a Close while a Read is under way: the engine's
+// stdin copy may still be reading when the exec that copies the agent in
+// has given up; that Read then ends, and later ones see io.ErrClosedPipe.
 type opened struct {
-	*gzip.Reader
-	gz string
+	mu     sync.Mutex
+	r      *gzip.Reader
+	gz     string
+	closed bool
+}
+
+func (o *opened) Read(p []byte) (int, error) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if o.closed {
+		return 0, io.ErrClosedPipe
+	}
+	return o.r.Read(p)
 }
 
 func (o *opened) Close() error {
-	err := o.Reader.Close()
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if o.closed {
+		return nil
+	}
+	o.closed = true
+	err := o.r.Close()
 	release(unsafe.Slice(unsafe.StringData(o.gz), len(o.gz)))
 	return err
 }

@@ -54,3 +54,26 @@ func TestBinariesReproducible(t *testing.T) {
 		}
 	}
 }
+
+// The engine may close the agent while its stdin copy still reads it (an
+// exec that gave up): under -race, this is where a data race would show.
+func TestOpenCloseWhileReading(t *testing.T) {
+	for range 20 {
+		r := Open(runtime.GOARCH)
+		if r == nil {
+			t.Skipf("no agent for %s", runtime.GOARCH)
+		}
+		done := make(chan error, 1)
+		go func() {
+			_, err := io.Copy(io.Discard, r)
+			done <- err
+		}()
+		r.Close()
+		if err := <-done; err != nil && err != io.ErrClosedPipe {
+			t.Fatalf("read after close: %v", err)
+		}
+		if _, err := r.Read(make([]byte, 1)); err != io.ErrClosedPipe {
+			t.Fatalf("read after close = %v, want io.ErrClosedPipe", err)
+		}
+	}
+}
