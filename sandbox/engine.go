@@ -187,11 +187,16 @@ func (e *Engine) Create(ctx context.Context, req CreateRequest) (*Sandbox, error
 	if err := e.admit(ctx, cfg); err != nil {
 		return nil, err
 	}
-	defer e.admitted()
+	// The reservation ends as soon as the container is listed (and so
+	// counted by other admissions), not when the sandbox is ready: held
+	// longer, a container being adopted or started would count twice.
+	release := sync.OnceFunc(e.admitted)
+	defer release()
 	if sb := e.pool.claim(ctx, cfg, p, req); sb != nil {
+		release()
 		return e.adopt(ctx, sb)
 	}
-	return e.create(ctx, cfg, p, req)
+	return e.create(ctx, cfg, p, req, release)
 }
 
 // admit checks the pause flag and max_sandboxes and reserves a slot.
@@ -250,7 +255,8 @@ func (e *Engine) countActive(ctx context.Context) (int, error) {
 }
 
 // create makes a sandbox from a checked plan.
-func (e *Engine) create(ctx context.Context, cfg *config.Config, p plan, req CreateRequest) (*Sandbox, error) {
+// created is called once the container exists.
+func (e *Engine) create(ctx context.Context, cfg *config.Config, p plan, req CreateRequest, created func()) (*Sandbox, error) {
 	img, err := e.be.EnsureImage(ctx, p.Image, cfg.Images.Pull, req.Progress)
 	if err != nil {
 		return nil, err
@@ -267,6 +273,7 @@ func (e *Engine) create(ctx context.Context, cfg *config.Config, p plan, req Cre
 	if err != nil {
 		return nil, err
 	}
+	created()
 	sb.ContainerID = cid
 	e.mu.Lock()
 	if e.closed {
