@@ -49,8 +49,12 @@ type Engine struct {
 	mu       sync.Mutex
 	boxes    map[string]*Sandbox
 	creating int
-	closed   bool
-	bg       sync.WaitGroup // background removals
+	// naming counts, by container name, the containers that creates
+	// under way are making or claiming: admit counts those once, as
+	// creating, even when the engine already lists them.
+	naming map[string]int
+	closed bool
+	bg     sync.WaitGroup // background removals
 	// stopping holds the container ids of stopped sandboxes whose removal
 	// is under way (stop.go): they no longer count against max_sandboxes.
 	stopping sync.Map
@@ -95,8 +99,8 @@ func NewEngine(o Options) *Engine {
 	e := &Engine{
 		be: o.Backend, cfg: o.Config, st: o.State, log: o.Log,
 		owner: o.OwnerID, pid: os.Getpid(), hostname: host, tick: o.TickInterval, ttlUnit: o.TTLUnit,
-		boxes: map[string]*Sandbox{},
-		recs:  newRecorder(o.State, o.Log), freed: make(chan struct{}),
+		boxes: map[string]*Sandbox{}, naming: map[string]int{},
+		recs: newRecorder(o.State, o.Log), freed: make(chan struct{}),
 		usageEvery: o.UsageInterval, usageKick: make(chan struct{}, 1),
 	}
 	e.pool = newPool(e)
@@ -187,16 +191,29 @@ func (e *Engine) Create(ctx context.Context, req CreateRequest) (*Sandbox, error
 	if err := e.admit(ctx, cfg); err != nil {
 		return nil, err
 	}
-	// The reservation ends as soon as the container is listed (and so
-	// counted by other admissions), not when the sandbox is ready: held
-	// longer, a container being adopted or started would count twice.
-	release := sync.OnceFunc(e.admitted)
-	defer release()
-	if sb := e.pool.claim(ctx, cfg, p, req); sb != nil {
-		release()
+	// The names this create gives containers (a claimed pool sandbox's, a
+	// fresh one's), recorded before the engine lists them under it.
+	var names []string
+	name := func(n string) {
+		e.mu.Lock()
+		e.naming[n]++
+		e.mu.Unlock()
+		names = append(names, n)
+	}
+	defer func() {
+		e.mu.Lock()
+		for _, n := range names {
+			if e.naming[n]--; e.naming[n] <= 0 {
+				delete(e.naming, n)
+			}
+		}
+		e.mu.Unlock()
+		e.admitted()
+	}()
+	if sb := e.pool.claim(ctx, cfg, p, req, name); sb != nil {
 		return e.adopt(ctx, sb)
 	}
-	return e.create(ctx, cfg, p, req, release)
+	return e.create(ctx, cfg, p, req, name)
 }
 
 // admit checks the pause flag and max_sandboxes and reserves a slot.
@@ -210,14 +227,24 @@ func (e *Engine) admit(ctx context.Context, cfg *config.Config) error {
 		return ErrClosed
 	}
 	e.creating++
-	creating := e.creating
 	e.mu.Unlock()
-	n, err := e.countActive(ctx)
+	listed, err := e.countActive(ctx)
 	if err != nil {
 		e.admitted()
 		return err
 	}
-	// The ones being created by this engine are not listed yet.
+	// Creates under way count once each, as creating, whether or not the
+	// engine listed their container yet (taken after the list, so one that
+	// ended meanwhile is in the list and no longer creating).
+	e.mu.Lock()
+	creating := e.creating
+	n := 0
+	for _, c := range listed {
+		if e.naming[c] == 0 {
+			n++
+		}
+	}
+	e.mu.Unlock()
 	if n+creating > cfg.Limits.MaxSandboxes {
 		e.admitted()
 		return fmt.Errorf("%w: %d sandboxes are running, the most limits.max_sandboxes (%d) allows; stop one with sandbox_stop (sandbox_list shows them) or raise the limit in %s",
@@ -236,12 +263,12 @@ func (e *Engine) admitted() {
 // except unclaimed pool ones: max_sandboxes protects the machine, not one
 // client. A claimed pool container keeps its pool label but has been
 // renamed, so it counts.
-func (e *Engine) countActive(ctx context.Context) (int, error) {
+func (e *Engine) countActive(ctx context.Context) ([]string, error) {
 	list, err := e.be.List(ctx)
 	if err != nil {
-		return 0, err
+		return nil, err
 	}
-	n := 0
+	var n []string
 	for _, c := range list {
 		if unclaimedPool(c) || c.Labels[LabelHelper] != "" || c.State == "exited" || c.State == "dead" {
 			continue
@@ -249,14 +276,14 @@ func (e *Engine) countActive(ctx context.Context) (int, error) {
 		if _, ok := e.stopping.Load(c.ID); ok {
 			continue
 		}
-		n++
+		n = append(n, c.Name)
 	}
 	return n, nil
 }
 
 // create makes a sandbox from a checked plan.
-// created is called once the container exists.
-func (e *Engine) create(ctx context.Context, cfg *config.Config, p plan, req CreateRequest, created func()) (*Sandbox, error) {
+// name is told the container's name before it is made.
+func (e *Engine) create(ctx context.Context, cfg *config.Config, p plan, req CreateRequest, name func(string)) (*Sandbox, error) {
 	img, err := e.be.EnsureImage(ctx, p.Image, cfg.Images.Pull, req.Progress)
 	if err != nil {
 		return nil, err
@@ -269,11 +296,11 @@ func (e *Engine) create(ctx context.Context, cfg *config.Config, p plan, req Cre
 		ttl: time.Duration(p.TTL) * e.ttlUnit, lastUsed: now, env: p.Env,
 	}
 	spec := e.containerSpec(ctx, cfg, sb, ContainerName(id), false)
+	name(spec.Name)
 	cid, err := e.be.Create(ctx, spec)
 	if err != nil {
 		return nil, err
 	}
-	created()
 	sb.ContainerID = cid
 	e.mu.Lock()
 	if e.closed {

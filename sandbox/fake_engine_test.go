@@ -544,3 +544,30 @@ func TestFakeErrorsReported(t *testing.T) {
 		}
 	})
 }
+
+// A pool claim that completes while another create's admission is listing
+// the engine counts once against max_sandboxes, not twice (as creating and
+// as listed): two creates under a limit of two both succeed.
+func TestFakeLimitCountsClaimOnce(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		eng, be := fakeEngine(t, nil, func(c *config.Config) {
+			c.Pool.Size, c.Pool.Languages = 2, []string{"python"}
+			c.Limits.MaxSandboxes = 2
+		})
+		synctest.Wait()
+		be.Delay(fake.OpList, time.Second)
+		errs := make(chan error, 2)
+		create := func() {
+			_, err := eng.Create(context.Background(), sandbox.CreateRequest{Language: "python"})
+			errs <- err
+		}
+		go create()                          // lists from 0 s to 1 s, then claims
+		<-time.After(500 * time.Millisecond) // on the bubble's clock
+		go create()                          // lists from 0.5 s to 1.5 s, and sees the first claimed
+		for range 2 {
+			if err := <-errs; err != nil {
+				t.Errorf("create under max_sandboxes 2: %v", err)
+			}
+		}
+	})
+}

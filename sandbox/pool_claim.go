@@ -13,7 +13,8 @@ import (
 // a claimed sandbox's name and returns it, or returns nil when none fits
 // (the caller makes a fresh one). A request with its own environment
 // variables never matches: see DESIGN note in claimable.
-func (p *pool) claim(ctx context.Context, cfg *config.Config, pl plan, req CreateRequest) *Sandbox {
+// name is told the claimed name before the rename.
+func (p *pool) claim(ctx context.Context, cfg *config.Config, pl plan, req CreateRequest, name func(string)) *Sandbox {
 	if !claimable(pl) {
 		return nil
 	}
@@ -47,6 +48,7 @@ func (p *pool) claim(ctx context.Context, cfg *config.Config, pl plan, req Creat
 		p.claimed[pl.Language]++
 		p.mu.Unlock()
 		p.poke()
+		name(ContainerName(pd.sb.ID))
 		if err := p.e.be.Rename(ctx, pd.sb.ContainerID, ContainerName(pd.sb.ID)); err != nil {
 			p.e.log.Warn("warm pool: claim failed; trying another", "id", pd.sb.ID, "err", err)
 			p.discard(ctx, pd.sb)
