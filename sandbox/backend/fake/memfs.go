@@ -103,22 +103,17 @@ func (m *memfs) lstat(p string) (*node, string, error) {
 	return m.lstatLocked(p)
 }
 
-func (m *memfs) lstatLocked(p string) (*node, string, error) {
-	rp, err := m.resolve(p, true)
-	if err != nil {
-		return nil, "", err
-	}
-	n := m.nodes[rp]
-	if n == nil {
-		return nil, rp, pathErr("stat", p, fs.ErrNotExist)
-	}
-	return n, rp, nil
-}
+func (m *memfs) lstatLocked(p string) (*node, string, error) { return m.statLocked(p, true) }
 
 func (m *memfs) stat(p string) (*node, string, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	rp, err := m.resolve(p, false)
+	return m.statLocked(p, false)
+}
+
+// statLocked finds p's node, following a final symlink unless noFollow.
+func (m *memfs) statLocked(p string, noFollow bool) (*node, string, error) {
+	rp, err := m.resolve(p, noFollow)
 	if err != nil {
 		return nil, "", err
 	}
