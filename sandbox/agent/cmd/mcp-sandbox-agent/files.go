@@ -10,41 +10,13 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox/agent/proto"
 )
 
-// The file tools' work (package agent's File): done here, as the sandbox
+// The file tools' work (proto.File): done here, as the sandbox
 // user, so one tool call costs one round trip. Paths are fenced to the
 // sandbox's areas: a symlink is followed only while it stays inside them.
-
-type fileReq struct {
-	ID        int    `json:"id"`
-	Op        string `json:"op"`
-	Path      string `json:"path"`
-	Data      []byte `json:"data,omitempty"`
-	Append    bool   `json:"append,omitempty"`
-	Offset    int64  `json:"offset,omitempty"`
-	Max       int64  `json:"max,omitempty"`
-	Recursive bool   `json:"recursive,omitempty"`
-	Limit     int    `json:"limit,omitempty"`
-}
-
-type fileDone struct {
-	ID        int    `json:"id"`
-	Path      string `json:"path,omitempty"`
-	Size      int64  `json:"size"`
-	N         int64  `json:"n"`
-	Truncated bool   `json:"truncated,omitempty"`
-	Err       string `json:"err,omitempty"`
-	Msg       string `json:"msg,omitempty"`
-}
-
-type listEntry struct {
-	P string `json:"p"`
-	S int64  `json:"s"`
-	M uint32 `json:"m"`
-	T int64  `json:"t"`
-	L string `json:"l,omitempty"`
-}
 
 // areas are where the file tools may act.
 var areas = []string{"/workspace", "/tmp"}
@@ -152,18 +124,18 @@ func resolve(p string, followLast bool) (string, *fileErr) {
 
 // doFile runs one file request and answers it: data in "out" frames
 // ("ID\n" + bytes), then one "filedone" frame.
-func (a *agent) doFile(r fileReq) {
-	res := fileDone{ID: r.ID}
+func (a *agent) doFile(r proto.File) {
+	res := proto.FileDone{ID: r.ID}
 	var ferr *fileErr
 	if path.Clean(r.Path) != r.Path || areaOf(r.Path) == "" || strings.ContainsRune(r.Path, 0) {
 		ferr = fail("bad", "")
 	} else {
 		switch r.Op {
-		case "write":
+		case proto.OpWrite:
 			ferr = writeFile(r, &res)
-		case "read":
+		case proto.OpRead:
 			ferr = a.readFile(r, &res)
-		case "list":
+		case proto.OpList:
 			ferr = a.listFiles(r, &res)
 		default:
 			ferr = fail("bad", "")
@@ -180,7 +152,7 @@ func (a *agent) doFile(r fileReq) {
 	a.send("filedone", b)
 }
 
-func writeFile(r fileReq, res *fileDone) *fileErr {
+func writeFile(r proto.File, res *proto.FileDone) *fileErr {
 	target, ferr := resolve(r.Path, true)
 	if ferr != nil {
 		return ferr
@@ -291,7 +263,7 @@ func mkdirs(dir string) *fileErr {
 	return nil
 }
 
-func (a *agent) readFile(r fileReq, res *fileDone) *fileErr {
+func (a *agent) readFile(r proto.File, res *proto.FileDone) *fileErr {
 	target, ferr := resolve(r.Path, true)
 	if ferr != nil {
 		return ferr
@@ -343,7 +315,7 @@ func (a *agent) readFile(r fileReq, res *fileDone) *fileErr {
 	return nil
 }
 
-func (a *agent) listFiles(r fileReq, res *fileDone) *fileErr {
+func (a *agent) listFiles(r proto.File, res *proto.FileDone) *fileErr {
 	target, ferr := resolve(r.Path, true)
 	if ferr != nil {
 		return ferr
@@ -411,7 +383,7 @@ func (l *lister) add(name, full string, st fs.FileInfo) {
 		l.full = true
 		return
 	}
-	e := listEntry{P: name, S: st.Size(), M: uint32(st.Mode()), T: st.ModTime().Unix()}
+	e := proto.ListEntry{P: name, S: st.Size(), M: uint32(st.Mode()), T: st.ModTime().Unix()}
 	if st.Mode()&fs.ModeSymlink != 0 {
 		e.L, _ = os.Readlink(full)
 	}

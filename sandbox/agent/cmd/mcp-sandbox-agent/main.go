@@ -5,7 +5,7 @@
 // stdout; it takes orders from that stream only, and can do nothing the
 // sandbox user could not do.
 //
-// The protocol is package agent's: frames "NONCE KIND LENGTH\n" + payload;
+// The protocol is package agent's (its messages are package proto's, shared with the server): frames "NONCE KIND LENGTH\n" + payload;
 // the nonce is the first line of stdin.
 package main
 
@@ -23,6 +23,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox/agent/proto"
 )
 
 // Limits on what the agent accepts; anything larger ends it.
@@ -36,24 +38,6 @@ const (
 	// exited while something it left behind holds its pipes open.
 	drainGrace = 2 * time.Second
 )
-
-type startReq struct {
-	ID    int      `json:"id"`
-	Argv  []string `json:"argv"`
-	Env   []string `json:"env"`
-	Dir   string   `json:"dir"`
-	Stdin *[]byte  `json:"stdin"`
-}
-
-type killReq struct {
-	ID int `json:"id"`
-}
-
-type exitMsg struct {
-	ID    int    `json:"id"`
-	Code  int    `json:"code"`
-	Error string `json:"error,omitempty"`
-}
 
 type agent struct {
 	nonce string
@@ -104,19 +88,19 @@ func (a *agent) serve(in *bufio.Reader) error {
 		}
 		switch kind {
 		case "start":
-			var r startReq
+			var r proto.Start
 			if err := json.Unmarshal(payload, &r); err != nil {
 				return err
 			}
 			go a.run(r)
 		case "file":
-			var r fileReq
+			var r proto.File
 			if err := json.Unmarshal(payload, &r); err != nil {
 				return err
 			}
 			go a.doFile(r)
 		case "kill":
-			var r killReq
+			var r proto.Kill
 			if err := json.Unmarshal(payload, &r); err != nil {
 				return err
 			}
@@ -171,7 +155,7 @@ func (a *agent) send(kind string, payload []byte) {
 	_, _ = a.out.Write(payload)
 }
 
-func (a *agent) exit(m exitMsg) {
+func (a *agent) exit(m proto.Exit) {
 	b, _ := json.Marshal(m)
 	a.send("exit", b)
 }
@@ -180,21 +164,21 @@ func (a *agent) exit(m exitMsg) {
 // relays its output as "out"/"err" frames ("ID\n" + bytes), and reports
 // how it ended once it has exited and its output has closed (or
 // drainGrace has passed), as docker exec does.
-func (a *agent) run(r startReq) {
+func (a *agent) run(r proto.Start) {
 	if len(r.Argv) == 0 {
-		a.exit(exitMsg{ID: r.ID, Code: -1, Error: "empty command"})
+		a.exit(proto.Exit{ID: r.ID, Code: -1, Error: "empty command"})
 		return
 	}
 	if r.Dir != "" {
 		if st, err := os.Stat(r.Dir); err != nil || !st.IsDir() {
-			a.exit(exitMsg{ID: r.ID, Code: 126, Error: "working directory " + r.Dir + " does not exist or is not a directory"})
+			a.exit(proto.Exit{ID: r.ID, Code: 126, Error: "working directory " + r.Dir + " does not exist or is not a directory"})
 			return
 		}
 	}
 	env := append(append([]string{}, a.base...), r.Env...)
 	prog, err := lookPath(r.Argv[0], env)
 	if err != nil {
-		a.exit(exitMsg{ID: r.ID, Code: 127, Error: err.Error()})
+		a.exit(proto.Exit{ID: r.ID, Code: 127, Error: err.Error()})
 		return
 	}
 	cmd := &exec.Cmd{Path: prog, Args: r.Argv, Env: env, Dir: r.Dir}
@@ -206,7 +190,7 @@ func (a *agent) run(r startReq) {
 	for i := range pipes {
 		pr, pw, err := os.Pipe()
 		if err != nil {
-			a.exit(exitMsg{ID: r.ID, Code: -1, Error: err.Error()})
+			a.exit(proto.Exit{ID: r.ID, Code: -1, Error: err.Error()})
 			return
 		}
 		defer pr.Close()
@@ -221,7 +205,7 @@ func (a *agent) run(r startReq) {
 	cmd.Stdout.(*os.File).Close()
 	cmd.Stderr.(*os.File).Close()
 	if err != nil {
-		a.exit(exitMsg{ID: r.ID, Code: 126, Error: err.Error()})
+		a.exit(proto.Exit{ID: r.ID, Code: 126, Error: err.Error()})
 		return
 	}
 	run := &running{pid: cmd.Process.Pid, pipes: pipes}
@@ -281,7 +265,7 @@ func (a *agent) run(r startReq) {
 	} else if err != nil {
 		code = -1
 	}
-	a.exit(exitMsg{ID: r.ID, Code: code})
+	a.exit(proto.Exit{ID: r.ID, Code: code})
 }
 
 // running is a command in progress.

@@ -1,0 +1,86 @@
+// Package proto holds the messages of the command agent's protocol (see
+// package agent): the server and the agent both use these types, so the
+// two ends cannot drift apart. It imports nothing, so the agent stays
+// small.
+package proto
+
+// Start asks the agent to run a command. Env is added to the agent's own
+// environment (which is what the engine gives any exec: the image's);
+// Stdin, when not nil, is the command's whole stdin, else it reads
+// /dev/null.
+type Start struct {
+	ID    int      `json:"id"`
+	Argv  []string `json:"argv"`
+	Env   []string `json:"env"`
+	Dir   string   `json:"dir"`
+	Stdin *[]byte  `json:"stdin"`
+}
+
+// Kill asks the agent to kill command ID and everything it started.
+type Kill struct {
+	ID int `json:"id"`
+}
+
+// Exit says how a command ended: its exit code, or 128 + the signal that
+// killed it. Error, when set, says why it could not be started.
+type Exit struct {
+	ID    int    `json:"id"`
+	Code  int    `json:"code"`
+	Error string `json:"error,omitempty"`
+}
+
+// File operations.
+const (
+	OpWrite = "write"
+	OpRead  = "read"
+	OpList  = "list"
+)
+
+// File asks the agent for one file tool's work on Path (clean, absolute,
+// in /workspace or /tmp), done as the sandbox user, following symlinks
+// only while they stay inside those areas:
+//
+//   - OpWrite replaces the file with Data (or appends it, Append), making
+//     missing parent directories; the result may not exceed Max bytes.
+//   - OpRead sends at most Max bytes from Offset.
+//   - OpList sends the entries of a directory (all below it, Recursive),
+//     at most Limit, or the entry of a file.
+type File struct {
+	ID        int    `json:"id"`
+	Op        string `json:"op"`
+	Path      string `json:"path"`
+	Data      []byte `json:"data,omitempty"`
+	Append    bool   `json:"append,omitempty"`
+	Offset    int64  `json:"offset,omitempty"`
+	Max       int64  `json:"max,omitempty"`
+	Recursive bool   `json:"recursive,omitempty"`
+	Limit     int    `json:"limit,omitempty"`
+}
+
+// FileDone ends a File's answer. Path is the file acted on (links
+// followed); Size its size; N the bytes written or sent, or the entries
+// sent; Truncated says a listing stopped early. Err, when set, is a class:
+// "notexist", "isdir", "notreg", "notdir", "perm", "nospace", "linkout"
+// (Msg: the link, a NUL, its target), "loop", "offset", "toobig", "bad",
+// "io"; Msg is the path concerned or the system's message.
+type FileDone struct {
+	ID        int    `json:"id"`
+	Path      string `json:"path,omitempty"`
+	Size      int64  `json:"size"`
+	N         int64  `json:"n"`
+	Truncated bool   `json:"truncated,omitempty"`
+	Err       string `json:"err,omitempty"`
+	Msg       string `json:"msg,omitempty"`
+}
+
+// ListEntry is one entry of an OpList answer: its path relative to the
+// directory listed ("" for a file listed itself), size, mode (Go's
+// fs.FileMode bits), modification time (Unix seconds) and, for a symlink,
+// its target.
+type ListEntry struct {
+	P string `json:"p"`
+	S int64  `json:"s"`
+	M uint32 `json:"m"`
+	T int64  `json:"t"`
+	L string `json:"l,omitempty"`
+}
