@@ -12,6 +12,7 @@ import (
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/buildinfo"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/mcpserver"
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox/memtrim"
 )
 
 func init() {
@@ -70,6 +71,9 @@ func runServe(ctx context.Context, e *Env, args []string) int {
 	defer cancelBG()
 	go s.cfg.Run(bg)
 	go eng.Run(bg)
+	// Between tool calls the server is idle for minutes: the heap that
+	// start-up and each burst leave free goes back to the system.
+	go memtrim.Run(bg, memtrim.Options{Log: log})
 	go func() {
 		ids, err := eng.Reap(bg)
 		switch {

@@ -50,6 +50,10 @@ var medianTargets = map[string]time.Duration{List: 20 * time.Millisecond}
 // poolWait bounds the wait for the pool to refill between measurements.
 const poolWait = time.Minute
 
+// idleWait bounds the wait for the idle server to return its free heap
+// (it samples every 2 s and needs one quiet interval).
+const idleWait = 15 * time.Second
+
 // Harness runs the benchmark: a server, its client, and the baselines.
 type Harness struct {
 	o       Options
@@ -62,7 +66,7 @@ type Harness struct {
 	// baseCID.
 	listIDs  []string
 	listCIDs []string
-	idleKB   int64
+	idle     Memory
 
 	mu      sync.Mutex
 	rounds  int
@@ -99,10 +103,13 @@ func Start(ctx context.Context, o Options) (h *Harness, err error) {
 	if err := h.srv.watch.waitPooled(ctx, poolWait); err != nil {
 		return nil, err
 	}
-	time.Sleep(time.Second) // let start-up garbage be collected
-	if h.idleKB, err = h.srv.rssKB(); err != nil {
+	// Idle is how a server spends most of its life: once it has been quiet
+	// for a few seconds it returns its free heap, and is measured then.
+	trimmed := h.srv.watch.waitTrimmed(ctx, idleWait)
+	if h.idle, err = h.srv.memory(); err != nil {
 		return nil, err
 	}
+	h.idle.Released = trimmed
 	var created struct {
 		SandboxID string `json:"sandbox_id"`
 	}
@@ -423,7 +430,7 @@ func (h *Harness) report() Report {
 	_, claims, _ := h.srv.watch.counts()
 	rep := Report{
 		Rounds: h.rounds, Image: h.o.Image, Docker: dv, CPUs: runtime.NumCPU(),
-		IdleRSSKB: h.idleKB, PoolClaims: claims - h.claims0, When: time.Now().UTC(),
+		IdleRSSKB: h.idle.RSSKB, Idle: h.idle, PoolClaims: claims - h.claims0, When: time.Now().UTC(),
 	}
 	for _, name := range append([]string{Warm, Create, OneShot, ExecTrue, List}, speedNames...) {
 		o, b := summarize(h.ours[name]), summarize(h.base[name])

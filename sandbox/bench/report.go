@@ -21,6 +21,7 @@ type Report struct {
 	// warm pool (each round has one of each).
 	PoolClaims int        `json:"pool_claims"`
 	IdleRSSKB  int64      `json:"idle_rss_kb"`
+	Idle       Memory     `json:"idle_memory"`
 	RSS10KB    int64      `json:"rss_10_sandboxes_kb"`
 	Concurrent Concurrent `json:"concurrent_one_shot"`
 }
@@ -36,6 +37,16 @@ type Comparison struct {
 	// TargetMedian is the issue's goal for Ours.Median, for calls whose
 	// goal is a time rather than a ratio.
 	TargetMedian time.Duration `json:"target_median_ns,omitempty"`
+}
+
+// Memory is the server's resident set in kB, from /proc.
+type Memory struct {
+	RSSKB  int64 `json:"rss_kb"`
+	AnonKB int64 `json:"anon_kb"` // its own data: heap, stacks, runtime
+	FileKB int64 `json:"file_kb"` // mapped file pages: its code and read-only data
+	// Released says the server had returned its free heap to the system
+	// after going quiet when it was measured.
+	Released bool `json:"released"`
 }
 
 // Concurrent is the result of concurrent one-shot run_code calls.
@@ -77,8 +88,13 @@ func (r Report) WriteText(w io.Writer) error {
 	}
 	tw.Flush()
 	fmt.Fprintf(&b, "\nwarm pool served %d of the %d measured creates, one-shot runs (burst ones included) and stopped sandboxes\n", r.PoolClaims, (3+burstN)*r.Rounds)
-	fmt.Fprintf(&b, "server RSS idle: %.1f MB (target ≤ %d MB, %s); with 10 sandboxes open: %.1f MB\n",
-		float64(r.IdleRSSKB)/1024, idleRSSTarget>>10, mark(r.IdleRSSKB > 0 && r.IdleRSSKB <= idleRSSTarget), float64(r.RSS10KB)/1024)
+	released := "after it returned its free heap"
+	if !r.Idle.Released {
+		released = "it had NOT returned its free heap"
+	}
+	fmt.Fprintf(&b, "server RSS idle: %.1f MB (target ≤ %d MB, %s): %.1f MB its own data, %.1f MB mapped code and read-only data (%s); with 10 sandboxes open: %.1f MB\n",
+		float64(r.IdleRSSKB)/1024, idleRSSTarget>>10, mark(r.IdleRSSKB > 0 && r.IdleRSSKB <= idleRSSTarget),
+		float64(r.Idle.AnonKB)/1024, float64(r.Idle.FileKB)/1024, released, float64(r.RSS10KB)/1024)
 	fmt.Fprintf(&b, "%d concurrent one-shot run_code calls: %d succeeded in %.1f s (%s)\n",
 		r.Concurrent.N, r.Concurrent.OK, r.Concurrent.Wall.Seconds(), mark(r.Concurrent.N > 0 && r.Concurrent.OK == r.Concurrent.N))
 	_, err := io.WriteString(w, b.String())

@@ -25,6 +25,7 @@ func TestReportText(t *testing.T) {
 			{Name: List, Ours: Stats{Median: ms(4.2), P95: ms(6)}, Baseline: Stats{Median: ms(2100), P95: ms(2300)}, Ratio: 0.002, P95Ratio: 0.0026, TargetMedian: ms(20)},
 		},
 		PoolClaims: 40, IdleRSSKB: 18 << 10, RSS10KB: 24 << 10,
+		Idle:       Memory{RSSKB: 18 << 10, AnonKB: 6 << 10, FileKB: 12 << 10, Released: true},
 		Concurrent: Concurrent{N: 20, OK: 20, Wall: 2500 * time.Millisecond},
 	}
 	var got bytes.Buffer
@@ -43,5 +44,21 @@ func TestReportText(t *testing.T) {
 	}
 	if diff := cmp.Diff(string(want), got.String()); diff != "" {
 		t.Errorf("report (-want +got):\n%s", diff)
+	}
+}
+
+func TestParseStatus(t *testing.T) {
+	status := "Name:\tmcp-sandbox\nVmHWM:\t   21000 kB\nVmRSS:\t   16728 kB\nRssAnon:\t    5620 kB\nRssFile:\t   11108 kB\nRssShmem:\t       0 kB\n"
+	got, err := parseStatus(status)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := (Memory{RSSKB: 16728, AnonKB: 5620, FileKB: 11108}); got != want {
+		t.Errorf("parseStatus = %+v, want %+v", got, want)
+	}
+	for _, bad := range []string{"VmRSS:\t 1 kB\n", "VmRSS:\t x kB\nRssAnon:\t 1 kB\nRssFile:\t 1 kB\n"} {
+		if m, err := parseStatus(bad); err == nil {
+			t.Errorf("parseStatus(%q) = %+v, want an error", bad, m)
+		}
 	}
 }

@@ -113,16 +113,41 @@ func (s *server) runCode(ctx context.Context, args map[string]any, want string) 
 
 // rssKB reads the server's resident set size from /proc.
 func (s *server) rssKB() (int64, error) {
+	m, err := s.memory()
+	return m.RSSKB, err
+}
+
+// memory reads the server's resident set from /proc: in all, and split
+// into its own data (anonymous) and pages of files it maps (its code and
+// read-only data), which the system can drop and read again at any time.
+func (s *server) memory() (Memory, error) {
 	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", s.cmd.Process.Pid))
 	if err != nil {
-		return 0, err
+		return Memory{}, err
 	}
-	for _, line := range strings.Split(string(b), "\n") {
-		if v, ok := strings.CutPrefix(line, "VmRSS:"); ok {
-			return strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(v), " kB"), 10, 64)
+	return parseStatus(string(b))
+}
+
+func parseStatus(status string) (Memory, error) {
+	var m Memory
+	fields := map[string]*int64{"VmRSS:": &m.RSSKB, "RssAnon:": &m.AnonKB, "RssFile:": &m.FileKB}
+	found := 0
+	for _, line := range strings.Split(status, "\n") {
+		for name, dst := range fields {
+			if v, ok := strings.CutPrefix(line, name); ok {
+				n, err := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(v), " kB"), 10, 64)
+				if err != nil {
+					return Memory{}, fmt.Errorf("/proc status %s %q: %v", name, v, err)
+				}
+				*dst = n
+				found++
+			}
 		}
 	}
-	return 0, errors.New("no VmRSS in /proc status")
+	if found != len(fields) {
+		return Memory{}, errors.New("no VmRSS, RssAnon and RssFile in /proc status")
+	}
+	return m, nil
 }
 
 func (s *server) close() error { return s.sess.Close() }
@@ -132,6 +157,7 @@ func (s *server) close() error { return s.sess.Close() }
 type logWatch struct {
 	mu      sync.Mutex
 	ready   int // "warm pool: sandbox ready"
+	trims   int // "idle: free heap returned to the system"
 	claimed int // "sandbox created" from the warm pool
 	created int // "sandbox created", pooled or not
 	tail    []string
@@ -149,6 +175,8 @@ func (w *logWatch) read(r io.Reader) {
 		switch {
 		case strings.Contains(line, `msg="warm pool: sandbox ready"`):
 			w.ready++
+		case strings.Contains(line, `msg="idle: free heap returned to the system"`):
+			w.trims++
 		case strings.Contains(line, `msg="sandbox created"`):
 			w.created++
 			if strings.Contains(line, `from="warm pool"`) {
@@ -189,6 +217,28 @@ func (w *logWatch) waitPooled(ctx context.Context, timeout time.Duration) error 
 			return fmt.Errorf("no warm sandbox ready after %v; server log:\n%s", timeout, w.lastLines())
 		case <-ctx.Done():
 			return ctx.Err()
+		}
+	}
+}
+
+// waitTrimmed waits until the server has returned its free heap after
+// going quiet, at most timeout; it reports whether that happened.
+func (w *logWatch) waitTrimmed(ctx context.Context, timeout time.Duration) bool {
+	t := time.NewTimer(timeout)
+	defer t.Stop()
+	for {
+		w.mu.Lock()
+		ok, ch := w.trims > 0, w.changed
+		w.mu.Unlock()
+		if ok {
+			return true
+		}
+		select {
+		case <-ch:
+		case <-t.C:
+			return false
+		case <-ctx.Done():
+			return false
 		}
 	}
 }
