@@ -16,7 +16,7 @@ func printDockerSection(w io.Writer, r *dockerhost.Result) {
 	switch ex := r.Explicit(); {
 	case r.Chosen != nil:
 		c := r.Chosen
-		fmt.Fprintf(w, "  using:  %s (%s, %s)\n", c.Host, dockerProduct(c), c.OS)
+		fmt.Fprintf(w, "  using:  %s (%s, %s)\n", c.Host, c.Product(), c.OS)
 	case ex != nil:
 		fmt.Fprintf(w, "  using:  none: %s is chosen and no other engine is used in its place\n", ex.Choice())
 	default:
@@ -30,7 +30,7 @@ func printDockerSection(w io.Writer, r *dockerhost.Result) {
 	for _, c := range listed {
 		mark, status := "", c.Error
 		if c.OK {
-			status = "ok: " + dockerProduct(c)
+			status = "ok: " + c.Product()
 		}
 		if c == r.Chosen {
 			mark = "*"
@@ -44,9 +44,4 @@ func printDockerSection(w io.Writer, r *dockerhost.Result) {
 	if r.Hint != "" {
 		fmt.Fprintf(w, "  hint:   %s\n", r.Hint)
 	}
-}
-
-// dockerProduct names a candidate's engine and version, such as "Colima 27.4.0".
-func dockerProduct(c *dockerhost.Candidate) string {
-	return strings.TrimSpace(c.Engine + " " + c.Version)
 }

@@ -198,7 +198,7 @@ func headline(info StatusInfo) string {
 		parts = append(parts, "Running")
 	}
 	if c := chosen(info); c != nil {
-		parts = append(parts, strings.TrimSpace(c.Engine+" "+c.Version))
+		parts = append(parts, c.Product())
 	}
 	parts = append(parts, plural(info.Sandboxes, "sandbox", "sandboxes"))
 	return strings.Join(parts, " · ")
@@ -236,7 +236,7 @@ func dockerItems(info StatusInfo) []*widget.FormItem {
 		add("Why", r.Reason)
 	}
 	if c := chosen(info); c != nil {
-		add("Engine", strings.Join(nonEmpty(strings.TrimSpace(c.Engine+" "+c.Version), c.OS, apiVersion(c.APIVersion)), " · "))
+		add("Engine", strings.Join(nonEmpty(c.Product(), c.OS, apiVersion(c.APIVersion)), " · "))
 	}
 	if info.Runtime != "" {
 		add("Runtime", info.Runtime)
@@ -256,7 +256,7 @@ func endpointItems(info StatusInfo) []*widget.FormItem {
 		for _, c := range listed {
 			mark, what := "✗ ", c.Error
 			if c.OK {
-				mark, what = "✓ ", "answered: "+strings.TrimSpace(c.Engine+" "+c.Version)
+				mark, what = "✓ ", "answered: "+c.Product()
 			}
 			if c == r.Chosen {
 				what += " (used)"

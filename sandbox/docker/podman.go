@@ -79,6 +79,13 @@ func (b *Backend) ask(done chan struct{}) {
 		f.podman = f.podman || strings.Contains(strings.ToLower(c.Name), "podman")
 	}
 	b.known, b.askErr = &f, nil
+	// Detection at start-up may have given up on a slow /version (Podman
+	// under load): say what the engine is once it has said it.
+	engine := "Docker-compatible engine"
+	if f.podman {
+		engine = "Podman"
+	}
+	b.log.Info("engine identified", "engine", engine, "version", v.Version, "os", v.Os+"/"+v.Arch, "api", v.APIVersion)
 }
 
 // isPodman reports whether the engine is Podman.

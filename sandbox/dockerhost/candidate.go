@@ -40,6 +40,9 @@ type Candidate struct {
 	// Version is the engine's version, as /version reports it; "unknown"
 	// when the endpoint answered its ping but not /version in time.
 	Version string `json:"version,omitempty"`
+	// Unidentified says why Version (and perhaps Engine) is "unknown",
+	// such as "/version did not answer within 5s".
+	Unidentified string `json:"unidentified,omitempty"`
 	// OS is the engine's operating system and architecture, such as
 	// "linux/arm64"; "windows/…" means Windows containers.
 	OS string `json:"os,omitempty"`

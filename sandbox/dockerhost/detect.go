@@ -81,7 +81,7 @@ func (r *Result) choose(s settings) {
 	explicit := r.Explicit()
 	if explicit != nil && explicit.OK {
 		r.Chosen = explicit
-		r.Reason = fmt.Sprintf("%s is used because %s, and it answered (%s)", explicit.label(), explicit.why, explicit.product())
+		r.Reason = fmt.Sprintf("%s is used because %s, and it answered (%s)", explicit.label(), explicit.why, explicit.Product())
 		return
 	}
 	var answering []string
@@ -102,7 +102,7 @@ func (r *Result) choose(s settings) {
 			explicit.label(), explicit.why, explicit.failure())
 	case r.Chosen != nil:
 		fmt.Fprintf(&b, "neither docker.host, DOCKER_HOST nor a docker context is set; %s is the first known place that answered (%s)",
-			r.Chosen.label(), r.Chosen.product())
+			r.Chosen.label(), r.Chosen.Product())
 	default:
 		b.WriteString("neither docker.host, DOCKER_HOST nor a docker context is set, and no known place answered")
 	}
@@ -118,9 +118,17 @@ func (r *Result) choose(s settings) {
 	}
 }
 
-// product names the engine and version, such as "Colima 27.1.1".
-func (c *Candidate) product() string {
-	return strings.TrimSpace(c.Engine + " " + c.Version)
+// Product names the engine behind the endpoint and its version, such as
+// "Colima 27.4.0", or says in plain words what is not known yet and why.
+func (c *Candidate) Product() string {
+	switch {
+	case c.Unidentified == "":
+		return strings.TrimSpace(c.Engine + " " + c.Version)
+	case c.Engine != "" && c.Engine != "unknown":
+		return c.Engine + ", version not known yet: " + c.Unidentified
+	default:
+		return "engine and version not known yet: " + c.Unidentified
+	}
 }
 
 // NewClient detects the endpoint and builds a Docker client for it. When

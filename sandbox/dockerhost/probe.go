@@ -84,9 +84,15 @@ func (s settings) identify(ctx context.Context, cli *client.Client, c *Candidate
 	if hint == "" && c.Target != "" {
 		hint = hintForPath(c.Target)
 	}
+	start := time.Now()
 	v, err := cli.ServerVersion(ctx)
 	if err != nil {
 		c.Version, c.Engine = "unknown", cmp.Or(hint, "unknown")
+		if ctx.Err() != nil {
+			c.Unidentified = fmt.Sprintf("/version did not answer within %s", time.Since(start).Round(100*time.Millisecond))
+		} else {
+			c.Unidentified = "/version failed: " + oneLine(err)
+		}
 		return
 	}
 	info, err := cli.Info(ctx)

@@ -139,9 +139,10 @@ func TestSlowVersionIsStillChosen(t *testing.T) {
 		infoTimeout time.Duration
 		wantVersion string
 		wantEngine  string
+		wantReason  string // the end of Reason
 	}{
-		{"answers after the ping timeout", 1500 * time.Millisecond, 30 * time.Second, "5.5.2", EnginePodman},
-		{"never answers", time.Hour, time.Second, "unknown", "unknown"},
+		{"answers after the ping timeout", 1500 * time.Millisecond, 30 * time.Second, "5.5.2", EnginePodman, "(Podman 5.5.2)"},
+		{"never answers", time.Hour, time.Second, "unknown", "unknown", "(engine and version not known yet: /version did not answer within 1s)"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -163,6 +164,9 @@ func TestSlowVersionIsStillChosen(t *testing.T) {
 			}
 			if !c.OK || c.Error != "" || c.Version != tt.wantVersion || c.Engine != tt.wantEngine {
 				t.Errorf("chosen ok=%v error=%q version=%q engine=%q, want ok, %q, %q", c.OK, c.Error, c.Version, c.Engine, tt.wantVersion, tt.wantEngine)
+			}
+			if !strings.HasSuffix(r.Reason, tt.wantReason) {
+				t.Errorf("reason %q, want it to end %q", r.Reason, tt.wantReason)
 			}
 		})
 	}
