@@ -202,11 +202,29 @@ func (w *logWatch) counts() (ready, claimed, created int) {
 
 // waitPooled waits until a pooled sandbox is ready and unclaimed.
 func (w *logWatch) waitPooled(ctx context.Context, timeout time.Duration) error {
+	err := w.waitFor(ctx, timeout, func() bool { return w.ready > w.claimed })
+	if errors.Is(err, errWaitTimedOut) {
+		return fmt.Errorf("no warm sandbox ready after %v; server log:\n%s", timeout, w.lastLines())
+	}
+	return err
+}
+
+// waitTrimmed waits until the server has returned its free heap after
+// going quiet, at most timeout; it reports whether that happened.
+func (w *logWatch) waitTrimmed(ctx context.Context, timeout time.Duration) bool {
+	return w.waitFor(ctx, timeout, func() bool { return w.trims > 0 }) == nil
+}
+
+var errWaitTimedOut = errors.New("timed out")
+
+// waitFor waits until cond, called under w.mu, holds after an event;
+// it fails with errWaitTimedOut after timeout, or with ctx's error.
+func (w *logWatch) waitFor(ctx context.Context, timeout time.Duration, cond func() bool) error {
 	t := time.NewTimer(timeout)
 	defer t.Stop()
 	for {
 		w.mu.Lock()
-		ok, ch := w.ready > w.claimed, w.changed
+		ok, ch := cond(), w.changed
 		w.mu.Unlock()
 		if ok {
 			return nil
@@ -214,31 +232,9 @@ func (w *logWatch) waitPooled(ctx context.Context, timeout time.Duration) error 
 		select {
 		case <-ch:
 		case <-t.C:
-			return fmt.Errorf("no warm sandbox ready after %v; server log:\n%s", timeout, w.lastLines())
+			return errWaitTimedOut
 		case <-ctx.Done():
 			return ctx.Err()
-		}
-	}
-}
-
-// waitTrimmed waits until the server has returned its free heap after
-// going quiet, at most timeout; it reports whether that happened.
-func (w *logWatch) waitTrimmed(ctx context.Context, timeout time.Duration) bool {
-	t := time.NewTimer(timeout)
-	defer t.Stop()
-	for {
-		w.mu.Lock()
-		ok, ch := w.trims > 0, w.changed
-		w.mu.Unlock()
-		if ok {
-			return true
-		}
-		select {
-		case <-ch:
-		case <-t.C:
-			return false
-		case <-ctx.Done():
-			return false
 		}
 	}
 }
