@@ -238,19 +238,53 @@ func (e *Engine) admit(ctx context.Context, cfg *config.Config) error {
 	// ended meanwhile is in the list and no longer creating).
 	e.mu.Lock()
 	creating := e.creating
-	n := 0
+	n, others := 0, 0
 	for _, c := range listed {
-		if e.naming[c] == 0 {
+		if e.naming[c.name] == 0 {
 			n++
+			if !c.mine {
+				others++
+			}
 		}
 	}
 	e.mu.Unlock()
 	if n+creating > cfg.Limits.MaxSandboxes {
 		e.admitted()
-		return fmt.Errorf("%w: %d sandboxes are running, the most limits.max_sandboxes (%d) allows; stop one with sandbox_stop (sandbox_list shows them) or raise the limit in %s",
-			ErrLimit, n, cfg.Limits.MaxSandboxes, cfg.Source)
+		return fmt.Errorf("%w: %s; %s, or raise limits.max_sandboxes in %s",
+			ErrLimit, limitCount(n, creating-1, others, cfg.Limits.MaxSandboxes), limitAdvice(n, others), cfg.Source)
 	}
 	return nil
+}
+
+// limitCount says how many sandboxes fill the limit and whose they are:
+// the limit is for the whole engine, and every AI client runs a server of
+// its own. starting counts other creates under way.
+func limitCount(n, starting, others, max int) string {
+	s := fmt.Sprintf("%d sandboxes are running", n)
+	if starting > 0 {
+		s += fmt.Sprintf(" and %d more are being made", starting)
+	}
+	s += fmt.Sprintf(", the most limits.max_sandboxes (%d) allows", max)
+	switch {
+	case others == n && n > 0:
+		s += "; all the running ones were made by other MCP Sandbox servers (another AI client's, or another session's)"
+	case others > 0:
+		s += fmt.Sprintf("; %d of the running ones were made by other MCP Sandbox servers (another AI client's, or another session's)", others)
+	}
+	return s
+}
+
+// limitAdvice says how to make room: this server's sandboxes with
+// sandbox_stop, the others' from the tray or with mcp-sandbox stop.
+func limitAdvice(n, others int) string {
+	switch {
+	case others == 0:
+		return "stop one with sandbox_stop (sandbox_list shows them)"
+	case others == n:
+		return "stop them from the MCP Sandbox tray or with `mcp-sandbox stop`"
+	default:
+		return "stop one with sandbox_stop (sandbox_list shows this server's) or the others' from the MCP Sandbox tray or with `mcp-sandbox stop`"
+	}
 }
 
 func (e *Engine) admitted() {
@@ -263,12 +297,12 @@ func (e *Engine) admitted() {
 // except unclaimed pool ones: max_sandboxes protects the machine, not one
 // client. A claimed pool container keeps its pool label but has been
 // renamed, so it counts.
-func (e *Engine) countActive(ctx context.Context) ([]string, error) {
+func (e *Engine) countActive(ctx context.Context) ([]activeContainer, error) {
 	list, err := e.be.List(ctx)
 	if err != nil {
 		return nil, err
 	}
-	var n []string
+	var n []activeContainer
 	for _, c := range list {
 		if unclaimedPool(c) || c.Labels[LabelHelper] != "" || c.State == "exited" || c.State == "dead" {
 			continue
@@ -276,9 +310,16 @@ func (e *Engine) countActive(ctx context.Context) ([]string, error) {
 		if _, ok := e.stopping.Load(c.ID); ok {
 			continue
 		}
-		n = append(n, c.Name)
+		n = append(n, activeContainer{name: c.Name, mine: c.Labels[LabelOwner] == e.owner})
 	}
 	return n, nil
+}
+
+// activeContainer is a sandbox's container that counts towards
+// max_sandboxes, and whether this engine made it.
+type activeContainer struct {
+	name string
+	mine bool
 }
 
 // create makes a sandbox from a checked plan.

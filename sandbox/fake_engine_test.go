@@ -571,3 +571,59 @@ func TestFakeLimitCountsClaimOnce(t *testing.T) {
 		}
 	})
 }
+
+// max_sandboxes is for the whole engine: another server's sandboxes (every
+// AI client runs its own) fill it too, and the refusal says whose they
+// are and how to stop them, since this server's sandbox_list does not
+// show them.
+func TestFakeLimitNamesOtherServers(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		limit := func(c *config.Config) { c.Limits.MaxSandboxes = 2 }
+		mine, be := fakeEngine(t, nil, limit)
+		cfg := config.Default()
+		cfg.Source = "other-config.toml"
+		cfg.Images.Python, cfg.Images.JavaScript, cfg.Images.Bash = fake.DefaultImage, fake.DefaultImage, fake.DefaultImage
+		cfg.Images.Pull, cfg.Pool.Size = "never", 0
+		limit(cfg)
+		other := sandbox.NewEngine(sandbox.Options{Backend: be, Config: config.Static(cfg), OwnerID: "other-owner"})
+		defer other.Close(context.Background())
+		ctx := context.Background()
+
+		for range 2 {
+			if _, err := other.Create(ctx, sandbox.CreateRequest{Language: "bash"}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		_, err := mine.Create(ctx, sandbox.CreateRequest{Language: "bash"})
+		for _, want := range []string{"2 sandboxes are running", "all the running ones were made by other MCP Sandbox servers", "`mcp-sandbox stop`", "test-config.toml"} {
+			if !errors.Is(err, sandbox.ErrLimit) || !strings.Contains(err.Error(), want) {
+				t.Errorf("create with the limit filled by another server = %v, want ErrLimit saying %q", err, want)
+			}
+		}
+		if strings.Contains(fmt.Sprint(err), "sandbox_list shows") {
+			t.Errorf("refusal points at sandbox_list, which shows none of them: %v", err)
+		}
+
+		list, err := other.List(ctx)
+		if err != nil || len(list) != 2 {
+			t.Fatalf("other server's list = %v, %v", list, err)
+		}
+		if err := other.Stop(ctx, list[0].ID); err != nil {
+			t.Fatal(err)
+		}
+		synctest.Wait()
+		if _, err := mine.Create(ctx, sandbox.CreateRequest{Language: "bash"}); err != nil {
+			t.Fatal(err)
+		}
+		_, err = mine.Create(ctx, sandbox.CreateRequest{Language: "bash"})
+		for _, want := range []string{"2 sandboxes are running", "1 of the running ones were made by other MCP Sandbox servers", "sandbox_stop (sandbox_list shows this server's)"} {
+			if !errors.Is(err, sandbox.ErrLimit) || !strings.Contains(err.Error(), want) {
+				t.Errorf("create with the limit filled by both = %v, want ErrLimit saying %q", err, want)
+			}
+		}
+		_, err = other.Create(ctx, sandbox.CreateRequest{Language: "bash"})
+		if !errors.Is(err, sandbox.ErrLimit) || !strings.Contains(err.Error(), "other-config.toml") {
+			t.Errorf("other server's create = %v, want ErrLimit naming its config", err)
+		}
+	})
+}
