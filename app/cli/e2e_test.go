@@ -1,14 +1,17 @@
 package cli
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/json"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/testenv"
 )
@@ -213,4 +216,56 @@ func TestRunPsStop(t *testing.T) {
 	if code, _, errOut := runBin(t, bin, env, "stop", "nosuchbox1"); code != 1 || !strings.Contains(errOut, "no managed sandbox") {
 		t.Errorf("stop unknown: %d %s", code, errOut)
 	}
+}
+
+// TestServeReturnsHeapWhenIdle: the real server, once quiet after start-up,
+// hands its free heap back to the system (sandbox/memtrim, wired in serve)
+// and says so in its debug log. No engine is needed for that.
+func TestServeReturnsHeapWhenIdle(t *testing.T) {
+	bin := buildServer(t)
+	home, env := e2eHome(t)
+	env = append(env, "DOCKER_HOST=unix://"+filepath.Join(home, "no-engine.sock"))
+	cmd := exec.Command(bin, "serve", "--debug")
+	cmd.Env = env
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The log goes through a pipe the test reads to its end (Wait waits
+	// for the copy into it).
+	stderr, stderrW := io.Pipe()
+	cmd.Stderr = stderrW
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		stdin.Close()
+		if err := cmd.Wait(); err != nil {
+			t.Errorf("serve exited with %v after stdin closed", err)
+		}
+		stderrW.Close()
+	}()
+	found := make(chan string, 1)
+	go func() {
+		sc := bufio.NewScanner(stderr)
+		for sc.Scan() {
+			if strings.Contains(sc.Text(), `msg="idle: free heap returned to the system"`) {
+				found <- sc.Text()
+			}
+		}
+		close(found)
+	}()
+	select {
+	case line, ok := <-found:
+		if !ok {
+			t.Fatal("serve's log ended without the idle release")
+		}
+		t.Log(line)
+	case <-time.After(30 * time.Second):
+		t.Fatal("no idle release logged within 30 s of start-up")
+	}
+	go func() {
+		for range found {
+		}
+	}()
 }

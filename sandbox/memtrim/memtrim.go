@@ -7,8 +7,9 @@
 // of its life waiting for the next tool call, that is most of its heap:
 // start-up leaves about 3 MB of freed pages behind a live heap of under
 // 2 MB. Run watches the allocation rate and, after a quiet spell, collects
-// once and releases every free page (debug.FreeOSMemory). A busy process
-// is left alone; the next burst simply takes the pages again.
+// once and releases every free page (debug.FreeOSMemory), once per quiet
+// spell. A busy process is left alone; the next burst simply takes the
+// pages again.
 //
 //	go memtrim.Run(ctx, memtrim.Options{Log: log})
 package memtrim
@@ -28,9 +29,9 @@ type Options struct {
 	// Quiet is the most that may be allocated between two samples for
 	// the process to count as idle (default 256 KiB).
 	Quiet uint64
-	// MinFree is the least free, still held heap worth a collection
-	// (default 1 MiB).
-	MinFree uint64
+	// MinReclaim is the least reclaimable heap (free but held, plus
+	// garbage not yet collected) worth a collection (default 256 KiB).
+	MinReclaim uint64
 	// Log gets one debug line per release; nil logs nothing.
 	Log *slog.Logger
 
@@ -45,7 +46,15 @@ type Sample struct {
 	Allocated uint64
 	// Free is heap memory that is free but not yet returned to the system.
 	Free uint64
+	// Garbage is heap memory held by objects that were not live at the
+	// last collection or were allocated since and not yet collected: an
+	// idle process that stopped short of its next collection holds it
+	// for good.
+	Garbage uint64
 }
+
+// reclaimable is what a collection and a release would hand back, at most.
+func (s Sample) reclaimable() uint64 { return s.Free + s.Garbage }
 
 // Run samples until ctx ends, releasing free heap after each quiet spell.
 func Run(ctx context.Context, o Options) {
@@ -63,9 +72,10 @@ func Run(ctx context.Context, o Options) {
 }
 
 type trimmer struct {
-	o    Options
-	last uint64 // Allocated at the previous tick
-	seen bool   // last is set
+	o     Options
+	last  uint64 // Allocated at the previous tick
+	seen  bool   // last is set
+	armed bool   // busy since the last release (or since the start)
 }
 
 func newTrimmer(o Options) *trimmer {
@@ -75,8 +85,8 @@ func newTrimmer(o Options) *trimmer {
 	if o.Quiet == 0 {
 		o.Quiet = 256 << 10
 	}
-	if o.MinFree == 0 {
-		o.MinFree = 1 << 20
+	if o.MinReclaim == 0 {
+		o.MinReclaim = 256 << 10
 	}
 	if o.sample == nil {
 		o.sample = readSample()
@@ -84,25 +94,31 @@ func newTrimmer(o Options) *trimmer {
 	if o.release == nil {
 		o.release = debug.FreeOSMemory
 	}
-	return &trimmer{o: o}
+	return &trimmer{o: o, armed: true}
 }
 
-// tick takes one sample and releases the free heap when the process was
-// quiet since the previous one and enough is held; it reports a release.
-// A release allocates next to nothing, so the tick after it finds little
-// free and does not repeat it until a burst has come and gone.
+// tick takes one sample and reports whether it released the heap. It
+// releases once per quiet spell: on the first tick that finds the process
+// quiet (less than Quiet allocated since the previous one) after it was
+// busy, if at least MinReclaim could be reclaimed. A process that only
+// trickles allocations while quiet is not collected again and again.
 func (t *trimmer) tick() bool {
 	s := t.o.sample()
 	quiet := t.seen && s.Allocated-t.last < t.o.Quiet
 	t.last, t.seen = s.Allocated, true
-	if !quiet || s.Free < t.o.MinFree {
+	if !quiet {
+		t.armed = true
+		return false
+	}
+	if !t.armed || s.reclaimable() < t.o.MinReclaim {
 		return false
 	}
 	t.o.release()
+	t.armed = false
+	after := t.o.sample()
+	t.last = after.Allocated
 	if t.o.Log != nil {
-		after := t.o.sample()
-		t.last = after.Allocated
-		t.o.Log.Debug("idle: free heap returned to the system", "kib", (s.Free-min(after.Free, s.Free))>>10)
+		t.o.Log.Debug("idle: free heap returned to the system", "reclaimable_kib", s.reclaimable()>>10, "held_after_kib", after.reclaimable()>>10)
 	}
 	return true
 }
@@ -113,10 +129,13 @@ func readSample() func() Sample {
 	ms := []metrics.Sample{
 		{Name: "/gc/heap/allocs:bytes"},
 		{Name: "/memory/classes/heap/free:bytes"},
+		{Name: "/memory/classes/heap/objects:bytes"},
+		{Name: "/gc/heap/live:bytes"},
 	}
 	return func() Sample {
 		metrics.Read(ms)
-		return Sample{Allocated: value(ms[0]), Free: value(ms[1])}
+		objects, live := value(ms[2]), value(ms[3])
+		return Sample{Allocated: value(ms[0]), Free: value(ms[1]), Garbage: objects - min(live, objects)}
 	}
 }
 

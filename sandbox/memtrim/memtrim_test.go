@@ -7,10 +7,10 @@ import (
 )
 
 // TestTickReleasesOnlyAfterQuietSpell walks the decision through a run of
-// samples: nothing on the first tick (no rate yet), nothing while busy or
-// when little is held, one release per quiet spell.
+// samples: nothing on the first tick (no rate yet) or while busy, one
+// release per quiet spell and only when enough can be reclaimed.
 func TestTickReleasesOnlyAfterQuietSpell(t *testing.T) {
-	const mib = 1 << 20
+	const mib, kib = 1 << 20, 1 << 10
 	steps := []struct {
 		name    string
 		sample  Sample
@@ -18,12 +18,16 @@ func TestTickReleasesOnlyAfterQuietSpell(t *testing.T) {
 	}{
 		{"first sample: no rate yet", Sample{Allocated: 10 * mib, Free: 3 * mib}, false},
 		{"busy: 4 MiB allocated since", Sample{Allocated: 14 * mib, Free: 3 * mib}, false},
-		{"quiet with 3 MiB held", Sample{Allocated: 14*mib + 100<<10, Free: 3 * mib}, true},
-		{"quiet, little held after the release", Sample{Allocated: 14*mib + 110<<10, Free: 200 << 10}, false},
+		{"quiet with 3 MiB held", Sample{Allocated: 14*mib + 100*kib, Free: 3 * mib}, true},
+		{"still quiet: not again in the same spell", Sample{Allocated: 14*mib + 110*kib, Free: 2 * mib}, false},
+		{"trickling under the quiet bound is the same spell", Sample{Allocated: 14*mib + 360*kib, Free: 2 * mib, Garbage: mib}, false},
 		{"burst", Sample{Allocated: 30 * mib, Free: 5 * mib}, false},
 		{"quiet again", Sample{Allocated: 30 * mib, Free: 5 * mib}, true},
-		{"just under the quiet bound, but held under MinFree", Sample{Allocated: 30*mib + 255<<10, Free: mib - 1}, false},
-		{"at the quiet bound counts as busy", Sample{Allocated: 30*mib + 511<<10, Free: 4 * mib}, false},
+		{"at the quiet bound counts as busy", Sample{Allocated: 30*mib + 256*kib, Free: 4 * mib}, false},
+		{"quiet, little free, but garbage not yet collected", Sample{Allocated: 30*mib + 300*kib, Free: 100 * kib, Garbage: 2 * mib}, true},
+		{"busy once more", Sample{Allocated: 40 * mib}, false},
+		{"quiet, but free and garbage just under MinReclaim", Sample{Allocated: 40 * mib, Free: 128 * kib, Garbage: 128*kib - 1}, false},
+		{"still the same spell, and now enough", Sample{Allocated: 40*mib + 10*kib, Free: 128 * kib, Garbage: 128 * kib}, true},
 	}
 	var cur Sample
 	released := 0
@@ -66,6 +70,46 @@ func TestTickReturnsHeapToTheSystem(t *testing.T) {
 	if got := releasedBytes() - released0; got < 8<<20 {
 		t.Errorf("released %d KiB to the system, want at least 8 MiB", got>>10)
 	}
+}
+
+// TestTickCollectsIdleGarbage: a process that goes quiet short of its next
+// collection holds its garbage for good (nothing allocates, so nothing
+// triggers the collector) and the garbage is not free heap. A quiet tick
+// counts it, collects it and hands the pages back.
+func TestTickCollectsIdleGarbage(t *testing.T) {
+	tr := newTrimmer(Options{})
+	runtime.GC()
+	cycles := gcCycles()
+	garbage := make([][]byte, 0, 48)
+	for range 48 {
+		garbage = append(garbage, make([]byte, 64<<10))
+	}
+	runtime.KeepAlive(garbage)
+	garbage = nil
+	s := readSample()()
+	if gcCycles() != cycles {
+		t.Skip("a collection ran while the garbage was made")
+	}
+	if s.Garbage < 2<<20 {
+		t.Fatalf("3 MiB of uncollected garbage sampled as %d KiB (free %d KiB)", s.Garbage>>10, s.Free>>10)
+	}
+	released0 := releasedBytes()
+	tr.last, tr.seen = readSample()().Allocated, true // quiet since "the previous tick"
+	if !tr.tick() {
+		t.Fatalf("quiet tick with %d KiB of garbage did not release", s.Garbage>>10)
+	}
+	if after := readSample()(); after.reclaimable() >= 1<<20 {
+		t.Errorf("after the release %d KiB are still reclaimable", after.reclaimable()>>10)
+	}
+	if got := releasedBytes() - released0; got < 2<<20 {
+		t.Errorf("released %d KiB to the system, want at least 2 MiB", got>>10)
+	}
+}
+
+func gcCycles() uint64 {
+	s := []metrics.Sample{{Name: "/gc/cycles/total:gc-cycles"}}
+	metrics.Read(s)
+	return s[0].Value.Uint64()
 }
 
 func releasedBytes() uint64 {
