@@ -176,10 +176,7 @@ func (c *agentConn) onFrame(f runner.Frame) {
 			c.fail(fmt.Errorf("%w: bad exit frame: %v", runner.ErrProtocol, err))
 			return
 		}
-		c.mu.Lock()
-		call := c.calls[x.ID]
-		delete(c.calls, x.ID)
-		c.mu.Unlock()
+		call := c.take(x.ID)
 		if call != nil && call.exit != nil {
 			call.exit <- x
 		}
@@ -189,10 +186,7 @@ func (c *agentConn) onFrame(f runner.Frame) {
 			c.fail(fmt.Errorf("%w: bad filedone frame: %v", runner.ErrProtocol, err))
 			return
 		}
-		c.mu.Lock()
-		call := c.calls[x.ID]
-		delete(c.calls, x.ID)
-		c.mu.Unlock()
+		call := c.take(x.ID)
 		if call != nil && call.file != nil {
 			call.file <- x
 		}
@@ -262,16 +256,8 @@ func (c *agentConn) write(ctx context.Context, frame []byte) error {
 // grace is given for the agent's answer then.
 func (c *agentConn) exec(ctx context.Context, spec ExecSpec, stdin *[]byte, stopped <-chan struct{}) (ExecStatus, error) {
 	call := &agentCall{stdout: orDiscard(spec.Stdout), stderr: orDiscard(spec.Stderr), exit: make(chan agent.Exit, 1)}
-	c.mu.Lock()
-	c.nextID++
-	id := c.nextID
-	c.calls[id] = call
-	c.mu.Unlock()
-	defer func() {
-		c.mu.Lock()
-		delete(c.calls, id)
-		c.mu.Unlock()
-	}()
+	id := c.register(call)
+	defer c.take(id)
 	if err := c.send(ctx, agent.KindStart, agent.Start{ID: id, Argv: spec.Cmd, Env: spec.Env, Dir: spec.WorkDir, Stdin: stdin}); err != nil {
 		c.fail(err)
 	}
@@ -304,21 +290,32 @@ func (c *agentConn) exec(ctx context.Context, spec ExecSpec, stdin *[]byte, stop
 	return ExecStatus{ExitCode: -1, Killed: true}, ctx.Err()
 }
 
+// register gives call the next request id.
+func (c *agentConn) register(call *agentCall) int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.nextID++
+	c.calls[c.nextID] = call
+	return c.nextID
+}
+
+// take removes and returns the call waiting on id (nil if none is: it was
+// answered, or never asked for).
+func (c *agentConn) take(id int) *agentCall {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	call := c.calls[id]
+	delete(c.calls, id)
+	return call
+}
+
 // file has the agent do one file request; the bytes it sends go to out.
 // When ctx ends first, file returns ctx.Err() (the agent finishes the
 // request, whose answer is then dropped).
 func (c *agentConn) file(ctx context.Context, req agent.File, out io.Writer) (agent.FileDone, error) {
 	call := &agentCall{stdout: out, stderr: io.Discard, file: make(chan agent.FileDone, 1)}
-	c.mu.Lock()
-	c.nextID++
-	req.ID = c.nextID
-	c.calls[req.ID] = call
-	c.mu.Unlock()
-	defer func() {
-		c.mu.Lock()
-		delete(c.calls, req.ID)
-		c.mu.Unlock()
-	}()
+	req.ID = c.register(call)
+	defer c.take(req.ID)
 	if err := c.send(ctx, agent.KindFile, req); err != nil {
 		c.fail(err)
 	}

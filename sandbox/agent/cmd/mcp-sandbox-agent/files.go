@@ -294,23 +294,10 @@ func (a *agent) readFile(r proto.File, res *proto.FileDone) *fileErr {
 			return classify(err, target)
 		}
 	}
-	prefix := strconv.Itoa(r.ID) + "\n"
-	buf := make([]byte, len(prefix)+chunk)
-	copy(buf, prefix)
-	left := r.Max
-	for left > 0 {
-		n, err := f.Read(buf[len(prefix) : len(prefix)+int(min(left, chunk))])
-		if n > 0 {
-			a.send("out", buf[:len(prefix)+n])
-			res.N += int64(n)
-			left -= int64(n)
-		}
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			return classify(err, target)
-		}
+	n, err := a.forward("out", r.ID, f, r.Max)
+	res.N += n
+	if err != nil {
+		return classify(err, target)
 	}
 	return nil
 }

@@ -15,6 +15,7 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -147,6 +148,30 @@ func (a *agent) read(in *bufio.Reader) (string, []byte, error) {
 	return f[1], p, nil
 }
 
+// forward sends what rd yields as kind frames of request id, a chunk at a
+// time, until it ends or max bytes are sent. It returns the bytes sent and
+// the read error that stopped it (nil at the end or at max).
+func (a *agent) forward(kind string, id int, rd io.Reader, max int64) (int64, error) {
+	prefix := strconv.Itoa(id) + "\n"
+	buf := make([]byte, len(prefix)+chunk)
+	copy(buf, prefix)
+	var sent int64
+	for sent < max {
+		n, err := rd.Read(buf[len(prefix) : len(prefix)+int(min(max-sent, chunk))])
+		if n > 0 {
+			a.send(kind, buf[:len(prefix)+n])
+			sent += int64(n)
+		}
+		if err == io.EOF {
+			return sent, nil
+		}
+		if err != nil {
+			return sent, err
+		}
+	}
+	return sent, nil
+}
+
 func (a *agent) send(kind string, payload []byte) {
 	h := a.nonce + " " + kind + " " + strconv.Itoa(len(payload)) + "\n"
 	a.wmu.Lock()
@@ -217,23 +242,12 @@ func (a *agent) run(r proto.Start) {
 	if early {
 		go run.kill()
 	}
-	prefix := strconv.Itoa(r.ID) + "\n"
 	var wg sync.WaitGroup
 	for i, kind := range []string{"out", "err"} {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			buf := make([]byte, len(prefix)+chunk)
-			copy(buf, prefix)
-			for {
-				n, err := pipes[i].Read(buf[len(prefix):])
-				if n > 0 {
-					a.send(kind, buf[:len(prefix)+n])
-				}
-				if err != nil {
-					return
-				}
-			}
+			_, _ = a.forward(kind, r.ID, pipes[i], math.MaxInt64)
 		}()
 	}
 	err = cmd.Wait()
