@@ -391,7 +391,8 @@ func (h *Harness) tenOpen(ctx context.Context) (int64, error) {
 			return 0, err
 		}
 	}
-	return h.srv.rssKB()
+	m, err := h.srv.memory()
+	return m.RSSKB, err
 }
 
 // concurrent runs n one-shot run_code calls at once.

@@ -111,12 +111,6 @@ func (s *server) runCode(ctx context.Context, args map[string]any, want string) 
 	return r, nil
 }
 
-// rssKB reads the server's resident set size from /proc.
-func (s *server) rssKB() (int64, error) {
-	m, err := s.memory()
-	return m.RSSKB, err
-}
-
 // memory reads the server's resident set from /proc: in all, and split
 // into its own data (anonymous) and pages of files it maps (its code and
 // read-only data), which the system can drop and read again at any time.
