@@ -255,7 +255,7 @@ func TestAttackSpecialFilesInCopies(t *testing.T) {
 	res := call(t, sess, "sandbox_exec", map[string]any{"sandbox_id": id, "command": `set -e; mkdir -p tree; cd tree; echo data > file; mkfifo fifo; ` +
 		`echo secret > ../other; ln ../other hard; ln /etc/passwd passwd 2>/dev/null && echo LINKED-ETC || echo no-cross-fs-link; ` +
 		`python3 -c 'import socket,os; s=socket.socket(socket.AF_UNIX); s.bind("sock"); s.listen(); os.fork() or __import__("time").sleep(120)' </dev/null >/dev/null 2>&1 & ` +
-		`(while :; do head -c 65536 /dev/zero >> grow; [ $(stat -c %s grow) -lt 20000000 ] || : > grow; done) </dev/null >/dev/null 2>&1 & sleep 1; ls -l`})
+		`(while :; do head -c 65536 /dev/zero >> grow; [ $(wc -c < grow) -lt 20000000 ] || : > grow; done) </dev/null >/dev/null 2>&1 & sleep 1; ls -l`})
 	mustOK(t, res, "set-up")
 	if strings.Contains(text(res), "LINKED-ETC") {
 		t.Logf("the sandbox could hard-link /etc/passwd into its workspace: %s", text(res))
@@ -405,6 +405,57 @@ func TestAttackEnvReachesServerProcesses(t *testing.T) {
 	structured(t, res, &got)
 	if got.Stdout != "end\n" {
 		t.Errorf("the sandbox's env steered the server's own processes:\n%s", got.Stdout)
+	}
+	h.check(t)
+}
+
+// read_file through the agent of files that never end: one that a
+// background loop keeps growing, to 50 MB (the agent's read loop is bounded by
+// max_bytes, not by the file's end), /dev/zero reached through a link in
+// the workspace, and a FIFO nobody writes. Each call answers within the
+// limit, returns at most max_bytes marked truncated, or refuses.
+func TestAttackReadEndlessFiles(t *testing.T) {
+	testenv.Docker(t, testenv.PythonImage)
+	h := newFenceHome(t)
+	sess := startFenceServer(t, h, "[limits]\nmax_sandboxes = 1000\n")
+	id := createWith(t, sess, nil)
+	const limit = 60 * time.Second
+	res, took := timedCall(t, sess, limit, "sandbox_exec", map[string]any{"sandbox_id": id, "command": `set -e; mkfifo fifo; ln -s /dev/zero zero; ` +
+		`python3 -c 'import time; f = open("grow", "ab", buffering=0); [(f.write(bytes(65536)), time.sleep(0.005)) for _ in range(800)]' </dev/null >/dev/null 2>&1 & ` +
+		`for i in $(seq 200); do [ $(wc -c < grow 2>/dev/null || echo 0) -gt 2000000 ] && break; sleep 0.1; done; wc -c < grow`})
+	t.Logf("set-up: %s after %s", clipText(text(res)), took.Round(time.Millisecond))
+	mustOK(t, res, "set-up")
+
+	const max = 1 << 20
+	res, took = timedCall(t, sess, limit, "read_file", map[string]any{"sandbox_id": id, "path": "grow", "max_bytes": max})
+	t.Logf("read_file grow: %s after %s", clipText(text(res)), took.Round(time.Millisecond))
+	if res.IsError {
+		t.Fatalf("read_file of a growing file failed: %s", text(res))
+	}
+	var got struct {
+		Content   string `json:"content"`
+		Encoding  string `json:"encoding"`
+		Truncated bool   `json:"truncated"`
+	}
+	structured(t, res, &got)
+	n := len(got.Content)
+	if got.Encoding == "base64" {
+		b, err := base64.StdEncoding.DecodeString(got.Content)
+		if err != nil {
+			t.Fatalf("content is not base64: %v", err)
+		}
+		n = len(b)
+	}
+	if n > max || !got.Truncated {
+		t.Errorf("read_file of a growing file gave %d bytes (truncated %v), want at most %d, truncated", n, got.Truncated, max)
+	}
+
+	for _, p := range []string{"zero", "fifo"} {
+		res, took := timedCall(t, sess, limit, "read_file", map[string]any{"sandbox_id": id, "path": p, "max_bytes": max})
+		t.Logf("read_file %s: %s after %s", p, clipText(text(res)), took.Round(time.Millisecond))
+		if !res.IsError {
+			t.Errorf("read_file of %s succeeded: %s", p, clipText(text(res)))
+		}
 	}
 	h.check(t)
 }
