@@ -77,7 +77,7 @@ func (e *Engine) CopyIn(ctx context.Context, id, hostPath, dest string, includeI
 	if err != nil {
 		return CopyResult{}, hostErr(err)
 	}
-	sb.begin()
+	e.begin(sb)
 	defer e.end(sb)
 	dir, err := e.resolve(ctx, sb, path.Dir(clean), true)
 	if err != nil {
@@ -117,7 +117,7 @@ func (e *Engine) CopyOut(ctx context.Context, id, p, hostPath string, overwrite 
 	if err != nil {
 		return CopyResult{}, err
 	}
-	sb.begin()
+	e.begin(sb)
 	defer e.end(sb)
 	src, err := e.resolve(ctx, sb, clean, true)
 	if err != nil {

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/config"
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox/printable"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/state"
 )
 
@@ -22,7 +23,8 @@ type Options struct {
 	// keeps nothing on disk.
 	State *state.Store
 	Log   *slog.Logger
-	// OwnerID identifies this server instance in labels; empty: random.
+	// OwnerID identifies this server instance in labels (and names its
+	// lock file in the state directory); empty: random.
 	OwnerID string
 	// TickInterval is how often expiry is checked; default 5s.
 	TickInterval time.Duration
@@ -43,8 +45,18 @@ type Engine struct {
 	owner    string
 	pid      int
 	hostname string
-	tick     time.Duration
-	ttlUnit  time.Duration
+	// installation is the state directory's installation id, on every
+	// object this engine makes (owners.go); an engine without a state
+	// directory is an installation of its own.
+	installation string
+	// lock is held from before the engine makes anything until Close:
+	// the proof, to reapers, that this server is alive (state/servers.go).
+	// regErr says why it could not be taken; the engine then makes
+	// nothing.
+	lock    *state.ServerLock
+	regErr  error
+	tick    time.Duration
+	ttlUnit time.Duration
 
 	mu       sync.Mutex
 	boxes    map[string]*Sandbox
@@ -103,12 +115,40 @@ func NewEngine(o Options) *Engine {
 		recs: newRecorder(o.State, o.Log), freed: make(chan struct{}),
 		usageEvery: o.UsageInterval, usageKick: make(chan struct{}, 1),
 	}
+	e.register()
 	e.pool = newPool(e)
 	if o.Config != nil {
 		o.Config.OnChange(func(*config.Config) { e.pool.poke() })
 	}
 	return e
 }
+
+// register gives the engine its installation id and takes its server
+// lock, before anything is made.
+func (e *Engine) register() {
+	if e.st == nil {
+		e.installation = "ephemeral-" + newID()
+		return
+	}
+	inst, err := e.st.InstallationID()
+	if err != nil {
+		e.regErr = fmt.Errorf("this server cannot make sandboxes: %w", err)
+		e.log.Error("installation id", "err", err)
+		return
+	}
+	e.installation = inst
+	lock, err := e.st.LockServer(e.owner)
+	if err != nil {
+		e.regErr = fmt.Errorf("this server cannot make sandboxes: %w", err)
+		e.log.Error("server lock", "err", err)
+		return
+	}
+	e.lock = lock
+}
+
+// Installation returns the installation id this engine labels its objects
+// with.
+func (e *Engine) Installation() string { return e.installation }
 
 // Owner returns this engine's instance id (the io.mcp-sandbox.owner label).
 func (e *Engine) Owner() string { return e.owner }
@@ -183,6 +223,8 @@ func (s *Sandbox) Transcript() string { return s.transcript.String() }
 
 // Create makes a new sandbox.
 func (e *Engine) Create(ctx context.Context, req CreateRequest) (*Sandbox, error) {
+	// The client's name goes into a label, the record, logs and `ps`.
+	req.Client = printable.Clean(req.Client, printable.NameMax)
 	cfg := e.cfg.Current()
 	p, err := makePlan(cfg, req)
 	if err != nil {
@@ -221,6 +263,9 @@ func (e *Engine) admit(ctx context.Context, cfg *config.Config) error {
 	if e.st != nil && e.st.Paused() {
 		return fmt.Errorf("%w: MCP Sandbox is paused from its tray; choose Start in the tray menu to resume", ErrPaused)
 	}
+	if e.regErr != nil {
+		return e.regErr
+	}
 	e.mu.Lock()
 	if e.closed {
 		e.mu.Unlock()
@@ -257,19 +302,20 @@ func (e *Engine) admit(ctx context.Context, cfg *config.Config) error {
 }
 
 // limitCount says how many sandboxes fill the limit and whose they are:
-// the limit is for the whole engine, and every AI client runs a server of
-// its own. starting counts other creates under way.
+// the limit is for this installation (every AI client of this user runs a
+// server of its own); other installations' sandboxes on the engine do not
+// count. starting counts other creates under way.
 func limitCount(n, starting, others, max int) string {
-	s := fmt.Sprintf("%d sandboxes are running", n)
+	s := fmt.Sprintf("%d sandboxes of this MCP Sandbox installation are running", n)
 	if starting > 0 {
 		s += fmt.Sprintf(" and %d more are being made", starting)
 	}
 	s += fmt.Sprintf(", the most limits.max_sandboxes (%d) allows", max)
 	switch {
 	case others == n && n > 0:
-		s += "; all the running ones were made by other MCP Sandbox servers (another AI client's, or another session's)"
+		s += "; all the running ones were made by other servers of this installation (another AI client's, or another session's)"
 	case others > 0:
-		s += fmt.Sprintf("; %d of the running ones were made by other MCP Sandbox servers (another AI client's, or another session's)", others)
+		s += fmt.Sprintf("; %d of the running ones were made by other servers of this installation (another AI client's, or another session's)", others)
 	}
 	return s
 }
@@ -293,10 +339,11 @@ func (e *Engine) admitted() {
 	e.mu.Unlock()
 }
 
-// countActive counts managed containers on the engine, whoever owns them,
-// except unclaimed pool ones: max_sandboxes protects the machine, not one
-// client. A claimed pool container keeps its pool label but has been
-// renamed, so it counts.
+// countActive lists the managed containers of this installation (Mine),
+// whichever of its servers made them, except unclaimed pool ones:
+// max_sandboxes is this user's budget, shared by their AI clients, and one
+// user's sandboxes never refuse another's. A claimed pool container keeps
+// its pool label but has been renamed, so it counts.
 func (e *Engine) countActive(ctx context.Context) ([]activeContainer, error) {
 	list, err := e.be.List(ctx)
 	if err != nil {
@@ -304,7 +351,7 @@ func (e *Engine) countActive(ctx context.Context) ([]activeContainer, error) {
 	}
 	var n []activeContainer
 	for _, c := range list {
-		if unclaimedPool(c) || c.Labels[LabelHelper] != "" || c.State == "exited" || c.State == "dead" {
+		if !Mine(c.Labels, e.installation) || unclaimedPool(c) || c.Labels[LabelHelper] != "" || c.State == "exited" || c.State == "dead" {
 			continue
 		}
 		if _, ok := e.stopping.Load(c.ID); ok {
@@ -376,20 +423,21 @@ var baseEnv = []string{
 
 func (e *Engine) containerSpec(ctx context.Context, cfg *config.Config, sb *Sandbox, name string, pool bool) ContainerSpec {
 	labels := map[string]string{
-		LabelManaged:     "true",
-		LabelID:          sb.ID,
-		LabelOwner:       e.owner,
-		LabelOwnerPID:    strconv.Itoa(e.pid),
-		LabelOwnerHost:   e.hostname,
-		LabelLanguage:    sb.Language,
-		LabelExpiresAt:   sb.CreatedAt.Add(sb.ttl).UTC().Format(time.RFC3339),
-		LabelClient:      sb.Client,
-		LabelNetwork:     sb.Network,
-		LabelWorkspaceMB: strconv.Itoa(sb.Limits.WorkspaceMB),
-		LabelMemoryMB:    strconv.Itoa(sb.Limits.MemoryMB),
-		LabelCPUs:        strconv.FormatFloat(sb.Limits.CPUs, 'f', -1, 64),
-		LabelPids:        strconv.Itoa(sb.Limits.Pids),
-		LabelExecTimeout: strconv.Itoa(sb.Limits.ExecTimeoutSeconds),
+		LabelManaged:      "true",
+		LabelID:           sb.ID,
+		LabelOwner:        e.owner,
+		LabelInstallation: e.installation,
+		LabelOwnerPID:     strconv.Itoa(e.pid),
+		LabelOwnerHost:    e.hostname,
+		LabelLanguage:     sb.Language,
+		LabelExpiresAt:    sb.CreatedAt.Add(sb.ttl).UTC().Format(time.RFC3339),
+		LabelClient:       sb.Client,
+		LabelNetwork:      sb.Network,
+		LabelWorkspaceMB:  strconv.Itoa(sb.Limits.WorkspaceMB),
+		LabelMemoryMB:     strconv.Itoa(sb.Limits.MemoryMB),
+		LabelCPUs:         strconv.FormatFloat(sb.Limits.CPUs, 'f', -1, 64),
+		LabelPids:         strconv.Itoa(sb.Limits.Pids),
+		LabelExecTimeout:  strconv.Itoa(sb.Limits.ExecTimeoutSeconds),
 	}
 	if pool {
 		labels[LabelPool] = "true"
@@ -443,6 +491,7 @@ func (e *Engine) record(sb *Sandbox, claimed bool) {
 		ID: sb.ID, ContainerID: sb.ContainerID, Owner: e.owner, OwnerPID: e.pid,
 		Client: sb.Client, Language: sb.Language, Image: sb.Image, Network: sb.Network,
 		Claimed: claimed, CreatedAt: sb.CreatedAt, ExpiresAt: sb.lastUsed.Add(sb.ttl), LastUsed: sb.lastUsed,
+		Busy: sb.busy > 0,
 	}
 	sb.mu.Unlock()
 	e.recs.put(r)
@@ -606,5 +655,9 @@ func (e *Engine) Close(ctx context.Context) error {
 	e.watchers.Wait()
 	<-drained
 	e.recs.flush()
+	// Only now may a reaper take what could not be removed.
+	if rerr := e.lock.Release(); rerr != nil {
+		e.log.Warn("release server lock", "err", rerr)
+	}
 	return err
 }

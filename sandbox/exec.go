@@ -98,7 +98,7 @@ type runSpec struct {
 // run runs a process in sb with the policy's output cap, a timeout that kills
 // the whole process tree, and OOM detection.
 func (e *Engine) run(ctx context.Context, sb *Sandbox, rs runSpec) (ExecResult, error) {
-	sb.begin()
+	e.begin(sb)
 	defer e.end(sb)
 	limit := e.cfg.Current().Limits.OutputBytes
 	stdout := newCapture(limit, streamTo(rs.out, "stdout"))
@@ -214,12 +214,14 @@ func (e *Engine) oomKilled(ctx context.Context, sb *Sandbox) bool {
 	return false
 }
 
-// begin marks the sandbox busy, so it does not expire mid-command.
-func (s *Sandbox) begin() {
+// begin marks the sandbox busy, so it does not expire mid-command, and
+// records it (a reaper of this installation reads the record: Reap).
+func (e *Engine) begin(s *Sandbox) {
 	s.mu.Lock()
 	s.busy++
 	s.lastUsed = time.Now()
 	s.mu.Unlock()
+	e.record(s, true)
 }
 
 // end marks a command finished and moves the expiry on.

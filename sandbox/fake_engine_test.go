@@ -12,8 +12,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
-	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -71,7 +69,7 @@ func fakeEngineOn(t *testing.T, be *fake.Backend, st *state.Store, tick time.Dur
 			t.Errorf("close engine: %v", err)
 		}
 		for _, c := range be.Containers() {
-			if c.Spec.Labels[sandbox.LabelOwner] == eng.Owner() {
+			if c.Spec.Labels[sandbox.LabelOwner] == eng.Owner() && c.Spec.Labels[sandbox.LabelInstallation] == eng.Installation() {
 				t.Errorf("container left after Close: %+v", c)
 			}
 		}
@@ -338,54 +336,6 @@ func TestFakeIdleExpiry(t *testing.T) {
 	})
 }
 
-func TestFakeReapOrphans(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
-		st, err := state.Open(t.TempDir())
-		if err != nil {
-			t.Fatal(err)
-		}
-		eng, be := fakeEngine(t, st, nil)
-		host, _ := os.Hostname()
-		now := time.Now()
-		put := func(id, owner, pid, host string, expires time.Time) string {
-			return be.Put(sandbox.ContainerSpec{Name: sandbox.ContainerName(id), Image: fake.DefaultImage, Labels: map[string]string{
-				sandbox.LabelManaged: "true", sandbox.LabelID: id, sandbox.LabelOwner: owner,
-				sandbox.LabelOwnerPID: pid, sandbox.LabelOwnerHost: host,
-				sandbox.LabelExpiresAt: expires.UTC().Format(time.RFC3339),
-			}})
-		}
-		self := strconv.Itoa(os.Getpid())
-		put("deadowner", "gone-server", "999999999", host, now.Add(time.Hour))
-		put("expired", "other-host-server", "1", "elsewhere", now.Add(-time.Hour))
-		put("liveother", "live-server", self, host, now.Add(time.Hour))
-		stopped := put("stopped", "live-server", self, host, now.Add(time.Hour))
-		be.Exit(stopped, sandbox.ContainerExit{ExitCode: 1})
-		put("graceful", "other-host-server", "1", "elsewhere", now.Add(-time.Minute)) // within the grace
-		own, err := eng.Create(context.Background(), sandbox.CreateRequest{Language: "bash", TTLMinutes: 1})
-		if err != nil {
-			t.Fatal(err)
-		}
-		// The record's expiry wins over the label's.
-		if err := st.WriteRecord(state.Record{ID: "liveother", ExpiresAt: now.Add(-time.Hour)}); err != nil {
-			t.Fatal(err)
-		}
-		removed, err := eng.Reap(context.Background())
-		if err != nil {
-			t.Fatal(err)
-		}
-		if got, want := strings.Join(sorted(removed), ","), "deadowner,expired,liveother,stopped"; got != want {
-			t.Errorf("reaped %s, want %s", got, want)
-		}
-		var left []string
-		for _, c := range be.Containers() {
-			left = append(left, c.Name)
-		}
-		if got, want := strings.Join(sorted(left), ","), strings.Join(sorted([]string{sandbox.ContainerName("graceful"), sandbox.ContainerName(own.ID)}), ","); got != want {
-			t.Errorf("left %s, want %s", got, want)
-		}
-	})
-}
-
 func sorted(s []string) []string {
 	out := append([]string(nil), s...)
 	for i := range out {
@@ -572,20 +522,21 @@ func TestFakeLimitCountsClaimOnce(t *testing.T) {
 	})
 }
 
-// max_sandboxes is for the whole engine: another server's sandboxes (every
-// AI client runs its own) fill it too, and the refusal says whose they
-// are and how to stop them, since this server's sandbox_list does not
-// show them.
+// max_sandboxes is for the whole installation: another server's sandboxes
+// of the same state directory (every AI client runs its own) fill it too,
+// and the refusal says whose they are and how to stop them, since this
+// server's sandbox_list does not show them.
 func TestFakeLimitNamesOtherServers(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		limit := func(c *config.Config) { c.Limits.MaxSandboxes = 2 }
-		mine, be := fakeEngine(t, nil, limit)
+		st, _ := openState(t) // one installation: the limit is its own
+		mine, be := fakeEngine(t, st, limit)
 		cfg := config.Default()
 		cfg.Source = "other-config.toml"
 		cfg.Images.Python, cfg.Images.JavaScript, cfg.Images.Bash = fake.DefaultImage, fake.DefaultImage, fake.DefaultImage
 		cfg.Images.Pull, cfg.Pool.Size = "never", 0
 		limit(cfg)
-		other := sandbox.NewEngine(sandbox.Options{Backend: be, Config: config.Static(cfg), OwnerID: "other-owner"})
+		other := sandbox.NewEngine(sandbox.Options{Backend: be, Config: config.Static(cfg), OwnerID: "other-owner", State: st})
 		defer other.Close(context.Background())
 		ctx := context.Background()
 
@@ -595,7 +546,7 @@ func TestFakeLimitNamesOtherServers(t *testing.T) {
 			}
 		}
 		_, err := mine.Create(ctx, sandbox.CreateRequest{Language: "bash"})
-		for _, want := range []string{"2 sandboxes are running", "all the running ones were made by other MCP Sandbox servers", "`mcp-sandbox stop`", "test-config.toml"} {
+		for _, want := range []string{"2 sandboxes of this MCP Sandbox installation are running", "all the running ones were made by other servers of this installation", "`mcp-sandbox stop`", "test-config.toml"} {
 			if !errors.Is(err, sandbox.ErrLimit) || !strings.Contains(err.Error(), want) {
 				t.Errorf("create with the limit filled by another server = %v, want ErrLimit saying %q", err, want)
 			}
@@ -616,7 +567,7 @@ func TestFakeLimitNamesOtherServers(t *testing.T) {
 			t.Fatal(err)
 		}
 		_, err = mine.Create(ctx, sandbox.CreateRequest{Language: "bash"})
-		for _, want := range []string{"2 sandboxes are running", "1 of the running ones were made by other MCP Sandbox servers", "sandbox_stop (sandbox_list shows this server's)"} {
+		for _, want := range []string{"2 sandboxes of this MCP Sandbox installation are running", "1 of the running ones were made by other servers of this installation", "sandbox_stop (sandbox_list shows this server's)"} {
 			if !errors.Is(err, sandbox.ErrLimit) || !strings.Contains(err.Error(), want) {
 				t.Errorf("create with the limit filled by both = %v, want ErrLimit saying %q", err, want)
 			}

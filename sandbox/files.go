@@ -43,7 +43,7 @@ func (e *Engine) WriteFile(ctx context.Context, id, p string, content []byte, ap
 	if clean == Workspace || clean == "/tmp" {
 		return FileResult{}, invalidErr("%s is a directory; give a file path such as %s/notes.txt", clean, clean)
 	}
-	sb.begin()
+	e.begin(sb)
 	defer e.end(sb)
 	if c := e.agentFor(ctx, sb); c != nil {
 		return e.writeFileAgent(ctx, c, sb, clean, content, appendTo)
@@ -112,7 +112,7 @@ func (e *Engine) ReadFile(ctx context.Context, id, p string, offset, maxBytes in
 	if err != nil {
 		return ReadResult{}, err
 	}
-	sb.begin()
+	e.begin(sb)
 	defer e.end(sb)
 	if c := e.agentFor(ctx, sb); c != nil {
 		res, err := e.readFileAgent(ctx, c, sb, clean, offset, maxBytes)
@@ -205,7 +205,7 @@ func (e *Engine) ListFiles(ctx context.Context, id, p string, recursive bool) ([
 	if err != nil {
 		return nil, false, err
 	}
-	sb.begin()
+	e.begin(sb)
 	defer e.end(sb)
 	if c := e.agentFor(ctx, sb); c != nil {
 		entries, truncated, err := e.listFilesAgent(ctx, c, sb, clean, recursive)

@@ -143,7 +143,7 @@ func (e *Engine) InstallPackages(ctx context.Context, id string, req InstallRequ
 		env = append(env, k+"="+cfg.Network.InstallEnv[k])
 	}
 
-	sb.begin()
+	e.begin(sb)
 	defer e.end(sb)
 	limit := cfg.Limits.OutputBytes
 	stdout := newCapture(limit, streamTo(out, "stdout"))
@@ -155,7 +155,7 @@ func (e *Engine) InstallPackages(ctx context.Context, id string, req InstallRequ
 		MemoryBytes: max(int64(sb.Limits.MemoryMB)<<20, 512<<20), NanoCPUs: int64(sb.Limits.CPUs * 1e9), Pids: int64(max(sb.Limits.Pids, 256)),
 		Labels: map[string]string{
 			LabelManaged: "true", LabelHelper: sb.ID, LabelID: sb.ID + "-install",
-			LabelOwner: e.owner, LabelOwnerPID: strconv.Itoa(e.pid), LabelOwnerHost: e.hostname,
+			LabelOwner: e.owner, LabelInstallation: e.installation, LabelOwnerPID: strconv.Itoa(e.pid), LabelOwnerHost: e.hostname,
 		},
 		Stdout: stdout, Stderr: stderr,
 		WorkspaceMB: sb.Limits.WorkspaceMB,

@@ -10,10 +10,15 @@ const (
 	LabelOwner     = backend.LabelOwner
 	LabelOwnerPID  = backend.LabelOwnerPID
 	LabelOwnerHost = backend.LabelOwnerHost
-	LabelLanguage  = "io.mcp-sandbox.language"
-	LabelExpiresAt = "io.mcp-sandbox.expires-at"
-	LabelClient    = "io.mcp-sandbox.client"
-	LabelPool      = "io.mcp-sandbox.pool"
+	// LabelInstallation is the installation id of the state directory of
+	// the server that made the object (state.Store.InstallationID): whose
+	// sandboxes `ps`, `stop --all`, the tray and max_sandboxes act on, and
+	// which reaper may judge the owner (owners.go).
+	LabelInstallation = "io.mcp-sandbox.installation"
+	LabelLanguage     = "io.mcp-sandbox.language"
+	LabelExpiresAt    = "io.mcp-sandbox.expires-at"
+	LabelClient       = "io.mcp-sandbox.client"
+	LabelPool         = "io.mcp-sandbox.pool"
 	// LabelHelper marks a short-lived helper container (package installs)
 	// with the id of the sandbox it serves; it is not a sandbox itself.
 	LabelHelper = backend.LabelHelper

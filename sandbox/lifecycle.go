@@ -4,11 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
 
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox/printable"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/state"
 )
 
@@ -96,22 +96,32 @@ func (e *Engine) reconcile(ctx context.Context) {
 	}
 }
 
-// Reap removes managed containers left behind by servers that are gone: on
-// this host, ones whose owner process no longer exists; anywhere, ones
-// whose expiry has passed. It also removes the records of sandboxes that
-// are gone and the unused volumes no live server may still attach
-// (volumeSweep). It returns the ids it removed.
+// Reap removes the managed containers of this installation whose owner
+// is proved gone, and those whose owner, alive, let them pass their expiry
+// (counted from last use), with their records and the unused volumes of
+// gone owners (owners.go, volumes.go). Another installation's objects, and
+// objects without the installation label, are never touched. It returns
+// the ids it removed.
 func (e *Engine) Reap(ctx context.Context) ([]string, error) {
-	return Reap(ctx, e.be, e.st, e.owner, e.hostname)
+	return Reap(ctx, e.be, e.st, e.owner)
 }
 
-// Reap is Engine.Reap for callers without an engine (the tray, the CLI);
-// skipOwner is an owner id whose sandboxes are never reaped.
-func Reap(ctx context.Context, be Backend, st *state.Store, skipOwner, hostname string) ([]string, error) {
+// Reap is Engine.Reap for callers without an engine; self is an owner id
+// whose objects are never reaped (the caller's own, or ""). With no state
+// directory nothing can be proved, and nothing is removed.
+func Reap(ctx context.Context, be Backend, st *state.Store, self string) ([]string, error) {
+	if st == nil {
+		return nil, nil
+	}
+	inst, err := Installation(st)
+	if err != nil {
+		return nil, err
+	}
 	list, err := be.List(ctx)
 	if err != nil {
 		return nil, err
 	}
+	proof := newOwnerProof(st, inst, self)
 	now := time.Now()
 	var removed []string
 	var errs []error
@@ -119,32 +129,25 @@ func Reap(ctx context.Context, be Backend, st *state.Store, skipOwner, hostname 
 	for _, c := range list {
 		id := c.Labels[LabelID]
 		present[id] = true
-		if c.Labels[LabelOwner] == skipOwner {
-			continue
-		}
-		why := orphanReason(c, st, now, hostname)
+		why := orphanReason(c, proof, now)
 		if why == "" {
 			continue
 		}
 		if err := be.Remove(ctx, c.ID); err != nil {
-			errs = append(errs, fmt.Errorf("remove orphan %s: %w", c.Name, err))
+			errs = append(errs, fmt.Errorf("remove orphan %s (%s): %w", c.Name, why, err))
 			continue
 		}
 		removed = append(removed, id)
-		if st != nil {
-			_ = st.RemoveRecord(id)
-		}
+		_ = st.RemoveRecord(id)
 	}
-	if st != nil {
-		if recs, err := st.Records(); err == nil {
-			for _, r := range recs {
-				if !present[r.ID] {
-					_ = st.RemoveRecord(r.ID)
-				}
+	if recs, err := st.Records(); err == nil {
+		for _, r := range recs {
+			if !present[r.ID] {
+				_ = st.RemoveRecord(r.ID)
 			}
 		}
 	}
-	sweep := volumeSweep{now: time.Now(), hostname: hostname, skipOwner: skipOwner, alive: processAlive}
+	sweep := volumeSweep{proof: proof}
 	if _, err := be.RemoveOrphanVolumes(ctx, func(v VolumeInfo) bool { return sweep.orphanReason(v) != "" }); err != nil {
 		errs = append(errs, err)
 	}
@@ -155,48 +158,68 @@ func Reap(ctx context.Context, be Backend, st *state.Store, skipOwner, hostname 
 // kept, so a server's own expiry (which is exact) wins over the reaper.
 const expiryGrace = 2 * time.Minute
 
-// orphanReason says why a container should be reaped, or "".
-func orphanReason(c ContainerInfo, st *state.Store, now time.Time, hostname string) string {
-	pid, _ := strconv.Atoi(c.Labels[LabelOwnerPID])
-	if c.Labels[LabelOwnerHost] == hostname && pid > 0 && !processAlive(pid) {
-		return "owner process gone"
+// orphanReason says why a container should be reaped, or "". Only this
+// installation's containers are candidates: one whose owner is proved gone
+// goes; one whose owner is alive goes only when the owner's record (which
+// it updates at every use) says it has been idle past its expiry and the
+// grace, and is not busy. The creation-time expires-at label never counts.
+func orphanReason(c ContainerInfo, p *ownerProof, now time.Time) string {
+	if !Mine(c.Labels, p.installation) || c.Labels[LabelOwner] == p.self {
+		return ""
 	}
-	exp, err := time.Parse(time.RFC3339, c.Labels[LabelExpiresAt])
-	if st != nil {
-		if r, rerr := st.ReadRecord(c.Labels[LabelID]); rerr == nil && !r.ExpiresAt.IsZero() {
-			exp, err = r.ExpiresAt, nil
-		}
+	if p.gone(c.Labels) {
+		return "owner gone"
 	}
-	// A pool container's label expiry is far off (poolLabelTTL): its owner
-	// replaces it first. Once claimed, its record holds the real expiry.
-	if err == nil && now.After(exp.Add(expiryGrace)) {
-		return "expired"
+	r, err := p.st.ReadRecord(c.Labels[LabelID])
+	if err != nil || r.ContainerID != c.ID || r.Owner != c.Labels[LabelOwner] || r.Busy || r.ExpiresAt.IsZero() {
+		return ""
 	}
-	if c.State == "exited" || c.State == "dead" {
-		return "not running"
+	if now.After(r.ExpiresAt.Add(expiryGrace)) {
+		return "idle past its expiry (last used " + r.LastUsed.UTC().Format(time.RFC3339) + ")"
 	}
 	return ""
 }
 
-// StopManaged removes a managed sandbox by id, whichever server made it
+// StopOptions says which sandboxes StopManaged may touch.
+type StopOptions struct {
+	// AllUsers lets it stop another installation's sandbox (or one
+	// without the installation label): the person asked for it and
+	// confirmed.
+	AllUsers bool
+}
+
+// ErrNotMine is returned for an action on another installation's sandbox
+// without StopOptions.AllUsers.
+var ErrNotMine = errors.New("another installation's sandbox")
+
+// StopManaged removes a managed sandbox by id, whichever server of this
+// installation (st's) made it; another installation's only with AllUsers
 // (for `mcp-sandbox stop` and the tray).
-func StopManaged(ctx context.Context, be Backend, st *state.Store, id string) error {
+func StopManaged(ctx context.Context, be Backend, st *state.Store, id string, o StopOptions) error {
+	inst, err := Installation(st)
+	if err != nil {
+		return err
+	}
 	list, err := be.List(ctx)
 	if err != nil {
 		return err
 	}
 	for _, c := range list {
-		if c.Labels[LabelID] == id {
-			if err := be.Remove(ctx, c.ID); err != nil {
-				return err
-			}
-			if st != nil {
-				_ = st.RemoveRecord(id)
-			}
-			return nil
+		if c.Labels[LabelID] != id || c.Labels[LabelHelper] != "" {
+			continue
 		}
+		if !Mine(c.Labels, inst) && !o.AllUsers {
+			return fmt.Errorf("%w: sandbox %s was made by another MCP Sandbox installation (another user's, or a server with another state directory); `mcp-sandbox stop --all-users %s` stops it", ErrNotMine, id, id)
+		}
+		if err := be.Remove(ctx, c.ID); err != nil {
+			return err
+		}
+		if st != nil {
+			_ = st.RemoveRecord(id)
+		}
+		return nil
 	}
-	return fmt.Errorf("%w: no managed sandbox %q; `mcp-sandbox ps` lists them", ErrNotFound, id)
+	return fmt.Errorf("%w: no managed sandbox %q; `mcp-sandbox ps` lists them", ErrNotFound, printable.Clean(id, printable.NameMax))
 }
 
 // unclaimedPool reports whether c is a warm-pool container nobody has

@@ -8,27 +8,33 @@ import (
 	"sync"
 	"time"
 
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox/printable"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/state"
 )
 
 // Info describes a sandbox as sandbox_list, `mcp-sandbox ps` and the tray
 // show it.
 type Info struct {
-	ID          string    `json:"sandbox_id"`
-	Language    string    `json:"language"`
-	Image       string    `json:"image"`
-	State       string    `json:"state"`
-	CreatedAt   time.Time `json:"created_at"`
-	ExpiresAt   time.Time `json:"expires_at"`
-	Limits      Limits    `json:"limits"`
-	Usage       Usage     `json:"usage"`
-	Network     string    `json:"network"`
-	Client      string    `json:"client,omitempty"`
-	Owner       string    `json:"owner,omitempty"`
-	OwnerPID    int       `json:"owner_pid,omitempty"`
-	Pool        bool      `json:"pool,omitempty"`
-	ContainerID string    `json:"container_id,omitempty"`
-	Name        string    `json:"name,omitempty"`
+	ID        string    `json:"sandbox_id"`
+	Language  string    `json:"language"`
+	Image     string    `json:"image"`
+	State     string    `json:"state"`
+	CreatedAt time.Time `json:"created_at"`
+	ExpiresAt time.Time `json:"expires_at"`
+	Limits    Limits    `json:"limits"`
+	Usage     Usage     `json:"usage"`
+	Network   string    `json:"network"`
+	Client    string    `json:"client,omitempty"`
+	Owner     string    `json:"owner,omitempty"`
+	OwnerPID  int       `json:"owner_pid,omitempty"`
+	// Installation is the installation id of the server that made it;
+	// Mine says it is the caller's (Mine): false marks another user's or
+	// another state directory's sandbox in `ps --all`.
+	Installation string `json:"installation,omitempty"`
+	Mine         bool   `json:"mine"`
+	Pool         bool   `json:"pool,omitempty"`
+	ContainerID  string `json:"container_id,omitempty"`
+	Name         string `json:"name,omitempty"`
 	// Exec says how commands run: "agent" (a resident agent starts each
 	// one), "docker exec" (one engine exec each; ExecNote says why), or
 	// empty before the sandbox's first command.
@@ -48,6 +54,7 @@ func (e *Engine) List(ctx context.Context) ([]Info, error) {
 			ID: sb.ID, Language: sb.Language, Image: sb.Image, State: "running",
 			CreatedAt: sb.CreatedAt, ExpiresAt: sb.ExpiresAt(), Limits: sb.Limits,
 			Network: sb.Network, Client: sb.Client, Owner: e.owner, OwnerPID: e.pid,
+			Installation: e.installation, Mine: true,
 			ContainerID: sb.ContainerID, Name: ContainerName(sb.ID),
 		}
 		out[i].Exec, out[i].ExecNote = sb.execPath()
@@ -80,21 +87,31 @@ func (in *Info) setSample(s usageSample) {
 	}
 }
 
-// Lister describes every managed sandbox on an engine, whichever server
-// made it, for `mcp-sandbox ps` and the tray.
+// Lister describes the managed sandboxes of this installation (State's),
+// whichever of its servers made them, for `mcp-sandbox ps` and the tray;
+// with All, every one on the engine, each marked as this installation's
+// or not (Info.Mine).
 type Lister struct {
 	Backend Backend
-	// State, if set, supplies what changed after creation (claimed, client,
-	// expiry) from the owning servers' records.
+	// State is this installation's state directory: whose sandboxes are
+	// listed (Mine), and what changed after creation (claimed, client,
+	// expiry) from its servers' records. Without it nothing is this
+	// installation's, and only All lists anything.
 	State *state.Store
+	// All lists other installations' sandboxes too.
+	All bool
 	// Usage asks for live usage (one stats call per sandbox).
 	Usage bool
 	// Pool includes warm-pool containers.
 	Pool bool
 }
 
-// List returns every managed sandbox.
+// List returns the managed sandboxes, oldest first.
 func (l Lister) List(ctx context.Context) ([]Info, error) {
+	inst, err := Installation(l.State)
+	if err != nil {
+		return nil, err
+	}
 	list, err := l.Backend.List(ctx)
 	if err != nil {
 		return nil, err
@@ -110,16 +127,23 @@ func (l Lister) List(ctx context.Context) ([]Info, error) {
 			// fixed at creation) but has its sandbox name: it is listed.
 			continue
 		}
-		out = append(out, infoFromLabels(c))
+		in := infoFromLabels(c)
+		in.Mine = Mine(c.Labels, inst)
+		if !in.Mine && !l.All {
+			continue
+		}
+		out = append(out, in)
 		labels = append(labels, c.Labels)
 	}
 	var wg sync.WaitGroup
 	for i := range out {
-		if l.State != nil {
+		// Records are this installation's: another's sandbox of the
+		// same id (they are random) is not described by them.
+		if l.State != nil && out[i].Mine {
 			if r, err := l.State.ReadRecord(out[i].ID); err == nil && r.ContainerID == out[i].ContainerID {
 				out[i].ExpiresAt = r.ExpiresAt
 				if r.Client != "" {
-					out[i].Client = r.Client
+					out[i].Client = printable.Clean(r.Client, printable.NameMax)
 				}
 				if r.Claimed {
 					out[i].Pool = false
@@ -169,7 +193,12 @@ func limitsFromLabels(in *Info, labels map[string]string) bool {
 	return true
 }
 
+// infoFromLabels describes a container from what the engine says of it.
+// Labels are anyone's to set who can reach the engine (and the client name
+// is what an MCP client said): every string is cleaned here, where it
+// enters, so no row of `ps` or the tray's window can be forged.
 func infoFromLabels(c ContainerInfo) Info {
+	clean := func(s string) string { return printable.Clean(s, printable.NameMax) }
 	pid, _ := strconv.Atoi(c.Labels[LabelOwnerPID])
 	exp, _ := time.Parse(time.RFC3339, c.Labels[LabelExpiresAt])
 	ws, _ := strconv.Atoi(c.Labels[LabelWorkspaceMB])
@@ -179,10 +208,11 @@ func infoFromLabels(c ContainerInfo) Info {
 		id = strings.TrimPrefix(strings.TrimPrefix(c.Name, PoolNamePrefix), NamePrefix)
 	}
 	return Info{
-		ID: id, Language: c.Labels[LabelLanguage], Image: c.Image, State: c.State,
-		CreatedAt: c.Created, ExpiresAt: exp, Client: c.Labels[LabelClient],
-		Owner: c.Labels[LabelOwner], OwnerPID: pid, Pool: c.Labels[LabelPool] == "true" && strings.HasPrefix(c.Name, PoolNamePrefix),
-		Network: c.Labels[LabelNetwork], ContainerID: c.ID, Name: c.Name,
+		ID: clean(id), Language: clean(c.Labels[LabelLanguage]), Image: printable.Clean(c.Image, 256), State: clean(c.State),
+		CreatedAt: c.Created, ExpiresAt: exp, Client: clean(c.Labels[LabelClient]),
+		Owner: clean(c.Labels[LabelOwner]), OwnerPID: pid, Pool: c.Labels[LabelPool] == "true" && strings.HasPrefix(c.Name, PoolNamePrefix),
+		Installation: clean(c.Labels[LabelInstallation]),
+		Network:      clean(c.Labels[LabelNetwork]), ContainerID: clean(c.ID), Name: printable.Clean(c.Name, 256),
 		Limits: Limits{WorkspaceMB: ws, ExecTimeoutSeconds: timeout},
 	}
 }

@@ -79,6 +79,9 @@ func claimable(pl plan) bool { return len(pl.Env) == 0 }
 // resident interpreter started. soft bounds the image check and the
 // interpreter's start, ctx the container's creation.
 func (e *Engine) createPooled(ctx, soft context.Context, pl plan) (*Sandbox, error) {
+	if e.regErr != nil {
+		return nil, e.regErr
+	}
 	cfg := e.cfg.Current()
 	pull := cfg.Images.Pull
 	if pull == "always" {

@@ -68,7 +68,7 @@ func (e *Engine) runResident(ctx context.Context, sb *Sandbox, kind string, req 
 		slot.set(it, false)
 	}
 
-	sb.begin()
+	e.begin(sb)
 	defer e.end(sb)
 	limit := e.cfg.Current().Limits.OutputBytes
 	stdout := newCapture(limit, streamTo(out, "stdout"))

@@ -127,7 +127,7 @@ func TestListerLimitsFromLabels(t *testing.T) {
 	eng, te := newEngineWith(t, engineOptions{edit: func(c *config.Config) { c.Limits.MaxSandboxes = 100 }})
 	sb := mustCreate(t, eng, sandbox.CreateRequest{Language: "python", MemoryMB: 300, CPUs: 0.5})
 	counter := &inspectCounter{Backend: te.be, calls: map[string]int{}}
-	infos, err := sandbox.Lister{Backend: counter, Usage: true}.List(context.Background())
+	infos, err := sandbox.Lister{Backend: counter, State: te.st, Usage: true}.List(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}

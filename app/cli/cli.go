@@ -32,6 +32,9 @@ type Env struct {
 	// ConfigPath is the config file a --config flag named; empty means
 	// config.Path() ($MCP_SANDBOX_CONFIG, else the user's config dir).
 	ConfigPath string
+	// Interactive reports whether a person can be asked (a confirmation
+	// on Stdin); nil means Stdin is a terminal.
+	Interactive func() bool
 }
 
 // configPath is the config file the command uses: --config wins over

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"log/slog"
 	"text/tabwriter"
 	"time"
@@ -12,13 +13,14 @@ import (
 )
 
 func init() {
-	register(command{name: "ps", summary: "list every managed sandbox (any owner) with its usage", run: runPS})
+	register(command{name: "ps", summary: "list this installation's sandboxes with their usage (--all: every user's, marked)", run: runPS})
 }
 
 func runPS(ctx context.Context, e *Env, args []string) int {
-	fs := newFlagSet(e, "ps", "[--json] [--pool]")
+	fs := newFlagSet(e, "ps", "[--json] [--pool] [--all]")
 	asJSON := fs.Bool("json", false, "print JSON")
 	pool := fs.Bool("pool", false, "include warm-pool containers")
+	all := fs.Bool("all", false, "also list other installations' sandboxes on the engine (other users', or servers with another state directory), marked as others'")
 	if code, done := parseFlags(e, fs, args); done {
 		return code
 	}
@@ -29,7 +31,7 @@ func runPS(ctx context.Context, e *Env, args []string) int {
 	}
 	defer s.close()
 	l := s.lister(true)
-	l.Pool = *pool
+	l.Pool, l.All = *pool, *all
 	infos, err := l.List(ctx)
 	if err != nil {
 		fmt.Fprintf(e.Stderr, "mcp-sandbox: %v\n", err)
@@ -43,12 +45,24 @@ func runPS(ctx context.Context, e *Env, args []string) int {
 		fmt.Fprintln(e.Stdout, string(b))
 		return 0
 	}
+	writePS(e.Stdout, infos, *all)
+	return 0
+}
+
+// writePS prints the sandboxes as a table, with a column saying whose each
+// is when others' are listed. Every string in infos was cleaned where it
+// entered (sandbox.Lister), so no value can add a row or a column.
+func writePS(w io.Writer, infos []sandbox.Info, all bool) {
 	if len(infos) == 0 {
-		fmt.Fprintln(e.Stdout, "No sandboxes.")
-		return 0
+		fmt.Fprintln(w, "No sandboxes.")
+		return
 	}
-	tw := tabwriter.NewWriter(e.Stdout, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "ID\tCLIENT\tLANGUAGE\tIMAGE\tAGE\tCPU\tMEMORY\tPIDS\tNETWORK\tEXPIRES")
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	head := "ID\tCLIENT\tLANGUAGE\tIMAGE\tAGE\tCPU\tMEMORY\tPIDS\tNETWORK\tEXPIRES"
+	if all {
+		head += "\tINSTALLATION"
+	}
+	fmt.Fprintln(tw, head)
 	for _, in := range infos {
 		client := in.Client
 		if client == "" {
@@ -57,13 +71,28 @@ func runPS(ctx context.Context, e *Env, args []string) int {
 		if in.Pool {
 			client = "(pool)"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%.1f%%\t%.0f/%d MB\t%d/%d\t%s\t%s\n",
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%.1f%%\t%.0f/%d MB\t%d/%d\t%s\t%s",
 			in.ID, client, in.Language, in.Image, time.Since(in.CreatedAt).Round(time.Second),
 			in.Usage.CPUPercent, float64(in.Usage.MemoryBytes)/(1<<20), in.Limits.MemoryMB,
 			in.Usage.Pids, in.Limits.Pids, in.Network, until(in.ExpiresAt))
+		if all {
+			fmt.Fprintf(tw, "\t%s", whose(in))
+		}
+		fmt.Fprintln(tw)
 	}
 	tw.Flush()
-	return 0
+}
+
+// whose says whose a listed sandbox is.
+func whose(in sandbox.Info) string {
+	switch {
+	case in.Mine:
+		return "this"
+	case in.Installation == "":
+		return "other's (unlabelled, an older version's)"
+	default:
+		return "other's (" + in.Installation[:min(8, len(in.Installation))] + ")"
+	}
 }
 
 func until(t time.Time) string {

@@ -34,7 +34,8 @@ var lifecycleActions = []string{"create", "start", "restart", "stop", "die", "ki
 
 var _ Source = DockerSource{}
 
-// List lists every managed sandbox, without usage.
+// List lists this installation's sandboxes (the Lister's State), without
+// usage.
 func (d DockerSource) List(ctx context.Context) ([]sandbox.Info, error) {
 	l := d.Lister
 	l.Usage = false

@@ -76,7 +76,7 @@ func TestRealEngine(t *testing.T) {
 	}
 	waitSnap(t, snaps, "the new expiry", func(s Snapshot) bool { r, ok := row(s); return ok && r.ExpiresAt.Equal(rec.ExpiresAt) })
 
-	if err := sandbox.StopManaged(ctx, be, st, sb.ID); err != nil {
+	if err := sandbox.StopManaged(ctx, be, st, sb.ID, sandbox.StopOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	waitSnap(t, snaps, "the sandbox to go", func(s Snapshot) bool { _, ok := row(s); return !ok })

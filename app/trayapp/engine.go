@@ -86,7 +86,8 @@ func (a *App) dockerHostChanged(c *config.Config) {
 	a.engine.Redetect()
 }
 
-// stopAll removes every managed sandbox on the engine the rule picks.
+// stopAll removes this installation's sandboxes on the engine the rule
+// picks (engineconn.StopAll); others' are left alone.
 func (a *App) stopAll(ctx context.Context) (int, error) {
 	conn := a.engine.Conn()
 	if conn == nil {

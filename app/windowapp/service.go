@@ -31,8 +31,8 @@ func (a *App) setPaused(ctx context.Context, paused bool) error {
 	return nil
 }
 
-// stopAll removes every managed sandbox (warm-pool ones too), whichever
-// server made it.
+// stopAll removes every sandbox of this installation (warm-pool ones
+// too), whichever of its servers made it.
 func (a *App) stopAll(ctx context.Context) error {
 	conn, err := a.backend()
 	if err != nil {
@@ -43,13 +43,14 @@ func (a *App) stopAll(ctx context.Context) error {
 	return err
 }
 
-// stopOne removes one managed sandbox, whichever server made it.
+// stopOne removes one sandbox of this installation, whichever of its
+// servers made it (the window lists no others).
 func (a *App) stopOne(ctx context.Context, id string) error {
 	conn, err := a.backend()
 	if err != nil {
 		return err
 	}
-	err = sandbox.StopManaged(ctx, conn.Backend, a.st, id)
+	err = sandbox.StopManaged(ctx, conn.Backend, a.st, id, sandbox.StopOptions{})
 	conn.Model.Refresh()
 	if err == nil {
 		a.log.Info("stopped sandbox", "id", id)

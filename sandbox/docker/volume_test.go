@@ -5,9 +5,6 @@ import (
 	"context"
 	"errors"
 	"maps"
-	"os"
-	"os/exec"
-	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -19,6 +16,7 @@ import (
 	"github.com/docker/docker/client"
 
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox"
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox/state"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/testenv"
 )
 
@@ -291,24 +289,28 @@ func closeOnce(c chan struct{}) {
 	}
 }
 
-// TestReapTakesDeadOwnersHelper: the start-up reaping of a server that
-// died during an install removes its sandbox, the helper, every volume of
-// both, and an unused volume of the dead server's that no container holds.
+// TestReapTakesDeadOwnersHelper: the start-up reaping of a server of the
+// same installation that died during an install (its lock released by the
+// kernel) removes its sandbox, the helper, every volume of both, and an
+// unused volume of the dead server's that no container holds.
 func TestReapTakesDeadOwnersHelper(t *testing.T) {
 	b, cli, owner := testBackend(t)
 	ownerCleanup(t, b, cli, owner)
 	ctx := context.Background()
-	dead := exec.Command("true")
-	if err := dead.Run(); err != nil {
+	st, err := state.Open(t.TempDir())
+	if err != nil {
 		t.Fatal(err)
 	}
-	host, err := os.Hostname()
+	inst, err := st.InstallationID()
+	if err != nil {
+		t.Fatal(err)
+	}
+	lock, err := st.LockServer(owner)
 	if err != nil {
 		t.Fatal(err)
 	}
 	spec := testSpec(owner)
-	spec.Labels[sandbox.LabelOwnerPID] = strconv.Itoa(dead.Process.Pid)
-	spec.Labels[sandbox.LabelOwnerHost] = host
+	spec.Labels[sandbox.LabelInstallation] = inst
 	id, err := b.Create(ctx, spec)
 	if err != nil {
 		t.Fatal(err)
@@ -338,7 +340,13 @@ func TestReapTakesDeadOwnersHelper(t *testing.T) {
 	if n := len(ownerContainers(t, cli, owner)); n != 2 {
 		t.Fatalf("%d containers before reaping, want the sandbox and its helper", n)
 	}
-	if _, err := sandbox.Reap(ctx, b, nil, "", host); err != nil {
+	if removed, err := sandbox.Reap(ctx, b, st, ""); err != nil || len(removed) != 0 {
+		t.Fatalf("reaped %v (%v) while the owner held its lock", removed, err)
+	}
+	if err := lock.Release(); err != nil { // the owner is gone
+		t.Fatal(err)
+	}
+	if _, err := sandbox.Reap(ctx, b, st, ""); err != nil {
 		t.Errorf("reap: %v", err)
 	}
 	if left := ownerContainers(t, cli, owner); len(left) > 0 {

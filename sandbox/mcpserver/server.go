@@ -15,6 +15,7 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox"
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox/printable"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/state"
 )
 
@@ -104,8 +105,13 @@ func annotations(title string, readOnly, destructive, idempotent, openWorld bool
 
 // clientName is the calling MCP client's name, as it introduced itself:
 // in the request (protocol 2026-07-28), in initialize (its session's, on
-// stdio), or in an earlier initialize over HTTP (see httpClients).
+// stdio), or in an earlier initialize over HTTP (see httpClients); cleaned
+// (printable.Clean), as it goes into labels, logs, the audit and `ps`.
 func clientName(ctx context.Context) string {
+	return printable.Clean(rawClientName(ctx), printable.NameMax)
+}
+
+func rawClientName(ctx context.Context) string {
 	if info := server.RequestProtocolInfoFromContext(ctx); info != nil && info.ClientInfo != nil && info.ClientInfo.Name != "" {
 		return info.ClientInfo.Name
 	}

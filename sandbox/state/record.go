@@ -29,6 +29,9 @@ type Record struct {
 	CreatedAt   time.Time `json:"created_at"`
 	ExpiresAt   time.Time `json:"expires_at"`
 	LastUsed    time.Time `json:"last_used"`
+	// Busy is set while a call runs in the sandbox: a reaper never
+	// expires it then, however long ago it was last used.
+	Busy bool `json:"busy,omitempty"`
 }
 
 var validID = regexp.MustCompile(`^[a-z0-9]{4,32}$`)

@@ -11,11 +11,15 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"sync"
 )
 
 // Store is a state directory.
 type Store struct {
 	dir string
+
+	instMu sync.Mutex
+	inst   string // the installation id, once read (installation.go)
 }
 
 // Open returns the store in dir, creating it (mode 0700) if needed.

@@ -3,7 +3,7 @@
 // dockerhost's rule (the same as the server's and the CLI's) and checks
 // that it answers; Loop follows the engine's sandboxes with a
 // sandboxwatch model until it goes away, and looks again; StopAll removes
-// every managed sandbox on it.
+// this installation's sandboxes on it.
 //
 //	l := engineconn.New(engineconn.Options{Config: cfg, Store: st, Log: log,
 //		Looked: func(ctx context.Context, l engineconn.Look) {
@@ -62,12 +62,25 @@ func EntryHost(c *dockerhost.Candidate) string {
 	return c.Host
 }
 
-// StopAll removes every managed sandbox (warm-pool ones too), whichever
-// server made it, and returns how many it removed.
+// StopAll removes every sandbox of this installation (st's: sandbox.Mine),
+// warm-pool ones and helpers too, whichever of its servers made it, and
+// returns how many it removed. Other installations' sandboxes on the
+// engine (other users', other state directories') are left alone: only
+// `mcp-sandbox stop --all --all-users` touches them.
 func StopAll(ctx context.Context, be *docker.Backend, st *state.Store, log *slog.Logger) (int, error) {
-	list, err := be.List(ctx)
+	inst, err := sandbox.Installation(st)
 	if err != nil {
 		return 0, err
+	}
+	all, err := be.List(ctx)
+	if err != nil {
+		return 0, err
+	}
+	var list []sandbox.ContainerInfo
+	for _, c := range all {
+		if sandbox.Mine(c.Labels, inst) {
+			list = append(list, c)
+		}
 	}
 	var (
 		wg   sync.WaitGroup

@@ -259,6 +259,26 @@ func (b *Backend) Put(spec backend.ContainerSpec) string {
 	return c.id
 }
 
+// PutVolume adds an unused volume with these labels, as a server that made
+// it and died (or one that has yet to attach it) left it.
+func (b *Backend) PutVolume(name string, labels map[string]string) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.volumes[name] = &volume{name: name, labels: maps.Clone(labels), created: time.Now()}
+}
+
+// Volumes returns the names of the volumes there are, sorted.
+func (b *Backend) Volumes() []string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	var out []string
+	for name := range b.volumes {
+		out = append(out, name)
+	}
+	slices.Sort(out)
+	return out
+}
+
 func (c *container) running() bool {
 	select {
 	case <-c.done:
@@ -314,12 +334,12 @@ func (b *Backend) Create(ctx context.Context, spec backend.ContainerSpec) (strin
 		vols = append(vols, strings.TrimPrefix(spec.Name, backend.NamePrefix)+"-cache-"+c.id)
 	}
 	for _, v := range vols {
-		labels := map[string]string{backend.LabelCreatedAt: time.Now().UTC().Format(time.RFC3339Nano)}
-		for _, k := range []string{backend.LabelManaged, backend.LabelID, backend.LabelOwner, backend.LabelOwnerPID, backend.LabelOwnerHost} {
-			if val, ok := spec.Labels[k]; ok {
-				labels[k] = val
-			}
+		// The container's labels, as the Docker backend gives them.
+		labels := maps.Clone(spec.Labels)
+		if labels == nil {
+			labels = map[string]string{}
 		}
+		labels[backend.LabelCreatedAt] = time.Now().UTC().Format(time.RFC3339Nano)
 		b.volumes[v] = &volume{name: v, labels: labels, created: time.Now(), usedBy: c.id}
 	}
 	c.volumes = vols

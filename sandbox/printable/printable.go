@@ -1,0 +1,56 @@
+// Package printable makes a string from outside (an MCP client's name, a
+// label read from the engine, an image name) safe to put in a label, a log
+// line, a terminal or a window: control and format characters are dropped
+// (an ESC sequence, a newline or a tab cannot forge a row or restyle a
+// terminal, a bidi override cannot reorder one), invalid UTF-8 becomes
+// U+FFFD, and the length is capped in runes.
+//
+//	name := printable.Clean(info.ClientInfo.Name, printable.NameMax)
+package printable
+
+import (
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// NameMax is the cap for a name: an MCP client's, a language's, a label
+// value shown as one.
+const NameMax = 64
+
+// Clean returns s without control characters (C0, DEL, C1), format
+// characters (Unicode Cf: bidi overrides and isolates, zero-width ones)
+// and line or paragraph separators, with invalid UTF-8 replaced by U+FFFD,
+// spaces trimmed at both ends, and at most maxRunes runes (the last one an
+// ellipsis when it was cut). maxRunes <= 0 means no cap.
+func Clean(s string, maxRunes int) string {
+	if isClean(s, maxRunes) {
+		return s
+	}
+	var b strings.Builder
+	for _, r := range s { // invalid UTF-8 arrives as utf8.RuneError
+		if dropped(r) {
+			continue
+		}
+		b.WriteRune(r)
+	}
+	out := strings.TrimSpace(b.String())
+	if maxRunes > 0 && utf8.RuneCountInString(out) > maxRunes {
+		rs := []rune(out)
+		out = strings.TrimSpace(string(rs[:maxRunes-1])) + "…"
+	}
+	return out
+}
+
+// isClean is the fast path: s is valid, short enough, has nothing to drop
+// and no spaces to trim.
+func isClean(s string, maxRunes int) bool {
+	if !utf8.ValidString(s) || (maxRunes > 0 && utf8.RuneCountInString(s) > maxRunes) || strings.TrimSpace(s) != s {
+		return false
+	}
+	return strings.IndexFunc(s, dropped) < 0
+}
+
+func dropped(r rune) bool {
+	return unicode.IsControl(r) || unicode.Is(unicode.Cf, r) || unicode.In(r, unicode.Zl, unicode.Zp)
+}
