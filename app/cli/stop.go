@@ -8,6 +8,8 @@ import (
 	"os"
 	"strings"
 
+	"golang.org/x/term"
+
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox"
 )
 
@@ -117,10 +119,7 @@ func (e *Env) interactive() bool {
 	if e.Interactive != nil {
 		return e.Interactive()
 	}
+	// A character device is not enough: /dev/null is one.
 	f, ok := e.Stdin.(*os.File)
-	if !ok {
-		return false
-	}
-	st, err := f.Stat()
-	return err == nil && st.Mode()&os.ModeCharDevice != 0
+	return ok && term.IsTerminal(int(f.Fd()))
 }

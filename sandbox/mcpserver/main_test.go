@@ -82,7 +82,14 @@ type proc struct {
 
 func startServer(t *testing.T, env []string, args ...string) *proc {
 	t.Helper()
-	cmd := exec.Command(serverBin, append([]string{"serve"}, args...)...)
+	return startServerCmd(t, env, append([]string{serverBin, "serve"}, args...))
+}
+
+// startServerCmd is startServer for a server started by argv (through
+// unshare, say).
+func startServerCmd(t *testing.T, env []string, argv []string) *proc {
+	t.Helper()
+	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Env = env
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
