@@ -64,8 +64,11 @@ func waitLog(t *testing.T, p *proc, want string, within time.Duration) {
 func checkAlive(t *testing.T, cli *client.Client, sess *mcp.ClientSession, id string) {
 	t.Helper()
 	ins, err := cli.ContainerInspect(context.Background(), sandbox.ContainerName(id))
-	if err != nil || !ins.State.Running {
-		t.Fatalf("sandbox %s: container %v (%v)", id, ins.State, err)
+	if err != nil {
+		t.Fatalf("sandbox %s: %v", id, err)
+	}
+	if !ins.State.Running {
+		t.Fatalf("sandbox %s: container %s", id, ins.State.Status)
 	}
 	res := call(t, sess, "sandbox_exec", map[string]any{"sandbox_id": id, "command": "echo alive"})
 	var out struct {
