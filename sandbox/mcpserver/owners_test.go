@@ -38,25 +38,7 @@ func unsharePID(t *testing.T) []string {
 
 // withStateDir returns env with another state directory.
 func withStateDir(t *testing.T, env []string) []string {
-	out := make([]string, 0, len(env))
-	for _, kv := range env {
-		if !strings.HasPrefix(kv, "MCP_SANDBOX_STATE_DIR=") {
-			out = append(out, kv)
-		}
-	}
-	return append(out, "MCP_SANDBOX_STATE_DIR="+filepath.Join(t.TempDir(), "state"))
-}
-
-// waitLog waits until the server's log says want.
-func waitLog(t *testing.T, p *proc, want string, within time.Duration) {
-	t.Helper()
-	deadline := time.Now().Add(within)
-	for !strings.Contains(p.stderr.String(), want) {
-		if time.Now().After(deadline) {
-			t.Fatalf("the server did not log %q within %v:\n%s", want, within, p.stderr.String())
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+	return setEnv(env, "MCP_SANDBOX_STATE_DIR", filepath.Join(t.TempDir(), "state"))
 }
 
 // checkAlive fails unless sandbox id's container runs and the sandbox
@@ -102,7 +84,7 @@ func TestReapSparesLiveServerOtherPIDNamespace(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			b := startServerCmd(t, tt.env, append(unshare, serverBin, "serve", "--debug"))
-			waitLog(t, b, "start-up reaping done", 60*time.Second)
+			waitLogged(t, b, "start-up reaping done", 60*time.Second)
 			checkAlive(t, cli, sess, id)
 		})
 	}

@@ -127,6 +127,17 @@ func waitLogged(t *testing.T, p *proc, msg string, within time.Duration) {
 	}
 }
 
+// setEnv returns env with key set to value.
+func setEnv(env []string, key, value string) []string {
+	out := make([]string, 0, len(env)+1)
+	for _, kv := range env {
+		if !strings.HasPrefix(kv, key+"=") {
+			out = append(out, kv)
+		}
+	}
+	return append(out, key+"="+value)
+}
+
 // waitPool waits until the server pid has a warm pool sandbox.
 func waitPool(t *testing.T, cli *client.Client, pid int) {
 	t.Helper()
@@ -199,7 +210,8 @@ func checkWorkspace(ctx context.Context, sess *mcp.ClientSession, id string) str
 // container or volume of theirs is left.
 func TestWorkspacesSurviveStartingServers(t *testing.T) {
 	cli := testenv.Docker(t, testenv.PythonImage)
-	creator := startServer(t, poolEnv(t, 1))
+	creatorEnv := poolEnv(t, 1)
+	creator := startServer(t, creatorEnv)
 	sess := sdkClient(t, creator, nil)
 	pids := []int{creator.cmd.Process.Pid}
 
@@ -251,7 +263,13 @@ func TestWorkspacesSurviveStartingServers(t *testing.T) {
 
 	var servers []*proc
 	for i := 0; i < 10; i++ {
-		p := startServer(t, poolEnv(t, i%2), "--debug")
+		env := poolEnv(t, i%2)
+		if i%4 < 2 {
+			// The creator's installation: its reaper may judge the
+			// creator's objects, and must find the creator alive.
+			env = setEnv(env, "MCP_SANDBOX_STATE_DIR", envValue(creatorEnv, "MCP_SANDBOX_STATE_DIR"))
+		}
+		p := startServer(t, env, "--debug")
 		sdkClient(t, p, nil)
 		servers = append(servers, p)
 		pids = append(pids, p.cmd.Process.Pid)
@@ -329,11 +347,13 @@ func TestServerExitLeavesNoVolumes(t *testing.T) {
 }
 
 // TestKilledServerLeavesNoVolumes: a SIGKILLed server with sandboxes and a
-// warm pool cleans up nothing; the next server's start-up reaping removes
-// every container and volume it left.
+// warm pool cleans up nothing; the start-up reaping of the next server of
+// its installation (the same state directory: the killed one's lock is
+// free) removes every container and volume it left.
 func TestKilledServerLeavesNoVolumes(t *testing.T) {
 	cli := testenv.Docker(t, testenv.PythonImage)
-	a := startServer(t, poolEnv(t, 1))
+	env := poolEnv(t, 1)
+	a := startServer(t, env)
 	ids := createSandboxes(t, sdkClient(t, a, nil), 2)
 	pid := a.cmd.Process.Pid
 	waitPool(t, cli, pid)
@@ -347,7 +367,7 @@ func TestKilledServerLeavesNoVolumes(t *testing.T) {
 	if len(leftVolumes(t, cli, []int{pid}, ids)) == 0 {
 		t.Fatal("the killed server left no volume; the test cannot show reaping")
 	}
-	b := startServer(t, serverEnv(t, ""), "--debug")
+	b := startServer(t, env, "--debug")
 	sdkClient(t, b, nil)
 	waitLogged(t, b, "start-up reaping done", 2*time.Minute)
 	checkNothingLeft(t, cli, []int{pid}, ids)
