@@ -72,11 +72,22 @@ func (l *ServerLock) Release() error {
 	if l == nil || !l.fl.Locked() {
 		return nil
 	}
-	rerr := os.Remove(l.fl.Path())
+	return removeLocked(l.fl)
+}
+
+// removeLocked removes a held lock's file and drops the lock. Where an
+// open file cannot be removed (Windows), it is removed once unlocked and
+// closed: whoever locks it in between finds its owner gone, which is true.
+func removeLocked(fl *flock.Flock) error {
+	rerr := os.Remove(fl.Path())
+	uerr := fl.Unlock()
+	if rerr != nil && !errors.Is(rerr, os.ErrNotExist) {
+		rerr = os.Remove(fl.Path())
+	}
 	if errors.Is(rerr, os.ErrNotExist) {
 		rerr = nil
 	}
-	return errors.Join(rerr, l.fl.Unlock())
+	return errors.Join(rerr, uerr)
 }
 
 // ServerGone reports whether the server owner of this state directory is
@@ -100,7 +111,6 @@ func (s *Store) ServerGone(owner string) bool {
 	}
 	// Removed while locked: a reaper that opened it before sees it
 	// unlocked next, which is true (its owner is gone).
-	_ = os.Remove(p)
-	_ = fl.Unlock()
+	_ = removeLocked(fl)
 	return true
 }

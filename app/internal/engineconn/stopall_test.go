@@ -1,0 +1,66 @@
+package engineconn
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"log/slog"
+	"testing"
+
+	"github.com/mcp-sandbox/mcp-sandbox/app/internal/apptest"
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox"
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox/docker"
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox/state"
+)
+
+// TestStopAllLeavesOtherInstallations: the tray's Stop all (and Pause)
+// removes this installation's sandboxes and never another installation's
+// (another user's, another state directory's) or an unlabelled one on the
+// same engine.
+func TestStopAllLeavesOtherInstallations(t *testing.T) {
+	cli := apptest.Docker(t, apptest.PythonImage)
+	defer cli.Close()
+	log := slog.New(slog.DiscardHandler)
+	be := docker.New(cli, log)
+	st, err := state.Open(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	inst, err := st.InstallationID()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	create := func(installation string) string {
+		b := make([]byte, 6)
+		_, _ = rand.Read(b)
+		id := "st" + hex.EncodeToString(b)
+		labels := map[string]string{sandbox.LabelManaged: "true", sandbox.LabelID: id, sandbox.LabelOwner: "stopall-test-" + id}
+		if installation != "" {
+			labels[sandbox.LabelInstallation] = installation
+		}
+		cid, err := be.Create(ctx, sandbox.ContainerSpec{
+			Name: sandbox.ContainerName(id), Image: apptest.PythonImage, User: "1000:1000", Labels: labels,
+			MemoryBytes: 64 << 20, NanoCPUs: 5e8, Pids: 32, WorkspaceMB: 8, TmpMB: 8,
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = be.Remove(context.Background(), cid) })
+		return cid
+	}
+	mine := create(inst)
+	others := []string{create("0123456789abcdef0123456789abcdef"), create("")}
+	n, err := StopAll(ctx, be, st, log)
+	if err != nil || n != 1 {
+		t.Errorf("StopAll = %d, %v; want 1 (this installation's)", n, err)
+	}
+	if _, err := cli.ContainerInspect(ctx, mine); err == nil {
+		t.Error("this installation's sandbox is still there")
+	}
+	for _, c := range others {
+		if _, err := cli.ContainerInspect(ctx, c); err != nil {
+			t.Errorf("another installation's sandbox was removed: %v", err)
+		}
+	}
+}
