@@ -9,6 +9,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox/printable"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/state"
 )
 
@@ -63,6 +64,10 @@ func (s *Server) audit(next server.ToolHandlerFunc) server.ToolHandlerFunc {
 				e.Summary = tc.Text
 			}
 		}
+		// The tray's window shows these: a client's arguments and a
+		// sandbox's output are cleaned where they enter the log.
+		e.SandboxID = printable.Clean(e.SandboxID, printable.NameMax)
+		e.Summary = printable.Lines(e.Summary, 300)
 		if werr := s.st.Audit(e); werr != nil {
 			s.log.Warn("write audit log", "err", werr)
 		}

@@ -160,3 +160,36 @@ func lineWith(out, s string) string {
 	}
 	return ""
 }
+
+// TestHostileClientNameIsCleaned: an MCP client that calls itself by a
+// terminal escape and a newline gets a cleaned name in its sandbox's label,
+// and `ps` prints one row for its sandbox, with no escape.
+func TestHostileClientNameIsCleaned(t *testing.T) {
+	cli := testenv.Docker(t, testenv.PythonImage)
+	env := serverEnv(t, "")
+	p := startServer(t, env)
+	const name = "evil\x1b[2J\x1b]0;pwned\x07\nabc123  forged  row\u202e"
+	c := mcp.NewClient(&mcp.Implementation{Name: name, Version: "1.0"}, nil)
+	sess, err := c.Connect(testContext(t, 30*time.Second), &mcp.IOTransport{Reader: p.stdout, Writer: p.stdin}, nil)
+	if err != nil {
+		t.Fatalf("connect: %v", err)
+	}
+	id := createSandboxes(t, sess, 1)[0]
+	ins, err := cli.ContainerInspect(context.Background(), sandbox.ContainerName(id))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := ins.Config.Labels[sandbox.LabelClient], "evil[2J]0;pwnedabc123  forged  row"; got != want {
+		t.Errorf("client label %q, want %q", got, want)
+	}
+	cmd := exec.Command(serverBin, "ps")
+	cmd.Env = env
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimRight(string(out), "\n"), "\n")
+	if len(lines) != 2 || strings.ContainsAny(string(out), "\x1b\x07\u202e") {
+		t.Errorf("ps printed %d lines (want a header and one row), or an escape:\n%q", len(lines), out)
+	}
+}

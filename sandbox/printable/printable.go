@@ -54,3 +54,32 @@ func isClean(s string, maxRunes int) bool {
 func dropped(r rune) bool {
 	return unicode.IsControl(r) || unicode.Is(unicode.Cf, r) || unicode.In(r, unicode.Zl, unicode.Zp)
 }
+
+// Lines is Clean for text whose line breaks mean something (a command in
+// the audit log): each line is cleaned (a carriage return, too, is
+// dropped), the lines are kept, and the whole is capped at maxRunes.
+func Lines(s string, maxRunes int) string {
+	lines := strings.Split(s, "\n")
+	for i, l := range lines {
+		lines[i] = Clean(l, 0)
+	}
+	return capKeepingLines(strings.Join(lines, "\n"), maxRunes)
+}
+
+// capKeepingLines caps s at maxRunes runes, the last one an ellipsis when
+// it was cut, and drops what Clean drops except line feeds.
+func capKeepingLines(s string, maxRunes int) string {
+	var b strings.Builder
+	for _, r := range s {
+		if r != '\n' && dropped(r) {
+			continue
+		}
+		b.WriteRune(r)
+	}
+	out := b.String()
+	if maxRunes > 0 && utf8.RuneCountInString(out) > maxRunes {
+		rs := []rune(out)
+		out = string(rs[:maxRunes-1]) + "…"
+	}
+	return out
+}

@@ -41,6 +41,25 @@ func TestClean(t *testing.T) {
 	}
 }
 
+func TestLines(t *testing.T) {
+	tests := []struct {
+		name, in string
+		max      int
+		want     string
+	}{
+		{"lines kept", "cd /tmp\nls -la", 300, "cd /tmp\nls -la"},
+		{"controls dropped", "echo \x1b[2Jhi\r\nexit\t1", 300, "echo [2Jhi\nexit1"},
+		{"capped", strings.Repeat("a\n", 10), 5, "a\na\n…"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := Lines(tt.in, tt.max); got != tt.want {
+				t.Errorf("Lines(%q, %d) = %q, want %q", tt.in, tt.max, got, tt.want)
+			}
+		})
+	}
+}
+
 func FuzzClean(f *testing.F) {
 	for _, s := range []string{"claude", "a\x1b[2Jb", "x\ny", "\u202e", "\xff"} {
 		f.Add(s)
