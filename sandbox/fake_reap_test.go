@@ -287,3 +287,25 @@ func TestFakeLimitIsPerInstallation(t *testing.T) {
 		}
 	})
 }
+
+// TestFakeNoLockNoSandboxes: a server that cannot take its lock (another
+// process holds it) makes nothing, since no reaper could tell it alive.
+func TestFakeNoLockNoSandboxes(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		st, _ := openState(t)
+		held, err := st.LockServer("fake-owner") // fakeEngine's owner id
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer held.Release()
+		eng, be := fakeEngine(t, st, func(c *config.Config) { c.Pool.Size, c.Pool.Languages = 1, []string{"python"} })
+		synctest.Wait()
+		_, err = eng.Create(context.Background(), sandbox.CreateRequest{Language: "bash"})
+		if !errors.Is(err, state.ErrServerLock) {
+			t.Errorf("create without the lock: %v, want ErrServerLock", err)
+		}
+		if n := len(be.Containers()); n != 0 {
+			t.Errorf("%d containers made without the lock (pool included)", n)
+		}
+	})
+}
