@@ -57,7 +57,7 @@ func (s *Store) readInstallation() (string, error) {
 	}
 	id := strings.TrimSpace(string(data))
 	if !validInstallation.MatchString(id) {
-		return "", fmt.Errorf("installation id in %s is malformed (%d bytes); it must be 32 hex digits", s.installationPath(), len(data))
+		return "", fmt.Errorf("installation id in %s is malformed (%d bytes; it must be 32 hex digits): remove the file to start a new installation (the old one's sandboxes then count as another installation's: `mcp-sandbox ps --all` shows them)", s.installationPath(), len(data))
 	}
 	return id, nil
 }
