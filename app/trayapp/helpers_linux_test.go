@@ -2,11 +2,9 @@ package trayapp
 
 import (
 	"context"
-	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -15,7 +13,6 @@ import (
 	"github.com/docker/docker/client"
 
 	"github.com/mcp-sandbox/mcp-sandbox/app/bundled"
-	"github.com/mcp-sandbox/mcp-sandbox/app/internal/apptest"
 	"github.com/mcp-sandbox/mcp-sandbox/app/ui"
 )
 
@@ -119,34 +116,6 @@ func exists(t *testing.T, cli *client.Client, id string) bool {
 		t.Fatal(err)
 	}
 	return true
-}
-
-// onlyOurs waits for sandboxes other than ours to go: Stop all and Stop
-// (pause) remove every managed sandbox on the engine, which would break
-// another package's tests running at the same time. Under CI=true their
-// presence fails the test (run this package on its own); locally it skips.
-func onlyOurs(t *testing.T, cli *client.Client, ours ...string) {
-	t.Helper()
-	deadline := time.Now().Add(90 * time.Second)
-	for {
-		ids, err := apptest.Sandboxes(context.Background(), cli)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var foreign []string
-		for _, id := range ids {
-			if !slices.Contains(ours, id) {
-				foreign = append(foreign, id)
-			}
-		}
-		if len(foreign) == 0 {
-			return
-		}
-		if time.Now().After(deadline) {
-			apptest.Missing(t, fmt.Sprintf("an engine with no other test's sandboxes (found %v; this test stops every sandbox, so run ./app/trayapp on its own)", foreign))
-		}
-		time.Sleep(time.Second)
-	}
 }
 
 func click(t *testing.T, m *trayMenu, label string) {

@@ -240,13 +240,17 @@ func TestIdleCost(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s.Close()
+	var created struct {
+		ID string `json:"sandbox_id"`
+	}
 	for i := 0; i < 3; i++ {
-		if _, err := s.Call(ctx, "sandbox_create", map[string]any{"language": "python"}, nil); err != nil {
+		if _, err := s.Call(ctx, "sandbox_create", map[string]any{"language": "python"}, &created); err != nil {
 			t.Fatal(err)
 		}
 	}
+	// The tray counts its installation's sandboxes, not other tests'.
 	waitFor(t, "the tray to count the sandboxes", 30*time.Second, func() bool {
-		ids, _ := apptest.Sandboxes(ctx, cli)
+		ids, _ := apptest.InstallationSandboxes(ctx, cli, created.ID)
 		items, err := m.layout()
 		return err == nil && len(ids) >= 3 && strings.HasSuffix(statusLine(items), fmt.Sprintf("· %d sandboxes", len(ids)))
 	})

@@ -73,9 +73,28 @@ func WriteHome(home, extra string) error {
 }
 
 // Sandboxes lists the ids of the managed, non-pool sandboxes on the
-// engine, whichever process made them: what the tray counts.
+// engine, whichever process made them.
 func Sandboxes(ctx context.Context, cli *client.Client) ([]string, error) {
-	f := filters.NewArgs(filters.Arg("label", "io.mcp-sandbox.managed=true"))
+	return sandboxesWith(ctx, cli, "io.mcp-sandbox.managed=true")
+}
+
+// InstallationSandboxes lists the ids of the managed, non-pool sandboxes
+// of the installation that made sandbox id (its io.mcp-sandbox.installation
+// label): what the tray of that installation counts.
+func InstallationSandboxes(ctx context.Context, cli *client.Client, id string) ([]string, error) {
+	ins, err := cli.ContainerInspect(ctx, "mcp-sandbox-"+id)
+	if err != nil {
+		return nil, err
+	}
+	inst := ins.Config.Labels["io.mcp-sandbox.installation"]
+	if inst == "" {
+		return nil, fmt.Errorf("sandbox %s has no installation label", id)
+	}
+	return sandboxesWith(ctx, cli, "io.mcp-sandbox.installation="+inst)
+}
+
+func sandboxesWith(ctx context.Context, cli *client.Client, label string) ([]string, error) {
+	f := filters.NewArgs(filters.Arg("label", "io.mcp-sandbox.managed=true"), filters.Arg("label", label))
 	list, err := cli.ContainerList(ctx, container.ListOptions{All: true, Filters: f})
 	if err != nil {
 		return nil, err
