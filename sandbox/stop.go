@@ -8,8 +8,8 @@ import (
 // Stop stops a sandbox this engine owns and answers at once: its processes
 // are killed (by its agent, where it has one), it is forgotten, and its
 // container and volumes are removed in the background (Close waits for
-// that). Should the server die first, the reaper of the next server or the
-// tray removes them: their owner process is gone (Reap).
+// that). Should the server die first, the reaper of the next server of
+// this installation removes them: its lock proves the owner gone (Reap).
 func (e *Engine) Stop(ctx context.Context, id string) error {
 	sb, err := e.Get(id)
 	if err != nil {

@@ -27,7 +27,8 @@ const (
 	LabelID = "io.mcp-sandbox.id"
 	// LabelOwner is the server instance that made the sandbox.
 	LabelOwner = "io.mcp-sandbox.owner"
-	// LabelOwnerPID and LabelOwnerHost say where that server runs.
+	// LabelOwnerPID and LabelOwnerHost say where that server runs (for a
+	// person; no reaper judges an owner by them: see sandbox/owners.go).
 	LabelOwnerPID  = "io.mcp-sandbox.owner-pid"
 	LabelOwnerHost = "io.mcp-sandbox.owner-host"
 	// LabelHelper marks a short-lived helper container (package installs)
