@@ -49,7 +49,7 @@ func newActivityTab(w *Window, act ActivityActions) *ActivityTab {
 	for i, title := range activityColumns {
 		cols[i] = column{title: title, width: widths[i]}
 	}
-	t.grid = newGrid(cols, func() int { return len(t.shown) }, t.cell)
+	t.grid = newGrid(cols, func() int { return len(t.shown) }, func(row int) string { return strconv.Itoa(row) }, t.cell)
 	t.grid.grow = "Summary"
 	t.grid.lines = 2
 	t.filter = widget.NewEntry()

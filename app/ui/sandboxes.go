@@ -70,22 +70,22 @@ func newSandboxesTab(w *Window, act SandboxActions) *SandboxesTab {
 		cols[i] = column{title: c.title, width: c.width}
 	}
 	cols[0].buttons = []columnButton{{
-		label: func(row int) string {
-			if t.stopping[t.snap.Rows[row].ID] {
+		label: func(id string) string {
+			if t.stopping[id] {
 				return "Stopping…"
 			}
 			return "Stop"
 		},
-		tap:      func(row int) { t.stop(t.snap.Rows[row].ID) },
-		disabled: func(row int) bool { return t.stopping[t.snap.Rows[row].ID] },
+		tap:      t.stop,
+		disabled: func(id string) bool { return t.stopping[id] },
 	}}
-	t.grid = newGrid(cols, func() int { return len(t.snap.Rows) }, t.cell)
+	t.grid = newGrid(cols, func() int { return len(t.snap.Rows) }, func(row int) string { return t.snap.Rows[row].ID }, t.cell)
 	t.grid.grow = "Image"
 	t.grid.lines = sandboxLines
 	t.details = wrapped("Select a sandbox to see its full id, image and limits.")
 	t.grid.table.OnSelected = func(id widget.TableCellID) {
-		if id.Row >= 0 && id.Row < len(t.snap.Rows) {
-			t.selected = t.snap.Rows[id.Row].ID
+		if key, ok := t.grid.Key(id.Row); ok {
+			t.selected = key
 			t.showDetails()
 		}
 	}
