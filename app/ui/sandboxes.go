@@ -232,14 +232,9 @@ func (t *SandboxesTab) stop(id string) {
 }
 
 func (t *SandboxesTab) confirmStopAll() {
-	n := len(t.snap.Rows)
-	dialog.ShowConfirm("Stop all sandboxes?",
-		fmt.Sprintf("This removes %s and everything in them, whichever client started them.", plural(n, "sandbox", "sandboxes")),
-		func(ok bool) {
-			if ok {
-				t.StopAll()
-			}
-		}, t.w.win)
+	n := plural(len(t.snap.Rows), "sandbox", "sandboxes")
+	confirm("Stop all sandboxes?", "This removes "+n+" and everything in them, whichever client started them.",
+		"Stop "+n, t.w.win, t.StopAll)
 }
 
 // StopAll stops every sandbox without asking (the dialog asked).
