@@ -11,6 +11,7 @@ import (
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/widget"
 
+	"github.com/mcp-sandbox/mcp-sandbox/app/clientconfig"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/state"
 )
 
@@ -68,7 +69,7 @@ func (t *ActivityTab) cell(row, col int) string {
 	case "Time":
 		return e.Time.Local().Format("2006-01-02\n15:04:05")
 	case "Client / tool":
-		return orDash(e.Client) + "\n" + e.Tool
+		return orDash(clientconfig.DisplayForMCPName(e.Client)) + "\n" + e.Tool
 	case "Sandbox":
 		return orDash(e.SandboxID)
 	case "Summary":

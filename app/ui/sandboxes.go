@@ -54,10 +54,10 @@ var sandboxColumns = []struct {
 }{
 	{"", 70, nil},
 	{"Sandbox", 135, []string{"ID", "Language", "Client"}},
-	{"Image", 170, []string{"Image"}},
+	{"Image", 150, []string{"Image"}},
 	{"Usage / limit", 170, []string{"CPU", "Memory", "PIDs"}},
 	{"Limits", 110, []string{"Network", "Timeout"}},
-	{"Time", 105, []string{"Age", "Expires"}},
+	{"Time", 125, []string{"Age", "Expires"}},
 }
 
 // sandboxLines is how many lines of text a row holds at least.
@@ -140,7 +140,10 @@ func (t *SandboxesTab) field(row int, name string) string {
 	case "Timeout":
 		return "timeout " + execTimeout(r.Limits.ExecTimeoutSeconds)
 	case "Expires":
-		return r.Expires(now)
+		if r.ExpiresAt.IsZero() {
+			return "no expiry"
+		}
+		return "expires " + r.Expires(now)
 	}
 	return ""
 }
