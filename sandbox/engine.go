@@ -3,6 +3,7 @@ package sandbox
 import (
 	"context"
 	"crypto/rand"
+	"errors"
 	"fmt"
 	"log/slog"
 	"os"
@@ -373,6 +374,13 @@ type activeContainer struct {
 // name is told the container's name before it is made.
 func (e *Engine) create(ctx context.Context, cfg *config.Config, p plan, req CreateRequest, name func(string)) (*Sandbox, error) {
 	img, err := e.be.EnsureImage(ctx, p.Image, cfg.Images.Pull, req.Progress)
+	if l, _ := cfg.Language(p.Language); (errors.Is(err, ErrPull) || errors.Is(err, ErrImageNotFound)) && p.Image == l.Image {
+		// The configured image: say where it is chosen. (An image the
+		// call asked for is the caller's to change.)
+		table, key := cfg.ImageSetting(p.Language)
+		return nil, fmt.Errorf("%w; or use an image this engine has (`docker images` lists them): set %s = \"IMAGE\" under [%s] in %s",
+			err, key, table, cfg.File())
+	}
 	if err != nil {
 		return nil, err
 	}

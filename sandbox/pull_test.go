@@ -77,6 +77,19 @@ func TestPullFromRegistry(t *testing.T) {
 		})
 	}
 
+	// The configured image cannot be had: the error says where it is
+	// chosen, so a person can point it at an image the engine has.
+	t.Run("configured image unreachable", func(t *testing.T) {
+		e, _ := newEngine(t, func(c *config.Config) {
+			c.Images.Bash = "127.0.0.1:5999/x/y:1"
+			c.Images.Pull = "missing"
+		})
+		_, err := e.Create(ctx, sandbox.CreateRequest{Language: "bash"})
+		if !errors.Is(err, sandbox.ErrPull) || !strings.Contains(err.Error(), `set bash = "IMAGE" under [images]`) {
+			t.Errorf("got %v, want ErrPull naming [images] bash", err)
+		}
+	})
+
 	// always: pulls again although the image is present.
 	steps = nil
 	always, _ := newEngine(t, func(c *config.Config) {

@@ -46,6 +46,8 @@ type report struct {
 	Install  installReport              `json:"install"`
 	StateDir dirReport                  `json:"state_dir"`
 	Problems []string                   `json:"problems"`
+
+	limitsTooHigh bool // a limit no sandbox can be given on this engine
 }
 
 type dockerReport struct {
@@ -54,6 +56,10 @@ type dockerReport struct {
 	Reason     string                 `json:"reason"`
 	Hint       string                 `json:"hint,omitempty"`
 	Runtime    runtimeReport          `json:"runtime"`
+	// CPUs and MemoryBytes are what the engine has, which every sandbox's
+	// limits must fit in (0 when it did not say).
+	CPUs        int   `json:"cpus,omitempty"`
+	MemoryBytes int64 `json:"memory_bytes,omitempty"`
 }
 
 type runtimeReport struct {
@@ -71,6 +77,14 @@ type imageReport struct {
 	Interpreter      string `json:"interpreter,omitempty"`
 	InterpreterFound bool   `json:"interpreter_found"`
 	InterpreterError string `json:"interpreter_error,omitempty"`
+	// Pullable says, for a missing image, whether the engine's registry
+	// has it (nil when that could not be asked: Podman has no way to ask
+	// without pulling); PullError says why not.
+	Pullable  *bool  `json:"pullable,omitempty"`
+	PullError string `json:"pull_error,omitempty"`
+	// Runnable: code in this language can run now, or once its image is
+	// pulled on first use.
+	Runnable bool `json:"runnable"`
 }
 
 type configReport struct {
@@ -161,7 +175,10 @@ func diagnose(ctx context.Context, e *Env) *report {
 	if !r.StateDir.Writable {
 		problem("the state directory %s is not writable: audit log, pause flag and sandbox records cannot be kept", r.StateDir.Path)
 	}
-	r.OK = det.Chosen != nil && r.Config.Valid
+	r.OK = det.Chosen != nil && r.Config.Valid && !r.limitsTooHigh
+	for _, im := range r.Images {
+		r.OK = r.OK && im.Runnable
+	}
 	return r
 }
 
@@ -172,6 +189,8 @@ func inspectEngine(ctx context.Context, cli *client.Client, cfg *config.Config, 
 	if info, err := cli.Info(ictx); err == nil {
 		_, r.Docker.Runtime.RunscRegistered = info.Runtimes["runsc"]
 		r.Docker.Runtime.InUse = info.DefaultRuntime
+		r.Docker.CPUs, r.Docker.MemoryBytes = info.NCPU, info.MemTotal
+		checkLimitsFit(cfg, r, problem)
 	}
 	switch cfg.Docker.Runtime {
 	case "runsc":
@@ -189,18 +208,18 @@ func inspectEngine(ctx context.Context, cli *client.Client, cfg *config.Config, 
 	for _, name := range cfg.LanguageNames() {
 		l, _ := cfg.Language(name)
 		_, err := cli.ImageInspect(ictx, l.Image)
-		ir := imageReport{Language: name, Image: l.Image, Present: err == nil}
-		r.Images = append(r.Images, ir)
-		if !ir.Present {
-			switch cfg.Images.Pull {
-			case "never":
-				problem("image %s (%s) is not present and images.pull is \"never\": run `docker pull %s`", l.Image, name, l.Image)
-			default:
-				problem("image %s (%s) is not present yet; it is pulled on first use (or run `docker pull %s` now)", l.Image, name, l.Image)
-			}
+		r.Images = append(r.Images, imageReport{Language: name, Image: l.Image, Present: err == nil})
+	}
+	checkMissingImages(ictx, cli, cfg, r, problem)
+	probeInterpreters(ctx, cli, cfg, r.Images, problem)
+	for i := range r.Images {
+		im := &r.Images[i]
+		if im.Present {
+			im.Runnable = im.Interpreter == "" || im.InterpreterFound
+		} else {
+			im.Runnable = cfg.Images.Pull != "never" && (im.Pullable == nil || *im.Pullable)
 		}
 	}
-	probeInterpreters(ctx, cli, cfg, r.Images, problem)
 }
 
 func printReport(w io.Writer, r *report) {
@@ -213,12 +232,16 @@ func printReport(w io.Writer, r *report) {
 	for _, im := range r.Images {
 		state := "present"
 		switch {
+		case !im.Present && im.Runnable && im.Pullable != nil:
+			state = "missing, pulled on first use"
+		case !im.Present && im.Runnable:
+			state = "missing, pulled on first use (whether the registry has it is not known)"
 		case !im.Present:
-			state = "missing"
+			state = "MISSING: code in " + im.Language + " cannot run"
 		case im.InterpreterFound:
 			state = "present, has " + im.Interpreter
 		case im.Interpreter != "":
-			state = "present, but cannot run " + im.Interpreter
+			state = "PRESENT, BUT CANNOT RUN " + im.Interpreter
 		}
 		fmt.Fprintf(w, "  %-11s %-40s %s\n", im.Language, im.Image, state)
 	}

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"log/slog"
 	"slices"
@@ -59,12 +60,8 @@ func probeInterpreters(ctx context.Context, cli *client.Client, cfg *config.Conf
 	}
 	for _, im := range images {
 		if im.Present && !im.InterpreterFound && im.Interpreter != "" {
-			key := "languages." + im.Language + ".image"
-			if slices.Contains([]string{"python", "javascript", "bash"}, im.Language) {
-				key = "images." + im.Language
-			}
 			problem("image %s (%s) cannot run %s (%s): set %s in the config file to an image that has it",
-				im.Image, im.Language, im.Interpreter, im.InterpreterError, key)
+				im.Image, im.Language, im.Interpreter, im.InterpreterError, cfg.ImageKey(im.Language))
 		}
 	}
 }
@@ -86,4 +83,56 @@ func runProbe(ctx context.Context, be *docker.Backend, image, program string) st
 		return "found but not executable"
 	}
 	return ""
+}
+
+// checkMissingImages says, for each image that is not present, whether
+// the first call in its language can get it: with images.pull = "never"
+// it cannot; otherwise the engine asks its registry for the image's
+// manifest (nothing is downloaded), so an offline machine, a proxy, a
+// registry outage or a wrong name shows now, not at the first call.
+func checkMissingImages(ctx context.Context, cli *client.Client, cfg *config.Config, r *report, problem func(string, ...any)) {
+	podman := r.Docker.Chosen != nil && r.Docker.Chosen.Engine == "Podman"
+	for i := range r.Images {
+		im := &r.Images[i]
+		if im.Present {
+			continue
+		}
+		table, key := cfg.ImageSetting(im.Language)
+		instead := fmt.Sprintf("or set %s = \"IMAGE\" under [%s] in %s to an image this engine has (`docker images` lists them)", key, table, cfg.File())
+		switch {
+		case cfg.Images.Pull == "never":
+			problem("image %s (%s) is not present and images.pull is \"never\": code in %s cannot run; run `docker pull %s`, %s",
+				im.Image, im.Language, im.Language, im.Image, instead)
+		case podman:
+			problem("image %s (%s) is not present yet; it is pulled on first use (Podman cannot say whether its registry has it without pulling: run `docker pull %s` now to be sure)",
+				im.Image, im.Language, im.Image)
+		default:
+			_, err := cli.DistributionInspect(ctx, im.Image, "")
+			ok := err == nil
+			im.Pullable = &ok
+			if ok {
+				problem("image %s (%s) is not present yet; it is pulled on first use (or run `docker pull %s` now)", im.Image, im.Language, im.Image)
+				continue
+			}
+			im.PullError = err.Error()
+			problem("image %s (%s) is not present and cannot be pulled (%v): code in %s cannot run; check the engine reaches its registry, %s",
+				im.Image, im.Language, err, im.Language, instead)
+		}
+	}
+}
+
+// checkLimitsFit compares the sandbox limits with what the engine has: a
+// CPU limit above its CPUs makes every create fail, and a memory limit
+// above its memory limits nothing.
+func checkLimitsFit(cfg *config.Config, r *report, problem func(string, ...any)) {
+	lim := cfg.Limits
+	if n := r.Docker.CPUs; n > 0 && lim.CPUs > float64(n) {
+		r.limitsTooHigh = true
+		problem("limits.cpus = %g but the engine has %d CPU(s): every sandbox would fail to start; set limits.cpus to %d or less in %s",
+			lim.CPUs, n, n, cfg.File())
+	}
+	if m := r.Docker.MemoryBytes; m > 0 && int64(lim.MemoryMB)<<20 > m {
+		problem("limits.memory_mb = %d is more than the engine's %d MB of memory: the limit holds nothing back; set it lower in %s",
+			lim.MemoryMB, m>>20, cfg.File())
+	}
 }

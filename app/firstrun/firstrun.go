@@ -138,11 +138,24 @@ func (r Report) Message() string {
 	var parts []string
 	if len(r.Configured) > 0 {
 		names := make([]string, len(r.Configured))
+		var backedUp []string
 		for i, c := range r.Configured {
 			names[i] = c.Display
+			if c.Backup != "" {
+				backedUp = append(backedUp, c.Display)
+			}
 		}
 		list := joinAnd(names)
-		parts = append(parts, fmt.Sprintf("MCP Sandbox is now set up in %s (the old config was backed up). Restart %s to load it.", list, list))
+		note := ""
+		switch {
+		case len(backedUp) == len(names) && len(names) == 1:
+			note = " (the old config was backed up)"
+		case len(backedUp) == len(names):
+			note = " (the old configs were backed up)"
+		case len(backedUp) > 0:
+			note = " (the old config of " + joinAnd(backedUp) + " was backed up)"
+		}
+		parts = append(parts, fmt.Sprintf("MCP Sandbox is now set up in %s%s. Restart %s to load it.", list, note, list))
 	}
 	for _, name := range slices.Sorted(maps.Keys(r.Failed)) {
 		err := r.Failed[name]

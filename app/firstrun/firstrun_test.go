@@ -137,3 +137,25 @@ func TestFirstRunWaitsForAPlaceToStay(t *testing.T) {
 		t.Fatalf("Run from Applications = %+v, %v", rep, err)
 	}
 }
+
+// The first-run message says a config was backed up only for the clients
+// whose file existed.
+func TestMessageMentionsOnlyBackupsMade(t *testing.T) {
+	for _, tc := range []struct {
+		name       string
+		configured []Configured
+		want, not  string
+	}{
+		{"no file before", []Configured{{Display: "Claude Desktop"}}, "set up in Claude Desktop. Restart", "backed up"},
+		{"a file before", []Configured{{Display: "Cursor", Backup: "/b"}}, "set up in Cursor (the old config was backed up)", ""},
+		{"one of two", []Configured{{Display: "Claude Desktop"}, {Display: "Cursor", Backup: "/b"}}, "(the old config of Cursor was backed up)", "configs were"},
+		{"both", []Configured{{Display: "Claude Desktop", Backup: "/a"}, {Display: "Cursor", Backup: "/b"}}, "(the old configs were backed up)", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			msg := Report{Configured: tc.configured}.Message()
+			if !strings.Contains(msg, tc.want) || (tc.not != "" && strings.Contains(msg, tc.not)) {
+				t.Errorf("Message = %q; want %q and not %q", msg, tc.want, tc.not)
+			}
+		})
+	}
+}

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strconv"
 	"time"
+
+	"github.com/mcp-sandbox/mcp-sandbox/app/clientconfig"
 )
 
 // The cells of a row, formatted for people. Usage columns show "–" until
@@ -81,7 +83,7 @@ func (r Row) ClientLabel() string {
 	if r.Client == "" {
 		return none
 	}
-	return r.Client
+	return clientconfig.DisplayForMCPName(r.Client)
 }
 
 // Duration is a short, rounded duration: "45s", "12m", "3h05m", "2d4h".

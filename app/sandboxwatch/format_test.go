@@ -33,7 +33,7 @@ func TestCells(t *testing.T) {
 		{"memory unsampled", fresh.Memory(), "– / 1 GB"},
 		{"pids", sampled.Pids(), "4 / 256"},
 		{"pids unsampled, no limit", fresh.Pids(), "–"},
-		{"client", sampled.ClientLabel(), "claude-ai"},
+		{"client", sampled.ClientLabel(), "Claude Desktop"},
 		{"no client", fresh.ClientLabel(), "–"},
 		{"days", Duration(50 * time.Hour), "2d2h"},
 		{"bytes", Bytes(900 << 10), "900 KB"},

@@ -99,12 +99,13 @@ func (a *App) applyPaused(ctx context.Context, paused bool) {
 	a.log.Info("service", "paused", paused)
 	a.applyHTTP()
 	a.redraw()
+	httpOn := a.cfg.Current().Tray.HTTPPort > 0
 	if !paused {
-		a.notify("MCP Sandbox runs again: servers start sandboxes, and the HTTP server is back.")
+		a.notify("MCP Sandbox runs again: servers start sandboxes" + ifHTTP(httpOn, ", and the HTTP server is back") + ".")
 		return
 	}
 	n, err := a.stopAll(ctx)
-	msg := "MCP Sandbox is Paused: " + plural(n) + " stopped, the HTTP server stopped, and servers refuse new sandboxes until you choose Start."
+	msg := "MCP Sandbox is Paused: " + plural(n) + " stopped" + ifHTTP(httpOn, ", the HTTP server stopped,") + " and servers refuse new sandboxes until you choose Start."
 	if err != nil && ctx.Err() == nil {
 		msg += " Some sandboxes could not be stopped: " + err.Error()
 	}
@@ -127,4 +128,13 @@ func plural(n int) string {
 		return "1 sandbox"
 	}
 	return strconv.Itoa(n) + " sandboxes"
+}
+
+// ifHTTP is s when the tray's HTTP server is configured: messages name
+// only what exists.
+func ifHTTP(on bool, s string) string {
+	if on {
+		return s
+	}
+	return ""
 }

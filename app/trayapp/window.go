@@ -1,11 +1,16 @@
 package trayapp
 
 import (
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"sync/atomic"
+	"syscall"
 	"time"
+
+	"github.com/mcp-sandbox/mcp-sandbox/app/traymenu"
 )
 
 // WindowBinary is the window's executable, installed beside the tray's.
@@ -15,6 +20,9 @@ const WindowBinary = "mcp-sandbox-window"
 type windowProc struct {
 	cmd  *exec.Cmd
 	done chan struct{}
+	// closing is set when the tray itself ends the window (Quit), so its
+	// end is not reported as a crash.
+	closing atomic.Bool
 }
 
 func (a *App) windowPath() string {
@@ -47,13 +55,18 @@ func (a *App) openWindow(args ...string) {
 	a.mu.Unlock()
 	go func() {
 		err := cmd.Wait()
-		close(p.done)
-		a.log.Info("window process ended", "pid", cmd.Process.Pid, "err", err)
 		a.mu.Lock()
 		if a.window == p {
-			a.window = nil
+			a.window = nil // the menu's Open starts a new one at once
 		}
 		a.mu.Unlock()
+		close(p.done)
+		if !p.closing.Load() && crashed(err) {
+			a.log.Error("the window process ended unexpectedly", "pid", cmd.Process.Pid, "err", err)
+			a.notify("The MCP Sandbox window closed unexpectedly (" + err.Error() + "). The tray and your sandboxes keep running: choose “" + traymenu.LabelOpen + "” in the menu to open it again. Details are in tray.log.")
+			return
+		}
+		a.log.Info("window process ended", "pid", cmd.Process.Pid, "err", err)
 	}()
 }
 
@@ -65,6 +78,7 @@ func (a *App) closeWindow() {
 	if p == nil {
 		return
 	}
+	p.closing.Store(true)
 	terminate(p.cmd.Process)
 	select {
 	case <-p.done:
@@ -72,4 +86,23 @@ func (a *App) closeWindow() {
 		p.cmd.Process.Kill()
 		<-p.done
 	}
+}
+
+// crashed reports whether a window process that ended with err died rather
+// than quit: a non-zero exit (a Go panic or fatal error exits 2) or a
+// signal other than the ones a session sends to end programs (SIGTERM,
+// SIGINT, SIGHUP), such as SIGKILL from the OOM killer or SIGSEGV.
+func crashed(err error) bool {
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) {
+		return err != nil
+	}
+	if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+		switch ws.Signal() {
+		case syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP:
+			return false
+		}
+		return true
+	}
+	return ee.ExitCode() != 0
 }

@@ -165,3 +165,29 @@ func TestWindowProcess(t *testing.T) {
 		t.Errorf("window processes %v left after the tray quit", got)
 	}
 }
+
+// A window process that crashes (a Go fatal error: SIGQUIT makes the
+// runtime dump its goroutines and exit 2) is reported by a notification
+// and in the tray's log, and the menu's Open starts a new window at once.
+func TestWindowCrashIsReported(t *testing.T) {
+	skipUnderRace(t)
+	d := startDesktop(t)
+	p, m := d.startTray(t, nil, "--hidden")
+	click(t, m, traymenu.LabelOpen)
+	var kids []int
+	waitFor(t, "the window process", 30*time.Second, func() bool {
+		kids = windowChildren(t, p.pid)
+		return len(kids) == 1
+	})
+	time.Sleep(2 * time.Second) // past the window's start-up, so the crash is the window's, not its start's
+	syscall.Kill(kids[0], syscall.SIGQUIT)
+	note := d.waitNote(t, "the crash notification", "window closed unexpectedly", traymenu.LabelOpen)
+	if !strings.Contains(note, "exit status 2") {
+		t.Errorf("notification %q does not say how the window ended", note)
+	}
+	click(t, m, traymenu.LabelOpen)
+	waitFor(t, "a new window process", 30*time.Second, func() bool {
+		k := windowChildren(t, p.pid)
+		return len(k) == 1 && k[0] != kids[0]
+	})
+}

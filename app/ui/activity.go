@@ -11,6 +11,7 @@ import (
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/widget"
 
+	"github.com/mcp-sandbox/mcp-sandbox/app/clientconfig"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/state"
 )
 
@@ -49,7 +50,7 @@ func newActivityTab(w *Window, act ActivityActions) *ActivityTab {
 	for i, title := range activityColumns {
 		cols[i] = column{title: title, width: widths[i]}
 	}
-	t.grid = newGrid(cols, func() int { return len(t.shown) }, t.cell)
+	t.grid = newGrid(cols, func() int { return len(t.shown) }, func(row int) string { return strconv.Itoa(row) }, t.cell)
 	t.grid.grow = "Summary"
 	t.grid.lines = 2
 	t.filter = widget.NewEntry()
@@ -68,7 +69,7 @@ func (t *ActivityTab) cell(row, col int) string {
 	case "Time":
 		return e.Time.Local().Format("2006-01-02\n15:04:05")
 	case "Client / tool":
-		return orDash(e.Client) + "\n" + e.Tool
+		return orDash(clientconfig.DisplayForMCPName(e.Client)) + "\n" + e.Tool
 	case "Sandbox":
 		return orDash(e.SandboxID)
 	case "Summary":

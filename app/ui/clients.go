@@ -60,24 +60,26 @@ func newClientsTab(w *Window, act ClientActions) *ClientsTab {
 	for i, title := range clientColumns {
 		cols[i] = column{title: title, width: widths[i]}
 	}
-	idle := func(row int) bool { return t.busy[t.rows[row].Name] }
+	idle := func(name string) bool { return t.busy[name] }
 	cols[1].buttons = []columnButton{
-		{label: func(row int) string {
-			r := t.rows[row]
+		{label: func(name string) string {
+			r, ok := t.row(name)
 			switch {
+			case !ok:
+				return ""
 			case r.Configured && r.Matches:
 				return ""
 			case r.Configured:
 				return "Repair"
 			}
 			return "Configure"
-		}, tap: func(row int) { t.run(t.rows[row], "configure", t.act.Configure) }, disabled: idle},
-		{label: func(row int) string { return ifs(t.rows[row].Configured, "Remove") },
-			tap: func(row int) { t.run(t.rows[row], "remove", t.act.Remove) }, disabled: idle},
-		{label: func(row int) string { return ifs(t.rows[row].Configured, "Verify") },
-			tap: func(row int) { t.run(t.rows[row], "verify", t.act.Verify) }, disabled: idle},
+		}, tap: func(name string) { t.runNamed(name, "configure", t.act.Configure) }, disabled: idle},
+		{label: func(name string) string { r, _ := t.row(name); return ifs(r.Configured, "Remove") },
+			tap: func(name string) { t.runNamed(name, "remove", t.act.Remove) }, disabled: idle},
+		{label: func(name string) string { r, _ := t.row(name); return ifs(r.Configured, "Verify") },
+			tap: func(name string) { t.runNamed(name, "verify", t.act.Verify) }, disabled: idle},
 	}
-	t.grid = newGrid(cols, func() int { return len(t.rows) }, t.cell)
+	t.grid = newGrid(cols, func() int { return len(t.rows) }, func(row int) string { return t.rows[row].Name }, t.cell)
 	t.grid.grow = "Config file"
 	t.grid.lines = 3
 	t.message = wrapped("Configure writes an mcp-sandbox entry that runs the bundled server; the file is backed up first and everything else in it is kept.")
@@ -157,6 +159,24 @@ func (t *ClientsTab) Tap(name, action string) {
 			}[action]
 			t.run(r, action, f)
 		}
+	}
+}
+
+// row is the client named name, as the tab knows it now.
+func (t *ClientsTab) row(name string) (ClientRow, bool) {
+	for _, r := range t.rows {
+		if r.Name == name {
+			return r, true
+		}
+	}
+	return ClientRow{}, false
+}
+
+// runNamed runs a row's action on the client named name, if it is still
+// listed.
+func (t *ClientsTab) runNamed(name, verb string, f func(context.Context, string) (string, error)) {
+	if r, ok := t.row(name); ok {
+		t.run(r, verb, f)
 	}
 }
 

@@ -54,10 +54,10 @@ var sandboxColumns = []struct {
 }{
 	{"", 70, nil},
 	{"Sandbox", 135, []string{"ID", "Language", "Client"}},
-	{"Image", 170, []string{"Image"}},
+	{"Image", 150, []string{"Image"}},
 	{"Usage / limit", 170, []string{"CPU", "Memory", "PIDs"}},
 	{"Limits", 110, []string{"Network", "Timeout"}},
-	{"Time", 105, []string{"Age", "Expires"}},
+	{"Time", 125, []string{"Age", "Expires"}},
 }
 
 // sandboxLines is how many lines of text a row holds at least.
@@ -70,22 +70,22 @@ func newSandboxesTab(w *Window, act SandboxActions) *SandboxesTab {
 		cols[i] = column{title: c.title, width: c.width}
 	}
 	cols[0].buttons = []columnButton{{
-		label: func(row int) string {
-			if t.stopping[t.snap.Rows[row].ID] {
+		label: func(id string) string {
+			if t.stopping[id] {
 				return "Stopping…"
 			}
 			return "Stop"
 		},
-		tap:      func(row int) { t.stop(t.snap.Rows[row].ID) },
-		disabled: func(row int) bool { return t.stopping[t.snap.Rows[row].ID] },
+		tap:      t.stop,
+		disabled: func(id string) bool { return t.stopping[id] },
 	}}
-	t.grid = newGrid(cols, func() int { return len(t.snap.Rows) }, t.cell)
+	t.grid = newGrid(cols, func() int { return len(t.snap.Rows) }, func(row int) string { return t.snap.Rows[row].ID }, t.cell)
 	t.grid.grow = "Image"
 	t.grid.lines = sandboxLines
 	t.details = wrapped("Select a sandbox to see its full id, image and limits.")
 	t.grid.table.OnSelected = func(id widget.TableCellID) {
-		if id.Row >= 0 && id.Row < len(t.snap.Rows) {
-			t.selected = t.snap.Rows[id.Row].ID
+		if key, ok := t.grid.Key(id.Row); ok {
+			t.selected = key
 			t.showDetails()
 		}
 	}
@@ -140,7 +140,10 @@ func (t *SandboxesTab) field(row int, name string) string {
 	case "Timeout":
 		return "timeout " + execTimeout(r.Limits.ExecTimeoutSeconds)
 	case "Expires":
-		return r.Expires(now)
+		if r.ExpiresAt.IsZero() {
+			return "no expiry"
+		}
+		return "expires " + r.Expires(now)
 	}
 	return ""
 }
@@ -232,14 +235,9 @@ func (t *SandboxesTab) stop(id string) {
 }
 
 func (t *SandboxesTab) confirmStopAll() {
-	n := len(t.snap.Rows)
-	dialog.ShowConfirm("Stop all sandboxes?",
-		fmt.Sprintf("This removes %s and everything in them, whichever client started them.", plural(n, "sandbox", "sandboxes")),
-		func(ok bool) {
-			if ok {
-				t.StopAll()
-			}
-		}, t.w.win)
+	n := plural(len(t.snap.Rows), "sandbox", "sandboxes")
+	confirm("Stop all sandboxes?", "This removes "+n+" and everything in them, whichever client started them.",
+		"Stop "+n, t.w.win, t.StopAll)
 }
 
 // StopAll stops every sandbox without asking (the dialog asked).

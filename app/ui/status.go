@@ -98,13 +98,37 @@ func (t *StatusTab) togglePause() {
 		t.w.async(func(ctx context.Context) error { return t.act.Pause(ctx, false) }, t.pauseDone)
 		return
 	}
-	dialog.ShowConfirm("Pause MCP Sandbox?",
-		"Pausing stops the HTTP server and removes every sandbox, including those other AI clients are using; servers refuse new ones until you choose Start.",
-		func(ok bool) {
-			if ok {
-				t.w.async(func(ctx context.Context) error { return t.act.Pause(ctx, true) }, t.pauseDone)
-			}
-		}, t.w.win)
+	ConfirmPause(t.w.win, t.info.Sandboxes, t.info.HTTP.Enabled, func() {
+		t.w.async(func(ctx context.Context) error { return t.act.Pause(ctx, true) }, t.pauseDone)
+	})
+}
+
+// ConfirmPause asks before pausing, with n sandboxes running and the
+// tray's HTTP server on or off, naming only what pausing does; pause runs
+// if the person chooses Pause.
+func ConfirmPause(parent fyne.Window, n int, httpOn bool, pause func()) {
+	msg := "Pausing removes every sandbox, including those other AI clients are using; servers refuse new ones until you choose Start."
+	if httpOn {
+		msg = "Pausing stops the HTTP server and removes every sandbox, including those other AI clients are using; servers refuse new ones until you choose Start."
+	}
+	if n > 0 {
+		msg = plural(n, "sandbox runs", "sandboxes run") + " now. " + msg
+	}
+	confirm("Pause MCP Sandbox?", msg, "Pause", parent, pause)
+}
+
+// confirm asks a question whose buttons say what they do: Cancel, and verb
+// (never "No" and "Yes"); do runs if the person chooses verb.
+func confirm(title, msg, verb string, parent fyne.Window, do func()) {
+	l := widget.NewLabel(msg)
+	l.Wrapping = fyne.TextWrapWord
+	d := dialog.NewCustomConfirm(title, verb, "Cancel", l, func(ok bool) {
+		if ok {
+			do()
+		}
+	}, parent)
+	d.Resize(fyne.NewSize(480, 0))
+	d.Show()
 }
 
 func (t *StatusTab) pauseDone(err error) {

@@ -19,16 +19,21 @@ type column struct {
 	buttons []columnButton
 }
 
+// A button acts on a row by its key (the grid's key func), never by its
+// row number: rows come and go between a refresh and a paint or a click,
+// and a number then names another row or none.
 type columnButton struct {
-	label func(row int) string
-	tap   func(row int)
+	label func(key string) string
+	tap   func(key string)
 	// disabled, if set, greys the button out for a row (while its action
 	// runs, say).
-	disabled func(row int) bool
+	disabled func(key string) bool
 }
 
 // grid is a read-only table with a header row, sized columns, and cells
-// that are text or buttons. A cell's text is broken into lines that fit
+// that are text or buttons. It draws only from what its last Refresh read
+// (cells and keys), never from its owner's live data, so rows that vanish
+// between a refresh and a paint cannot make it read past their end. A cell's text is broken into lines that fit
 // its column (at its line breaks, then between words and after path
 // separators) and each row is as tall as its longest cell: nothing is cut
 // off and nothing needs a sideways scroll.
@@ -37,6 +42,9 @@ type grid struct {
 	cols  []column
 	rows  func() int
 	text  func(row, col int) string
+	// key names a row for its buttons and selection (a sandbox's id, a
+	// client's name); read at Refresh with the cells.
+	key func(row int) string
 	// lines is how many lines of text a row holds at least (0 or 1: one).
 	lines int
 	// grow, when set, names the column that takes the width the others
@@ -51,14 +59,15 @@ type grid struct {
 	// cells is every cell's text as shown, lines broken, by row; tall
 	// is the rows given a height of their own.
 	cells   [][]string
+	keys    []string
 	tall    map[int]bool
 	heights map[int]float32 // a label's height by its number of lines
 }
 
 // newGrid returns a grid over rows() rows whose cell (row, col) reads
-// text(row, col).
-func newGrid(cols []column, rows func() int, text func(row, col int) string) *grid {
-	g := &grid{cols: cols, rows: rows, text: text, tall: map[int]bool{}, heights: map[int]float32{}}
+// text(row, col) and whose row is named key(row).
+func newGrid(cols []column, rows func() int, key func(row int) string, text func(row, col int) string) *grid {
+	g := &grid{cols: cols, rows: rows, key: key, text: text, tall: map[int]bool{}, heights: map[int]float32{}}
 	g.table = widget.NewTableWithHeaders(
 		func() (int, int) { return len(g.cells), len(g.cols) },
 		g.createCell,
@@ -136,10 +145,14 @@ func (g *grid) updateCell(id widget.TableCellID, o fyne.CanvasObject) {
 	stack := o.(*fyne.Container)
 	l := stack.Objects[0].(*widget.Label)
 	box := stack.Objects[1].(*fyne.Container)
+	if id.Col < 0 || id.Col >= len(g.cols) {
+		return
+	}
 	c := g.cols[id.Col]
-	if len(c.buttons) == 0 {
+	key, ok := g.Key(id.Row)
+	if len(c.buttons) == 0 || !ok {
 		text := ""
-		if id.Row < len(g.cells) {
+		if ok {
 			text = g.cells[id.Row][id.Col]
 		}
 		l.SetText(text)
@@ -155,15 +168,15 @@ func (g *grid) updateCell(id widget.TableCellID, o fyne.CanvasObject) {
 			b.Hide()
 			continue
 		}
-		cb, row := c.buttons[i], id.Row
-		label := cb.label(row)
+		cb := c.buttons[i]
+		label := cb.label(key)
 		if label == "" {
 			b.Hide()
 			continue
 		}
 		b.SetText(label)
-		b.OnTapped = func() { cb.tap(row) }
-		if cb.disabled != nil && cb.disabled(row) {
+		b.OnTapped = func() { cb.tap(key) }
+		if cb.disabled != nil && cb.disabled(key) {
 			b.Disable()
 		} else {
 			b.Enable()
@@ -178,10 +191,12 @@ func (g *grid) updateCell(id widget.TableCellID, o fyne.CanvasObject) {
 func (g *grid) Refresh() {
 	n := g.rows()
 	cells := make([][]string, n)
+	keys := make([]string, n)
 	height := make([]int, n) // in lines
 	base := max(g.lines, 1)
 	for r := range n {
 		cells[r] = make([]string, len(g.cols))
+		keys[r] = g.key(r)
 		height[r] = base
 		for c, col := range g.cols {
 			if len(col.buttons) > 0 {
@@ -192,7 +207,7 @@ func (g *grid) Refresh() {
 			height[r] = max(height[r], len(lines))
 		}
 	}
-	g.cells = cells
+	g.cells, g.keys = cells, keys
 	// Each new row height redraws the cells in view; shrunk to nothing,
 	// the table has none in view (2000 rows of the audit log took seconds
 	// otherwise).
@@ -219,6 +234,15 @@ func (g *grid) Refresh() {
 
 // Cell returns the text a cell shows, its lines broken as they are drawn.
 func (g *grid) Cell(row, col int) string { return g.cells[row][col] }
+
+// Key names the row the grid drew at row, as of its last Refresh; false
+// when it drew no such row.
+func (g *grid) Key(row int) (string, bool) {
+	if row < 0 || row >= len(g.keys) {
+		return "", false
+	}
+	return g.keys[row], true
+}
 
 // linesHeight is the height of a label of n lines.
 func (g *grid) linesHeight(n int) float32 {

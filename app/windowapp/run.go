@@ -24,7 +24,6 @@ import (
 
 	"fyne.io/fyne/v2"
 	fyneapp "fyne.io/fyne/v2/app"
-	"fyne.io/fyne/v2/dialog"
 
 	"github.com/mcp-sandbox/mcp-sandbox/app/bundled"
 	"github.com/mcp-sandbox/mcp-sandbox/app/icons"
@@ -249,15 +248,9 @@ func (a *App) windowClosed() {
 // other clients' too. UI goroutine only.
 func (a *App) confirmPause() {
 	a.mu.Lock()
-	n := len(a.ui.snap.Rows)
+	n, httpOn := len(a.ui.snap.Rows), a.ui.http.Enabled
 	a.mu.Unlock()
-	msg := "Pausing stops the HTTP server and removes every sandbox, including those other AI clients are using; servers refuse new ones until you choose Start."
-	if n > 0 {
-		msg = fmt.Sprintf("%d sandboxes run now. ", n) + msg
-	}
-	dialog.ShowConfirm("Pause MCP Sandbox?", msg, func(ok bool) {
-		if ok {
-			a.goBG(func(ctx context.Context) { a.setPaused(ctx, true) })
-		}
-	}, a.win.Window())
+	ui.ConfirmPause(a.win.Window(), n, httpOn, func() {
+		a.goBG(func(ctx context.Context) { a.setPaused(ctx, true) })
+	})
 }

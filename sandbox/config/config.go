@@ -178,6 +178,24 @@ var builtin = map[string]Language{
 	"bash":       {Run: []string{"bash", "{file}"}, Extension: ".sh", Runner: "shell"},
 }
 
+// ImageKey is the config key that chooses language's image: "images.python"
+// for a built-in language whose [languages.NAME] does not name one, else
+// "languages.NAME.image".
+func (c *Config) ImageKey(language string) string {
+	table, key := c.ImageSetting(language)
+	return table + "." + key
+}
+
+// ImageSetting is ImageKey as a person writes it in the file: the table
+// and the key in it.
+func (c *Config) ImageSetting(language string) (table, key string) {
+	name := strings.ToLower(strings.TrimSpace(language))
+	if _, ok := builtin[name]; ok && c.Languages[name].Image == "" {
+		return "images", name
+	}
+	return "languages." + name, "image"
+}
+
 // Language returns the resolved definition of a language (built-in or from
 // [languages.NAME]) and whether it exists.
 func (c *Config) Language(name string) (Language, bool) {
@@ -279,4 +297,14 @@ func globMatch(pattern, s string) bool {
 
 func (c *Config) String() string {
 	return fmt.Sprintf("config(%s)", c.Source)
+}
+
+// File names the file c was read from, for messages that tell a person
+// what to edit: its path, or the path it would have while it does not
+// exist yet.
+func (c *Config) File() string {
+	if c.Source != "" {
+		return c.Source
+	}
+	return Path()
 }

@@ -1,0 +1,82 @@
+package ui
+
+import (
+	"math/rand/v2"
+	"testing"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/test"
+	"fyne.io/fyne/v2/widget"
+
+	"github.com/mcp-sandbox/mcp-sandbox/app/sandboxwatch"
+)
+
+// TestSandboxesTabSurvivesChurn shows snapshots whose rows come and go —
+// a sandbox stopped from the window, by another client, by expiry — on
+// the open Sandboxes tab, drawing the window after each, and clicks the
+// buttons and rows drawn for the previous snapshot. The window used to
+// die with "index out of range" the first time a row it had drawn went
+// away: its cells and buttons read the new snapshot by the old row
+// numbers.
+func TestSandboxesTabSurvivesChurn(t *testing.T) {
+	w, f := newWindow(t)
+	w.SelectTab(TabSandboxes)
+	all := sandboxRows().Rows
+	for i := range 6 { // more rows than fit, so some are scrolled away
+		r := all[i%len(all)]
+		r.ID = r.ID[:10] + string(rune('a'+i)) + "x"
+		all = append(all, r)
+	}
+	rng := rand.New(rand.NewPCG(1, 2))
+	c := w.Window().Canvas()
+	for step := range 300 {
+		var rows []sandboxwatch.Row
+		for _, r := range all {
+			if rng.IntN(3) > 0 {
+				rows = append(rows, r)
+			}
+		}
+		if step%7 == 0 {
+			rows = nil // everything stopped at once ("Stop all", a pause)
+		}
+		// The previous snapshot's first Stop button and first row, as the
+		// person sees them before the new snapshot lands.
+		stop := firstButton(w)
+		w.Sandboxes.Set(sandboxwatch.Snapshot{Rows: rows})
+		c.Capture()
+		if stop != nil && stop.OnTapped != nil && !stop.Disabled() {
+			test.Tap(stop)
+		}
+		w.Sandboxes.grid.table.Select(widget.TableCellID{Row: rng.IntN(len(all)), Col: 1})
+		c.Capture()
+	}
+	if len(f.stopped) == 0 {
+		t.Fatal("no Stop button was ever tapped: the test did not exercise the buttons")
+	}
+}
+
+// firstButton is the first visible Stop button the Sandboxes table drew.
+func firstButton(w *Window) *widget.Button {
+	var found *widget.Button
+	walk(w.Sandboxes.content, func(o any) {
+		if b, ok := o.(*widget.Button); ok && found == nil && b.Visible() && (b.Text == "Stop") {
+			found = b
+		}
+	})
+	return found
+}
+
+// walk calls f on o and everything drawn inside it.
+func walk(o fyne.CanvasObject, f func(any)) {
+	f(o)
+	switch v := o.(type) {
+	case *fyne.Container:
+		for _, c := range v.Objects {
+			walk(c, f)
+		}
+	case fyne.Widget:
+		for _, c := range test.WidgetRenderer(v).Objects() {
+			walk(c, f)
+		}
+	}
+}

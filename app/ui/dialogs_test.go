@@ -1,0 +1,105 @@
+package ui
+
+import (
+	"slices"
+	"strings"
+	"testing"
+
+	"fyne.io/fyne/v2/test"
+	"fyne.io/fyne/v2/widget"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// dialogButtons returns the buttons of the dialog on top of the window.
+func dialogButtons(t *testing.T, w *Window) map[string]*widget.Button {
+	t.Helper()
+	top := w.Window().Canvas().Overlays().Top()
+	if top == nil {
+		t.Fatal("no dialog is shown")
+	}
+	out := map[string]*widget.Button{}
+	walk(top, func(o any) {
+		if b, ok := o.(*widget.Button); ok && b.Visible() {
+			out[b.Text] = b
+		}
+	})
+	return out
+}
+
+func labels(m map[string]*widget.Button) []string {
+	var out []string
+	for k := range m {
+		out = append(out, k)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// Destructive questions say what their button does: "Stop 2 sandboxes"
+// and "Cancel", never "Yes" and "No"; Cancel does nothing.
+func TestStopAllDialogNamesItsAction(t *testing.T) {
+	w, f := newWindow(t)
+	w.SelectTab(TabSandboxes)
+	w.Sandboxes.Set(sandboxRows())
+	test.Tap(w.Sandboxes.stopAll)
+	bs := dialogButtons(t, w)
+	if diff := cmp.Diff([]string{"Cancel", "Stop 2 sandboxes"}, labels(bs)); diff != "" {
+		t.Fatalf("dialog buttons (-want +got):\n%s", diff)
+	}
+	test.Tap(bs["Cancel"])
+	if f.stopAll != 0 {
+		t.Fatal("Cancel stopped the sandboxes")
+	}
+	test.Tap(w.Sandboxes.stopAll)
+	test.Tap(dialogButtons(t, w)["Stop 2 sandboxes"])
+	if f.stopAll != 1 {
+		t.Errorf("StopAll called %d times, want 1", f.stopAll)
+	}
+}
+
+// The Pause question names the HTTP server only when one is configured,
+// counts sandboxes in words ("1 sandbox runs"), and its button is Pause.
+func TestPauseDialogSaysOnlyWhatPauseDoes(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		n      int
+		httpOn bool
+		want   []string
+		absent []string
+	}{
+		{"one sandbox, no HTTP", 1, false, []string{"1 sandbox runs now."}, []string{"HTTP", "1 sandboxes"}},
+		{"two with HTTP", 2, true, []string{"2 sandboxes run now.", "stops the HTTP server"}, nil},
+		{"none", 0, false, []string{"Pausing removes every sandbox"}, []string{"run now", "HTTP"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			w, _ := newWindow(t)
+			paused := false
+			ConfirmPause(w.Window(), tc.n, tc.httpOn, func() { paused = true })
+			bs := dialogButtons(t, w)
+			if diff := cmp.Diff([]string{"Cancel", "Pause"}, labels(bs)); diff != "" {
+				t.Fatalf("dialog buttons (-want +got):\n%s", diff)
+			}
+			var text string
+			walk(w.Window().Canvas().Overlays().Top(), func(o any) {
+				if l, ok := o.(*widget.Label); ok {
+					text += l.Text + "\n"
+				}
+			})
+			for _, s := range tc.want {
+				if !strings.Contains(text, s) {
+					t.Errorf("dialog text %q lacks %q", text, s)
+				}
+			}
+			for _, s := range tc.absent {
+				if strings.Contains(text, s) {
+					t.Errorf("dialog text %q has %q", text, s)
+				}
+			}
+			test.Tap(bs["Pause"])
+			if !paused {
+				t.Error("Pause did not pause")
+			}
+		})
+	}
+}
