@@ -32,13 +32,12 @@ func newIdentityHome(t *testing.T, filesTOML string) *identityHome {
 	env := serverEnv(t, filesTOML)
 	h := &identityHome{}
 	var orig string
-	for i, kv := range env {
+	for _, kv := range env {
 		switch k, v, _ := strings.Cut(kv, "="); k {
 		case "HOME":
 			h.home = v
 		case "MCP_SANDBOX_CONFIG":
 			orig = v
-			_ = i
 		}
 	}
 	// The server's config where a user's is: ~/.config/mcp-sandbox.
