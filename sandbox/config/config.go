@@ -138,16 +138,24 @@ func ClientConfigPaths() []string {
 }
 
 // DefaultWriteDeny lists where a file copy_out wrote would run code or
-// change who is trusted: MCP Sandbox's own config and state (added by
-// the server whatever the list says), shell start-up files, ssh and gpg,
-// autostart and LaunchAgents, the AI clients' configs, the user's bin
-// directories and every PATH directory ("$PATH").
+// change who is trusted: shell and session start-up files, ssh and gpg,
+// tools whose config names programs to run (docker, kubectl, aws, pip,
+// npm, git, editors), autostart, systemd user units and LaunchAgents, the
+// AI clients' configs, the user's bin directories and every PATH
+// directory ("$PATH"). MCP Sandbox's own config and state are added by
+// the server whatever the list says.
 func DefaultWriteDeny() []string {
 	return append([]string{
 		"~/.bashrc", "~/.bash_profile", "~/.bash_login", "~/.bash_logout", "~/.profile", "~/.bash_aliases",
 		"~/.zshrc", "~/.zprofile", "~/.zshenv", "~/.zlogin", "~/.config/fish", "~/.inputrc",
+		"~/.pam_environment", "~/.config/environment.d", "~/.xprofile", "~/.xsessionrc", "~/.xinitrc",
 		"~/.ssh", "~/.gnupg", "~/.gitconfig", "~/.config/git",
-		"~/.config/autostart", "~/.config/systemd", "~/Library/LaunchAgents",
+		// Tools that run what their config names: credential helpers and
+		// processes, exec plugins, package indexes, editors' start-up.
+		"~/.docker", "~/.kube", "~/.aws", "~/.npmrc", "~/.config/pip", "~/.pip",
+		"~/.vimrc", "~/.config/nvim", "~/.emacs", "~/.emacs.d",
+		"~/.config/autostart", "~/.config/systemd", "~/.config/plasma-workspace", "~/.local/share/applications",
+		"~/Library/LaunchAgents",
 		"~/AppData/Roaming/Microsoft/Windows/Start Menu/Programs/Startup",
 		"~/Documents/WindowsPowerShell", "~/Documents/PowerShell",
 		"~/.local/bin", "~/bin", "$PATH",

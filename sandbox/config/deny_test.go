@@ -17,8 +17,8 @@ func TestDenyListsAddToDefaults(t *testing.T) {
 		wantRead, wantWrite []string
 	}{
 		{"unset", "", DefaultReadDeny(), DefaultWriteDeny()},
-		{"added", "[files]\nread_deny = [\"~/.vault\"]\nwrite_deny = [\"~/.config/nvim\"]\n",
-			append(DefaultReadDeny(), "~/.vault"), append(DefaultWriteDeny(), "~/.config/nvim")},
+		{"added", "[files]\nread_deny = [\"~/.vault\"]\nwrite_deny = [\"~/.config/helix\"]\n",
+			append(DefaultReadDeny(), "~/.vault"), append(DefaultWriteDeny(), "~/.config/helix")},
 		{"a default written again is not repeated", "[files]\nread_deny = [\"~/.ssh\", \"~/.vault\"]\n",
 			append(DefaultReadDeny(), "~/.vault"), DefaultWriteDeny()},
 		{"replaced", "[files]\nread_deny_replace = true\nread_deny = [\"~/.vault\"]\nwrite_deny_replace = true\nwrite_deny = []\n",
