@@ -87,6 +87,9 @@ func within(root, p string) bool {
 	if root == p {
 		return true
 	}
+	if filepath.Separator == '/' && !strings.HasPrefix(p, root) {
+		return false // cheap: no Rel for the common miss (Windows' Rel ignores case)
+	}
 	rel, err := filepath.Rel(root, p)
 	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) && !filepath.IsAbs(rel)
 }

@@ -123,15 +123,12 @@ func (s *denySet) byPending(dir fileID, name string) string {
 // as written, resolved, with short names expanded, and without case on a
 // volume that ignores it; "" if none.
 func (s *denySet) byName(lk nameLookup, p string) string {
-	var long string
+	long := lk.longName(p)
 	for _, r := range s.rules {
 		if within(r.lex, p) || within(r.real, p) {
 			return r.entry
 		}
-		if long == "" {
-			long = lk.longName(p)
-		}
-		if within(r.long, long) {
+		if (long != p || r.long != r.real) && within(r.long, long) {
 			return r.entry
 		}
 		if r.fold && (withinFold(r.lex, p) || withinFold(r.real, p) || withinFold(r.long, long)) {
