@@ -34,6 +34,9 @@ type CopyResult struct {
 // state directory holds the HTTP token.
 func fence(cfg *config.Config) hostfs.Fence {
 	own := config.OwnPaths()
+	if cfg.Source != "" {
+		own = append(own, cfg.Source) // serve --config names a file of its own
+	}
 	return hostfs.Fence{
 		ReadRoots: cfg.Files.ReadRoots,
 		Deny:      append(append([]string{}, cfg.Files.ReadDeny...), own...),
