@@ -106,7 +106,8 @@ func printFiles(w io.Writer, r filesReport) {
 	fmt.Fprintf(w, "  copy_in reads below: %s\n", strings.Join(r.ReadRoots, ", "))
 	fmt.Fprintf(w, "  copy_out writes below: %s\n", r.WriteRoot)
 	fmt.Fprintf(w, "  never read (%d places, by identity): %s\n", len(r.ReadDenied), strings.Join(r.ReadDenied, ", "))
-	fmt.Fprintf(w, "  never written (%d places, by identity): %s\n", len(r.WriteDenied), strings.Join(r.WriteDenied, ", "))
+	written := strings.ReplaceAll(strings.Join(r.WriteDenied, ", "), "$PATH", "$PATH (every PATH directory)")
+	fmt.Fprintf(w, "  never written (%d places, by identity): %s\n", len(r.WriteDenied), written)
 	for _, warning := range r.Warnings {
 		fmt.Fprintf(w, "  warning: %s\n", warning)
 	}
