@@ -24,7 +24,11 @@ import (
 // directory (~/.ssh/id_rsa linked as ~/notes/x): such a file is compared
 // with the identities of the linked files found by walking the denied
 // directories (at most maxLinkWalk entries); when the walk could not
-// finish, every such file is refused, since it cannot be cleared.
+// finish, every such file is refused, since it cannot be cleared. In the
+// same way a directory that is the root of a mount (Linux: a bind mount of
+// ~/.ssh/keys at ~/keys, whose ".." is ~) is compared with the directories
+// found by that walk; past the walk's bound it is let through, since "/"
+// and /home are mount roots too.
 
 // fileID is a file's identity: device and inode on Unix; volume serial
 // number and file index on Windows.
@@ -35,6 +39,9 @@ type ident struct {
 	id    fileID
 	nlink uint64
 	dir   bool
+	// mountRoot: a directory that is the root of a mount (Linux), which
+	// can be a bind mount of a directory inside a denied one.
+	mountRoot bool
 }
 
 // maxLinkWalk bounds the entries read from denied directories when looking
@@ -47,7 +54,8 @@ type denySet struct {
 	rules []denyRule // the names, as written and resolved
 	ids   map[fileID]string
 	// links holds the identities of the regular files with more than one
-	// link found below the denied directories; filled on first need.
+	// link, and of the directories, found below the denied directories;
+	// filled on first need.
 	links      map[fileID]string
 	linksDone  bool
 	linksShort bool // the walk hit maxLinkWalk: linked files are refused
@@ -150,19 +158,23 @@ func (s *denySet) covers(p string) string {
 }
 
 // byIdent returns the entry whose file id is, or (for a regular file with
-// more than one link) a file inside a denied directory; "" if none.
+// more than one link, or a directory that is a mount's root) a file or
+// directory inside a denied directory; "" if none.
 func (s *denySet) byIdent(id ident) string {
 	if d, ok := s.ids[id.id]; ok {
 		return d
 	}
-	if id.dir || id.nlink <= 1 {
+	if id.dir && !id.mountRoot || !id.dir && id.nlink <= 1 {
 		return ""
 	}
 	s.walkLinks()
 	if d, ok := s.links[id.id]; ok {
 		return d
 	}
-	if s.linksShort {
+	if s.linksShort && !id.dir {
+		// A linked file that cannot be cleared is refused. A mount's root
+		// is not: "/" and /home are mounts too, and refusing them would
+		// refuse every copy.
 		return "a hard link that could not be told apart from the files of " + s.what
 	}
 	return ""
@@ -185,10 +197,10 @@ func (s *denySet) walkLinks() {
 			if seen++; seen > maxLinkWalk {
 				return errWalkShort
 			}
-			if !d.Type().IsRegular() {
+			if !d.Type().IsRegular() && !d.IsDir() {
 				return nil
 			}
-			if id, ok := entryIdent(p, d); ok && id.nlink > 1 {
+			if id, ok := entryIdent(p, d); ok && (id.dir || id.nlink > 1) {
 				s.links[id.id] = r.entry
 			}
 			return nil
@@ -257,7 +269,7 @@ func (s *denySet) checkDirChain(fh *os.File, p string) error {
 		return fmt.Errorf("%w: cannot tell where %s is: %v", ErrFence, p, err)
 	}
 	for _, id := range ids {
-		if d, ok := s.ids[id]; ok {
+		if d := s.byIdent(id); d != "" {
 			return s.refuse(p, d)
 		}
 	}

@@ -14,11 +14,17 @@ import (
 // handleIdent reads the identity of an open file with fstat, through the
 // descriptor, never by its name.
 func handleIdent(fh *os.File) (ident, error) {
+	return fdIdent(int(fh.Fd()))
+}
+
+func fdIdent(fd int) (ident, error) {
 	var st unix.Stat_t
-	if err := unix.Fstat(int(fh.Fd()), &st); err != nil {
+	if err := unix.Fstat(fd, &st); err != nil {
 		return ident{}, err
 	}
-	return statIdent(&st), nil
+	id := statIdent(&st)
+	id.mountRoot = id.dir && isMountRoot(fd)
+	return id, nil
 }
 
 func statIdent(st *unix.Stat_t) ident {
@@ -59,20 +65,19 @@ const maxDepth = 4096
 // directory above it, climbing with openat(fd, "..") from the handle
 // itself: a bind mount's "..", a renamed parent or a symlink in the name
 // it was opened by change nothing.
-func ancestry(fh *os.File) ([]fileID, error) {
+func ancestry(fh *os.File) ([]ident, error) {
 	fd, err := unix.Dup(int(fh.Fd()))
 	if err != nil {
 		return nil, err
 	}
-	var ids []fileID
+	var ids []ident
 	for range maxDepth {
-		var st unix.Stat_t
-		if err := unix.Fstat(fd, &st); err != nil {
+		id, err := fdIdent(fd)
+		if err != nil {
 			unix.Close(fd)
 			return nil, err
 		}
-		id := statIdent(&st).id
-		if len(ids) > 0 && ids[len(ids)-1] == id {
+		if len(ids) > 0 && ids[len(ids)-1].id == id.id {
 			unix.Close(fd)
 			return ids, nil // "/" is its own parent
 		}
@@ -88,11 +93,3 @@ func ancestry(fh *os.File) ([]fileID, error) {
 	return nil, fmt.Errorf("more than %d directories deep", maxDepth)
 }
 
-// pathIdent is the identity of the file p names (following links).
-func pathIdent(p string) (ident, error) {
-	var st unix.Stat_t
-	if err := unix.Stat(p, &st); err != nil {
-		return ident{}, err
-	}
-	return statIdent(&st), nil
-}

@@ -59,12 +59,12 @@ func openForIdent(p string) (windows.Handle, error) {
 // ancestry returns the identities of the directory open as fh and of every
 // directory above it: the handle's final path (its true, long, cased name,
 // from GetFinalPathNameByHandle) climbed to the volume's root.
-func ancestry(fh *os.File) ([]fileID, error) {
+func ancestry(fh *os.File) ([]ident, error) {
 	first, err := handleIdent(fh)
 	if err != nil {
 		return nil, err
 	}
-	ids := []fileID{first.id}
+	ids := []ident{first}
 	buf := make([]uint16, windows.MAX_LONG_PATH)
 	n, err := windows.GetFinalPathNameByHandle(windows.Handle(fh.Fd()), &buf[0], uint32(len(buf)), 0)
 	if err != nil {
@@ -84,7 +84,7 @@ func ancestry(fh *os.File) ([]fileID, error) {
 		if err != nil {
 			return nil, err
 		}
-		ids = append(ids, id.id)
+		ids = append(ids, id)
 	}
 	return ids, nil
 }

@@ -178,8 +178,8 @@ func (w *planWalk) add(ctx context.Context, dir *os.Root, name, rel string, info
 	if w.f.MaxBytes > 0 && w.p.Stats.Bytes > w.f.MaxBytes {
 		return fmt.Errorf("%w: %s holds more than %d MB (files.max_copy_mb); copy a smaller part", ErrTooBig, w.src, w.f.MaxBytes>>20)
 	}
-	w.p.entries = append(w.p.entries, e)
 	if !info.IsDir() {
+		w.p.entries = append(w.p.entries, e)
 		return nil
 	}
 	d, err := openDirBeneath(dir, name, info)
@@ -187,9 +187,17 @@ func (w *planWalk) add(ctx context.Context, dir *os.Root, name, rel string, info
 		return fmt.Errorf("read %s: %w", abs, err)
 	}
 	defer d.Close()
+	// Through the handle: a mount's root (a bind mount of a directory
+	// inside a denied one) shows only here.
 	if err := w.deny.checkRoot(d, abs); err != nil {
-		return err // was not denied when looked at: changed since
+		if rel == "" || !errors.Is(err, ErrFence) {
+			return err
+		}
+		w.p.Stats.Dirs--
+		w.skip("in files.read_deny")
+		return nil
 	}
+	w.p.entries = append(w.p.entries, e)
 	if !w.p.opts.IncludeIgnored {
 		w.ig.load(d, rel)
 	}

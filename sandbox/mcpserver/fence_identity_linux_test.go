@@ -119,20 +119,25 @@ func refused(t *testing.T, res *mcp.CallToolResult, what, want string) {
 	}
 }
 
-// copy_in: a bind-mounted second name of ~/.ssh, a hard link to the key, a
-// symlink chain to it, MCP Sandbox's own config and state. Before the fix
+// copy_in: a bind-mounted second name of ~/.ssh and of a directory inside
+// it, a hard link to the key, a symlink chain to it, MCP Sandbox's own config and state. Before the fix
 // the bind mount and the hard link handed the key to the sandbox, and the
 // config was readable.
 func TestAttackReadDenyOtherNames(t *testing.T) {
 	testenv.Docker(t, testenv.PythonImage)
 	h := newIdentityHome(t, "[files]\nread_roots = [\"~\"]\n")
+	must(t, os.MkdirAll(filepath.Join(h.home, ".ssh", "keys"), 0o700))
+	must(t, os.WriteFile(filepath.Join(h.home, ".ssh", "keys", "deploy"), []byte("SECRET-DEPLOY-KEY\n"), 0o600))
 	bindMount(t, filepath.Join(h.home, ".ssh"), filepath.Join(h.home, "proj", "alias"))
+	// A directory inside the denied one, mounted elsewhere: its ".." is
+	// ~/proj, so only its identity tells.
+	bindMount(t, filepath.Join(h.home, ".ssh", "keys"), filepath.Join(h.home, "proj", "part"))
 	must(t, os.Link(filepath.Join(h.home, ".ssh", "id_rsa"), filepath.Join(h.home, "proj", "notes.txt")))
 	must(t, os.Symlink("../.ssh", filepath.Join(h.home, "proj", "l1")))
 	must(t, os.Symlink("l1/id_rsa", filepath.Join(h.home, "proj", "l2")))
 	sess := sdkClient(t, startServer(t, h.env), nil)
 	id := createWith(t, sess, nil)
-	for _, p := range []string{"~/proj/alias/id_rsa", "~/proj/alias", "~/proj/notes.txt", "~/proj/l2", "~/.config/mcp-sandbox/config.toml",
+	for _, p := range []string{"~/proj/alias/id_rsa", "~/proj/alias", "~/proj/part", "~/proj/part/deploy", "~/proj/notes.txt", "~/proj/l2", "~/.config/mcp-sandbox/config.toml",
 		"~/.config/mcp-sandbox", "~/.local/state/mcp-sandbox/http.token"} {
 		res := call(t, sess, "copy_in", map[string]any{"sandbox_id": id, "host_path": p, "dest_path": "/workspace/got-" + filepath.Base(p)})
 		refused(t, res, "copy_in "+p, "read_deny")
