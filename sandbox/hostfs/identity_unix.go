@@ -92,4 +92,3 @@ func ancestry(fh *os.File) ([]ident, error) {
 	unix.Close(fd)
 	return nil, fmt.Errorf("more than %d directories deep", maxDepth)
 }
-
