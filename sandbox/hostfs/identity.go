@@ -25,10 +25,11 @@ import (
 // with the identities of the linked files found by walking the denied
 // directories (at most maxLinkWalk entries); when the walk could not
 // finish, every such file is refused, since it cannot be cleared. In the
-// same way a directory that is the root of a mount (Linux: a bind mount of
-// ~/.ssh/keys at ~/keys, whose ".." is ~) is compared with the directories
-// found by that walk; past the walk's bound it is let through, since "/"
-// and /home are mount roots too.
+// same way a directory that is the root of a mount of a subdirectory
+// (Linux: a bind mount of ~/.ssh/keys at ~/keys, whose ".." is ~) is
+// compared with the directories found by that walk; past the walk's bound
+// it is let through (a user's own bind mount of a large tree must not
+// stop every copy).
 
 // fileID is a file's identity: device and inode on Unix; volume serial
 // number and file index on Windows.
@@ -172,9 +173,8 @@ func (s *denySet) byIdent(id ident) string {
 		return d
 	}
 	if s.linksShort && !id.dir {
-		// A linked file that cannot be cleared is refused. A mount's root
-		// is not: "/" and /home are mounts too, and refusing them would
-		// refuse every copy.
+		// A linked file that cannot be cleared is refused; a mount's root
+		// is not (see the package comment above).
 		return "a hard link that could not be told apart from the files of " + s.what
 	}
 	return ""
