@@ -28,13 +28,20 @@ type CopyResult struct {
 	SkippedLinks []hostfs.SkippedLink `json:"skipped_links,omitempty"`
 }
 
-// fence returns the host-file policy of cfg.
+// fence returns the host-file policy of cfg. MCP Sandbox's own config
+// and state (config.OwnPaths) are denied in both directions whatever the
+// lists say: the config decides the policy and may hold secrets, the
+// state directory holds the HTTP token.
 func fence(cfg *config.Config) hostfs.Fence {
+	own := config.OwnPaths()
+	if cfg.Source != "" {
+		own = append(own, cfg.Source) // serve --config names a file of its own
+	}
 	return hostfs.Fence{
 		ReadRoots: cfg.Files.ReadRoots,
-		// The state directory holds the HTTP token: never the sandbox's.
-		Deny:      append(append([]string{}, cfg.Files.ReadDeny...), config.StateDir()),
+		Deny:      append(append([]string{}, cfg.Files.ReadDeny...), own...),
 		WriteRoot: cfg.Files.WriteRoot,
+		WriteDeny: append(append([]string{}, cfg.Files.WriteDeny...), own...),
 		MaxBytes:  int64(cfg.Files.MaxCopyMB) << 20,
 	}
 }

@@ -340,3 +340,45 @@ func TestInstallPackagesRefused(t *testing.T) {
 		t.Errorf("installs off: %v", err)
 	}
 }
+
+// The installed files reach the sandbox with the sandbox user's rights
+// (its own tar), never through the engine's archive API, which writes as
+// root: while installs run, a process in the sandbox keeps swapping
+// /workspace/.local between a directory and a link to /usr/local, a place
+// of the image only root may write. Nothing may land there, whatever the
+// install's outcome. Each round reinstalls, so each copies the whole tree
+// again. First, deterministically: a directory the sandbox made
+// read-only for itself is not written into.
+func TestInstallPackagesRacingLinkSwap(t *testing.T) {
+	eng, _ := installEngine(t, testenv.PythonImage)
+	ctx := context.Background()
+	py := mustCreate(t, eng, sandbox.CreateRequest{Language: "python"})
+	if r := mustExec(t, eng, py.ID, "touch /usr/local/x 2>/dev/null && echo writable"); r.Stdout != "" {
+		t.Fatalf("the sandbox user can write /usr/local itself; the test means nothing")
+	}
+	// With the sandbox user's rights, a directory the sandbox made
+	// read-only for itself stays as it is; a root-side write ignores that.
+	if r := mustExec(t, eng, py.ID, "mkdir -m 0500 /workspace/.local"); r.ExitCode != 0 {
+		t.Fatalf("mkdir: %+v", r)
+	}
+	res, err := eng.InstallPackages(ctx, py.ID, sandbox.InstallRequest{Packages: []string{"mcpsbxdemo==1.0"}}, nil)
+	t.Logf("into a read-only .local: exit %d, err %v", res.ExitCode, err)
+	if r := mustExec(t, eng, py.ID, "ls -A /workspace/.local; chmod 0755 /workspace/.local"); r.Stdout != "" {
+		t.Errorf("install_packages wrote past the sandbox user's rights (into a directory it cannot write): %q", r.Stdout)
+	}
+	const list = "find /usr/local -xdev 2>/dev/null | sort"
+	before := mustExec(t, eng, py.ID, list).Stdout
+	swap := "cd /workspace && (while :; do rm -rf .local; ln -s /usr/local .local; rm -f .local; mkdir .local; " +
+		"rm -rf .local; ln -s /usr/local .local; done) >/dev/null 2>&1 & echo started"
+	if r := mustExec(t, eng, py.ID, swap); !strings.Contains(r.Stdout, "started") {
+		t.Fatalf("swapper: %+v", r)
+	}
+	for i := range 4 {
+		spec := []string{"mcpsbxdemo==2.0", "mcpsbxdemo==1.0"}[i%2]
+		res, err := eng.InstallPackages(ctx, py.ID, sandbox.InstallRequest{Packages: []string{spec}}, nil)
+		t.Logf("round %d: exit %d, err %v", i, res.ExitCode, err)
+	}
+	if after := mustExec(t, eng, py.ID, list).Stdout; after != before {
+		t.Errorf("install_packages wrote outside the workspace through a swapped link:\nbefore:\n%s\nafter:\n%s", before, after)
+	}
+}

@@ -112,8 +112,15 @@ func (e *Engine) removeUnits(ctx context.Context, sb *Sandbox, units []string) e
 // the sandbox's workspace, after removing what the previous install put
 // there. Entries are checked and rewritten on the way: only files,
 // directories and symlinks below dir, owned by the sandbox user, no setuid
-// or setgid bits. It returns the units it placed.
+// or setgid bits. They are unpacked by the image's tar run as the sandbox
+// user, never through the engine's archive API, which writes as root into
+// a tree the sandbox controls (a link swapped into /workspace/.local
+// would lead it anywhere in the container). It returns the units it placed.
 func (e *Engine) placePackages(ctx context.Context, sb *Sandbox, dir string, previous []string, r io.Reader) ([]string, error) {
+	tarBin, err := e.toolPath(ctx, sb, "tar")
+	if err != nil {
+		return previous, fmt.Errorf("copy the installed packages into the sandbox: the image has no tar to unpack them with the sandbox user's rights: %w", err)
+	}
 	if err := e.removeUnits(ctx, sb, previous); err != nil {
 		return previous, err
 	}
@@ -121,7 +128,7 @@ func (e *Engine) placePackages(ctx context.Context, sb *Sandbox, dir string, pre
 	pr, pw := io.Pipe()
 	copied := make(chan error, 1)
 	go func() {
-		err := e.be.CopyTo(ctx, sb.ContainerID, Workspace, pr)
+		err := e.untarAsUser(ctx, sb, tarBin, Workspace, pr)
 		// The writer below must not block on a reader that has gone.
 		pr.CloseWithError(cmp.Or(err, io.ErrClosedPipe))
 		copied <- err

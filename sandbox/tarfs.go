@@ -184,6 +184,13 @@ func (e *Engine) tarInto(ctx context.Context, sb *Sandbox, dir string, r io.Read
 	if err != nil {
 		return err
 	}
+	return e.untarAsUser(ctx, sb, tarBin, dir, r)
+}
+
+// untarAsUser extracts r into dir with the image's tar run as the sandbox
+// user: what it writes, it writes with that user's rights, so a link the
+// sandbox swaps into the way leads nowhere its own code could not write.
+func (e *Engine) untarAsUser(ctx context.Context, sb *Sandbox, tarBin, dir string, r io.Reader) error {
 	tctx, cancel := context.WithTimeout(ctx, e.tarTimeout())
 	defer cancel()
 	var stderr bytes.Buffer
@@ -236,12 +243,14 @@ func tarError(p string, code int, stderr string) error {
 			return invalidErr("the image has no tar, which the file tools need for /tmp; use /workspace instead")
 		}
 		return invalidErr("%s does not exist", p)
+	case strings.Contains(s, "Permission denied"):
+		// Before "No such file": a directory tar could not make is why
+		// the files inside it are missing.
+		return fmt.Errorf("%w: permission denied for %s", ErrPolicy, p)
 	case strings.Contains(s, "No such file") || strings.Contains(s, "can't stat"):
 		return invalidErr("%s does not exist", p)
 	case strings.Contains(s, "No space left"):
 		return fmt.Errorf("%w: /tmp in the sandbox is full", ErrPolicy)
-	case strings.Contains(s, "Permission denied"):
-		return fmt.Errorf("%w: permission denied for %s", ErrPolicy, p)
 	}
 	return fmt.Errorf("tar in the sandbox failed for %s (exit %d): %s", p, code, s)
 }

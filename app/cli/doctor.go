@@ -45,6 +45,7 @@ type report struct {
 	Server   serverReport               `json:"server"`
 	Install  installReport              `json:"install"`
 	StateDir dirReport                  `json:"state_dir"`
+	Files    filesReport                `json:"files"`
 	Problems []string                   `json:"problems"`
 
 	limitsTooHigh bool // a limit no sandbox can be given on this engine
@@ -175,6 +176,11 @@ func diagnose(ctx context.Context, e *Env) *report {
 	if !r.StateDir.Writable {
 		problem("the state directory %s is not writable: audit log, pause flag and sandbox records cannot be kept", r.StateDir.Path)
 	}
+	home, _ := os.UserHomeDir()
+	if h := e.getenv("HOME"); h != "" {
+		home = h
+	}
+	r.Files = checkFiles(cfg, home)
 	r.OK = det.Chosen != nil && r.Config.Valid && !r.limitsTooHigh
 	for _, im := range r.Images {
 		r.OK = r.OK && im.Runnable
@@ -269,6 +275,7 @@ func printReport(w io.Writer, r *report) {
 	fmt.Fprintf(w, "  state dir: %s (writable: %v)\n", r.StateDir.Path, r.StateDir.Writable)
 	fmt.Fprintf(w, "  server: %s %s\n", filepath.Clean(r.Server.Path), r.Server.Version)
 	printInstall(w, r.Install)
+	printFiles(w, r.Files)
 	if len(r.Problems) == 0 {
 		fmt.Fprintln(w, "\nEverything needed is in place.")
 		return

@@ -89,10 +89,21 @@ type Network struct {
 type Files struct {
 	ReadRoots []string `toml:"read_roots"`
 	// ReadDeny are paths below the read roots that copy_in never reads:
-	// where credentials live.
-	ReadDeny  []string `toml:"read_deny"`
-	WriteRoot string   `toml:"write_root"`
-	MaxCopyMB int      `toml:"max_copy_mb"`
+	// where credentials live. Compared by identity, not only by name. A
+	// list in the file adds to DefaultReadDeny unless ReadDenyReplace.
+	ReadDeny []string `toml:"read_deny"`
+	// ReadDenyReplace makes the file's read_deny replace the defaults
+	// instead of adding to them.
+	ReadDenyReplace bool   `toml:"read_deny_replace"`
+	WriteRoot       string `toml:"write_root"`
+	// WriteDeny are paths copy_out never writes, replaces or creates,
+	// whatever the write root: where a written file would run code or
+	// change trust. "$PATH" stands for every PATH directory. A list in
+	// the file adds to DefaultWriteDeny unless WriteDenyReplace.
+	WriteDeny []string `toml:"write_deny"`
+	// WriteDenyReplace makes the file's write_deny replace the defaults.
+	WriteDenyReplace bool `toml:"write_deny_replace"`
+	MaxCopyMB        int  `toml:"max_copy_mb"`
 	// CopyOutLinks lets copy_out make the symlinks of a copied tree whose
 	// target, resolved on the host inside the copy, stays inside it. Off
 	// by default: copy_out makes no symlink on the host and lists them.
@@ -111,6 +122,56 @@ func DefaultReadDeny() []string {
 		"~/.claude", "~/.claude.json", "~/.cursor", "~/.codeium", "~/.gemini", "~/.codex",
 		"~/.mozilla", "~/.config/google-chrome", "~/.config/chromium", "~/Library/Application Support/Google/Chrome",
 	}
+}
+
+// ClientConfigPaths lists the AI clients' MCP config files and
+// directories (Claude Desktop, Claude Code, Cursor, VS Code, Windsurf,
+// Gemini CLI, LM Studio, Zed, Codex) on Linux, macOS and Windows. A test
+// of app/clientconfig checks that every path it writes is covered.
+func ClientConfigPaths() []string {
+	return []string{
+		"~/.config/Claude", "~/Library/Application Support/Claude", "~/AppData/Roaming/Claude",
+		"~/.claude", "~/.claude.json", "~/.cursor", "~/.codeium", "~/.gemini", "~/.codex", "~/.lmstudio",
+		"~/.config/Code/User", "~/Library/Application Support/Code/User", "~/AppData/Roaming/Code/User",
+		"~/.config/zed", "~/AppData/Roaming/Zed",
+	}
+}
+
+// DefaultWriteDeny lists where a file copy_out wrote would run code or
+// change who is trusted: shell and session start-up files, ssh and gpg,
+// tools whose config names programs to run (docker, kubectl, aws, pip,
+// npm, git, editors), autostart, systemd user units and LaunchAgents, the
+// AI clients' configs, the user's bin directories and every PATH
+// directory ("$PATH"). MCP Sandbox's own config and state are added by
+// the server whatever the list says.
+func DefaultWriteDeny() []string {
+	return append([]string{
+		"~/.bashrc", "~/.bash_profile", "~/.bash_login", "~/.bash_logout", "~/.profile", "~/.bash_aliases",
+		"~/.zshrc", "~/.zprofile", "~/.zshenv", "~/.zlogin", "~/.config/fish", "~/.inputrc",
+		"~/.pam_environment", "~/.config/environment.d", "~/.xprofile", "~/.xsessionrc", "~/.xinitrc",
+		"~/.ssh", "~/.gnupg", "~/.gitconfig", "~/.config/git",
+		// Tools that run what their config names: credential helpers and
+		// processes, exec plugins, package indexes, editors' start-up.
+		"~/.docker", "~/.kube", "~/.aws", "~/.npmrc", "~/.config/pip", "~/.pip",
+		"~/.vimrc", "~/.config/nvim", "~/.emacs", "~/.emacs.d",
+		"~/.config/autostart", "~/.config/systemd", "~/.config/plasma-workspace", "~/.local/share/applications",
+		"~/Library/LaunchAgents",
+		"~/AppData/Roaming/Microsoft/Windows/Start Menu/Programs/Startup",
+		"~/Documents/WindowsPowerShell", "~/Documents/PowerShell",
+		"~/.local/bin", "~/bin", "$PATH",
+	}, ClientConfigPaths()...)
+}
+
+// mergeDeny returns defaults followed by the entries of user that are not
+// among them: a list written in the file adds to the defaults.
+func mergeDeny(defaults, user []string) []string {
+	out := append([]string{}, defaults...)
+	for _, e := range user {
+		if !slices.Contains(out, e) {
+			out = append(out, e)
+		}
+	}
+	return out
 }
 
 // Pool keeps ready sandboxes warm.
@@ -165,6 +226,7 @@ func Default() *Config {
 			ReadRoots: []string{"~"},
 			ReadDeny:  DefaultReadDeny(),
 			WriteRoot: "~/Downloads/mcp-sandbox",
+			WriteDeny: DefaultWriteDeny(),
 			MaxCopyMB: 100,
 		},
 		Pool: Pool{Size: 1, Languages: []string{"python"}, MaxSize: 8, IdleSeconds: 60},

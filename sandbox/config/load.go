@@ -65,6 +65,14 @@ func Parse(path string, data []byte) (*Config, error) {
 	if err := dec.Decode(c); err != nil {
 		return nil, decodeError(path, err)
 	}
+	// A deny list written in the file adds to the defaults; replacing
+	// them takes an explicit switch.
+	if !c.Files.ReadDenyReplace {
+		c.Files.ReadDeny = mergeDeny(DefaultReadDeny(), c.Files.ReadDeny)
+	}
+	if !c.Files.WriteDenyReplace {
+		c.Files.WriteDeny = mergeDeny(DefaultWriteDeny(), c.Files.WriteDeny)
+	}
 	if err := c.validate(); err != nil {
 		var ve *Error
 		if errors.As(err, &ve) {

@@ -21,6 +21,15 @@ func Path() string {
 	return filepath.Join(userDir("XDG_CONFIG_HOME", ".config", func() string { return xdg.ConfigHome }), appDir, "config.toml")
 }
 
+// OwnPaths are MCP Sandbox's own places: the config file in use, the
+// default config directory and the state directory. The copy tools refuse
+// them in both directions whatever files.read_deny and files.write_deny
+// say: the config may hold secrets (network.install_env) and decides the
+// policy, and the state directory holds the HTTP token.
+func OwnPaths() []string {
+	return []string{Path(), filepath.Join(userDir("XDG_CONFIG_HOME", ".config", func() string { return xdg.ConfigHome }), appDir), StateDir()}
+}
+
 // StateDir returns the directory for the audit log, the pause flag, the
 // HTTP token, sandbox records and logs: $MCP_SANDBOX_STATE_DIR if set, else
 // <user state dir>/mcp-sandbox.

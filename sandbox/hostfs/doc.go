@@ -2,6 +2,13 @@
 // Every host path an AI client names goes through it, and everything that
 // comes out of a sandbox is treated as hostile.
 //
+// The deny lists (Fence.Deny for copy_in, Fence.WriteDeny for copy_out)
+// are compared by identity, not by name: each is resolved per call to the
+// device and inode (volume serial and file index on Windows) of what it
+// names, and every file and directory a copy opens, and every directory
+// above it, is compared through the handle the copy holds; names are
+// compared as a second guard (see identity.go).
+//
 // copy_in reads only below the configured read roots and never what
 // files.read_deny names. It walks the tree through an os.Root opened on the
 // read root, one directory handle at a time, and checks that each directory

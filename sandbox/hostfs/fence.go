@@ -24,8 +24,13 @@ type Fence struct {
 	// ReadRoots are the directories copy_in may read below ("~" allowed).
 	ReadRoots []string
 	// Deny are paths below the roots that are never read, nor copied as
-	// part of a directory ("~" allowed).
+	// part of a directory ("~" allowed): compared by identity (what the
+	// file is) and by name.
 	Deny []string
+	// WriteDeny are paths copy_out never writes, replaces or creates,
+	// whatever the write root ("~" allowed; "$PATH" stands for every
+	// directory of the PATH environment variable).
+	WriteDeny []string
 	// WriteRoot is the directory copy_out writes below ("~" allowed).
 	WriteRoot string
 	// MaxBytes bounds the bytes of one copy; MaxFiles its entries.
@@ -33,6 +38,9 @@ type Fence struct {
 	MaxFiles int
 	// Home is the user's home directory for "~"; empty: os.UserHomeDir.
 	Home string
+
+	// names is how volumes spell names; nil: ask the file system.
+	names nameLookup
 }
 
 // DefaultMaxFiles bounds the entries of one copy when Fence.MaxFiles is 0.
@@ -79,6 +87,9 @@ func within(root, p string) bool {
 	if root == p {
 		return true
 	}
+	if filepath.Separator == '/' && !strings.HasPrefix(p, root) {
+		return false // cheap: no Rel for the common miss (Windows' Rel ignores case)
+	}
 	rel, err := filepath.Rel(root, p)
 	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) && !filepath.IsAbs(rel)
 }
@@ -114,6 +125,13 @@ func (f Fence) ReadPath(p string) (string, error) {
 	if !filepath.IsAbs(p) {
 		return "", fmt.Errorf("%w: host_path %q is relative; give an absolute path or one starting with ~", ErrFence, p)
 	}
+	// By name first, as asked: another spelling of a denied place on a
+	// volume that ignores case or has short names is refused before
+	// anything is looked up.
+	deny := f.readDeny()
+	if d := deny.byName(f.lookup(), filepath.Clean(p)); d != "" {
+		return "", fmt.Errorf("%w: %s is in %s, which files.read_deny keeps from the sandbox", ErrFence, p, d)
+	}
 	real, err := filepath.EvalSymlinks(filepath.Clean(p))
 	if err != nil {
 		if !f.belowReadRoot(filepath.Clean(p)) {
@@ -124,12 +142,11 @@ func (f Fence) ReadPath(p string) (string, error) {
 		}
 		return "", fmt.Errorf("resolve host path %s: %w", p, err)
 	}
-	rules := f.denyRules()
-	if d := deniedBy(rules, filepath.Clean(p)); d != "" {
-		return "", fmt.Errorf("%w: %s is in %s, which files.read_deny keeps from the sandbox", ErrFence, p, d)
-	}
-	if d := deniedBy(rules, real); d != "" {
+	if d := deny.byName(f.lookup(), real); d != "" {
 		return "", fmt.Errorf("%w: %s leads to %s, in %s, which files.read_deny keeps from the sandbox", ErrFence, p, real, d)
+	}
+	if err := deny.checkPath(real); err != nil {
+		return "", err
 	}
 	if f.belowReadRoot(real) {
 		return real, nil
@@ -140,36 +157,33 @@ func (f Fence) ReadPath(p string) (string, error) {
 	return "", fmt.Errorf("%w: %s is not below files.read_roots (%s); add a root to the config to allow it", ErrFence, p, strings.Join(f.ReadRoots, ", "))
 }
 
-// denyRule is an entry of Fence.Deny with its expanded and resolved forms.
-type denyRule struct{ entry, lex, real string }
-
-// denyRules expands and resolves Fence.Deny once, for a walk.
-func (f Fence) denyRules() []denyRule {
-	var out []denyRule
-	for _, d := range f.Deny {
-		lex, err := f.expand(d)
-		if err != nil || !filepath.IsAbs(lex) {
-			continue
-		}
-		lex = filepath.Clean(lex)
-		real, err := f.resolveRoot(d)
-		if err != nil {
-			real = lex
-		}
-		out = append(out, denyRule{d, lex, real})
-	}
-	return out
+// denyRule is an entry of a deny list with its names: as written
+// (expanded), resolved, with short names expanded; fold when its volume
+// ignores case.
+type denyRule struct {
+	entry, lex, real, long string
+	fold                   bool
 }
 
-// deniedBy returns the entry of rules that p (absolute, clean) is at or
-// below, as written or resolved, or "".
-func deniedBy(rules []denyRule, p string) string {
-	for _, r := range rules {
-		if within(r.lex, p) || within(r.real, p) {
-			return r.entry
+// readDeny resolves Fence.Deny for one call.
+func (f Fence) readDeny() *denySet { return f.newDenySet("files.read_deny", f.Deny) }
+
+// writeDeny resolves Fence.WriteDeny for one call, "$PATH" as the
+// directories of PATH.
+func (f Fence) writeDeny() *denySet {
+	var entries []string
+	for _, d := range f.WriteDeny {
+		if d != "$PATH" {
+			entries = append(entries, d)
+			continue
+		}
+		for _, dir := range filepath.SplitList(os.Getenv("PATH")) {
+			if filepath.IsAbs(dir) {
+				entries = append(entries, dir)
+			}
 		}
 	}
-	return ""
+	return f.newDenySet("files.write_deny", entries)
 }
 
 // belowReadRoot reports whether p (absolute, clean) is below a read root.

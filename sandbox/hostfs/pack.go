@@ -49,6 +49,7 @@ type Plan struct {
 	root    string // the read root the tree is below
 	top     string // the tree's path below root (clean, local)
 	entries []entry
+	deny    *denySet
 	Stats   PackStats
 }
 
@@ -76,7 +77,7 @@ func (f Fence) Plan(ctx context.Context, src string, opts PackOptions) (*Plan, e
 		return nil, err
 	}
 	top, _ := filepath.Rel(root, src)
-	p := &Plan{opts: opts, root: root, top: top, Stats: PackStats{Skipped: map[string]int{}}}
+	p := &Plan{opts: opts, root: root, top: top, deny: f.readDeny(), Stats: PackStats{Skipped: map[string]int{}}}
 	rr, err := os.OpenRoot(root)
 	if err != nil {
 		return nil, fmt.Errorf("open read root %s: %w", root, err)
@@ -87,6 +88,12 @@ func (f Fence) Plan(ctx context.Context, src string, opts PackOptions) (*Plan, e
 		return nil, fmt.Errorf("read %s: %w", src, err)
 	}
 	defer parent.Close()
+	// The directory the copy starts from and every one above it, by
+	// identity: a second name of a denied directory (a bind mount, another
+	// case) is the same directory.
+	if err := p.deny.checkChain(parent, filepath.Dir(src)); err != nil {
+		return nil, err
+	}
 	name := filepath.Base(top)
 	if top == "." {
 		name = "."
@@ -95,7 +102,7 @@ func (f Fence) Plan(ctx context.Context, src string, opts PackOptions) (*Plan, e
 	if err != nil {
 		return nil, fmt.Errorf("read %s: %w", src, fenceErr(err))
 	}
-	w := &planWalk{f: f, p: p, ig: &ignorer{}, deny: f.denyRules(), src: src}
+	w := &planWalk{f: f, p: p, ig: &ignorer{}, deny: p.deny, src: src}
 	if err := w.add(ctx, parent, name, "", info); err != nil {
 		return nil, err
 	}
@@ -117,7 +124,7 @@ type planWalk struct {
 	f    Fence
 	p    *Plan
 	ig   *ignorer
-	deny []denyRule
+	deny *denySet
 	src  string
 }
 
@@ -130,7 +137,10 @@ func (w *planWalk) add(ctx context.Context, dir *os.Root, name, rel string, info
 		return err
 	}
 	abs := filepath.Join(w.src, filepath.FromSlash(rel))
-	if rel != "" && deniedBy(w.deny, abs) != "" {
+	if d := w.denied(dir, name, abs, info); d != "" {
+		if rel == "" {
+			return w.deny.refuse(abs, d)
+		}
 		w.skip("in files.read_deny")
 		return nil
 	}
@@ -168,8 +178,8 @@ func (w *planWalk) add(ctx context.Context, dir *os.Root, name, rel string, info
 	if w.f.MaxBytes > 0 && w.p.Stats.Bytes > w.f.MaxBytes {
 		return fmt.Errorf("%w: %s holds more than %d MB (files.max_copy_mb); copy a smaller part", ErrTooBig, w.src, w.f.MaxBytes>>20)
 	}
-	w.p.entries = append(w.p.entries, e)
 	if !info.IsDir() {
+		w.p.entries = append(w.p.entries, e)
 		return nil
 	}
 	d, err := openDirBeneath(dir, name, info)
@@ -177,6 +187,17 @@ func (w *planWalk) add(ctx context.Context, dir *os.Root, name, rel string, info
 		return fmt.Errorf("read %s: %w", abs, err)
 	}
 	defer d.Close()
+	// Through the handle: a mount's root (a bind mount of a directory
+	// inside a denied one) shows only here.
+	if err := w.deny.checkRoot(d, abs); err != nil {
+		if rel == "" || !errors.Is(err, ErrFence) {
+			return err
+		}
+		w.p.Stats.Dirs--
+		w.skip("in files.read_deny")
+		return nil
+	}
+	w.p.entries = append(w.p.entries, e)
 	if !w.p.opts.IncludeIgnored {
 		w.ig.load(d, rel)
 	}
@@ -197,6 +218,31 @@ func (w *planWalk) add(ctx context.Context, dir *os.Root, name, rel string, info
 		}
 	}
 	return nil
+}
+
+// denied returns the deny entry that the entry name of dir (at abs, with
+// its Lstat info) is, by name or by identity; "" if none. Where the info
+// holds no identity (Windows), a directory or file is opened to read it.
+func (w *planWalk) denied(dir *os.Root, name, abs string, info fs.FileInfo) string {
+	if d := w.deny.byName(w.f.lookup(), abs); d != "" {
+		return d
+	}
+	if !info.IsDir() && !info.Mode().IsRegular() {
+		return "" // links are copied as links, special files not at all
+	}
+	id, ok := infoIdent(info)
+	if !ok {
+		fh, err := dir.OpenFile(name, os.O_RDONLY|openNoBlock, 0)
+		if err != nil {
+			return "" // the copy opens it again and meets the error
+		}
+		id, err = handleIdent(fh)
+		fh.Close()
+		if err != nil {
+			return "its identity could not be read"
+		}
+	}
+	return w.deny.byIdent(id)
 }
 
 // readNames lists a directory through its handle, sorted.
@@ -224,6 +270,10 @@ func (p *Plan) WriteTar(ctx context.Context, w io.Writer) error {
 	defer rr.Close()
 	parent, err := openPathBeneath(rr, filepath.Dir(p.top))
 	if err != nil {
+		return err
+	}
+	if err := p.deny.checkChain(parent, filepath.Join(p.root, filepath.Dir(p.top))); err != nil {
+		parent.Close()
 		return err
 	}
 	topName := filepath.Base(p.top)
@@ -271,6 +321,10 @@ func (p *Plan) WriteTar(ctx context.Context, w io.Writer) error {
 			if err != nil {
 				return err
 			}
+			if err := p.deny.checkRoot(d, path.Join(p.opts.Name, e.rel)); err != nil {
+				d.Close()
+				return err
+			}
 			dirs, rels = append(dirs, d), append(rels, e.rel)
 		}
 	}
@@ -308,6 +362,11 @@ func (p *Plan) writeEntry(tw *tar.Writer, dir *os.Root, name string, e entry) er
 		return fmt.Errorf("read %s: %w", tarName, err)
 	}
 	defer f.Close()
+	// The handle the bytes come from, by identity: what was planned could
+	// have been swapped for a hard link to a denied file since.
+	if err := p.deny.checkFile(f, tarName); err != nil {
+		return err
+	}
 	n, err := io.Copy(tw, io.LimitReader(f, h.Size))
 	if err != nil {
 		return fmt.Errorf("read %s: %w", tarName, err)

@@ -84,24 +84,28 @@ func (f Fence) Unpack(ctx context.Context, r io.Reader, root, dest string, opts 
 	if err != nil || rel == "." || !filepath.IsLocal(rel) {
 		return st, fmt.Errorf("%w: %s is not below the write root %s", ErrFence, dest, root)
 	}
+	ws := f.writeDeny()
+	if err := f.checkWriteName(ws, dest); err != nil {
+		return st, err
+	}
 	wr, err := os.OpenRoot(root)
 	if err != nil {
 		return st, fmt.Errorf("open files.write_root: %w", err)
 	}
 	defer wr.Close()
 	parent, base := filepath.Dir(rel), filepath.Base(rel)
-	if parent != "." {
-		if err := wr.MkdirAll(parent, 0o755); err != nil {
-			return st, fenceErr(fmt.Errorf("create %s: %w", filepath.Join(root, parent), err))
-		}
-	}
 	// Everything below happens relative to the parent directory's handle:
 	// renaming or replacing the parent's path from now on changes nothing.
-	pr, err := wr.OpenRoot(parent)
+	// It, every directory above it and the name written are checked
+	// against files.write_deny by identity, through that handle.
+	pr, err := openWriteParent(wr, ws, root, parent)
 	if err != nil {
-		return st, fenceErr(fmt.Errorf("open %s: %w", filepath.Join(root, parent), err))
+		return st, err
 	}
 	defer pr.Close()
+	if err := checkWriteBase(pr, ws, dest, base); err != nil {
+		return st, err
+	}
 	if _, err := pr.Lstat(base); err == nil {
 		if !opts.Overwrite {
 			return st, fmt.Errorf("%w: %s already exists; pass overwrite: true to replace it", ErrExists, dest)

@@ -1,0 +1,52 @@
+package sandbox
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox/config"
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox/hostfs"
+)
+
+// MCP Sandbox's own config and state are refused by both copy tools even
+// when the user's lists replace the defaults with nothing.
+func TestFenceKeepsOwnPathsWhateverTheLists(t *testing.T) {
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	t.Setenv("XDG_CONFIG_HOME", "")
+	t.Setenv("MCP_SANDBOX_CONFIG", "")
+	t.Setenv("MCP_SANDBOX_STATE_DIR", filepath.Join(home, "state"))
+	cfgPath := config.Path()
+	for _, p := range []string{cfgPath, filepath.Join(home, "state", "http.token")} {
+		if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte("SECRET"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cfg, err := config.Parse(cfgPath, []byte("[files]\nread_roots = [\"~\"]\nwrite_root = \"~\"\nread_deny_replace = true\nread_deny = []\nwrite_deny_replace = true\nwrite_deny = []\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := fence(cfg)
+	for _, p := range []string{cfgPath, filepath.Dir(cfgPath), filepath.Join(home, "state", "http.token")} {
+		if _, err := f.ReadPath(p); !errors.Is(err, hostfs.ErrFence) {
+			t.Errorf("copy_in of %s: %v; want a refusal", p, err)
+		}
+		root, dest, err := f.WritePath(p, "")
+		if err == nil {
+			_, err = f.Unpack(context.Background(), bytes.NewReader(tarOfDirs("1000", "x").Bytes()), root, dest, hostfs.UnpackOptions{Overwrite: true})
+		}
+		if !errors.Is(err, hostfs.ErrFence) {
+			t.Errorf("copy_out to %s: %v; want a refusal", p, err)
+		}
+	}
+	if b, _ := os.ReadFile(cfgPath); string(b) != "SECRET" {
+		t.Error("the config changed")
+	}
+}
