@@ -8,6 +8,7 @@ import (
 	"os"
 	"regexp"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/pelletier/go-toml/v2"
 )
@@ -63,7 +64,7 @@ func Parse(path string, data []byte) (*Config, error) {
 	c.Source = path
 	dec := toml.NewDecoder(bytes.NewReader(data)).DisallowUnknownFields()
 	if err := dec.Decode(c); err != nil {
-		return nil, decodeError(path, err)
+		return nil, decodeError(path, data, err)
 	}
 	// A deny list written in the file adds to the defaults; replacing
 	// them takes an explicit switch.
@@ -84,11 +85,12 @@ func Parse(path string, data []byte) (*Config, error) {
 	return c, nil
 }
 
-func decodeError(path string, err error) error {
+func decodeError(path string, data []byte, err error) error {
 	var de *toml.DecodeError
 	if errors.As(err, &de) {
-		line, _ := de.Position()
-		return &Error{Path: path, Line: line, Key: strings.Join(de.Key(), "."), Msg: strings.TrimPrefix(de.Error(), "toml: ")}
+		line, col := de.Position()
+		msg := strings.TrimPrefix(de.Error(), "toml: ")
+		return &Error{Path: path, Line: line, Key: strings.Join(de.Key(), "."), Msg: fixCharacter(msg, data, line, col)}
 	}
 	var sm *toml.StrictMissingError
 	if errors.As(err, &sm) && len(sm.Errors) > 0 {
@@ -130,4 +132,25 @@ func lineOfKey(data []byte, key string) int {
 		}
 	}
 	return tableLine
+}
+
+// badCharacter is how the TOML parser names the character it did not
+// expect: by its first byte, so "…" (U+2026) reads as U+00E2 'â'.
+var badCharacter = regexp.MustCompile(`character U\+00[89A-F][0-9A-F] '.'`)
+
+// fixCharacter names the whole character at line:col (1-based, in bytes)
+// where msg names only its first byte.
+func fixCharacter(msg string, data []byte, line, col int) string {
+	if !badCharacter.MatchString(msg) || line < 1 || col < 1 {
+		return msg
+	}
+	lines := bytes.Split(data, []byte("\n"))
+	if line > len(lines) || col > len(lines[line-1]) {
+		return msg
+	}
+	r, _ := utf8.DecodeRune(lines[line-1][col-1:])
+	if r == utf8.RuneError {
+		return badCharacter.ReplaceAllString(msg, "byte that is not UTF-8")
+	}
+	return badCharacter.ReplaceAllString(msg, fmt.Sprintf("character %q (%U)", r, r))
 }
