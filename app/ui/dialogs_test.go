@@ -9,6 +9,8 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox/config"
 )
 
 // dialogButtons returns the buttons of the dialog on top of the window.
@@ -101,5 +103,31 @@ func TestPauseDialogSaysOnlyWhatPauseDoes(t *testing.T) {
 				t.Error("Pause did not pause")
 			}
 		})
+	}
+}
+
+// The deny lists in Settings show what the config adds to the built-in
+// lists, and what is typed there is added to them: a person cannot empty
+// the built-in list by editing this field.
+func TestSettingsDenyListsAdd(t *testing.T) {
+	w, f := newWindow(t)
+	w.Settings.Reload()
+	e := w.Settings.entries["files.read_deny"]
+	if e == nil || e.Text != "" {
+		t.Fatalf("read_deny field = %v, want empty (the built-in list is not shown)", e)
+	}
+	e.SetText("~/secrets, ~/.ssh")
+	w.Settings.entries["files.write_deny"].SetText("~/bin2")
+	w.Settings.Save()
+	if f.saved == nil {
+		t.Fatalf("not saved: %s", w.Settings.Message())
+	}
+	for _, want := range append(config.DefaultReadDeny(), "~/secrets") {
+		if !slices.Contains(f.saved.Files.ReadDeny, want) {
+			t.Errorf("saved read_deny lacks %q: %v", want, f.saved.Files.ReadDeny)
+		}
+	}
+	if !slices.Contains(f.saved.Files.WriteDeny, "~/bin2") || !slices.Contains(f.saved.Files.WriteDeny, "~/.bashrc") {
+		t.Errorf("saved write_deny = %v", f.saved.Files.WriteDeny)
 	}
 }

@@ -83,9 +83,15 @@ func newSettingsTab(w *Window, act SettingsActions) *SettingsTab {
 			t.integer("limits.max_sandboxes", "Max sandboxes", "", func(c *config.Config) *int { return &c.Limits.MaxSandboxes })),
 		t.card("Files", "", t.list("files.read_roots", "Read roots", "comma-separated; ~ is your home",
 			func(c *config.Config) *[]string { return &c.Files.ReadRoots }),
-			t.list("files.read_deny", "Never read", "comma-separated; where keys and logins live",
-				func(c *config.Config) *[]string { return &c.Files.ReadDeny }),
+			t.denyList("files.read_deny", "Never read", "added to the built-in list",
+				func(c *config.Config) (*[]string, []string, bool) {
+					return &c.Files.ReadDeny, config.DefaultReadDeny(), c.Files.ReadDenyReplace
+				}),
 			t.entry("files.write_root", "Write root", "", func(c *config.Config) *string { return &c.Files.WriteRoot }),
+			t.denyList("files.write_deny", "Never written", "added to the built-in list",
+				func(c *config.Config) (*[]string, []string, bool) {
+					return &c.Files.WriteDeny, config.DefaultWriteDeny(), c.Files.WriteDenyReplace
+				}),
 			t.integer("files.max_copy_mb", "Max copy (MB)", "", func(c *config.Config) *int { return &c.Files.MaxCopyMB }),
 			t.hinted(t.check("files.copy_out_links", "Links", "copy_out may make symlinks", func(c *config.Config) *bool { return &c.Files.CopyOutLinks }),
 				"only ones that stay inside the copy")),
@@ -139,6 +145,32 @@ func (t *SettingsTab) list(key, label, hint string, ptr func(*config.Config) *[]
 		})
 	it := widget.NewFormItem(label, e)
 	it.HintText = hint
+	return it
+}
+
+// denyList edits what a deny list adds to its built-in list (or, where
+// the file replaces that list, the whole list): the built-in entries are
+// not shown, and cannot be removed here.
+func (t *SettingsTab) denyList(key, label, hint string, list func(*config.Config) (*[]string, []string, bool)) *widget.FormItem {
+	var added []string
+	it := t.list(key, label, hint, func(c *config.Config) *[]string { return &added })
+	load, store := t.fields[len(t.fields)-1].load, t.fields[len(t.fields)-1].store
+	t.fields[len(t.fields)-1].load = func(c *config.Config) {
+		p, defaults, replace := list(c)
+		added = config.DenyAdded(*p, defaults, replace)
+		load(c)
+	}
+	t.fields[len(t.fields)-1].store = func(c *config.Config) error {
+		if err := store(c); err != nil {
+			return err
+		}
+		p, defaults, replace := list(c)
+		*p = config.DenyWith(added, defaults, replace)
+		return nil
+	}
+	if it.HintText == "" {
+		it.HintText = hint
+	}
 	return it
 }
 
@@ -265,6 +297,7 @@ func (t *SettingsTab) Edited() (*config.Config, error) {
 	c.Images.Allowed = append([]string(nil), c.Images.Allowed...)
 	c.Files.ReadRoots = append([]string(nil), c.Files.ReadRoots...)
 	c.Files.ReadDeny = append([]string(nil), c.Files.ReadDeny...)
+	c.Files.WriteDeny = append([]string(nil), c.Files.WriteDeny...)
 	c.Pool.Languages = append([]string(nil), c.Pool.Languages...)
 	for _, f := range t.fields {
 		if err := f.store(&c); err != nil {

@@ -174,6 +174,31 @@ func mergeDeny(defaults, user []string) []string {
 	return out
 }
 
+// DenyAdded is what a deny list holds beyond its defaults: what the file
+// says, when list was merged with them (replace false); the whole list
+// when it replaces them.
+func DenyAdded(list, defaults []string, replace bool) []string {
+	if replace {
+		return slices.Clone(list)
+	}
+	out := []string{}
+	for _, e := range list {
+		if !slices.Contains(defaults, e) {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// DenyWith is the deny list in effect when the file says added: added
+// after the defaults, or added alone when it replaces them.
+func DenyWith(added, defaults []string, replace bool) []string {
+	if replace {
+		return slices.Clone(added)
+	}
+	return mergeDeny(defaults, added)
+}
+
 // Pool keeps ready sandboxes warm.
 type Pool struct {
 	Size      int      `toml:"size"`

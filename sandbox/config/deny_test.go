@@ -1,8 +1,11 @@
 package config
 
 import (
+	"os"
+	"path/filepath"
 	"runtime"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -57,5 +60,30 @@ func TestDefaultWriteDenyAndOwnPaths(t *testing.T) {
 	want := []string{"/x/config.toml", "/x/cfg/mcp-sandbox", "/x/state"}
 	if diff := cmp.Diff(want, OwnPaths()); diff != "" {
 		t.Errorf("OwnPaths (-want +got):\n%s", diff)
+	}
+}
+
+// Save writes a deny list as the file holds it, what it adds to the
+// defaults, and the file read again has both.
+func TestSaveWritesDenyAdditions(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "config.toml")
+	c := Default()
+	c.Files.ReadDeny = DenyWith([]string{"~/secrets"}, DefaultReadDeny(), false)
+	if _, err := Save(path, c); err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(data), `read_deny = ["~/secrets"]`) || strings.Contains(string(data), "~/.ssh") {
+		t.Errorf("file:\n%s", data)
+	}
+	got, err := Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Contains(got.Files.ReadDeny, "~/secrets") || !slices.Contains(got.Files.ReadDeny, "~/.ssh") {
+		t.Errorf("read_deny = %v", got.Files.ReadDeny)
 	}
 }

@@ -148,6 +148,16 @@ func settingsOf(c *Config) []setting {
 				always: table != "update" && table != "tray"})
 		}
 	}
+	// A deny list is written as the file holds it: what it adds to the
+	// defaults (Parse merges them again).
+	for i, st := range out {
+		switch {
+		case st.table == "files" && st.key == "read_deny":
+			out[i].value = tomlValue(DenyAdded(c.Files.ReadDeny, DefaultReadDeny(), c.Files.ReadDenyReplace))
+		case st.table == "files" && st.key == "write_deny":
+			out[i].value = tomlValue(DenyAdded(c.Files.WriteDeny, DefaultWriteDeny(), c.Files.WriteDenyReplace))
+		}
+	}
 	return out
 }
 
