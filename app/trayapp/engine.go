@@ -68,7 +68,8 @@ func (a *App) engineLooked(ctx context.Context, l engineconn.Look) {
 func (a *App) engineLost(err error) {
 	a.dockerLost = true
 	a.update(func(s *trayState) { s.dockerOK, s.sandboxes = false, 0 })
-	a.notify("Docker is no longer reachable: " + err.Error())
+	a.log.Warn("the engine stopped answering", "err", err)
+	a.notify("Docker is no longer reachable: sandboxes cannot start or run until it is back. Start it again; MCP Sandbox notices by itself.")
 }
 
 func engineName(res *dockerhost.Result) string {

@@ -74,7 +74,10 @@ func TestTrayDockerLost(t *testing.T) {
 	}
 	// "no longer reachable" when the events stream broke, "not
 	// reachable" when a look found nothing.
-	d.waitNote(t, "a notification that Docker is gone", "Docker is no", "reachable")
+	note := d.waitNote(t, "a notification that Docker is gone", "Docker is no", "reachable")
+	if strings.Contains(note, "EOF") || strings.Contains(note, "error during connect") {
+		t.Errorf("the notification %q speaks the engine's jargon", note)
+	}
 	waitFor(t, "the title to say Docker is gone", 10*time.Second, func() bool {
 		v, _ := m.itemProp("Title")
 		return v == "MCP Sandbox — Docker not reachable"

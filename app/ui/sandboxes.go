@@ -60,6 +60,9 @@ var sandboxColumns = []struct {
 	{"Time", 125, []string{"Age", "Expires"}},
 }
 
+// emptyText is what the tab says when there is no sandbox.
+const emptyText = "No sandboxes are running. They appear here as soon as an AI client creates one."
+
 // sandboxLines is how many lines of text a row holds at least.
 const sandboxLines = 3
 
@@ -93,7 +96,7 @@ func newSandboxesTab(w *Window, act SandboxActions) *SandboxesTab {
 	t.errLabel = wrapped("")
 	t.errLabel.Importance = widget.DangerImportance
 	t.errLabel.Hide()
-	t.empty = wrapped("No sandboxes are running. They appear here as soon as an AI client creates one.")
+	t.empty = wrapped(emptyText)
 	t.empty.Alignment = fyne.TextAlignCenter
 	t.empty.TextStyle = fyne.TextStyle{Italic: true}
 	t.stopAll = widget.NewButtonWithIcon("Stop all", theme.MediaStopIcon(), t.confirmStopAll)
@@ -171,6 +174,11 @@ func (t *SandboxesTab) Set(s sandboxwatch.Snapshot) {
 	t.top.Refresh() // the error line came or went: lay the table out below it
 	t.content.Refresh()
 	if len(s.Rows) == 0 {
+		t.empty.SetText(emptyText)
+		if s.Err != nil {
+			// Nothing could be listed: that says nothing about what runs.
+			t.empty.SetText("The sandboxes cannot be listed while the engine does not answer; those that run go on running.")
+		}
 		t.empty.Show()
 		t.stopAll.Disable()
 	} else {

@@ -80,6 +80,7 @@ type StatusTab struct {
 func newStatusTab(w *Window, act StatusActions) *StatusTab {
 	t := &StatusTab{w: w, act: act}
 	t.headline = widget.NewLabelWithStyle("", fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
+	t.headline.Wrapping = fyne.TextWrapWord // a long reason must not widen the window
 	t.testOut = wrapped("Spawns the bundled server over stdio, as a client does, and runs print(\"hello\").")
 	t.testBtn = widget.NewButtonWithIcon("Test", theme.MediaPlayIcon(), t.test)
 	t.pauseBtn = widget.NewButton("", t.togglePause)
@@ -166,8 +167,20 @@ func (t *StatusTab) Set(info StatusInfo) {
 		widget.NewCard("Docker", "", container.NewVBox(widget.NewForm(dockerItems(info)...), container.NewHBox(detect))),
 		widget.NewCard("Endpoints tried", "", widget.NewForm(endpointItems(info)...)),
 	}
-	if info.Docker != nil && info.Docker.Hint != "" {
+	switch {
+	case info.Lost != "":
+		left = append([]fyne.CanvasObject{widget.NewCard("What to do", "", wrapped(
+			"Start Docker again (Docker Desktop, `colima start`, `sudo systemctl start docker`, …): MCP Sandbox notices by itself "+
+				"and the sandboxes that survived show again. What the engine said: "+info.Lost))}, left...)
+	case info.Docker != nil && info.Docker.Hint != "":
 		left = append(left, widget.NewCard("What to do", "", wrapped(info.Docker.Hint)))
+	}
+	// Pausing stops sandboxes through the engine: without one it can do
+	// nothing but set the flag, so it waits (Start stays available).
+	if info.Lost != "" && !info.Paused {
+		t.pauseBtn.Disable()
+	} else {
+		t.pauseBtn.Enable()
 	}
 	if info.ServerErr != "" {
 		t.testBtn.Disable()
@@ -211,7 +224,7 @@ func headline(info StatusInfo) string {
 	case info.Detecting && info.Docker == nil:
 		return "Looking for Docker…"
 	case info.Lost != "":
-		return "Docker not reachable: " + info.Lost
+		return "Docker stopped answering: sandboxes cannot start or run until it is back"
 	case info.Docker != nil && info.Docker.Chosen == nil && info.Docker.Explicit() != nil:
 		return "Docker not used: " + info.Docker.Explicit().Choice() + " is not usable, and no other engine stands in for it"
 	case info.Docker != nil && info.Docker.Chosen == nil:

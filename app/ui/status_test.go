@@ -1,8 +1,15 @@
 package ui
 
 import (
+	"errors"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
+
+	"fyne.io/fyne/v2"
+
+	"github.com/mcp-sandbox/mcp-sandbox/app/sandboxwatch"
 
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/dockerhost"
 )
@@ -28,7 +35,7 @@ func TestStatusHeadlineDockerLost(t *testing.T) {
 		want string
 	}{
 		{"running", running, "Running · Colima 27.4.0 · 2 sandboxes"},
-		{"lost", lost, "Docker not reachable: the engine stopped answering: EOF"},
+		{"lost", lost, "Docker stopped answering"},
 		{"looked again", unusable, "Docker not"},
 		{"back", running, "Running · Colima 27.4.0 · 2 sandboxes"},
 	}
@@ -41,5 +48,38 @@ func TestStatusHeadlineDockerLost(t *testing.T) {
 		if s.name != "running" && s.name != "back" && strings.Contains(got, "Running") {
 			t.Errorf("%s: headline %q says Running", s.name, got)
 		}
+	}
+}
+
+// Docker lost, with a long error and a live sandbox: the window still fits
+// 800×560 (the headline wraps), says what to do in plain words, offers no
+// Pause it cannot carry out, and the Sandboxes tab does not claim that
+// nothing runs.
+func TestDockerLostFitsAndSaysWhatToDo(t *testing.T) {
+	w, _ := newWindow(t)
+	info := statusInfo()
+	info.Lost = "error during connect: Get \"http://%2Fhome%2Fme%2F.colima%2Fdefault%2Fdocker.sock/v1.47/events\": read unix @->/home/me/.colima/default/docker.sock: read: connection reset by peer: unexpected EOF"
+	w.Status.Set(info)
+	w.Sandboxes.Set(sandboxwatch.Snapshot{Err: errors.New("Docker is not reachable")})
+	w.Window().Resize(fyne.NewSize(800, 560))
+	for _, tab := range []string{TabStatus, TabSandboxes} {
+		w.SelectTab(tab)
+		if min := w.Window().Content().MinSize(); min.Width > 800 || min.Height > 560 {
+			t.Errorf("%s: the window needs at least %v, more than 800×560", tab, min)
+		}
+	}
+	if h := w.Status.Headline(); strings.Contains(h, "EOF") || !strings.HasPrefix(h, "Docker stopped answering") {
+		t.Errorf("headline %q", h)
+	}
+	if !w.Status.pauseBtn.Disabled() {
+		t.Error("Pause is offered while the engine does not answer")
+	}
+	if strings.Contains(w.Sandboxes.empty.Text, "No sandboxes are running") {
+		t.Errorf("the Sandboxes tab says %q while nothing could be listed", w.Sandboxes.empty.Text)
+	}
+	w.SelectTab(TabStatus)
+	checkNothingCut(t, "docker-lost", w.Window().Canvas().Content())
+	if shots := os.Getenv("MCP_SANDBOX_SCREENSHOT_DIR"); shots != "" {
+		writePNG(t, w.Window().Canvas(), filepath.Join(shots, "status-docker-lost-800x560.png"))
 	}
 }
