@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"os"
 	"os/signal"
 	"path/filepath"
 	"syscall"
@@ -52,6 +53,11 @@ func runServe(ctx context.Context, e *Env, args []string) int {
 	log, closeLog := openLog(e.Stderr, "server", level)
 	defer closeLog()
 
+	// A client that closes its end of stdout must not kill the server
+	// with SIGPIPE before it cleans up: with SIGPIPE caught, a write to
+	// the closed pipe fails with EPIPE, which the stdio transport takes
+	// as the client leaving.
+	signal.Notify(make(chan os.Signal, 1), syscall.SIGPIPE)
 	ctx, stop := signal.NotifyContext(ctx, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP)
 	defer stop()
 
@@ -69,6 +75,9 @@ func runServe(ctx context.Context, e *Env, args []string) int {
 	eng := sandbox.NewEngine(sandbox.Options{Backend: s.backend, Config: s.cfg, State: s.state, Log: log})
 	bg, cancelBG := context.WithCancel(ctx)
 	defer cancelBG()
+	// Before the first container: however this process ends, its
+	// watchdog removes what it leaves.
+	startWatchdog(bg, log, watchdogArgs{owner: eng.Owner(), configHost: s.configHost, configFile: s.cfg.Current().Source, debug: *debug})
 	go s.cfg.Run(bg)
 	go eng.Run(bg)
 	// Between tool calls the server is idle for minutes: the heap that
@@ -89,7 +98,7 @@ func runServe(ctx context.Context, e *Env, args []string) int {
 	if *httpAddr != "" {
 		err = serveHTTP(ctx, e, log, srv, s, *httpAddr, *allowRemote)
 	} else {
-		err = srv.ServeStdio(ctx, e.Stdin, e.Stdout)
+		err = serveStdio(ctx, log, srv, e)
 	}
 	cancelBG()
 	log.Info("stopping; removing this server's sandboxes")
@@ -103,4 +112,31 @@ func runServe(ctx context.Context, e *Env, args []string) int {
 		return 1
 	}
 	return 0
+}
+
+// stdioGrace is how long the server waits, after a signal, for the stdio
+// transport to wind down before it cleans up regardless.
+const stdioGrace = 3 * time.Second
+
+// serveStdio serves MCP on the process's stdio until the client leaves
+// (stdin ends, stdout breaks or stops taking writes) or a signal ends ctx.
+// After a signal it waits for the transport at most stdioGrace: a client
+// that stopped reading can hold a write, and clean-up never waits on it.
+func serveStdio(ctx context.Context, log *slog.Logger, srv *mcpserver.Server, e *Env) error {
+	done := make(chan error, 1)
+	go func() { done <- srv.ServeStdio(ctx, e.Stdin, e.Stdout) }()
+	select {
+	case err := <-done:
+		return err
+	case <-ctx.Done():
+	}
+	t := time.NewTimer(stdioGrace)
+	defer t.Stop()
+	select {
+	case err := <-done:
+		return err
+	case <-t.C:
+		log.Warn("the stdio transport did not end after the signal; cleaning up without it")
+		return nil
+	}
 }
