@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
@@ -51,7 +52,8 @@ func TestServerDeathLeavesNothing(t *testing.T) {
 		{"SIGKILL of its process group", true, func(s *rawServer) { syscall.Kill(-s.cmd.Process.Pid, syscall.SIGKILL) }, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			s := startRaw(t, poolEnv(t, 1))
+			env := poolEnv(t, 1)
+			s := startRaw(t, env)
 			owner := s.liveSandboxAndPool(t, cli)
 			s.stream(t)
 			if tc.stopReading {
@@ -62,6 +64,9 @@ func TestServerDeathLeavesNothing(t *testing.T) {
 			waitOwnerGone(t, cli, owner, goneWithin)
 			t.Logf("everything of the server gone %v after it was ended", time.Since(start).Round(time.Millisecond))
 			if !tc.clean {
+				// Its watchdog removed them, not the start-up reaping of
+				// some other server on the engine.
+				waitWatchdogReport(t, env, owner)
 				return
 			}
 			select {
@@ -309,5 +314,25 @@ func removeOwner(cli *client.Client, owner string) {
 		for _, v := range vols.Volumes {
 			cli.VolumeRemove(ctx, v.Name, true)
 		}
+	}
+}
+
+// waitWatchdogReport waits until the server log of the state directory in
+// env holds the watchdog's report that it removed sandboxes of owner.
+func waitWatchdogReport(t *testing.T, env []string, owner string) {
+	t.Helper()
+	p := filepath.Join(envValue(env, "MCP_SANDBOX_STATE_DIR"), "logs", "server.log")
+	deadline := time.Now().Add(goneWithin)
+	for {
+		b, _ := os.ReadFile(p)
+		for _, line := range strings.Split(string(b), "\n") {
+			if strings.Contains(line, "watchdog: removed the sandboxes") && strings.Contains(line, "owner="+owner) {
+				return
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the watchdog did not report removing the sandboxes of %s:\n%s", owner, b)
+		}
+		time.Sleep(100 * time.Millisecond)
 	}
 }
