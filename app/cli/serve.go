@@ -75,24 +75,7 @@ func runServe(ctx context.Context, e *Env, args []string) int {
 	eng := sandbox.NewEngine(sandbox.Options{Backend: s.backend, Config: s.cfg, State: s.state, Log: log})
 	bg, cancelBG := context.WithCancel(ctx)
 	defer cancelBG()
-	// Before the first container: however this process ends, its
-	// watchdog removes what it leaves.
-	startWatchdog(bg, log, watchdogArgs{owner: eng.Owner(), configHost: s.configHost, configFile: s.cfg.Current().Source, debug: *debug})
-	go s.cfg.Run(bg)
-	go eng.Run(bg)
-	// Between tool calls the server is idle for minutes: the heap that
-	// start-up and each burst leave free goes back to the system.
-	go memtrim.Run(bg, memtrim.Options{Log: log})
-	go func() {
-		ids, err := eng.Reap(bg)
-		switch {
-		case err != nil:
-			log.Warn("reap orphaned sandboxes", "err", err)
-		case len(ids) > 0:
-			log.Info("removed orphaned sandboxes", "ids", ids)
-		}
-		log.Debug("start-up reaping done")
-	}()
+	startEngine(bg, log, eng, s, *debug)
 
 	srv := mcpserver.New(mcpserver.Options{Engine: eng, Version: buildinfo.Version, Log: log, State: s.state})
 	if *httpAddr != "" {
@@ -112,6 +95,30 @@ func runServe(ctx context.Context, e *Env, args []string) int {
 		return 1
 	}
 	return 0
+}
+
+// startEngine starts, until bg ends, the server's watchdog and the
+// engine's background work: config reloads, expiry and the warm pool,
+// memory trimming and the start-up reaping.
+func startEngine(bg context.Context, log *slog.Logger, eng *sandbox.Engine, s *setup, debug bool) {
+	// Before the first container: however this process ends, its
+	// watchdog removes what it leaves.
+	startWatchdog(bg, log, watchdogArgs{owner: eng.Owner(), configHost: s.configHost, configFile: s.cfg.Current().Source, debug: debug})
+	go s.cfg.Run(bg)
+	go eng.Run(bg)
+	// Between tool calls the server is idle for minutes: the heap that
+	// start-up and each burst leave free goes back to the system.
+	go memtrim.Run(bg, memtrim.Options{Log: log})
+	go func() {
+		ids, err := eng.Reap(bg)
+		switch {
+		case err != nil:
+			log.Warn("reap orphaned sandboxes", "err", err)
+		case len(ids) > 0:
+			log.Info("removed orphaned sandboxes", "ids", ids)
+		}
+		log.Debug("start-up reaping done")
+	}()
 }
 
 // stdioGrace is how long the server waits, after a signal, for the stdio

@@ -66,7 +66,8 @@ func runWatchdog(ctx context.Context, e *Env, args []string) int {
 	}
 	// EOF, or any error: the server is gone.
 	_, _ = io.Copy(io.Discard, e.Stdin)
-	log.Debug("watchdog: the server ended; removing anything of it that is left", "owner", *owner)
+	// Nothing is logged unless something was left: the server's state
+	// directory may be going away with it (a test's, say).
 	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), watchdogPatience)
 	defer cancel()
 	removed, err := sandbox.RemoveOwner(rctx, be, st, *owner, log)
