@@ -47,6 +47,9 @@ func RemoveOwner(ctx context.Context, be Backend, st *state.Store, owner string,
 	for {
 		ids, found, err := removeOwnerPass(ctx, be, st, owner)
 		removed = append(removed, ids...)
+		if found > 0 {
+			log.Info("removed what a server that is gone left", "owner", owner, "sandboxes", ids, "found", found)
+		}
 		switch {
 		case err != nil:
 			clean, last = 0, err

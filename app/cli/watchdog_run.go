@@ -70,11 +70,7 @@ func runWatchdog(ctx context.Context, e *Env, args []string) int {
 	// directory may be going away with it (a test's, say).
 	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), watchdogPatience)
 	defer cancel()
-	removed, err := sandbox.RemoveOwner(rctx, be, st, *owner, log)
-	if len(removed) > 0 {
-		log.Info("watchdog: removed the sandboxes of a server that ended without removing them", "ids", removed, "owner", *owner)
-	}
-	if err != nil {
+	if _, err := sandbox.RemoveOwner(rctx, be, st, *owner, log.With("by", "watchdog")); err != nil {
 		log.Error("watchdog: could not remove everything of the server; the next server to start reaps the rest", "err", err)
 		return 1
 	}

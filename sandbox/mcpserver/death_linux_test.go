@@ -218,7 +218,7 @@ func (s *rawServer) stream(t *testing.T) {
 	s.send(t, map[string]any{"jsonrpc": "2.0", "id": s.id, "method": "tools/call", "params": map[string]any{
 		"_meta":     map[string]any{"progressToken": "stream"},
 		"name":      "sandbox_exec",
-		"arguments": map[string]any{"sandbox_id": s.sbID, "command": "i=0; while [ $i -lt 1200 ]; do echo line $i of output that streams to the client; i=$((i+1)); sleep 0.05; done"},
+		"arguments": map[string]any{"sandbox_id": s.sbID, "command": "l=$(printf '%0400d' 0); i=0; while [ $i -lt 1200 ]; do echo $i $l; i=$((i+1)); sleep 0.05; done"},
 	}})
 	for {
 		var m struct {
@@ -326,7 +326,7 @@ func waitWatchdogReport(t *testing.T, env []string, owner string) {
 	for {
 		b, _ := os.ReadFile(p)
 		for _, line := range strings.Split(string(b), "\n") {
-			if strings.Contains(line, "watchdog: removed the sandboxes") && strings.Contains(line, "owner="+owner) {
+			if strings.Contains(line, "removed what a server that is gone left") && strings.Contains(line, "owner="+owner) && strings.Contains(line, "by=watchdog") {
 				return
 			}
 		}
