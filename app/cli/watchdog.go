@@ -65,6 +65,7 @@ type watchdog struct {
 // server's exit). A watchdog that cannot start is logged and tried again.
 func startWatchdog(ctx context.Context, log *slog.Logger, args watchdogArgs) *watchdog {
 	w := &watchdog{log: log, args: args}
+	closeInheritedOnExec()
 	err := w.spawn()
 	if err != nil {
 		log.Warn("start the watchdog that removes this server's sandboxes if it dies; trying again", "err", err)

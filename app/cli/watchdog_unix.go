@@ -14,3 +14,17 @@ import (
 func detach(cmd *exec.Cmd) {
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
 }
+
+// maxInheritedFD bounds the descriptors closeInheritedOnExec marks.
+const maxInheritedFD = 4096
+
+// closeInheritedOnExec marks every descriptor above stderr close-on-exec.
+// Go opens its own that way, but descriptors the server inherited (a
+// client that leaks a pipe into its child) stay open across exec: the
+// watchdog, which outlives the server, would hold them, and a client
+// waiting for EOF on such a pipe would wait for it too.
+func closeInheritedOnExec() {
+	for fd := 3; fd < maxInheritedFD; fd++ {
+		syscall.CloseOnExec(fd)
+	}
+}

@@ -18,3 +18,7 @@ func detach(cmd *exec.Cmd) {
 		CreationFlags: windows.CREATE_NEW_PROCESS_GROUP | windows.CREATE_NO_WINDOW,
 	}
 }
+
+// closeInheritedOnExec has nothing to do on Windows: a child inherits only
+// the handles os/exec passes it.
+func closeInheritedOnExec() {}

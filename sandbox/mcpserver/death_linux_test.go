@@ -6,9 +6,12 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -55,6 +58,7 @@ func TestServerDeathLeavesNothing(t *testing.T) {
 			env := poolEnv(t, 1)
 			s := startRaw(t, env)
 			owner := s.liveSandboxAndPool(t, cli)
+			s.checkWatchdogFDs(t)
 			s.stream(t)
 			if tc.stopReading {
 				s.waitStdoutFull(t)
@@ -67,6 +71,7 @@ func TestServerDeathLeavesNothing(t *testing.T) {
 				// Its watchdog removed them, not the start-up reaping of
 				// some other server on the engine.
 				waitWatchdogReport(t, env, owner)
+				s.waitLeakedClosed(t)
 				return
 			}
 			select {
@@ -77,6 +82,7 @@ func TestServerDeathLeavesNothing(t *testing.T) {
 			if !strings.Contains(s.stderr.String(), "stopping") {
 				t.Errorf("the server did not log \"stopping\":\n%s", s.stderr.String())
 			}
+			s.waitLeakedClosed(t)
 		})
 	}
 }
@@ -88,6 +94,7 @@ type rawServer struct {
 	in     *os.File // the client's end of the server's stdin
 	out    *os.File // the client's end of the server's stdout (a small pipe)
 	dec    *json.Decoder
+	leaked *os.File // the read end of a pipe whose write end the server inherited
 	stderr *syncBuffer
 	exited chan struct{}
 	id     int
@@ -108,10 +115,17 @@ func startRaw(t *testing.T, env []string) *rawServer {
 	if _, err := unix.FcntlInt(outR.Fd(), unix.F_SETPIPE_SZ, 4096); err != nil {
 		t.Fatal(err)
 	}
-	s := &rawServer{in: inW, out: outR, stderr: &syncBuffer{}, exited: make(chan struct{})}
+	leakR, leakW, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := &rawServer{in: inW, out: outR, leaked: leakR, stderr: &syncBuffer{}, exited: make(chan struct{})}
 	s.cmd = exec.Command(serverBin, "serve")
 	s.cmd.Env = env
 	s.cmd.Stdin, s.cmd.Stdout, s.cmd.Stderr = inR, outW, s.stderr
+	// A pipe leaked to the server beside its stdio, as some clients do:
+	// once the server is gone, nothing of it may hold it open.
+	s.cmd.ExtraFiles = []*os.File{leakW}
 	// A group of its own, so that the test can signal the group.
 	s.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	if err := s.cmd.Start(); err != nil {
@@ -119,11 +133,13 @@ func startRaw(t *testing.T, env []string) *rawServer {
 	}
 	inR.Close()
 	outW.Close()
+	leakW.Close()
 	s.dec = json.NewDecoder(bufio.NewReader(outR))
 	go func() { s.cmd.Wait(); close(s.exited) }()
 	t.Cleanup(func() {
 		s.in.Close()
 		s.out.Close()
+		s.leaked.Close()
 		s.cmd.Process.Kill()
 		<-s.exited
 		if t.Failed() {
@@ -334,5 +350,46 @@ func waitWatchdogReport(t *testing.T, env []string, owner string) {
 			t.Fatalf("the watchdog did not report removing the sandboxes of %s:\n%s", owner, b)
 		}
 		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// waitLeakedClosed waits until the pipe the server inherited reads EOF:
+// neither the server nor its watchdog holds it.
+func (s *rawServer) waitLeakedClosed(t *testing.T) {
+	t.Helper()
+	s.leaked.SetReadDeadline(time.Now().Add(goneWithin))
+	if _, err := s.leaked.Read(make([]byte, 1)); err != io.EOF {
+		t.Errorf("the pipe the server inherited is still held after it ended: %v", err)
+	}
+}
+
+// checkWatchdogFDs checks that the watchdog holds none of its server's
+// stdio nor the pipe the server inherited: it outlives the server, and a
+// client waits for EOF on those.
+func (s *rawServer) checkWatchdogFDs(t *testing.T) {
+	t.Helper()
+	m := regexp.MustCompile(`watchdog_pid=(\d+)`).FindStringSubmatch(s.stderr.String())
+	if m == nil {
+		t.Fatalf("the server logged no watchdog_pid:\n%s", s.stderr.String())
+	}
+	held := map[string]bool{}
+	dir := "/proc/" + m[1] + "/fd"
+	fds, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, fd := range fds {
+		if target, err := os.Readlink(filepath.Join(dir, fd.Name())); err == nil {
+			held[target] = true
+		}
+	}
+	for name, f := range map[string]*os.File{"stdin": s.in, "stdout": s.out, "the inherited pipe": s.leaked} {
+		target, err := os.Readlink("/proc/self/fd/" + strconv.Itoa(int(f.Fd())))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if held[target] {
+			t.Errorf("the watchdog holds the server's %s (%s)", name, target)
+		}
 	}
 }
