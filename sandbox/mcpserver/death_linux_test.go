@@ -10,7 +10,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
 	"strconv"
 	"strings"
 	"syscall"
@@ -42,17 +41,18 @@ func TestServerDeathLeavesNothing(t *testing.T) {
 	for _, tc := range []struct {
 		name        string
 		stopReading bool // the client stops reading stdout first (and waits until it is full)
-		end         func(s *rawServer)
+		end         func(t *testing.T, s *rawServer)
 		clean       bool // the server can log "stopping" and exit on its own
 	}{
-		{"client closes its end mid-stream", false, func(s *rawServer) { s.out.Close() }, true},
-		{"stdin EOF", false, func(s *rawServer) { s.in.Close() }, true},
-		{"stops reading, then stdin EOF", true, func(s *rawServer) { s.in.Close() }, true},
-		{"stops reading, then SIGTERM", true, func(s *rawServer) { s.signal(syscall.SIGTERM) }, true},
-		{"stops reading, then SIGINT", true, func(s *rawServer) { s.signal(syscall.SIGINT) }, true},
-		{"stops reading, then SIGHUP", true, func(s *rawServer) { s.signal(syscall.SIGHUP) }, true},
-		{"SIGKILL", false, func(s *rawServer) { s.signal(syscall.SIGKILL) }, false},
-		{"SIGKILL of its process group", true, func(s *rawServer) { syscall.Kill(-s.cmd.Process.Pid, syscall.SIGKILL) }, false},
+		{"client closes its end mid-stream", false, func(t *testing.T, s *rawServer) { s.out.Close() }, true},
+		{"stdin EOF", false, func(t *testing.T, s *rawServer) { s.in.Close() }, true},
+		{"stops reading, then stdin EOF", true, func(t *testing.T, s *rawServer) { s.in.Close() }, true},
+		{"stops reading, then SIGTERM", true, func(t *testing.T, s *rawServer) { s.signal(syscall.SIGTERM) }, true},
+		{"stops reading, then SIGINT", true, func(t *testing.T, s *rawServer) { s.signal(syscall.SIGINT) }, true},
+		{"stops reading, then SIGHUP", true, func(t *testing.T, s *rawServer) { s.signal(syscall.SIGHUP) }, true},
+		{"SIGKILL", false, func(t *testing.T, s *rawServer) { s.signal(syscall.SIGKILL) }, false},
+		{"SIGKILL of its process group", true, func(t *testing.T, s *rawServer) { syscall.Kill(-s.cmd.Process.Pid, syscall.SIGKILL) }, false},
+		{"its watchdog killed, then SIGKILL", false, func(t *testing.T, s *rawServer) { s.replaceWatchdog(t); s.signal(syscall.SIGKILL) }, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			env := poolEnv(t, 1)
@@ -64,7 +64,7 @@ func TestServerDeathLeavesNothing(t *testing.T) {
 				s.waitStdoutFull(t)
 			}
 			start := time.Now()
-			tc.end(s)
+			tc.end(t, s)
 			waitOwnerGone(t, cli, owner, goneWithin)
 			t.Logf("everything of the server gone %v after it was ended", time.Since(start).Round(time.Millisecond))
 			if !tc.clean {
@@ -363,17 +363,47 @@ func (s *rawServer) waitLeakedClosed(t *testing.T) {
 	}
 }
 
+// replaceWatchdog kills the server's watchdog and waits until the server
+// has started another.
+func (s *rawServer) replaceWatchdog(t *testing.T) {
+	t.Helper()
+	pids := watchdogPIDs(s.stderr.String())
+	if len(pids) != 1 {
+		t.Fatalf("watchdogs started: %v, want one", pids)
+	}
+	if err := syscall.Kill(pids[0], syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(goneWithin)
+	for len(watchdogPIDs(s.stderr.String())) < 2 {
+		if time.Now().After(deadline) {
+			t.Fatalf("the server started no new watchdog:\n%s", s.stderr.String())
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// watchdogPIDs returns the watchdogs a server's log says it started.
+func watchdogPIDs(stderr string) []int {
+	var pids []int
+	for _, m := range watchdogPIDRe.FindAllStringSubmatch(stderr, -1) {
+		pid, _ := strconv.Atoi(m[1])
+		pids = append(pids, pid)
+	}
+	return pids
+}
+
 // checkWatchdogFDs checks that the watchdog holds none of its server's
 // stdio nor the pipe the server inherited: it outlives the server, and a
 // client waits for EOF on those.
 func (s *rawServer) checkWatchdogFDs(t *testing.T) {
 	t.Helper()
-	m := regexp.MustCompile(`watchdog_pid=(\d+)`).FindStringSubmatch(s.stderr.String())
-	if m == nil {
+	pids := watchdogPIDs(s.stderr.String())
+	if len(pids) == 0 {
 		t.Fatalf("the server logged no watchdog_pid:\n%s", s.stderr.String())
 	}
 	held := map[string]bool{}
-	dir := "/proc/" + m[1] + "/fd"
+	dir := "/proc/" + strconv.Itoa(pids[len(pids)-1]) + "/fd"
 	fds, err := os.ReadDir(dir)
 	if err != nil {
 		t.Fatal(err)
