@@ -86,6 +86,11 @@ func (w *watchdog) spawn() error {
 	}
 	defer r.Close() // the child has its copy
 	cmd := exec.Command(exe, w.args.argv()...)
+	if self := selfExe(); self != "" {
+		// This very binary, even when an upgrade replaced or removed the
+		// file at exe since the server started.
+		cmd.Path = self
+	}
 	// Not the server's stdio: the client must see EOF when the server
 	// dies, and the watchdog must not die of the client leaving. It logs
 	// to the log file only.

@@ -3,7 +3,9 @@
 package cli
 
 import (
+	"os"
 	"os/exec"
+	"runtime"
 	"syscall"
 )
 
@@ -27,4 +29,16 @@ func closeInheritedOnExec() {
 	for fd := 3; fd < maxInheritedFD; fd++ {
 		syscall.CloseOnExec(fd)
 	}
+}
+
+// selfExe names the running binary itself where the system can (Linux's
+// /proc/self/exe), else "".
+func selfExe() string {
+	if runtime.GOOS != "linux" {
+		return ""
+	}
+	if _, err := os.Stat("/proc/self/exe"); err != nil {
+		return ""
+	}
+	return "/proc/self/exe"
 }

@@ -22,3 +22,7 @@ func detach(cmd *exec.Cmd) {
 // closeInheritedOnExec has nothing to do on Windows: a child inherits only
 // the handles os/exec passes it.
 func closeInheritedOnExec() {}
+
+// selfExe is "" on Windows: os.Executable names the binary, which cannot
+// be replaced while it runs.
+func selfExe() string { return "" }
