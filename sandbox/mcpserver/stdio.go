@@ -26,10 +26,15 @@ const (
 	maxInFlight = 64
 	// notificationBuffer is the session's notification queue.
 	notificationBuffer = 4096
-	// writeTimeout bounds one write to the client: a client that takes
-	// nothing for that long has stopped reading, and is treated as gone
-	// (the session ends and the server cleans up).
+	// writeTimeout bounds how long a write to the client may make no
+	// progress: a client that takes nothing for that long has stopped
+	// reading, and is treated as gone (the session ends and the server
+	// cleans up). A long message to a slow client is fine as long as it
+	// keeps taking writeChunk bytes at a time.
 	writeTimeout = 30 * time.Second
+	// writeChunk is the piece of a message written at a time; each one
+	// taken restarts the writeTimeout clock.
+	writeChunk = 64 << 10
 	// shutdownWriteTimeout is the same bound once the session is ending.
 	shutdownWriteTimeout = time.Second
 )
@@ -249,8 +254,9 @@ type orderedWriter struct {
 	failOnce  sync.Once
 	dead      atomic.Bool
 
-	lines chan []byte // to flush, one at a time
-	wrote chan error  // flush's result of each
+	lines chan []byte   // to flush, one at a time
+	moved chan struct{} // flush wrote a chunk
+	wrote chan error    // flush's result of each line
 }
 
 func (w *orderedWriter) send(ctx context.Context, resp []byte) {
@@ -267,7 +273,7 @@ func (w *orderedWriter) send(ctx context.Context, resp []byte) {
 }
 
 func (w *orderedWriter) run(ctx context.Context) {
-	w.lines, w.wrote = make(chan []byte), make(chan error, 1)
+	w.lines, w.moved, w.wrote = make(chan []byte), make(chan struct{}, 1), make(chan error, 1)
 	go w.flush()
 	defer close(w.lines)
 	for {
@@ -293,11 +299,21 @@ func (w *orderedWriter) run(ctx context.Context) {
 	}
 }
 
-// flush writes each line to out and reports how that went. A write that
-// blocks for ever leaves it blocked; the writer no longer waits for it.
+// flush writes each line to out, writeChunk bytes at a time, says when a
+// chunk was taken, and reports how the line went. A write that blocks for
+// ever leaves it blocked; the writer no longer waits for it.
 func (w *orderedWriter) flush() {
 	for line := range w.lines {
-		_, err := w.out.Write(line)
+		var err error
+		for len(line) > 0 && err == nil {
+			n := min(len(line), writeChunk)
+			_, err = w.out.Write(line[:n])
+			line = line[n:]
+			select {
+			case w.moved <- struct{}{}:
+			default:
+			}
+		}
 		w.wrote <- err
 	}
 }
@@ -320,9 +336,10 @@ func (w *orderedWriter) writeNote(ctx context.Context, n mcp.JSONRPCNotification
 	}
 }
 
-// write writes one message and waits for it at most writeTimeout (at most
-// shutdownWriteTimeout once ctx is done). flush is idle whenever write is
-// called: the last write either finished or marked the writer dead.
+// write writes one message and waits for it while it moves: at most
+// writeTimeout without a chunk taken, and at most shutdownWriteTimeout in
+// all once ctx is done. flush is idle whenever write is called: the last
+// write either finished or marked the writer dead.
 func (w *orderedWriter) write(ctx context.Context, b []byte) {
 	if w.dead.Load() {
 		return
@@ -340,6 +357,10 @@ func (w *orderedWriter) write(ctx context.Context, b []byte) {
 				w.fail()
 			}
 			return
+		case <-w.moved:
+			if ending != nil {
+				deadline.Reset(writeTimeout)
+			}
 		case <-ending:
 			ending = nil
 			deadline.Reset(shutdownWriteTimeout)

@@ -10,6 +10,7 @@ import (
 	"syscall"
 	"testing"
 	"testing/synctest"
+	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
 )
@@ -102,4 +103,37 @@ func TestOrderedWriterClientGone(t *testing.T) {
 			})
 		})
 	}
+}
+
+// TestOrderedWriterSlowClient: a client that takes a long message slowly
+// (a chunk every 10 s, minutes in all) is not taken for gone: the write
+// deadline counts from the last chunk taken.
+func TestOrderedWriterSlowClient(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		pr, pw := io.Pipe()
+		w := &orderedWriter{out: pw, responses: make(chan []byte, 4), notes: make(chan mcp.JSONRPCNotification, 4), failed: make(chan struct{})}
+		ctx, cancel := context.WithCancel(context.Background())
+		done := make(chan struct{})
+		go func() { w.run(ctx); close(done) }()
+		msg := []byte(`{"jsonrpc":"2.0","id":1,"result":{"text":"` + strings.Repeat("x", 20*writeChunk) + `"}}`)
+		w.send(ctx, msg)
+		var got int
+		buf := make([]byte, writeChunk)
+		for got < len(msg)+1 {
+			time.Sleep(10 * time.Second)
+			n, err := pr.Read(buf)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got += n
+		}
+		select {
+		case <-w.failed:
+			t.Fatal("a slow client that kept reading was taken for gone")
+		default:
+		}
+		cancel()
+		<-done
+		pr.Close()
+	})
 }
