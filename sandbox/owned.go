@@ -79,6 +79,21 @@ func RemoveOwner(ctx context.Context, be Backend, st *state.Store, owner string,
 	}
 }
 
+// RemoveOwnerOnce is one pass of RemoveOwner, without retries: for a
+// server that said it removed everything itself, a check that costs one
+// list of containers and volumes, and gives up at once on an engine that
+// does not answer.
+func RemoveOwnerOnce(ctx context.Context, be Backend, st *state.Store, owner string, log *slog.Logger) ([]string, error) {
+	if owner == "" {
+		return nil, errors.New("remove owner: no owner id")
+	}
+	ids, found, err := removeOwnerPass(ctx, be, st, owner)
+	if found > 0 && log != nil {
+		log.Info("removed what a server that is gone left", "owner", owner, "sandboxes", ids, "found", found)
+	}
+	return ids, err
+}
+
 // removeOwnerPass removes, once, every container and unused volume of
 // owner. found counts what it found (removed or not); ids are the sandbox
 // ids of the containers it removed.

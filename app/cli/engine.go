@@ -50,11 +50,12 @@ func newSetup(ctx context.Context, e *Env, log *slog.Logger) (*setup, error) {
 	}
 	dctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
-	cli, res, err := dockerhost.NewClient(dctx, dockerOptions(e, w.Current()))
+	opts := dockerOptions(e, w.Current())
+	cli, res, err := dockerhost.NewClient(dctx, opts)
 	if err != nil {
 		return nil, err
 	}
-	return &setup{cfg: w, cli: cli, backend: docker.New(cli, log), state: st, docker: res}, nil
+	return &setup{cfg: w, cli: cli, backend: docker.New(cli, log), state: st, docker: res, configHost: opts.ConfigHost}, nil
 }
 
 // newServeSetup is the server's set-up: it starts whatever is found, so

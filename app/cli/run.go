@@ -76,10 +76,17 @@ func runRun(ctx context.Context, e *Env, args []string) int {
 		})
 	}
 	eng := sandbox.NewEngine(sandbox.Options{Backend: s.backend, Config: s.cfg, State: s.state})
+	// Killed, or dead of SIGPIPE when its output is piped into a program
+	// that stopped reading (`| head`), run leaves nothing either.
+	wctx, cancelWatchdog := context.WithCancel(context.WithoutCancel(ctx))
+	defer cancelWatchdog()
+	wd := startWatchdog(wctx, slog.New(slog.DiscardHandler), watchdogArgs{owner: eng.Owner(), configHost: s.configHost, configFile: s.cfg.Current().Source})
 	defer func() {
 		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
 		defer cancel()
-		_ = eng.Close(cctx)
+		if eng.Close(cctx) == nil {
+			wd.release()
+		}
 	}()
 	var mu sync.Mutex
 	res, err := eng.RunCode(ctx, sandbox.RunRequest{Code: string(code), Language: *lang, TimeoutSeconds: seconds, Client: "mcp-sandbox run"},

@@ -75,7 +75,7 @@ func runServe(ctx context.Context, e *Env, args []string) int {
 	eng := sandbox.NewEngine(sandbox.Options{Backend: s.backend, Config: s.cfg, State: s.state, Log: log})
 	bg, cancelBG := context.WithCancel(ctx)
 	defer cancelBG()
-	startEngine(bg, log, eng, s, *debug)
+	wd := startEngine(bg, log, eng, s, *debug)
 
 	srv := mcpserver.New(mcpserver.Options{Engine: eng, Version: buildinfo.Version, Log: log, State: s.state})
 	if *httpAddr != "" {
@@ -88,7 +88,9 @@ func runServe(ctx context.Context, e *Env, args []string) int {
 	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 60*time.Second)
 	defer cancel()
 	if cerr := eng.Close(cctx); cerr != nil {
-		log.Warn("remove sandboxes", "err", cerr)
+		log.Warn("remove sandboxes; the watchdog tries again", "err", cerr)
+	} else {
+		wd.release()
 	}
 	if err != nil {
 		log.Error("server stopped", "err", err)
@@ -97,13 +99,13 @@ func runServe(ctx context.Context, e *Env, args []string) int {
 	return 0
 }
 
-// startEngine starts, until bg ends, the server's watchdog and the
-// engine's background work: config reloads, expiry and the warm pool,
-// memory trimming and the start-up reaping.
-func startEngine(bg context.Context, log *slog.Logger, eng *sandbox.Engine, s *setup, debug bool) {
+// startEngine starts, until bg ends, the server's watchdog (which it
+// returns) and the engine's background work: config reloads, expiry and
+// the warm pool, memory trimming and the start-up reaping.
+func startEngine(bg context.Context, log *slog.Logger, eng *sandbox.Engine, s *setup, debug bool) *watchdog {
 	// Before the first container: however this process ends, its
 	// watchdog removes what it leaves.
-	startWatchdog(bg, log, watchdogArgs{owner: eng.Owner(), configHost: s.configHost, configFile: s.cfg.Current().Source, debug: debug})
+	wd := startWatchdog(bg, log, watchdogArgs{owner: eng.Owner(), configHost: s.configHost, configFile: s.cfg.Current().Source, debug: debug})
 	go s.cfg.Run(bg)
 	go eng.Run(bg)
 	// Between tool calls the server is idle for minutes: the heap that
@@ -119,6 +121,7 @@ func startEngine(bg context.Context, log *slog.Logger, eng *sandbox.Engine, s *s
 		}
 		log.Debug("start-up reaping done")
 	}()
+	return wd
 }
 
 // stdioGrace is how long the server waits, after a signal, for the stdio

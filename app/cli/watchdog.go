@@ -110,6 +110,22 @@ func (w *watchdog) spawn() error {
 	return nil
 }
 
+// watchdogReleased is what a server writes to its watchdog's pipe once it
+// has removed everything itself: the watchdog then checks once and does
+// not wait for an engine that does not answer.
+const watchdogReleased = 'r'
+
+// release tells the watchdog that this process removed everything it made
+// (its engine closed without an error). It is the last thing before exit;
+// the pipe stays open until the process ends.
+func (w *watchdog) release() {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.pipe != nil {
+		_, _ = w.pipe.Write([]byte{watchdogReleased})
+	}
+}
+
 // keep waits for the watchdog and starts another when it ends while the
 // server lives, further apart while they keep failing.
 func (w *watchdog) keep(ctx context.Context, running bool) {

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"io"
@@ -19,6 +20,10 @@ import (
 // restarting, say). Past it, the next server's start-up reaping is the
 // only clean-up left.
 const watchdogPatience = 5 * time.Minute
+
+// releasedCheck bounds the one look a watchdog takes after a server that
+// removed everything itself.
+const releasedCheck = 10 * time.Second
 
 // runWatchdog is the hidden watchdogCommand: it waits until its stdin (the
 // pipe whose write end only its server holds) ends, which happens when the
@@ -64,13 +69,22 @@ func runWatchdog(ctx context.Context, e *Env, args []string) int {
 		log.Warn("watchdog: state directory; sandbox records stay until the next reaping", "err", err)
 		st = nil
 	}
-	// EOF, or any error: the server is gone.
+	// EOF, or any error: the server is gone. Nothing is logged from here
+	// on unless something was left: the server's state directory may be
+	// going away with it (a test's, say).
+	said, _ := io.ReadAll(io.LimitReader(e.Stdin, 64))
 	_, _ = io.Copy(io.Discard, e.Stdin)
-	// Nothing is logged unless something was left: the server's state
-	// directory may be going away with it (a test's, say).
+	log = log.With("by", "watchdog")
+	if bytes.IndexByte(said, watchdogReleased) >= 0 {
+		// The server removed everything itself: one look, no retries.
+		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), releasedCheck)
+		defer cancel()
+		_, _ = sandbox.RemoveOwnerOnce(rctx, be, st, *owner, log)
+		return 0
+	}
 	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), watchdogPatience)
 	defer cancel()
-	if _, err := sandbox.RemoveOwner(rctx, be, st, *owner, log.With("by", "watchdog")); err != nil {
+	if _, err := sandbox.RemoveOwner(rctx, be, st, *owner, log); err != nil {
 		log.Error("watchdog: could not remove everything of the server; the next server to start reaps the rest", "err", err)
 		return 1
 	}
