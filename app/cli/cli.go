@@ -91,6 +91,9 @@ func Run(ctx context.Context, e *Env, args []string) int {
 	case "-v", "--version":
 		name = "version"
 	}
+	if name == watchdogCommand {
+		return runWatchdog(ctx, e, args[1:])
+	}
 	for _, c := range commands {
 		if c.name == name {
 			return c.run(ctx, e, args[1:])

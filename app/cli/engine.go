@@ -34,6 +34,9 @@ type setup struct {
 	backend *docker.Backend
 	state   *state.Store
 	docker  *dockerhost.Result
+	// configHost is the config's docker.host the engine was chosen with
+	// (the server's watchdog chooses by the same).
+	configHost string
 }
 
 // newSetup is the set-up of a command that acts now (ps, stop, run): when
@@ -47,11 +50,12 @@ func newSetup(ctx context.Context, e *Env, log *slog.Logger) (*setup, error) {
 	}
 	dctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
-	cli, res, err := dockerhost.NewClient(dctx, dockerOptions(e, w.Current()))
+	opts := dockerOptions(e, w.Current())
+	cli, res, err := dockerhost.NewClient(dctx, opts)
 	if err != nil {
 		return nil, err
 	}
-	return &setup{cfg: w, cli: cli, backend: docker.New(cli, log), state: st, docker: res}, nil
+	return &setup{cfg: w, cli: cli, backend: docker.New(cli, log), state: st, docker: res, configHost: opts.ConfigHost}, nil
 }
 
 // newServeSetup is the server's set-up: it starts whatever is found, so
@@ -67,14 +71,15 @@ func newServeSetup(ctx context.Context, e *Env, log *slog.Logger) (*setup, error
 	// (an engine that pinged still counts, its version then unknown).
 	dctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
-	conn, err := dockerhost.Connect(dctx, dockerOptions(e, w.Current()))
+	opts := dockerOptions(e, w.Current())
+	conn, err := dockerhost.Connect(dctx, opts)
 	if err != nil {
 		return nil, fmt.Errorf("docker client: %w", err)
 	}
 	be := docker.New(conn.Client, log)
 	be.SetHostName(conn.Name)
 	be.SetAdvice(conn.Advice)
-	return &setup{cfg: w, cli: conn.Client, backend: be, state: st, docker: conn.Result}, nil
+	return &setup{cfg: w, cli: conn.Client, backend: be, state: st, docker: conn.Result, configHost: opts.ConfigHost}, nil
 }
 
 func openConfigState(path string, log *slog.Logger) (*config.Watcher, *state.Store, error) {
@@ -96,13 +101,27 @@ func (s *setup) lister(usage bool) sandbox.Lister {
 }
 
 // openLog returns a logger writing to w and to <state dir>/logs/NAME.log,
-// which rotates by size (app/applog, as the tray's log does).
+// which rotates by size (app/applog, as the tray's log does). The file is
+// written first and w through a queue (asyncWriter): a stderr that blocks
+// or fails loses lines, never the file's, and never stalls the caller.
 func openLog(w io.Writer, name string, level slog.Level) (*slog.Logger, func()) {
-	var out io.Writer = w
-	closer := func() {}
+	aw := newAsyncWriter(w)
+	var out io.Writer = aw
+	closer := func() { aw.Close(time.Second) }
 	if f, err := applog.Open(filepath.Join(config.StateDir(), "logs"), name, applog.Options{}); err == nil {
-		out = io.MultiWriter(w, f)
-		closer = func() { f.Close() }
+		out = teeWriter{f, aw}
+		closer = func() { aw.Close(time.Second); f.Close() }
 	}
 	return slog.New(slog.NewTextHandler(out, &slog.HandlerOptions{Level: level})).With("pid", os.Getpid()), closer
+}
+
+// teeWriter writes to each of its writers in turn, whatever the others
+// answer (unlike io.MultiWriter, which stops at the first error).
+type teeWriter []io.Writer
+
+func (t teeWriter) Write(p []byte) (int, error) {
+	for _, w := range t {
+		_, _ = w.Write(p)
+	}
+	return len(p), nil
 }

@@ -75,12 +75,8 @@ func runRun(ctx context.Context, e *Env, args []string) int {
 			return l.Extension
 		})
 	}
-	eng := sandbox.NewEngine(sandbox.Options{Backend: s.backend, Config: s.cfg, State: s.state})
-	defer func() {
-		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
-		defer cancel()
-		_ = eng.Close(cctx)
-	}()
+	eng, closeEngine := runEngine(ctx, s)
+	defer closeEngine()
 	var mu sync.Mutex
 	res, err := eng.RunCode(ctx, sandbox.RunRequest{Code: string(code), Language: *lang, TimeoutSeconds: seconds, Client: "mcp-sandbox run"},
 		func(stream string, p []byte) {
@@ -117,4 +113,22 @@ func languageOfFile(names []string, file string, ext func(string) string) string
 		}
 	}
 	return ""
+}
+
+// runEngine returns run's engine, watched by a watchdog: killed, or dead
+// of SIGPIPE when its output is piped into a program that stopped reading
+// (`| head`), run leaves nothing either. The function it returns closes
+// the engine and releases the watchdog.
+func runEngine(ctx context.Context, s *setup) (*sandbox.Engine, func()) {
+	eng := sandbox.NewEngine(sandbox.Options{Backend: s.backend, Config: s.cfg, State: s.state})
+	wctx, cancelWatchdog := context.WithCancel(context.WithoutCancel(ctx))
+	wd := startWatchdog(wctx, slog.New(slog.DiscardHandler), watchdogArgs{owner: eng.Owner(), configHost: s.configHost, configFile: s.cfg.Current().Source})
+	return eng, func() {
+		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
+		defer cancel()
+		if eng.Close(cctx) == nil {
+			wd.release()
+		}
+		cancelWatchdog()
+	}
 }

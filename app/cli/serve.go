@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"os"
 	"os/signal"
 	"path/filepath"
 	"syscall"
@@ -52,6 +53,11 @@ func runServe(ctx context.Context, e *Env, args []string) int {
 	log, closeLog := openLog(e.Stderr, "server", level)
 	defer closeLog()
 
+	// A client that closes its end of stdout must not kill the server
+	// with SIGPIPE before it cleans up: with SIGPIPE caught, a write to
+	// the closed pipe fails with EPIPE, which the stdio transport takes
+	// as the client leaving.
+	signal.Notify(make(chan os.Signal, 1), syscall.SIGPIPE)
 	ctx, stop := signal.NotifyContext(ctx, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP)
 	defer stop()
 
@@ -69,6 +75,37 @@ func runServe(ctx context.Context, e *Env, args []string) int {
 	eng := sandbox.NewEngine(sandbox.Options{Backend: s.backend, Config: s.cfg, State: s.state, Log: log})
 	bg, cancelBG := context.WithCancel(ctx)
 	defer cancelBG()
+	wd := startEngine(bg, log, eng, s, *debug)
+
+	srv := mcpserver.New(mcpserver.Options{Engine: eng, Version: buildinfo.Version, Log: log, State: s.state})
+	if *httpAddr != "" {
+		err = serveHTTP(ctx, e, log, srv, s, *httpAddr, *allowRemote)
+	} else {
+		err = serveStdio(ctx, log, srv, e)
+	}
+	cancelBG()
+	log.Info("stopping; removing this server's sandboxes")
+	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 60*time.Second)
+	defer cancel()
+	if cerr := eng.Close(cctx); cerr != nil {
+		log.Warn("remove sandboxes; the watchdog tries again", "err", cerr)
+	} else {
+		wd.release()
+	}
+	if err != nil {
+		log.Error("server stopped", "err", err)
+		return 1
+	}
+	return 0
+}
+
+// startEngine starts, until bg ends, the server's watchdog (which it
+// returns) and the engine's background work: config reloads, expiry and
+// the warm pool, memory trimming and the start-up reaping.
+func startEngine(bg context.Context, log *slog.Logger, eng *sandbox.Engine, s *setup, debug bool) *watchdog {
+	// Before the first container: however this process ends, its
+	// watchdog removes what it leaves.
+	wd := startWatchdog(bg, log, watchdogArgs{owner: eng.Owner(), configHost: s.configHost, configFile: s.cfg.Current().Source, debug: debug})
 	go s.cfg.Run(bg)
 	go eng.Run(bg)
 	// Between tool calls the server is idle for minutes: the heap that
@@ -84,23 +121,32 @@ func runServe(ctx context.Context, e *Env, args []string) int {
 		}
 		log.Debug("start-up reaping done")
 	}()
+	return wd
+}
 
-	srv := mcpserver.New(mcpserver.Options{Engine: eng, Version: buildinfo.Version, Log: log, State: s.state})
-	if *httpAddr != "" {
-		err = serveHTTP(ctx, e, log, srv, s, *httpAddr, *allowRemote)
-	} else {
-		err = srv.ServeStdio(ctx, e.Stdin, e.Stdout)
+// stdioGrace is how long the server waits, after a signal, for the stdio
+// transport to wind down before it cleans up regardless.
+const stdioGrace = 3 * time.Second
+
+// serveStdio serves MCP on the process's stdio until the client leaves
+// (stdin ends, stdout breaks or stops taking writes) or a signal ends ctx.
+// After a signal it waits for the transport at most stdioGrace: a client
+// that stopped reading can hold a write, and clean-up never waits on it.
+func serveStdio(ctx context.Context, log *slog.Logger, srv *mcpserver.Server, e *Env) error {
+	done := make(chan error, 1)
+	go func() { done <- srv.ServeStdio(ctx, e.Stdin, e.Stdout) }()
+	select {
+	case err := <-done:
+		return err
+	case <-ctx.Done():
 	}
-	cancelBG()
-	log.Info("stopping; removing this server's sandboxes")
-	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 60*time.Second)
-	defer cancel()
-	if cerr := eng.Close(cctx); cerr != nil {
-		log.Warn("remove sandboxes", "err", cerr)
+	t := time.NewTimer(stdioGrace)
+	defer t.Stop()
+	select {
+	case err := <-done:
+		return err
+	case <-t.C:
+		log.Warn("the stdio transport did not end after the signal; cleaning up without it")
+		return nil
 	}
-	if err != nil {
-		log.Error("server stopped", "err", err)
-		return 1
-	}
-	return 0
 }

@@ -2,8 +2,11 @@ package mcpserver_test
 
 import (
 	"context"
+	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -113,7 +116,8 @@ func TestSIGTERMRemovesSandboxes(t *testing.T) {
 	waitGone(t, cli, ids, 15*time.Second)
 }
 
-// TestKilledServerSandboxesReaped: a SIGKILLed server cannot clean up; the
+// TestKilledServerSandboxesReaped: a server SIGKILLed together with its
+// watchdog (as a kill of their whole cgroup would) cannot clean up; the
 // next server to start removes what it left, because its owner process is
 // gone.
 func TestKilledServerSandboxesReaped(t *testing.T) {
@@ -121,9 +125,7 @@ func TestKilledServerSandboxesReaped(t *testing.T) {
 	env := serverEnv(t, "")
 	a := startServer(t, env)
 	ids := createSandboxes(t, sdkClient(t, a, nil), 2)
-	if err := a.cmd.Process.Kill(); err != nil {
-		t.Fatal(err)
-	}
+	killWithWatchdog(t, a)
 	a.cmd.Wait()
 	for _, id := range ids {
 		if _, err := cli.ContainerInspect(context.Background(), sandbox.ContainerName(id)); err != nil {
@@ -171,5 +173,29 @@ func TestInspectorCLI(t *testing.T) {
 	out = run("--method", "resources/templates/list")
 	if !strings.Contains(out, "sandbox://{id}/logs") {
 		t.Errorf("templates:\n%s", out)
+	}
+}
+
+var watchdogPIDRe = regexp.MustCompile(`watchdog_pid=(\d+)`)
+
+// killWithWatchdog SIGKILLs the server and, first, its watchdog, as a kill
+// of their whole cgroup would: what the start-up reaping of the next
+// server is left for.
+func killWithWatchdog(t *testing.T, p *proc) {
+	t.Helper()
+	m := watchdogPIDRe.FindStringSubmatch(p.stderr.String())
+	if m == nil {
+		t.Fatalf("the server logged no watchdog_pid:\n%s", p.stderr.String())
+	}
+	pid, _ := strconv.Atoi(m[1])
+	wd, err := os.FindProcess(pid)
+	if err == nil {
+		err = wd.Kill()
+	}
+	if err != nil {
+		t.Fatalf("kill the watchdog %d: %v", pid, err)
+	}
+	if err := p.cmd.Process.Kill(); err != nil {
+		t.Fatal(err)
 	}
 }

@@ -26,7 +26,22 @@ const (
 	maxInFlight = 64
 	// notificationBuffer is the session's notification queue.
 	notificationBuffer = 4096
+	// writeTimeout bounds how long a write to the client may make no
+	// progress: a client that takes nothing for that long has stopped
+	// reading, and is treated as gone (the session ends and the server
+	// cleans up). A long message to a slow client is fine as long as it
+	// keeps taking writeChunk bytes at a time.
+	writeTimeout = 30 * time.Second
+	// writeChunk is the piece of a message written at a time; each one
+	// taken restarts the writeTimeout clock.
+	writeChunk = 64 << 10
+	// shutdownWriteTimeout is the same bound once the session is ending.
+	shutdownWriteTimeout = time.Second
 )
+
+// errClientGone ends a session whose client closed its end of the output
+// or stopped reading it: the client left, as when its input ends.
+var errClientGone = errors.New("the client closed its end of stdout or stopped reading it")
 
 // ServeStdio serves MCP on in/out until in ends (the client went away) or
 // ctx is done. Unlike mcp-go's stdio server, it writes every notification a
@@ -86,6 +101,10 @@ func (s *Server) ServeStdio(ctx context.Context, in io.Reader, out io.Writer) er
 		s.log.Warn("request handlers still running 30s after stdin closed")
 	}
 	<-writerDone
+	if errors.Is(readErr, errClientGone) {
+		s.log.Info("the client left", "why", readErr)
+		return nil
+	}
 	if readErr != nil && !errors.Is(readErr, io.EOF) && !errors.Is(readErr, context.Canceled) {
 		return readErr
 	}
@@ -119,7 +138,7 @@ func (s *Server) readMessages(ctx context.Context, in io.Reader, handle func(raw
 		case <-ctx.Done():
 			return ctx.Err()
 		case <-failed:
-			return errors.New("stdout closed")
+			return errClientGone
 		case err := <-errc:
 			return err
 		case line := <-lines:
@@ -220,6 +239,13 @@ func errorResponse(id any, code int, msg string) []byte {
 // orderedWriter owns the output stream. Responses and notifications reach
 // it on two queues; before it writes a response it writes every
 // notification already queued, so progress never trails its result.
+//
+// Every write has a deadline (writeTimeout; shutdownWriteTimeout once ctx
+// is done): the bytes go to out from a goroutine of their own (flush), and
+// a write that fails or is not taken in time marks the writer dead and
+// closes failed. Nothing more is written then, and nothing waits on the
+// stuck write, so a client that stopped reading cannot hold up the
+// session's end or the server's clean-up.
 type orderedWriter struct {
 	out       io.Writer
 	responses chan []byte
@@ -227,6 +253,10 @@ type orderedWriter struct {
 	failed    chan struct{}
 	failOnce  sync.Once
 	dead      atomic.Bool
+
+	lines chan []byte   // to flush, one at a time
+	moved chan struct{} // flush wrote a chunk
+	wrote chan error    // flush's result of each line
 }
 
 func (w *orderedWriter) send(ctx context.Context, resp []byte) {
@@ -243,22 +273,25 @@ func (w *orderedWriter) send(ctx context.Context, resp []byte) {
 }
 
 func (w *orderedWriter) run(ctx context.Context) {
+	w.lines, w.moved, w.wrote = make(chan []byte), make(chan struct{}, 1), make(chan error, 1)
+	go w.flush()
+	defer close(w.lines)
 	for {
 		select {
 		case n := <-w.notes:
-			w.writeNote(n)
+			w.writeNote(ctx, n)
 		case r := <-w.responses:
-			w.drainNotes()
-			w.write(r)
+			w.drainNotes(ctx)
+			w.write(ctx, r)
 		case <-ctx.Done():
 			// Deliver what is queued, then stop.
 			for {
 				select {
 				case r := <-w.responses:
-					w.drainNotes()
-					w.write(r)
+					w.drainNotes(ctx)
+					w.write(ctx, r)
 				case <-time.After(200 * time.Millisecond):
-					w.drainNotes()
+					w.drainNotes(ctx)
 					return
 				}
 			}
@@ -266,34 +299,81 @@ func (w *orderedWriter) run(ctx context.Context) {
 	}
 }
 
-func (w *orderedWriter) drainNotes() {
+// flush writes each line to out, writeChunk bytes at a time, says when a
+// chunk was taken, and reports how the line went. A write that blocks for
+// ever leaves it blocked; the writer no longer waits for it.
+func (w *orderedWriter) flush() {
+	for line := range w.lines {
+		var err error
+		for len(line) > 0 && err == nil {
+			n := min(len(line), writeChunk)
+			_, err = w.out.Write(line[:n])
+			line = line[n:]
+			select {
+			case w.moved <- struct{}{}:
+			default:
+			}
+		}
+		w.wrote <- err
+	}
+}
+
+func (w *orderedWriter) drainNotes(ctx context.Context) {
 	for {
 		select {
 		case n := <-w.notes:
-			w.writeNote(n)
+			w.writeNote(ctx, n)
 		default:
 			return
 		}
 	}
 }
 
-func (w *orderedWriter) writeNote(n mcp.JSONRPCNotification) {
+func (w *orderedWriter) writeNote(ctx context.Context, n mcp.JSONRPCNotification) {
 	b, err := json.Marshal(n)
 	if err == nil {
-		w.write(b)
+		w.write(ctx, b)
 	}
 }
 
-func (w *orderedWriter) write(b []byte) {
+// write writes one message and waits for it while it moves: at most
+// writeTimeout without a chunk taken, and at most shutdownWriteTimeout in
+// all once ctx is done. flush is idle whenever write is called: the last
+// write either finished or marked the writer dead.
+func (w *orderedWriter) write(ctx context.Context, b []byte) {
 	if w.dead.Load() {
 		return
 	}
 	line := make([]byte, 0, len(b)+1)
 	line = append(append(line, b...), '\n')
-	if _, err := w.out.Write(line); err != nil {
-		w.dead.Store(true)
-		w.failOnce.Do(func() { close(w.failed) })
+	w.lines <- line
+	deadline := time.NewTimer(writeTimeout)
+	defer deadline.Stop()
+	ending := ctx.Done()
+	for {
+		select {
+		case err := <-w.wrote:
+			if err != nil {
+				w.fail()
+			}
+			return
+		case <-w.moved:
+			if ending != nil {
+				deadline.Reset(writeTimeout)
+			}
+		case <-ending:
+			ending = nil
+			deadline.Reset(shutdownWriteTimeout)
+		case <-deadline.C:
+			w.fail()
+			return
+		}
 	}
+}
+
+func (w *orderedWriter) fail() {
+	w.dead.Store(true)
+	w.failOnce.Do(func() { close(w.failed) })
 }
 
 // session is the MCP session of one stdio connection.

@@ -5,9 +5,12 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"io"
 	"strings"
+	"syscall"
 	"testing"
 	"testing/synctest"
+	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
 )
@@ -61,4 +64,76 @@ func TestErrorResponseIsJSONRPC(t *testing.T) {
 	if err := json.Unmarshal(errorResponse(nil, mcp.PARSE_ERROR, "bad"), &m); err != nil || m["jsonrpc"] != "2.0" {
 		t.Fatalf("%v %v", m, err)
 	}
+}
+
+// TestOrderedWriterClientGone: a client that closed its end (the write
+// fails) or stopped reading (the write never returns) ends the session
+// (failed closes), and a writer stuck on such a client still stops when
+// the session ends, without the stuck write returning.
+func TestOrderedWriterClientGone(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		closed bool // the client closed its end; else it stopped reading
+		cancel bool // the session ends (a signal) while the write hangs
+	}{
+		{"closed its end", true, false},
+		{"stopped reading", false, false},
+		{"stopped reading, then a signal", false, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				pr, pw := io.Pipe()
+				if tc.closed {
+					pr.CloseWithError(syscall.EPIPE)
+				}
+				w := &orderedWriter{out: pw, responses: make(chan []byte, 4), notes: make(chan mcp.JSONRPCNotification, 4), failed: make(chan struct{})}
+				ctx, cancel := context.WithCancel(context.Background())
+				done := make(chan struct{})
+				go func() { w.run(ctx); close(done) }()
+				w.send(ctx, []byte(`{"jsonrpc":"2.0","id":1,"result":{}}`))
+				if tc.cancel {
+					synctest.Wait()
+					cancel()
+					<-done
+				}
+				<-w.failed
+				cancel()
+				<-done
+				pr.Close() // lets the stuck write return, so the bubble can end
+			})
+		})
+	}
+}
+
+// TestOrderedWriterSlowClient: a client that takes a long message slowly
+// (a chunk every 10 s, minutes in all) is not taken for gone: the write
+// deadline counts from the last chunk taken.
+func TestOrderedWriterSlowClient(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		pr, pw := io.Pipe()
+		w := &orderedWriter{out: pw, responses: make(chan []byte, 4), notes: make(chan mcp.JSONRPCNotification, 4), failed: make(chan struct{})}
+		ctx, cancel := context.WithCancel(context.Background())
+		done := make(chan struct{})
+		go func() { w.run(ctx); close(done) }()
+		msg := []byte(`{"jsonrpc":"2.0","id":1,"result":{"text":"` + strings.Repeat("x", 20*writeChunk) + `"}}`)
+		w.send(ctx, msg)
+		var got int
+		buf := make([]byte, writeChunk)
+		for got < len(msg)+1 {
+			time.Sleep(10 * time.Second)
+			n, err := pr.Read(buf)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got += n
+		}
+		select {
+		case <-w.failed:
+			t.Fatal("a slow client that kept reading was taken for gone")
+		default:
+		}
+		cancel()
+		<-done
+		pr.Close()
+	})
 }

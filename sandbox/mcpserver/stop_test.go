@@ -34,9 +34,9 @@ func TestStopRemovesInBackground(t *testing.T) {
 	}
 }
 
-// TestStopThenKilledServerReaped: a server killed right after answering
-// sandbox_stop (its background removal cut short) leaves nothing that the
-// next server does not remove.
+// TestStopThenKilledServerReaped: a server killed (with its watchdog)
+// right after answering sandbox_stop (its background removal cut short)
+// leaves nothing that the next server does not remove.
 func TestStopThenKilledServerReaped(t *testing.T) {
 	cli := testenv.Docker(t, testenv.PythonImage)
 	env := serverEnv(t, "")
@@ -48,9 +48,7 @@ func TestStopThenKilledServerReaped(t *testing.T) {
 			t.Fatalf("stop: %s", text(res))
 		}
 	}
-	if err := a.cmd.Process.Kill(); err != nil {
-		t.Fatal(err)
-	}
+	killWithWatchdog(t, a)
 	a.cmd.Wait()
 	b := startServer(t, env)
 	sdkClient(t, b, nil)

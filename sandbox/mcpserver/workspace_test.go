@@ -346,10 +346,10 @@ func TestServerExitLeavesNoVolumes(t *testing.T) {
 	}
 }
 
-// TestKilledServerLeavesNoVolumes: a SIGKILLed server with sandboxes and a
-// warm pool cleans up nothing; the start-up reaping of the next server of
-// its installation (the same state directory: the killed one's lock is
-// free) removes every container and volume it left.
+// TestKilledServerLeavesNoVolumes: a server SIGKILLed with its watchdog,
+// with sandboxes and a warm pool, cleans up nothing; the start-up reaping
+// of the next server of its installation (the same state directory: the
+// killed one's lock is free) removes every container and volume it left.
 func TestKilledServerLeavesNoVolumes(t *testing.T) {
 	cli := testenv.Docker(t, testenv.PythonImage)
 	env := poolEnv(t, 1)
@@ -357,9 +357,7 @@ func TestKilledServerLeavesNoVolumes(t *testing.T) {
 	ids := createSandboxes(t, sdkClient(t, a, nil), 2)
 	pid := a.cmd.Process.Pid
 	waitPool(t, cli, pid)
-	if err := a.cmd.Process.Kill(); err != nil {
-		t.Fatal(err)
-	}
+	killWithWatchdog(t, a)
 	waitExit(t, a, time.Minute)
 	if n := len(serverContainers(t, cli, []int{pid})); n < 3 {
 		t.Fatalf("%d containers of the killed server; the test needs its two sandboxes and a pool one", n)

@@ -1,0 +1,163 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"os"
+	"os/exec"
+	"strconv"
+	"sync"
+	"time"
+)
+
+// watchdogCommand is the hidden subcommand a server re-runs its own
+// executable with to watch over it (runWatchdog). It is not listed in the
+// usage: nobody runs it by hand.
+const watchdogCommand = "__watchdog"
+
+// Pacing of the server's restarts of a watchdog that died while the server
+// lives.
+const (
+	watchdogRestartFirst = time.Second
+	watchdogRestartMax   = 30 * time.Second
+)
+
+// watchdogArgs is what a watchdog needs to find and remove what its server
+// leaves: the server's owner id, its pid (for the log), and the engine it
+// uses (the config's docker.host as the server read it, and the config
+// file that named it; the environment, DOCKER_HOST and contexts included,
+// is inherited).
+type watchdogArgs struct {
+	owner      string
+	configHost string
+	configFile string
+	debug      bool
+}
+
+func (a watchdogArgs) argv() []string {
+	argv := []string{watchdogCommand, "--owner", a.owner, "--server-pid", strconv.Itoa(os.Getpid()),
+		"--config-host", a.configHost, "--config-file", a.configFile}
+	if a.debug {
+		argv = append(argv, "--debug")
+	}
+	return argv
+}
+
+// watchdog is the server's side of its dead man's switch: a child process
+// (the same executable, watchdogCommand) in a session of its own, whose
+// stdin is the read end of a pipe only this process holds the write end
+// of. However this process ends — a clean exit, a signal, a panic,
+// SIGKILL, the OOM killer — the kernel closes the write end, the watchdog
+// reads EOF and removes everything of this server's owner id. The server
+// never writes to the pipe and never closes it: only its death does.
+type watchdog struct {
+	log  *slog.Logger
+	args watchdogArgs
+
+	mu   sync.Mutex
+	pipe *os.File // the write end
+	cmd  *exec.Cmd
+}
+
+// startWatchdog starts the watchdog and keeps one running until ctx ends
+// (the server is stopping: from then on the last one waits for the
+// server's exit). A watchdog that cannot start is logged and tried again.
+func startWatchdog(ctx context.Context, log *slog.Logger, args watchdogArgs) *watchdog {
+	w := &watchdog{log: log, args: args}
+	closeInheritedOnExec()
+	err := w.spawn()
+	if err != nil {
+		log.Warn("start the watchdog that removes this server's sandboxes if it dies; trying again", "err", err)
+	}
+	go w.keep(ctx, err == nil)
+	return w
+}
+
+// spawn starts one watchdog process on a fresh pipe.
+func (w *watchdog) spawn() error {
+	exe, err := os.Executable()
+	if err != nil {
+		return fmt.Errorf("find this executable: %w", err)
+	}
+	r, pw, err := os.Pipe()
+	if err != nil {
+		return fmt.Errorf("pipe: %w", err)
+	}
+	defer r.Close() // the child has its copy
+	cmd := exec.Command(exe, w.args.argv()...)
+	if self := selfExe(); self != "" {
+		// This very binary, even when an upgrade replaced or removed the
+		// file at exe since the server started.
+		cmd.Path = self
+	}
+	// Not the server's stdio: the client must see EOF when the server
+	// dies, and the watchdog must not die of the client leaving. It logs
+	// to the log file only.
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = r, nil, nil
+	detach(cmd)
+	if err := cmd.Start(); err != nil {
+		pw.Close()
+		return fmt.Errorf("start %s %s: %w", exe, watchdogCommand, err)
+	}
+	w.mu.Lock()
+	if w.pipe != nil {
+		w.pipe.Close() // the write end of a watchdog that is gone
+	}
+	w.pipe, w.cmd = pw, cmd
+	w.mu.Unlock()
+	w.log.Info("watchdog started", "watchdog_pid", cmd.Process.Pid, "owner", w.args.owner)
+	return nil
+}
+
+// watchdogReleased is what a server writes to its watchdog's pipe once it
+// has removed everything itself: the watchdog then checks once and does
+// not wait for an engine that does not answer.
+const watchdogReleased = 'r'
+
+// release tells the watchdog that this process removed everything it made
+// (its engine closed without an error). It is the last thing before exit;
+// the pipe stays open until the process ends.
+func (w *watchdog) release() {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.pipe != nil {
+		_, _ = w.pipe.Write([]byte{watchdogReleased})
+	}
+}
+
+// keep waits for the watchdog and starts another when it ends while the
+// server lives, further apart while they keep failing.
+func (w *watchdog) keep(ctx context.Context, running bool) {
+	wait := watchdogRestartFirst
+	for {
+		if running {
+			w.mu.Lock()
+			cmd := w.cmd
+			w.mu.Unlock()
+			started := time.Now()
+			err := cmd.Wait()
+			if ctx.Err() != nil {
+				return
+			}
+			w.log.Warn("the watchdog ended while this server runs; starting another", "err", err)
+			if time.Since(started) > watchdogRestartMax {
+				wait = watchdogRestartFirst
+			}
+		}
+		t := time.NewTimer(wait)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return
+		case <-t.C:
+		}
+		wait = min(2*wait, watchdogRestartMax)
+		if err := w.spawn(); err != nil {
+			w.log.Warn("start the watchdog; trying again", "err", err, "in", wait)
+			running = false
+			continue
+		}
+		running = true
+	}
+}

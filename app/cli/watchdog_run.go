@@ -1,0 +1,92 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"time"
+
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox"
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox/config"
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox/docker"
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox/dockerhost"
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox/state"
+)
+
+// watchdogPatience bounds how long a watchdog keeps trying to remove what
+// its server left when the engine does not answer (Docker Desktop
+// restarting, say). Past it, the next server's start-up reaping is the
+// only clean-up left.
+const watchdogPatience = 5 * time.Minute
+
+// releasedCheck bounds the one look a watchdog takes after a server that
+// removed everything itself.
+const releasedCheck = 10 * time.Second
+
+// runWatchdog is the hidden watchdogCommand: it waits until its stdin (the
+// pipe whose write end only its server holds) ends, which happens when the
+// server's process ends in any way, then removes every container and
+// volume of the server's owner id through the engine's code, on exactly
+// the engine the server used (the same detection options: the inherited
+// environment and the server's docker.host; an explicit choice is the
+// only endpoint dialled), and exits.
+func runWatchdog(ctx context.Context, e *Env, args []string) int {
+	fs := newFlagSet(e, watchdogCommand, "--owner ID")
+	owner := fs.String("owner", "", "the server's owner `ID`")
+	serverPID := fs.Int("server-pid", 0, "the server's process id (for the log)")
+	configHost := fs.String("config-host", "", "the config's docker.host as the server read it")
+	configFile := fs.String("config-file", "", "the config file (for messages)")
+	debug := fs.Bool("debug", false, "log debug messages")
+	if code, done := parseFlags(e, fs, args); done {
+		return code
+	}
+	if *owner == "" {
+		fmt.Fprintln(e.Stderr, "mcp-sandbox: --owner is required")
+		return 2
+	}
+	level := slog.LevelInfo
+	if *debug {
+		level = slog.LevelDebug
+	}
+	log, closeLog := openLog(e.Stderr, "server", level)
+	defer closeLog()
+	log = log.With("watchdog_of", *serverPID)
+	// Detection runs now, while the server lives; a client on a local
+	// socket re-detects by the same rule when it must (dockerhost.Connect).
+	dctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	conn, err := dockerhost.Connect(dctx, dockerhost.Options{Getenv: e.getenv, ConfigHost: *configHost, ConfigFile: *configFile})
+	cancel()
+	if err != nil {
+		log.Error("watchdog: docker client", "err", err)
+		return 1
+	}
+	defer conn.Client.Close()
+	be := docker.New(conn.Client, log)
+	st, err := state.Open(config.StateDir())
+	if err != nil {
+		log.Warn("watchdog: state directory; sandbox records stay until the next reaping", "err", err)
+		st = nil
+	}
+	// EOF, or any error: the server is gone. Nothing is logged from here
+	// on unless something was left: the server's state directory may be
+	// going away with it (a test's, say).
+	said, _ := io.ReadAll(io.LimitReader(e.Stdin, 64))
+	_, _ = io.Copy(io.Discard, e.Stdin)
+	log = log.With("by", "watchdog")
+	if bytes.IndexByte(said, watchdogReleased) >= 0 {
+		// The server removed everything itself: one look, no retries.
+		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), releasedCheck)
+		defer cancel()
+		_, _ = sandbox.RemoveOwnerOnce(rctx, be, st, *owner, log)
+		return 0
+	}
+	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), watchdogPatience)
+	defer cancel()
+	if _, err := sandbox.RemoveOwner(rctx, be, st, *owner, log); err != nil {
+		log.Error("watchdog: could not remove everything of the server; the next server to start reaps the rest", "err", err)
+		return 1
+	}
+	return 0
+}
