@@ -18,6 +18,11 @@ const (
 	maxReadBytes     = 16 << 20
 	defaultReadBytes = 256 << 10
 	maxListEntries   = 5000
+	// maxListNameBytes bounds the names and link targets one listing
+	// keeps, through the agent or tar: the answer carries them twice
+	// (text and structured) and must stay well within what clients take
+	// in one message (the official SDKs: 16 MiB).
+	maxListNameBytes = 2 << 20
 )
 
 // FileResult is what write_file reports.
@@ -226,6 +231,10 @@ func (e *Engine) ListFiles(ctx context.Context, id, p string, recursive bool) ([
 	parent := path.Dir(target)
 	var out []FileEntry
 	first := true
+	// The names come from the sandbox (a tree of long, deep names):
+	// they are counted before they are kept, as the agent counts its
+	// listing.
+	names := 0
 	for {
 		var h *tar.Header
 		if first {
@@ -250,7 +259,8 @@ func (e *Engine) ListFiles(ctx context.Context, id, p string, recursive bool) ([
 		if !recursive && path.Dir(name) != target {
 			continue
 		}
-		if len(out) >= maxListEntries {
+		names += len(name) + len(h.Linkname)
+		if len(out) >= maxListEntries || names > maxListNameBytes {
 			return out, true, nil
 		}
 		out = append(out, entryOf(name, h))

@@ -48,6 +48,18 @@ type RunResult struct {
 	Figures   []Figure `json:"-"`
 	// OneShot is set when a fresh sandbox was made and removed for the call.
 	OneShot bool `json:"one_shot"`
+
+	// release gives the figures' bytes back to the server's budget.
+	release func()
+}
+
+// Release gives the bytes of r's figures back to the server's figure
+// budget (budget.go): call it once the figures have been sent or dropped.
+// Later calls do nothing.
+func (r *RunResult) Release() {
+	if r.release != nil {
+		r.release()
+	}
 }
 
 // RunCode runs code in a sandbox, or in a fresh one that is removed after.

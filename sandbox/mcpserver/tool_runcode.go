@@ -46,6 +46,9 @@ func (s *Server) handleRunCode(ctx context.Context, req mcp.CallToolRequest) (*m
 		Reset: a.Reset, Client: clientName(ctx), Progress: pullProgress(p),
 	}, p.output)
 	p.flush()
+	// The figures' bytes go back to the server's budget once they are
+	// encoded here (the encoded copy is what is sent).
+	defer res.Release()
 	if err != nil {
 		return errorResult(err), nil
 	}
