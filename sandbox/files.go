@@ -51,7 +51,8 @@ func (e *Engine) WriteFile(ctx context.Context, id, p string, content []byte, ap
 	sb.begin()
 	defer e.end(sb)
 	if c := e.agentFor(ctx, sb); c != nil {
-		return e.writeFileAgent(ctx, c, sb, clean, content, appendTo)
+		res, err := e.writeFileAgent(ctx, c, sb, clean, content, appendTo)
+		return res, endOnBadAnswer(ctx, c, err)
 	}
 	target, err := e.resolve(ctx, sb, clean, true)
 	if err != nil {
@@ -121,7 +122,7 @@ func (e *Engine) ReadFile(ctx context.Context, id, p string, offset, maxBytes in
 	defer e.end(sb)
 	if c := e.agentFor(ctx, sb); c != nil {
 		res, err := e.readFileAgent(ctx, c, sb, clean, offset, maxBytes)
-		if !errors.Is(err, errAgentDied) {
+		if err = endOnBadAnswer(ctx, c, err); !errors.Is(err, errAgentDied) {
 			return res, err
 		}
 		// A read can be made again, through the engine.
@@ -214,7 +215,7 @@ func (e *Engine) ListFiles(ctx context.Context, id, p string, recursive bool) ([
 	defer e.end(sb)
 	if c := e.agentFor(ctx, sb); c != nil {
 		entries, truncated, err := e.listFilesAgent(ctx, c, sb, clean, recursive)
-		if !errors.Is(err, errAgentDied) {
+		if err = endOnBadAnswer(ctx, c, err); !errors.Is(err, errAgentDied) {
 			return entries, truncated, err
 		}
 	}

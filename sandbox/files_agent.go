@@ -84,6 +84,17 @@ func (e *Engine) agentFile(ctx context.Context, c *agentConn, sb *Sandbox, req a
 	return done, nil
 }
 
+// endOnBadAnswer ends c when err says its answer broke the protocol (the
+// contract: nothing more is sent to such an agent; the next call starts a
+// fresh one, or goes through the engine after three), and returns err.
+func endOnBadAnswer(ctx context.Context, c *agentConn, err error) error {
+	if errors.Is(err, errAgentAnswer) && !c.gone() { // agentFile's own checks ended it already
+		c.fail(err)
+		c.kill(ctx)
+	}
+	return err
+}
+
 // agentFileErr words the agent's error class for op on p (the path asked
 // for, when the agent names none).
 func agentFileErr(sb *Sandbox, op, p string, d agent.FileDone) error {
@@ -183,6 +194,7 @@ func (e *Engine) listFilesAgent(ctx context.Context, c *agentConn, sb *Sandbox, 
 	}
 	target := d.Path
 	var entries []FileEntry
+	names := 0 // bytes of names and link targets kept
 	sc := bufio.NewScanner(&out.b)
 	sc.Buffer(make([]byte, 0, 64<<10), maxListBytes)
 	for sc.Scan() {
@@ -197,6 +209,9 @@ func (e *Engine) listFilesAgent(ctx context.Context, c *agentConn, sb *Sandbox, 
 			return nil, false, err
 		}
 		if len(entries) >= maxListEntries {
+			return entries, true, nil
+		}
+		if names += len(fe.Path) + len(fe.Link); names > maxListNameBytes {
 			return entries, true, nil
 		}
 		entries = append(entries, fe)
