@@ -43,7 +43,9 @@ type RunResult struct {
 	SandboxID string `json:"sandbox_id"`
 	Language  string `json:"language"`
 	// StateLost is set when the interpreter had to be restarted (timeout,
-	// cancellation, reset) so earlier variables are gone.
+	// cancellation, reset) so earlier variables are gone; after a
+	// cancelled call, whose result is not delivered, the next result
+	// says it.
 	StateLost bool     `json:"state_lost,omitempty"`
 	Figures   []Figure `json:"-"`
 	// OneShot is set when a fresh sandbox was made and removed for the call.
