@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -205,10 +206,12 @@ while read -r k v; do [ "$k" = oom_kill ] && echo "$v"; done < "$f"; exit 0`
 // last check; a process killed with SIGKILL (exit 137) for another reason
 // does not count.
 func (e *Engine) oomKilled(ctx context.Context, sb *Sandbox) bool {
-	var buf strings.Builder
+	// Any process of the sandbox user can write into the probe's
+	// stdout (through /proc/PID/fd/1): only a counter's worth is kept.
+	var buf bytes.Buffer
 	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
 	defer cancel()
-	_, err := e.be.Exec(cctx, sb.ContainerID, ExecSpec{Cmd: []string{"/bin/sh", "-c", oomCountScript}, Env: serverEnv, User: sb.User, Stdout: &buf})
+	_, err := e.be.Exec(cctx, sb.ContainerID, ExecSpec{Cmd: []string{"/bin/sh", "-c", oomCountScript}, Env: serverEnv, User: sb.User, Stdout: &limitedBuffer{b: &buf, n: 64}})
 	if err != nil && !e.containerRunning(cctx, sb) {
 		return false
 	}

@@ -142,6 +142,10 @@ func (f Fence) Unpack(ctx context.Context, r io.Reader, root, dest string, opts 
 	return st, nil
 }
 
+// maxLinkBytes bounds the names and targets of the symlinks one copy
+// keeps until its files are written.
+const maxLinkBytes = 4 << 20
+
 // link is a symlink of the archive: where it goes (slash path below the
 // copied tree's top) and its target as written.
 type link struct{ rel, target string }
@@ -154,6 +158,7 @@ func (f Fence) extract(ctx context.Context, tr *tar.Reader, sr *os.Root, st *Unp
 	var topName string
 	maxFiles := f.maxFiles()
 	entries := 0 // skipped ones too: they cost time as well
+	linkBytes := 0
 	for {
 		if err := ctx.Err(); err != nil {
 			return nil, err
@@ -216,7 +221,18 @@ func (f Fence) extract(ctx context.Context, tr *tar.Reader, sr *os.Root, st *Unp
 			if rel == "" {
 				return nil, fmt.Errorf("%w: archive entry %q replaces the copied tree with a link", ErrFence, h.Name)
 			}
-			links = append(links, link{rel: rel, target: h.Linkname})
+			// The links are kept until the tree is written: their names
+			// and targets are counted first (a target can be 1 MiB in a
+			// tar stream, and there can be maxFiles of them).
+			linkBytes += len(rel) + len(h.Linkname)
+			switch {
+			case len(h.Linkname) > 4096:
+				st.Skipped["symlink with a target longer than 4096 bytes"]++
+			case linkBytes > maxLinkBytes:
+				st.Skipped["symlink past the 4 MiB of link names kept"]++
+			default:
+				links = append(links, link{rel: rel, target: h.Linkname})
+			}
 		case tar.TypeLink:
 			st.Skipped["hard link"]++
 		default:
