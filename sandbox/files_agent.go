@@ -20,8 +20,9 @@ import (
 // the agent answers is hostile: sizes are bounded, paths checked, entries
 // validated, and an answer that breaks the rules is an error, never data.
 
-// maxListBytes bounds the listing an agent may send (it stops at 8 MiB).
-const maxListBytes = 16 << 20
+// maxListBytes bounds the listing an agent may send: it stops once it
+// has sent 8 MiB, so at most one entry's line (48 KiB) more comes.
+const maxListBytes = 8<<20 + 64<<10
 
 // errAgentAnswer marks an answer from the agent that breaks the protocol.
 var errAgentAnswer = errors.New("the sandbox's agent gave an invalid answer")
