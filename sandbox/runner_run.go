@@ -48,36 +48,10 @@ func (e *Engine) runResident(ctx context.Context, sb *Sandbox, kind string, req 
 	if bad != "" {
 		return res, false, nil
 	}
-	if it != nil && (req.Reset || it.gone()) {
-		// A reset, or an interpreter that ended since the last call (killed
-		// from outside): the variables it held are gone.
-		res.StateLost = res.StateLost || ran
-		if req.Reset && !it.gone() {
-			it.kill(ctx)
-		} else {
-			it.close()
-		}
-		it = nil
-		slot.set(nil, false)
-	}
-	if it == nil {
-		if it, err = startInterp(bctx, at, sb, kind, e.figures); err != nil {
-			if d := e.stoppedDuring(ctx, sb, ctx.Err() == nil); d != nil {
-				return res, true, goneErr(d)
-			}
-			if errors.Is(err, errInterpUnusable) {
-				e.log.Info("resident interpreter unavailable; running code with one exec per call", "id", sb.ID, "kind", kind, "why", err)
-				slot.mu.Lock()
-				slot.bad = err.Error()
-				slot.mu.Unlock()
-				return res, false, nil
-			}
-			if ctx.Err() != nil {
-				return res, true, fmt.Errorf("cancelled: %w", ctx.Err())
-			}
-			return res, true, e.containerGone(ctx, sb, err)
-		}
-		slot.set(it, false)
+	it, lost, handled, err := e.readyInterp(ctx, bctx, at, sb, slot, kind, req.Reset, it, ran)
+	res.StateLost = res.StateLost || lost
+	if !handled || err != nil {
+		return res, handled, err
 	}
 
 	sb.begin()
@@ -157,16 +131,22 @@ func (e *Engine) runResident(ctx context.Context, sb *Sandbox, kind string, req 
 		}
 		res.Figures, res.release, kept = r.figs.figures, e.releaseOnce(r.figs.reserved), true
 	}
-	if f := r.figs; f.dropped > 0 {
-		why := fmt.Sprintf("a run returns at most %d figures and limits.image_bytes (%d bytes) of them", maxFigures, e.cfg.Current().Limits.ImageBytes)
-		if f.busy {
-			why = "the server's figure budget was in use by other calls"
-		}
-		fmt.Fprintf(stderr, "\n[mcp-sandbox: %d figure(s) (%d bytes) were not returned: %s]\n", f.dropped, f.droppedBytes, why)
-	}
+	figuresDropped(stderr, r.figs, e.cfg.Current().Limits.ImageBytes)
 	res.fill(stdout, stderr)
 	res.Truncated = res.Truncated || r.figs.dropped > 0
 	return res, true, nil
+}
+
+// figuresDropped notes in stderr the figures a run dropped, and why.
+func figuresDropped(stderr *capture, f figureTally, imageBytes int) {
+	if f.dropped == 0 {
+		return
+	}
+	why := fmt.Sprintf("a run returns at most %d figures and limits.image_bytes (%d bytes) of them", maxFigures, imageBytes)
+	if f.busy {
+		why = "the server's figure budget was in use by other calls"
+	}
+	fmt.Fprintf(stderr, "\n[mcp-sandbox: %d figure(s) (%d bytes) were not returned: %s]\n", f.dropped, f.droppedBytes, why)
 }
 
 // releaseOnce returns a function that gives n bytes back to the figure
@@ -174,6 +154,46 @@ func (e *Engine) runResident(ctx context.Context, sb *Sandbox, kind string, req 
 func (e *Engine) releaseOnce(n int) func() {
 	var once sync.Once
 	return func() { once.Do(func() { e.figures.give(n) }) }
+}
+
+// readyInterp returns the interpreter a run in slot uses: it (the slot's,
+// ran says whether it ran code), or a fresh one after a reset or when it
+// ended since the last call. lost says variables were lost on the way;
+// handled false says no interpreter can run in sb.
+func (e *Engine) readyInterp(ctx, bctx context.Context, at Attacher, sb *Sandbox, slot *runnerSlot, kind string, reset bool, it *interp, ran bool) (_ *interp, lost, handled bool, _ error) {
+	if it != nil && (reset || it.gone()) {
+		// A reset, or an interpreter that ended since the last call (killed
+		// from outside): the variables it held are gone.
+		lost = ran
+		if reset && !it.gone() {
+			it.kill(ctx)
+		} else {
+			it.close()
+		}
+		it = nil
+		slot.set(nil, false)
+	}
+	if it == nil {
+		var err error
+		if it, err = startInterp(bctx, at, sb, kind, e.figures); err != nil {
+			if d := e.stoppedDuring(ctx, sb, ctx.Err() == nil); d != nil {
+				return nil, lost, true, goneErr(d)
+			}
+			if errors.Is(err, errInterpUnusable) {
+				e.log.Info("resident interpreter unavailable; running code with one exec per call", "id", sb.ID, "kind", kind, "why", err)
+				slot.mu.Lock()
+				slot.bad = err.Error()
+				slot.mu.Unlock()
+				return nil, lost, false, nil
+			}
+			if ctx.Err() != nil {
+				return nil, lost, true, fmt.Errorf("cancelled: %w", ctx.Err())
+			}
+			return nil, lost, true, e.containerGone(ctx, sb, err)
+		}
+		slot.set(it, false)
+	}
+	return it, lost, true, nil
 }
 
 // set replaces the slot's interpreter.

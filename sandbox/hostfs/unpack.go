@@ -150,6 +150,23 @@ const maxLinkBytes = 4 << 20
 // copied tree's top) and its target as written.
 type link struct{ rel, target string }
 
+// keepLink adds l to links unless it breaks the bounds: the links are kept
+// until the tree is written, so their names and targets are counted first
+// (*kept so far; a target can be 1 MiB in a tar stream, and there can be
+// maxFiles links). What is not kept is counted in st.Skipped.
+func keepLink(links []link, kept *int, l link, st *UnpackStats) []link {
+	*kept += len(l.rel) + len(l.target)
+	switch {
+	case len(l.target) > 4096:
+		st.Skipped["symlink with a target longer than 4096 bytes"]++
+	case *kept > maxLinkBytes:
+		st.Skipped["symlink past the 4 MiB of link names kept"]++
+	default:
+		links = append(links, l)
+	}
+	return links
+}
+
 // extract writes the archive's directories and files below "top" in the
 // staging root and returns its symlinks, made by none.
 func (f Fence) extract(ctx context.Context, tr *tar.Reader, sr *os.Root, st *UnpackStats) ([]link, error) {
@@ -221,18 +238,7 @@ func (f Fence) extract(ctx context.Context, tr *tar.Reader, sr *os.Root, st *Unp
 			if rel == "" {
 				return nil, fmt.Errorf("%w: archive entry %q replaces the copied tree with a link", ErrFence, h.Name)
 			}
-			// The links are kept until the tree is written: their names
-			// and targets are counted first (a target can be 1 MiB in a
-			// tar stream, and there can be maxFiles of them).
-			linkBytes += len(rel) + len(h.Linkname)
-			switch {
-			case len(h.Linkname) > 4096:
-				st.Skipped["symlink with a target longer than 4096 bytes"]++
-			case linkBytes > maxLinkBytes:
-				st.Skipped["symlink past the 4 MiB of link names kept"]++
-			default:
-				links = append(links, link{rel: rel, target: h.Linkname})
-			}
+			links = keepLink(links, &linkBytes, link{rel: rel, target: h.Linkname}, st)
 		case tar.TypeLink:
 			st.Skipped["hard link"]++
 		default:
