@@ -177,7 +177,11 @@ func (c *agentConn) onFrame(f runner.Frame) {
 			return
 		}
 		call := c.take(x.ID)
-		if call != nil && call.exit != nil {
+		if call != nil && call.exit == nil {
+			c.fail(fmt.Errorf("%w: an exit frame answering a file request", runner.ErrProtocol))
+			return
+		}
+		if call != nil {
 			call.exit <- x
 		}
 	case agent.KindFileDone:
@@ -187,7 +191,11 @@ func (c *agentConn) onFrame(f runner.Frame) {
 			return
 		}
 		call := c.take(x.ID)
-		if call != nil && call.file != nil {
+		if call != nil && call.file == nil {
+			c.fail(fmt.Errorf("%w: a filedone frame answering a command", runner.ErrProtocol))
+			return
+		}
+		if call != nil {
 			call.file <- x
 		}
 	default:

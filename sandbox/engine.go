@@ -35,6 +35,9 @@ type Options struct {
 	// UsageInterval is how often Run samples the live sandboxes' usage for
 	// sandbox_list; default 5s.
 	UsageInterval time.Duration
+	// FigureBudget bounds the figure bytes all runs keep at once (see
+	// budget.go); default four calls' worth of limits.image_bytes.
+	FigureBudget int64
 }
 
 // Engine creates, runs and removes the sandboxes of one server process.
@@ -88,6 +91,8 @@ type Engine struct {
 
 	usageEvery time.Duration // usage sampling period (usage.go)
 	usageKick  chan struct{} // asks the sampler for a round now
+
+	figures *byteBudget // the server-wide figure budget (budget.go)
 }
 
 // NewEngine returns an engine; call Run to start its background work and
@@ -108,6 +113,13 @@ func NewEngine(o Options) *Engine {
 	if o.TTLUnit <= 0 {
 		o.TTLUnit = time.Minute
 	}
+	if o.FigureBudget <= 0 {
+		var cfg *config.Config
+		if o.Config != nil {
+			cfg = o.Config.Current()
+		}
+		o.FigureBudget = figureBudgetFor(cfg)
+	}
 	host, _ := os.Hostname()
 	e := &Engine{
 		be: o.Backend, cfg: o.Config, st: o.State, log: o.Log,
@@ -115,6 +127,7 @@ func NewEngine(o Options) *Engine {
 		boxes: map[string]*Sandbox{}, naming: map[string]int{},
 		recs: newRecorder(o.State, o.Log), freed: make(chan struct{}),
 		usageEvery: o.UsageInterval, usageKick: make(chan struct{}, 1),
+		figures: newByteBudget(o.FigureBudget),
 	}
 	e.register()
 	e.pool = newPool(e)

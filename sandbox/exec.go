@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -122,6 +123,13 @@ func (e *Engine) run(ctx context.Context, sb *Sandbox, rs runSpec) (ExecResult, 
 	start := time.Now()
 	status, err := e.execWith(bctx, sb, c, spec)
 	res := ExecResult{ExitCode: status.ExitCode, DurationMS: time.Since(start).Milliseconds()}
+	if errors.Is(err, errAgentDied) && ctx.Err() == nil && e.oomKilled(ctx, sb) {
+		// Files in /workspace count against the sandbox's memory and
+		// cannot be paged out: filling it, the command may leave the
+		// agent the largest process, and the OOM killer takes it. The
+		// command was killed for memory all the same.
+		return e.oomResult(res, stdout, stderr, sb), nil
+	}
 	// An error or a signal is what a container that stopped leaves.
 	suspect := err != nil && ctx.Err() == nil && tctx.Err() == nil || err == nil && status.ExitCode >= 128
 	if d := e.stoppedDuring(ctx, sb, suspect); d != nil {
@@ -141,15 +149,22 @@ func (e *Engine) run(ctx context.Context, sb *Sandbox, rs runSpec) (ExecResult, 
 	default:
 		return res, e.containerGone(ctx, sb, err)
 	}
-	if res.ExitCode == 137 && !res.TimedOut {
-		if e.oomKilled(ctx, sb) {
-			res.OOMKilled = true
-			fmt.Fprintf(stderr, "\n[mcp-sandbox: killed for using more than the sandbox's %d MB of memory]\n", sb.Limits.MemoryMB)
-		}
+	if res.ExitCode == 137 && !res.TimedOut && e.oomKilled(ctx, sb) {
+		return e.oomResult(res, stdout, stderr, sb), nil
 	}
 	res.Stdout, res.Stderr = stdout.String(), stderr.String()
 	res.Truncated = stdout.Truncated() || stderr.Truncated()
 	return res, nil
+}
+
+// oomResult is the result of a command killed for memory: exit 137,
+// oom_killed, and a note that says so.
+func (e *Engine) oomResult(res ExecResult, stdout, stderr *capture, sb *Sandbox) ExecResult {
+	res.ExitCode, res.OOMKilled = 137, true
+	fmt.Fprintf(stderr, "\n[mcp-sandbox: killed for using more than the sandbox's %d MB of memory (files in /workspace count too)]\n", sb.Limits.MemoryMB)
+	res.Stdout, res.Stderr = stdout.String(), stderr.String()
+	res.Truncated = stdout.Truncated() || stderr.Truncated()
+	return res
 }
 
 func streamTo(out OutputFunc, name string) func([]byte) {
@@ -191,16 +206,19 @@ while read -r k v; do [ "$k" = oom_kill ] && echo "$v"; done < "$f"; exit 0`
 // last check; a process killed with SIGKILL (exit 137) for another reason
 // does not count.
 func (e *Engine) oomKilled(ctx context.Context, sb *Sandbox) bool {
-	var buf strings.Builder
+	// Any process of the sandbox user can write into the probe's
+	// stdout (through /proc/PID/fd/1): only a counter's worth is kept.
+	var buf bytes.Buffer
 	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
 	defer cancel()
-	_, err := e.be.Exec(cctx, sb.ContainerID, ExecSpec{Cmd: []string{"/bin/sh", "-c", oomCountScript}, Env: serverEnv, User: sb.User, Stdout: &buf})
-	if err != nil {
+	_, err := e.be.Exec(cctx, sb.ContainerID, ExecSpec{Cmd: []string{"/bin/sh", "-c", oomCountScript}, Env: serverEnv, User: sb.User, Stdout: &limitedBuffer{b: &buf, n: 64}})
+	if err != nil && !e.containerRunning(cctx, sb) {
 		return false
 	}
 	n, err := strconv.Atoi(strings.TrimSpace(buf.String()))
 	if err != nil {
-		// No counter (gVisor, some VMs): exit 137 with memory at the limit
+		// No counter (gVisor, some VMs), or a sandbox so full that the
+		// probe itself could not run: exit 137 with memory at the limit
 		// is the best evidence there is.
 		u, uerr := e.be.Usage(cctx, sb.ContainerID)
 		return uerr == nil && u.MemoryLimit > 0 && u.MemoryBytes*10 >= u.MemoryLimit*9

@@ -18,6 +18,11 @@ const (
 	maxReadBytes     = 16 << 20
 	defaultReadBytes = 256 << 10
 	maxListEntries   = 5000
+	// maxListNameBytes bounds the names and link targets one listing
+	// keeps, through the agent or tar: the answer carries them twice
+	// (text and structured) and must stay well within what clients take
+	// in one message (the official SDKs: 16 MiB).
+	maxListNameBytes = 2 << 20
 )
 
 // FileResult is what write_file reports.
@@ -46,7 +51,8 @@ func (e *Engine) WriteFile(ctx context.Context, id, p string, content []byte, ap
 	e.begin(sb)
 	defer e.end(sb)
 	if c := e.agentFor(ctx, sb); c != nil {
-		return e.writeFileAgent(ctx, c, sb, clean, content, appendTo)
+		res, err := e.writeFileAgent(ctx, c, sb, clean, content, appendTo)
+		return res, endOnBadAnswer(ctx, c, err)
 	}
 	target, err := e.resolve(ctx, sb, clean, true)
 	if err != nil {
@@ -116,7 +122,7 @@ func (e *Engine) ReadFile(ctx context.Context, id, p string, offset, maxBytes in
 	defer e.end(sb)
 	if c := e.agentFor(ctx, sb); c != nil {
 		res, err := e.readFileAgent(ctx, c, sb, clean, offset, maxBytes)
-		if !errors.Is(err, errAgentDied) {
+		if err = endOnBadAnswer(ctx, c, err); !errors.Is(err, errAgentDied) {
 			return res, err
 		}
 		// A read can be made again, through the engine.
@@ -209,7 +215,7 @@ func (e *Engine) ListFiles(ctx context.Context, id, p string, recursive bool) ([
 	defer e.end(sb)
 	if c := e.agentFor(ctx, sb); c != nil {
 		entries, truncated, err := e.listFilesAgent(ctx, c, sb, clean, recursive)
-		if !errors.Is(err, errAgentDied) {
+		if err = endOnBadAnswer(ctx, c, err); !errors.Is(err, errAgentDied) {
 			return entries, truncated, err
 		}
 	}
@@ -226,6 +232,10 @@ func (e *Engine) ListFiles(ctx context.Context, id, p string, recursive bool) ([
 	parent := path.Dir(target)
 	var out []FileEntry
 	first := true
+	// The names come from the sandbox (a tree of long, deep names):
+	// they are counted before they are kept, as the agent counts its
+	// listing.
+	names := 0
 	for {
 		var h *tar.Header
 		if first {
@@ -250,7 +260,8 @@ func (e *Engine) ListFiles(ctx context.Context, id, p string, recursive bool) ([
 		if !recursive && path.Dir(name) != target {
 			continue
 		}
-		if len(out) >= maxListEntries {
+		names += len(name) + len(h.Linkname)
+		if len(out) >= maxListEntries || names > maxListNameBytes {
 			return out, true, nil
 		}
 		out = append(out, entryOf(name, h))

@@ -20,8 +20,9 @@ import (
 // the agent answers is hostile: sizes are bounded, paths checked, entries
 // validated, and an answer that breaks the rules is an error, never data.
 
-// maxListBytes bounds the listing an agent may send (it stops at 8 MiB).
-const maxListBytes = 16 << 20
+// maxListBytes bounds the listing an agent may send: it stops once it
+// has sent 8 MiB, so at most one entry's line (48 KiB) more comes.
+const maxListBytes = 8<<20 + 64<<10
 
 // errAgentAnswer marks an answer from the agent that breaks the protocol.
 var errAgentAnswer = errors.New("the sandbox's agent gave an invalid answer")
@@ -82,6 +83,17 @@ func (e *Engine) agentFile(ctx context.Context, c *agentConn, sb *Sandbox, req a
 		return bad("no path")
 	}
 	return done, nil
+}
+
+// endOnBadAnswer ends c when err says its answer broke the protocol (the
+// contract: nothing more is sent to such an agent; the next call starts a
+// fresh one, or goes through the engine after three), and returns err.
+func endOnBadAnswer(ctx context.Context, c *agentConn, err error) error {
+	if errors.Is(err, errAgentAnswer) && !c.gone() { // agentFile's own checks ended it already
+		c.fail(err)
+		c.kill(ctx)
+	}
+	return err
 }
 
 // agentFileErr words the agent's error class for op on p (the path asked
@@ -183,6 +195,7 @@ func (e *Engine) listFilesAgent(ctx context.Context, c *agentConn, sb *Sandbox, 
 	}
 	target := d.Path
 	var entries []FileEntry
+	names := 0 // bytes of names and link targets kept
 	sc := bufio.NewScanner(&out.b)
 	sc.Buffer(make([]byte, 0, 64<<10), maxListBytes)
 	for sc.Scan() {
@@ -197,6 +210,9 @@ func (e *Engine) listFilesAgent(ctx context.Context, c *agentConn, sb *Sandbox, 
 			return nil, false, err
 		}
 		if len(entries) >= maxListEntries {
+			return entries, true, nil
+		}
+		if names += len(fe.Path) + len(fe.Link); names > maxListNameBytes {
 			return entries, true, nil
 		}
 		entries = append(entries, fe)

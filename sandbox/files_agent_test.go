@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/agent"
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox/runner"
 )
 
 // What an agent says about a listing is hostile: entries that leave the
@@ -67,5 +68,38 @@ func TestAgentFileErrClasses(t *testing.T) {
 	err := agentFileErr(sb, "read", "/workspace/x", agent.FileDone{Err: "notexist", Msg: "/etc/shadow"})
 	if !errors.Is(err, ErrInvalid) || strings.Contains(err.Error(), "/etc/shadow") {
 		t.Errorf("a path outside the areas from the agent: %v", err)
+	}
+}
+
+// An answer of the wrong kind (an exit for a file request, a filedone for
+// a command) is impossible: it ends the agent, as a malformed frame does;
+// the right kind is delivered.
+func TestAgentWrongKindOfAnswerEndsIt(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		call    *agentCall
+		kind    string
+		payload string
+		ends    bool
+	}{
+		{"exit for a command", &agentCall{exit: make(chan agent.Exit, 1)}, agent.KindExit, `{"id":1,"code":0}`, false},
+		{"filedone for a file request", &agentCall{file: make(chan agent.FileDone, 1)}, agent.KindFileDone, `{"id":1,"path":"/workspace"}`, false},
+		{"exit for a file request", &agentCall{file: make(chan agent.FileDone, 1)}, agent.KindExit, `{"id":1,"code":0}`, true},
+		{"filedone for a command", &agentCall{exit: make(chan agent.Exit, 1)}, agent.KindFileDone, `{"id":1,"path":"/workspace"}`, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := &agentConn{dead: make(chan struct{}), calls: map[int]*agentCall{}}
+			if id := c.register(tc.call); id != 1 {
+				t.Fatalf("id %d", id)
+			}
+			c.onFrame(runner.Frame{Kind: tc.kind, Payload: []byte(tc.payload)})
+			if c.gone() != tc.ends {
+				t.Errorf("agent ended: %v, want %v (%v)", c.gone(), tc.ends, c.deadErr)
+			}
+			delivered := len(tc.call.exit)+len(tc.call.file) == 1
+			if delivered == tc.ends {
+				t.Errorf("answer delivered: %v", delivered)
+			}
+		})
 	}
 }

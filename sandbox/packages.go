@@ -97,7 +97,7 @@ func (e *Engine) removeUnits(ctx context.Context, sb *Sandbox, units []string) e
 		}
 		units = units[n:]
 		var stderr bytes.Buffer
-		st, err := e.be.Exec(ctx, sb.ContainerID, ExecSpec{Cmd: argv, Env: serverEnv, User: sb.User, Stderr: &stderr})
+		st, err := e.be.Exec(ctx, sb.ContainerID, ExecSpec{Cmd: argv, Env: serverEnv, User: sb.User, Stderr: &limitedBuffer{b: &stderr, n: 4096}})
 		if err != nil {
 			return err
 		}

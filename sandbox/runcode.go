@@ -43,11 +43,25 @@ type RunResult struct {
 	SandboxID string `json:"sandbox_id"`
 	Language  string `json:"language"`
 	// StateLost is set when the interpreter had to be restarted (timeout,
-	// cancellation, reset) so earlier variables are gone.
+	// cancellation, reset) so earlier variables are gone; after a
+	// cancelled call, whose result is not delivered, the next result
+	// says it.
 	StateLost bool     `json:"state_lost,omitempty"`
 	Figures   []Figure `json:"-"`
 	// OneShot is set when a fresh sandbox was made and removed for the call.
 	OneShot bool `json:"one_shot"`
+
+	// release gives the figures' bytes back to the server's budget.
+	release func()
+}
+
+// Release gives the bytes of r's figures back to the server's figure
+// budget (budget.go): call it once the figures have been sent or dropped.
+// Later calls do nothing.
+func (r *RunResult) Release() {
+	if r.release != nil {
+		r.release()
+	}
 }
 
 // RunCode runs code in a sandbox, or in a fresh one that is removed after.

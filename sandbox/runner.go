@@ -24,6 +24,9 @@ type runnerSlot struct {
 	bad string // why an interpreter cannot run here; calls fall back to exec
 	// ran is set once the interpreter ran code: losing it loses state.
 	ran bool
+	// lost: a cancelled call lost the interpreter's state, and no result
+	// has said so yet.
+	lost bool
 }
 
 func newRunnerSlot() *runnerSlot { return &runnerSlot{sem: make(chan struct{}, 1)} }

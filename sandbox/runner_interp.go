@@ -40,8 +40,15 @@ type interp struct {
 
 	nextID int // owned by the slot holder
 
+	// figures is the server's figure budget; the figures a run keeps
+	// are taken from it (budget.go).
+	figures *byteBudget
+
 	mu   sync.Mutex
 	call *interpCall
+	// figFor is the run the fig frame being read was admitted for (its
+	// payload may end after that run has).
+	figFor *interpCall
 	// between holds output written while no run was in progress (a
 	// background thread or process), for the next run: stdout, stderr.
 	between [2]*capture
@@ -54,16 +61,38 @@ const betweenBytes = 16 << 10
 type interpCall struct {
 	id             int
 	stdout, stderr *capture
-	figures        []Figure
-	dropped        int
 	done           chan runner.Done
+	figs           figureTally
+	// ended: the run is over; a figure admitted for it that arrives now
+	// is dropped (its bytes were given back with the run's).
+	ended bool
+}
+
+// figureTally is what a run kept of its figures and what it dropped.
+type figureTally struct {
+	figures  []Figure
+	left     int // bytes of limits.image_bytes not yet taken
+	reserved int // bytes taken from the server's budget, figures in flight included
+	pending  int // figures admitted whose payload has not arrived
+	// dropped figures and their bytes; busy: some were dropped because
+	// the server's budget was in use by other calls.
+	dropped      int
+	droppedBytes int64
+	busy         bool
+}
+
+func (t *figureTally) drop(size int, busy bool) {
+	t.dropped++
+	t.droppedBytes += int64(size)
+	t.busy = t.busy || busy
 }
 
 // interpResult is how a run ended, as far as the interpreter is concerned.
 type interpResult struct {
-	done    runner.Done
-	figures []Figure
-	dropped int
+	done runner.Done
+	// figs: what a run that ended with done kept; its reserved bytes
+	// are the caller's to give back.
+	figs figureTally
 	// exited: the interpreter ended during the run (status says how).
 	exited bool
 	status ExecStatus
@@ -76,12 +105,12 @@ type interpResult struct {
 // startInterp starts an interpreter of kind in sb and waits until it is
 // ready. An error wrapping errInterpUnusable means the sandbox cannot run
 // one; other errors are the backend's or ctx's.
-func startInterp(ctx context.Context, at Attacher, sb *Sandbox, kind string) (*interp, error) {
+func startInterp(ctx context.Context, at Attacher, sb *Sandbox, kind string, figures *byteBudget) (*interp, error) {
 	it := &interp{
 		kind: kind, nonce: runner.NewNonce(), diag: newCapture(4096, nil),
-		ready: make(chan runner.Ready, 1), broken: make(chan struct{}),
+		ready: make(chan runner.Ready, 1), broken: make(chan struct{}), figures: figures,
 	}
-	dec := runner.NewDecoder(it.nonce, it.onFrame, it.fail)
+	dec := runner.NewDecoder(it.nonce, it.onFrame, it.fail).Gate(it.gate)
 	proc, err := at.Attach(ctx, sb.ContainerID, ExecSpec{
 		Cmd: runner.Argv(kind), Env: sb.env, WorkDir: Workspace, User: sb.User, Stdout: dec, Stderr: it.diag,
 	})
@@ -140,6 +169,11 @@ func (it *interp) onFrame(f runner.Frame) {
 		return
 	}
 	it.mu.Lock()
+	if f.Kind == runner.KindFig {
+		it.takeFigure(f)
+		it.mu.Unlock()
+		return
+	}
 	c := it.call
 	if c == nil {
 		// Output between runs (a background thread or process): kept for
@@ -161,12 +195,6 @@ func (it *interp) onFrame(f runner.Frame) {
 		return
 	}
 	switch f.Kind {
-	case runner.KindFig:
-		if len(c.figures) < maxFigures {
-			c.figures = append(c.figures, Figure{MIME: "image/png", Data: append([]byte(nil), f.Payload...)})
-		} else {
-			c.dropped++
-		}
 	case runner.KindDone:
 		var d runner.Done
 		if err := json.Unmarshal(f.Payload, &d); err != nil {
@@ -187,6 +215,51 @@ func (it *interp) onFrame(f runner.Frame) {
 		_, _ = c.stdout.Write(f.Payload)
 	case runner.KindErr:
 		_, _ = c.stderr.Write(f.Payload)
+	}
+}
+
+// gate decides at a frame's header how much of it is kept. Frames other
+// than figures are bounded by runner.MaxPayload and cut to the output
+// budget as they arrive; a figure is kept only when the run in progress
+// has room for it (at most maxFigures, limits.image_bytes in all) and the
+// server's figure budget has its bytes, else it is read past and counted
+// as dropped.
+func (it *interp) gate(kind string, size int) int {
+	if kind != runner.KindFig {
+		return size
+	}
+	it.mu.Lock()
+	defer it.mu.Unlock()
+	it.figFor = nil
+	c := it.call
+	switch {
+	case c == nil:
+		return 0 // between runs: a figure no run asked for
+	case size == 0 || len(c.figs.figures)+c.figs.pending >= maxFigures || size > c.figs.left:
+		c.figs.drop(size, false)
+		return 0
+	case !it.figures.take(size):
+		c.figs.drop(size, true)
+		return 0
+	}
+	c.figs.left -= size
+	c.figs.reserved += size
+	c.figs.pending++
+	it.figFor = c
+	return size
+}
+
+// takeFigure keeps a figure the gate admitted, for the run it was
+// admitted for, if that run is still going. Called with it.mu held.
+func (it *interp) takeFigure(f runner.Frame) {
+	c := it.figFor
+	it.figFor = nil
+	if c == nil || len(f.Payload) == 0 {
+		return // refused by the gate
+	}
+	c.figs.pending--
+	if !c.ended && len(f.Payload) == f.Size {
+		c.figs.figures = append(c.figs.figures, Figure{MIME: "image/png", Data: append([]byte(nil), f.Payload...)})
 	}
 }
 
@@ -211,10 +284,12 @@ func (it *interp) gone() bool {
 
 // run sends code to the interpreter and waits for the run to end, for the
 // interpreter to end, or for ctx to end (then the interpreter and
-// everything it started are killed). Only one run may be in progress.
-func (it *interp) run(ctx context.Context, code string, stdout, stderr *capture) interpResult {
+// everything it started are killed). Only one run may be in progress. The
+// run keeps at most imageBytes of figures; when it ends with done, the
+// caller gives their bytes back to the server's budget (r.figs.reserved).
+func (it *interp) run(ctx context.Context, code string, stdout, stderr *capture, imageBytes int) interpResult {
 	it.nextID++
-	c := &interpCall{id: it.nextID, stdout: stdout, stderr: stderr, done: make(chan runner.Done, 1)}
+	c := &interpCall{id: it.nextID, stdout: stdout, stderr: stderr, done: make(chan runner.Done, 1), figs: figureTally{left: imageBytes}}
 	it.mu.Lock()
 	it.call = c
 	earlier := it.between
@@ -229,26 +304,32 @@ func (it *interp) run(ctx context.Context, code string, stdout, stderr *capture)
 			_, _ = w.Write([]byte("[this call]\n"))
 		}
 	}
-	defer func() {
-		it.mu.Lock()
-		it.call = nil
-		it.mu.Unlock()
-	}()
 	req, _ := json.Marshal(runner.RunRequest{ID: c.id, Code: code})
 	_, _ = it.proc.Write(runner.AppendFrame(nil, it.nonce, runner.KindRun, req))
+	r := it.wait(ctx, c)
 
-	finished := func(d runner.Done) interpResult {
-		it.mu.Lock()
-		defer it.mu.Unlock()
-		return interpResult{done: d, figures: c.figures, dropped: c.dropped}
+	it.mu.Lock()
+	it.call = nil
+	c.ended = true
+	figs := c.figs
+	it.mu.Unlock()
+	if r.exited || r.killed || r.broken != nil {
+		it.figures.give(figs.reserved)
+		figs = figureTally{dropped: figs.dropped, droppedBytes: figs.droppedBytes, busy: figs.busy}
 	}
+	r.figs = figs
+	return r
+}
+
+// wait waits for run c to end (see run).
+func (it *interp) wait(ctx context.Context, c *interpCall) interpResult {
 	select {
 	case d := <-c.done:
-		return finished(d)
+		return interpResult{done: d}
 	case <-it.proc.Done():
 		select {
 		case d := <-c.done:
-			return finished(d)
+			return interpResult{done: d}
 		default:
 		}
 		wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
@@ -264,7 +345,7 @@ func (it *interp) run(ctx context.Context, code string, stdout, stderr *capture)
 	case <-ctx.Done():
 		select {
 		case d := <-c.done:
-			return finished(d)
+			return interpResult{done: d}
 		default:
 		}
 		it.kill(ctx)

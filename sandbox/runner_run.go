@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync"
 	"time"
 )
 
@@ -32,40 +33,25 @@ func (e *Engine) runResident(ctx context.Context, sb *Sandbox, kind string, req 
 
 	slot.mu.Lock()
 	bad, it, ran := slot.bad, slot.it, slot.ran
+	// A call cancelled earlier lost the state, and its result, which
+	// would have said so, never reached the client: the next result that
+	// does says it.
+	res.StateLost = slot.lost
 	slot.mu.Unlock()
+	defer func() {
+		if err == nil {
+			slot.mu.Lock()
+			slot.lost = false
+			slot.mu.Unlock()
+		}
+	}()
 	if bad != "" {
 		return res, false, nil
 	}
-	if it != nil && (req.Reset || it.gone()) {
-		// A reset, or an interpreter that ended since the last call (killed
-		// from outside): the variables it held are gone.
-		res.StateLost = ran
-		if req.Reset && !it.gone() {
-			it.kill(ctx)
-		} else {
-			it.close()
-		}
-		it = nil
-		slot.set(nil, false)
-	}
-	if it == nil {
-		if it, err = startInterp(bctx, at, sb, kind); err != nil {
-			if d := e.stoppedDuring(ctx, sb, ctx.Err() == nil); d != nil {
-				return res, true, goneErr(d)
-			}
-			if errors.Is(err, errInterpUnusable) {
-				e.log.Info("resident interpreter unavailable; running code with one exec per call", "id", sb.ID, "kind", kind, "why", err)
-				slot.mu.Lock()
-				slot.bad = err.Error()
-				slot.mu.Unlock()
-				return res, false, nil
-			}
-			if ctx.Err() != nil {
-				return res, true, fmt.Errorf("cancelled: %w", ctx.Err())
-			}
-			return res, true, e.containerGone(ctx, sb, err)
-		}
-		slot.set(it, false)
+	it, lost, handled, err := e.readyInterp(ctx, bctx, at, sb, slot, kind, req.Reset, it, ran)
+	res.StateLost = res.StateLost || lost
+	if !handled || err != nil {
+		return res, handled, err
 	}
 
 	e.begin(sb)
@@ -76,7 +62,13 @@ func (e *Engine) runResident(ctx context.Context, sb *Sandbox, kind string, req 
 	tctx, cancel := context.WithTimeout(bctx, timeout)
 	defer cancel()
 	start := time.Now()
-	r := it.run(tctx, req.Code, stdout, stderr)
+	r := it.run(tctx, req.Code, stdout, stderr, e.cfg.Current().Limits.ImageBytes)
+	kept := false // whether the figures' budget went to res
+	defer func() {
+		if !kept {
+			e.figures.give(r.figs.reserved)
+		}
+	}()
 	res.DurationMS = time.Since(start).Milliseconds()
 	slot.mu.Lock()
 	slot.ran = true
@@ -95,6 +87,9 @@ func (e *Engine) runResident(ctx context.Context, sb *Sandbox, kind string, req 
 		slot.set(nil, false)
 		res.StateLost = true
 		if ctx.Err() != nil {
+			slot.mu.Lock()
+			slot.lost = true
+			slot.mu.Unlock()
 			res.fill(stdout, stderr)
 			return res, true, fmt.Errorf("cancelled: %w", ctx.Err())
 		}
@@ -134,13 +129,71 @@ func (e *Engine) runResident(ctx context.Context, sb *Sandbox, kind string, req 
 		if r.done.Result != nil {
 			res.Result = clipResult(*r.done.Result, limit)
 		}
-		res.Figures = r.figures
-		if r.dropped > 0 {
-			fmt.Fprintf(stderr, "\n[mcp-sandbox: %d more figures were not returned (at most %d per run)]\n", r.dropped, maxFigures)
-		}
+		res.Figures, res.release, kept = r.figs.figures, e.releaseOnce(r.figs.reserved), true
 	}
+	figuresDropped(stderr, r.figs, e.cfg.Current().Limits.ImageBytes)
 	res.fill(stdout, stderr)
+	res.Truncated = res.Truncated || r.figs.dropped > 0
 	return res, true, nil
+}
+
+// figuresDropped notes in stderr the figures a run dropped, and why.
+func figuresDropped(stderr *capture, f figureTally, imageBytes int) {
+	if f.dropped == 0 {
+		return
+	}
+	why := fmt.Sprintf("a run returns at most %d figures and limits.image_bytes (%d bytes) of them", maxFigures, imageBytes)
+	if f.busy {
+		why = "the server's figure budget was in use by other calls"
+	}
+	fmt.Fprintf(stderr, "\n[mcp-sandbox: %d figure(s) (%d bytes) were not returned: %s]\n", f.dropped, f.droppedBytes, why)
+}
+
+// releaseOnce returns a function that gives n bytes back to the figure
+// budget the first time it is called.
+func (e *Engine) releaseOnce(n int) func() {
+	var once sync.Once
+	return func() { once.Do(func() { e.figures.give(n) }) }
+}
+
+// readyInterp returns the interpreter a run in slot uses: it (the slot's,
+// ran says whether it ran code), or a fresh one after a reset or when it
+// ended since the last call. lost says variables were lost on the way;
+// handled false says no interpreter can run in sb.
+func (e *Engine) readyInterp(ctx, bctx context.Context, at Attacher, sb *Sandbox, slot *runnerSlot, kind string, reset bool, it *interp, ran bool) (_ *interp, lost, handled bool, _ error) {
+	if it != nil && (reset || it.gone()) {
+		// A reset, or an interpreter that ended since the last call (killed
+		// from outside): the variables it held are gone.
+		lost = ran
+		if reset && !it.gone() {
+			it.kill(ctx)
+		} else {
+			it.close()
+		}
+		it = nil
+		slot.set(nil, false)
+	}
+	if it == nil {
+		var err error
+		if it, err = startInterp(bctx, at, sb, kind, e.figures); err != nil {
+			if d := e.stoppedDuring(ctx, sb, ctx.Err() == nil); d != nil {
+				return nil, lost, true, goneErr(d)
+			}
+			if errors.Is(err, errInterpUnusable) {
+				e.log.Info("resident interpreter unavailable; running code with one exec per call", "id", sb.ID, "kind", kind, "why", err)
+				slot.mu.Lock()
+				slot.bad = err.Error()
+				slot.mu.Unlock()
+				return nil, lost, false, nil
+			}
+			if ctx.Err() != nil {
+				return nil, lost, true, fmt.Errorf("cancelled: %w", ctx.Err())
+			}
+			return nil, lost, true, e.containerGone(ctx, sb, err)
+		}
+		slot.set(it, false)
+	}
+	return it, lost, true, nil
 }
 
 // set replaces the slot's interpreter.
@@ -190,7 +243,7 @@ func (e *Engine) warmRunner(ctx context.Context, sb *Sandbox, kind string) {
 		return
 	}
 	defer slot.release()
-	it, err := startInterp(ctx, at, sb, kind)
+	it, err := startInterp(ctx, at, sb, kind, e.figures)
 	switch {
 	case errors.Is(err, errInterpUnusable):
 		slot.mu.Lock()

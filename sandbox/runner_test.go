@@ -226,7 +226,12 @@ func TestRunCodeCancelKillsInterpreter(t *testing.T) {
 	if ps := processes(t, eng, sb.ID); strings.Contains(ps, "sleep 4343") || strings.Contains(ps, "mcp-sandbox-runner") {
 		t.Errorf("the interpreter's tree survived cancellation:\n%s", ps)
 	}
-	runCells(t, eng, sb.ID, "", []cell{{code: "x", want: cellOut{ExitCode: 1}, stderrHas: "NameError"}})
+	// The cancelled call's result never reaches a client: the next one
+	// says the state was lost, the one after does not.
+	runCells(t, eng, sb.ID, "", []cell{
+		{code: "x", want: cellOut{ExitCode: 1, StateLost: true}, stderrHas: "NameError"},
+		{code: "1", want: cellOut{Result: "1"}},
+	})
 }
 
 func TestRunCodeFigures(t *testing.T) {

@@ -88,6 +88,7 @@ func runRun(ctx context.Context, e *Env, args []string) int {
 				e.Stdout.Write(p)
 			}
 		})
+	defer res.Release()
 	if err != nil {
 		if errors.Is(err, context.Canceled) {
 			return exitInterrupted

@@ -71,8 +71,10 @@ type Limits struct {
 	ExecTimeoutSeconds    int     `toml:"exec_timeout_seconds"`
 	MaxExecTimeoutSeconds int     `toml:"max_exec_timeout_seconds"`
 	OutputBytes           int     `toml:"output_bytes"`
-	IdleTTLMinutes        int     `toml:"idle_ttl_minutes"`
-	MaxSandboxes          int     `toml:"max_sandboxes"`
+	// ImageBytes bounds the figures one run_code returns, all together.
+	ImageBytes     int `toml:"image_bytes"`
+	IdleTTLMinutes int `toml:"idle_ttl_minutes"`
+	MaxSandboxes   int `toml:"max_sandboxes"`
 }
 
 // Network is the egress policy.
@@ -243,6 +245,7 @@ func Default() *Config {
 			ExecTimeoutSeconds:    60,
 			MaxExecTimeoutSeconds: 600,
 			OutputBytes:           65536,
+			ImageBytes:            4 << 20,
 			IdleTTLMinutes:        30,
 			MaxSandboxes:          10,
 		},

@@ -52,6 +52,7 @@ workspace_mb = 256
 exec_timeout_seconds = 30
 max_exec_timeout_seconds = 300
 output_bytes = 32768
+image_bytes = 1048576
 idle_ttl_minutes = 10
 max_sandboxes = 4
 
@@ -108,6 +109,8 @@ func TestInvalidNamesTheLine(t *testing.T) {
 		{"unknown key", "[limits]\nmemory_mb = 512\nmemroy_mb = 3\n", 3, "limits.memroy_mb"},
 		{"unknown section", "[limitz]\nx = 1\n", 1, ""},
 		{"value out of range", "[network]\ndefault = \"none\"\n\n[limits]\nmemory_mb = 1\n", 5, "limits.memory_mb"},
+		{"image budget too large", "[limits]\nimage_bytes = 1000000000\n", 2, "limits.image_bytes"},
+		{"image budget negative", "[limits]\nimage_bytes = -1\n", 2, "limits.image_bytes"},
 		{"bad enum", "[images]\npull = \"sometimes\"\n", 2, "images.pull"},
 		{"bad image", "[images]\npython = \"--privileged\"\n", 2, "images.python"},
 		{"egress default without allow", "[network]\ndefault = \"egress\"\n", 2, "network.default"},

@@ -8,6 +8,10 @@ import (
 
 // Limits a config file may not go beyond, whatever it says: they keep one
 // sandbox from taking the machine.
+// MaxImageBytes is the largest limits.image_bytes: the server holds up to
+// four calls' figures at once, and encodes each (base64, JSON) to send it.
+const MaxImageBytes = 64 << 20
+
 const (
 	minMemoryMB = 16
 	maxMemoryMB = 1 << 20
@@ -79,6 +83,8 @@ func (c *Config) validate() error {
 		return invalid("limits.max_exec_timeout_seconds", "must be at least exec_timeout_seconds (%d)", lim.ExecTimeoutSeconds)
 	case lim.OutputBytes < 1024 || lim.OutputBytes > 64<<20:
 		return invalid("limits.output_bytes", "must be between 1024 and %d", 64<<20)
+	case lim.ImageBytes < 0 || lim.ImageBytes > MaxImageBytes:
+		return invalid("limits.image_bytes", "must be between 0 and %d", MaxImageBytes)
 	case lim.IdleTTLMinutes < 1:
 		return invalid("limits.idle_ttl_minutes", "must be at least 1")
 	case lim.MaxSandboxes < 1 || lim.MaxSandboxes > 1000:

@@ -146,9 +146,30 @@ func (f Fence) Unpack(ctx context.Context, r io.Reader, root, dest string, opts 
 	return st, nil
 }
 
+// maxLinkBytes bounds the names and targets of the symlinks one copy
+// keeps until its files are written.
+const maxLinkBytes = 4 << 20
+
 // link is a symlink of the archive: where it goes (slash path below the
 // copied tree's top) and its target as written.
 type link struct{ rel, target string }
+
+// keepLink adds l to links unless it breaks the bounds: the links are kept
+// until the tree is written, so their names and targets are counted first
+// (*kept so far; a target can be 1 MiB in a tar stream, and there can be
+// maxFiles links). What is not kept is counted in st.Skipped.
+func keepLink(links []link, kept *int, l link, st *UnpackStats) []link {
+	*kept += len(l.rel) + len(l.target)
+	switch {
+	case len(l.target) > 4096:
+		st.Skipped["symlink with a target longer than 4096 bytes"]++
+	case *kept > maxLinkBytes:
+		st.Skipped["symlink past the 4 MiB of link names kept"]++
+	default:
+		links = append(links, l)
+	}
+	return links
+}
 
 // extract writes the archive's directories and files below "top" in the
 // staging root and returns its symlinks, made by none.
@@ -158,6 +179,7 @@ func (f Fence) extract(ctx context.Context, tr *tar.Reader, sr *os.Root, st *Unp
 	var topName string
 	maxFiles := f.maxFiles()
 	entries := 0 // skipped ones too: they cost time as well
+	linkBytes := 0
 	for {
 		if err := ctx.Err(); err != nil {
 			return nil, err
@@ -220,7 +242,7 @@ func (f Fence) extract(ctx context.Context, tr *tar.Reader, sr *os.Root, st *Unp
 			if rel == "" {
 				return nil, fmt.Errorf("%w: archive entry %q replaces the copied tree with a link", ErrFence, h.Name)
 			}
-			links = append(links, link{rel: rel, target: h.Linkname})
+			links = keepLink(links, &linkBytes, link{rel: rel, target: h.Linkname}, st)
 		case tar.TypeLink:
 			st.Skipped["hard link"]++
 		default:

@@ -289,3 +289,27 @@ func skippedData(t *testing.T, n int) []byte {
 	must(t, tw.Close())
 	return buf.Bytes()
 }
+
+// The symlinks of a copy are kept until its files are written: their
+// targets and names are counted first. A target over 4096 bytes (a tar
+// stream may carry 1 MiB) and links past maxLinkBytes are skipped and
+// counted, never kept.
+func TestUnpackLinkNamesBounded(t *testing.T) {
+	long := string(bytes.Repeat([]byte("t"), 5000))
+	mid := string(bytes.Repeat([]byte("m"), 4000))
+	entries := []tarEntry{{name: "x/", typ: tar.TypeDir}, {name: "x/long", typ: tar.TypeSymlink, link: long}}
+	n := maxLinkBytes/4000 + 10
+	for i := range n {
+		entries = append(entries, tarEntry{name: fmt.Sprintf("x/l%d", i), typ: tar.TypeSymlink, link: mid})
+	}
+	root := t.TempDir()
+	f := Fence{WriteRoot: root, MaxBytes: 1 << 20, MaxFiles: n + 10}
+	wr, dest, err := f.WritePath("out/x", "")
+	must(t, err)
+	st, err := f.Unpack(context.Background(), bytes.NewReader(makeTar(t, entries...)), wr, dest, UnpackOptions{})
+	must(t, err)
+	kept := st.Skipped["symlink not made on the host"]
+	if st.Skipped["symlink with a target longer than 4096 bytes"] != 1 || st.Skipped["symlink past the 4 MiB of link names kept"] < 10 || kept+st.Skipped["symlink past the 4 MiB of link names kept"] != n {
+		t.Errorf("skipped: %v", st.Skipped)
+	}
+}

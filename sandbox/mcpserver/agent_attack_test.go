@@ -124,6 +124,13 @@ func clipText(s string) string {
 // agent the server starts is replaced too.
 func hijackAgent(t *testing.T, sess *mcp.ClientSession, id string) {
 	t.Helper()
+	hijackAgents(t, sess, id, "/workspace/hostile /workspace/hostile2")
+}
+
+// hijackAgents is hijackAgent with the hostile agents that replace the
+// server's next ones named (hostile, hostile2).
+func hijackAgents(t *testing.T, sess *mcp.ClientSession, id, hostiles string) {
+	t.Helper()
 	for _, f := range []string{"hostile_agent.py", "hijack_agent.py"} {
 		b, err := os.ReadFile(filepath.Join("testdata", f))
 		if err != nil {
@@ -133,7 +140,7 @@ func hijackAgent(t *testing.T, sess *mcp.ClientSession, id string) {
 	}
 	res := call(t, sess, "sandbox_exec", map[string]any{"sandbox_id": id, "command": `set -e; ` +
 		`{ printf '#!%s\n' "$(command -v python3)"; cat hostile_agent.py; } > hostile && chmod 755 hostile && cp -p hostile hostile2; ` +
-		`(python3 hijack_agent.py /workspace/hostile /workspace/hostile2 </dev/null >/dev/null 2>&1 &); ` +
+		`(python3 hijack_agent.py ` + hostiles + ` </dev/null >/dev/null 2>&1 &); ` +
 		`a=$PPID; (sleep 1; kill -KILL $a) </dev/null >/dev/null 2>&1 & echo set`})
 	mustOK(t, res, "sandbox_exec")
 	time.Sleep(2 * time.Second)
@@ -458,4 +465,35 @@ func TestAttackReadEndlessFiles(t *testing.T) {
 		}
 	}
 	h.check(t)
+}
+
+// The hostile agent answers a list request with an entry outside the
+// directory asked for: an answer that breaks what was asked. The contract
+// ends such an agent. Before the fix the call failed but the agent kept
+// receiving the sandbox's next commands (and answered "hostile agent
+// here"); now nothing more is sent to it (its log ends with the list
+// request) and the next command starts a fresh, real agent.
+func TestAttackAgentBadAnswerEndsIt(t *testing.T) {
+	testenv.Docker(t, testenv.PythonImage)
+	p := startServer(t, serverEnv(t, "[limits]\nexec_timeout_seconds = 6\nmax_sandboxes = 1000\n"))
+	sess := sdkClient(t, p, nil)
+	id := createWith(t, sess, nil)
+	hijackAgents(t, sess, id, "/workspace/hostile")
+	const limit = 45 * time.Second
+
+	res, took := timedCall(t, sess, limit, "list_files", map[string]any{"sandbox_id": id, "path": "/workspace"})
+	t.Logf("list_files through the lying agent: %s after %s", clipText(text(res)), took.Round(time.Millisecond))
+	if !res.IsError || !strings.Contains(text(res), "invalid answer") {
+		t.Errorf("an impossible listing was taken: %s", text(res))
+	}
+	res, _ = timedCall(t, sess, limit, "sandbox_exec", map[string]any{"sandbox_id": id, "command": "echo probe; cat /workspace/hostile-*.log", "timeout_seconds": 30})
+	got := text(res)
+	if res.IsError || strings.Contains(got, "hostile agent here") || !strings.Contains(got, "probe") {
+		t.Fatalf("the next command did not go to a fresh agent: %s", got)
+	}
+	// The hostile agent's log: the hijack's probe, the list request, and
+	// nothing after it.
+	if !strings.Contains(got, "start\nfile list\n") || strings.Contains(got, "file list\nstart") {
+		t.Errorf("the ended agent was sent more after its bad answer; its log:\n%s", got)
+	}
 }

@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox/testenv"
 )
 
 // memoryBomb grows until the memory limit is hit, in Python.
@@ -57,6 +59,46 @@ func TestMemoryBombOverMCP(t *testing.T) {
 			gone := after.IsError && strings.Contains(text(after), "no longer exists") && strings.Contains(text(after), "memory")
 			if out.Stdout != "alive\n" && !gone {
 				t.Errorf("after the bomb the sandbox neither works nor says it is gone: %+v %q", out, text(after))
+			}
+		})
+	}
+}
+
+// TestWorkspaceOOMOverMCP fills /workspace (a tmpfs volume, charged to the
+// sandbox's memory) past the sandbox's memory through sandbox_exec and
+// through run_code. The OOM killer may take the command agent rather than
+// the writer: before the fix the call then came back as "command agent
+// stopped"; now each says exit_code 137 and oom_killed, under runc and
+// under gVisor (where the whole container is killed).
+func TestWorkspaceOOMOverMCP(t *testing.T) {
+	testenv.Docker(t, testenv.PythonImage)
+	p := startServer(t, serverEnv(t, "[limits]\nmax_sandboxes = 1000\n"))
+	sess := sdkClient(t, p, nil)
+	for _, tc := range []struct {
+		name, tool string
+		args       map[string]any
+	}{
+		{"exec", "sandbox_exec", map[string]any{"command": "head -c 600M /dev/zero > /workspace/f"}},
+		{"bash", "run_code", map[string]any{"language": "bash", "code": "head -c 600M /dev/zero > /workspace/f"}},
+		{"python", "run_code", map[string]any{"code": "with open('/workspace/f', 'wb') as f:\n    for _ in range(600):\n        f.write(bytes(1 << 20))"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			id := createWith(t, sess, map[string]any{"language": "python", "memory_mb": 256})
+			args := map[string]any{"sandbox_id": id, "timeout_seconds": 120}
+			for k, v := range tc.args {
+				args[k] = v
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+			defer cancel()
+			res, err := sess.CallTool(ctx, &mcp.CallToolParams{Name: tc.tool, Arguments: args})
+			if err != nil {
+				t.Fatalf("%s did not return: %v", tc.tool, err)
+			}
+			var got execOut
+			structured(t, res, &got)
+			t.Logf("%s: %s", tc.tool, clipText(text(res)))
+			if res.IsError || got.ExitCode != 137 || !got.OOMKilled {
+				t.Errorf("want exit_code 137 and oom_killed; got %+v (isError %v: %s)", got, res.IsError, text(res))
 			}
 		})
 	}

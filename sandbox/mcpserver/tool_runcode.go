@@ -22,7 +22,7 @@ type runCodeArgs struct {
 func (s *Server) runCodeTool() toolDef {
 	cfg := s.eng.Config()
 	tool := mcp.NewTool("run_code",
-		mcp.WithDescription("Run code and return its output. Without sandbox_id a fresh sandbox is used and removed afterwards. With sandbox_id, code runs in that sandbox and keeps its state between calls like a notebook: Python and JavaScript keep their variables and return the value of a trailing expression as result; bash keeps its working directory, variables and functions. A timeout restarts the interpreter and reports state_lost. Figures (matplotlib) come back as images."),
+		mcp.WithDescription("Run code and return its output. Without sandbox_id a fresh sandbox is used and removed afterwards. With sandbox_id, code runs in that sandbox and keeps its state between calls like a notebook: Python and JavaScript keep their variables and return the value of a trailing expression as result; bash keeps its working directory, variables and functions. A timeout restarts the interpreter and reports state_lost. Figures (matplotlib) come back as images, at most 16 and limits.image_bytes in all; more are dropped and the result says truncated."),
 		annotations("Run code", false, true, false, false),
 		mcp.WithString("code", mcp.Required(), mcp.Description("The program text.")),
 		mcp.WithString("language", mcp.Description(fmt.Sprintf("Language (default python, or the sandbox's). Available: %v.", cfg.LanguageNames()))),
@@ -46,6 +46,9 @@ func (s *Server) handleRunCode(ctx context.Context, req mcp.CallToolRequest) (*m
 		Reset: a.Reset, Client: clientName(ctx), Progress: pullProgress(p),
 	}, p.output)
 	p.flush()
+	// The figures' bytes go back to the server's budget once they are
+	// encoded here (the encoded copy is what is sent).
+	defer res.Release()
 	if err != nil {
 		return errorResult(err), nil
 	}

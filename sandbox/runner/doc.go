@@ -25,6 +25,12 @@
 // and waits until the relays have passed it, so every byte the code wrote
 // comes before the frame that ends the run.
 //
+// Any process in the sandbox can write frames too (the nonce is readable
+// by the sandbox user), so the engine treats them as hostile: a frame other
+// than "fig" may announce at most [MaxPayload] bytes, and the [Decoder]'s
+// [Gate] decides at each header how much of a payload is kept, reading
+// past the rest without buffering it.
+//
 //	argv := runner.Argv("python")
 //	boot := runner.Boot("python", nonce) // write this to the exec's stdin first
 package runner

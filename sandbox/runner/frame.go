@@ -19,9 +19,24 @@ const (
 	KindDone  = "done"  // the end of a run: a Done
 )
 
-// MaxPayload bounds one frame's payload; a larger length is a protocol
-// error, not an allocation.
-const MaxPayload = 64 << 20
+// MaxPayload bounds the payload of a frame of any kind but fig; a larger
+// length is a protocol error, not an allocation. A legitimate frame is far
+// smaller: the runners send output in chunks of at most 64 KiB and cap a
+// result's repr at MaxResult characters (at most 12 bytes each once JSON
+// escapes them).
+const MaxPayload = 1 << 20
+
+// MaxResult bounds, in characters, the repr of a result the runners send.
+const MaxResult = 64 << 10
+
+// MaxFigure bounds the length a fig frame may announce. What of it is kept
+// is the Gate's decision (the per-call figure budget): a figure the gate
+// refuses is read past, never buffered.
+const MaxFigure = 256 << 20
+
+// keepBuffer is the largest decode buffer kept between frames; a larger
+// one (grown for one large frame) is given back.
+const keepBuffer = 64 << 10
 
 // maxHeader bounds a frame's header line.
 const maxHeader = 96
@@ -51,11 +66,19 @@ type Done struct {
 }
 
 // Frame is one decoded frame. Payload is only valid during the handler
-// call that receives it.
+// call that receives it. Size is the length the frame announced: Payload
+// is shorter when the decoder's Gate kept only part of it (nil when none).
 type Frame struct {
 	Kind    string
 	Payload []byte
+	Size    int
 }
+
+// Gate decides, at a frame's header, how many bytes of its payload of size
+// bytes are kept (0 to size); the rest is read past without being
+// buffered. It runs on the goroutine that calls Write, before the frame's
+// handler.
+type Gate func(kind string, size int) (keep int)
 
 // NewNonce returns a fresh nonce: 32 random hex characters.
 func NewNonce() string {
@@ -85,25 +108,35 @@ type Decoder struct {
 	handle func(Frame)
 	fail   func(error)
 
-	max   int             // payload bound; MaxPayload unless Limit says
-	kinds map[string]bool // kinds accepted beyond this package's
+	max    int             // payload bound; MaxPayload unless Limit says
+	figMax int             // a fig frame's bound; MaxFigure unless Limit says
+	kinds  map[string]bool // kinds accepted beyond this package's
+	gate   Gate
 
 	buf  []byte
 	kind string
+	size int // the frame's announced length
 	need int // payload bytes still expected; -1 while reading a header
+	keep int // of those, bytes still to be kept
 	err  error
 }
 
 // NewDecoder returns a decoder for frames carrying nonce. fail, if not nil,
 // is called once with the first protocol error.
 func NewDecoder(nonce string, handle func(Frame), fail func(error)) *Decoder {
-	return &Decoder{nonce: []byte(nonce), handle: handle, fail: fail, need: -1, max: MaxPayload}
+	return &Decoder{nonce: []byte(nonce), handle: handle, fail: fail, need: -1, max: MaxPayload, figMax: MaxFigure}
+}
+
+// Gate makes d ask g how much of each frame's payload to keep.
+func (d *Decoder) Gate(g Gate) *Decoder {
+	d.gate = g
+	return d
 }
 
 // Limit makes d accept payloads of at most max bytes, and frames of kinds
 // beyond this package's (for the agent's protocol, package agent).
 func (d *Decoder) Limit(max int, kinds ...string) *Decoder {
-	d.max = max
+	d.max, d.figMax = max, max
 	d.kinds = map[string]bool{}
 	for _, k := range kinds {
 		d.kinds[k] = true
@@ -143,19 +176,21 @@ func (d *Decoder) Write(p []byte) (int, error) {
 			}
 			continue
 		}
-		// Payload: hand it over without copying when it arrived whole.
-		if len(d.buf) == 0 && len(p) >= d.need {
-			whole := p[:d.need]
-			p = p[d.need:]
-			d.emit(whole)
+		// Payload: the kept part is handed over without copying when it
+		// arrived whole; the rest is read past.
+		k := min(d.need, len(p))
+		chunk := p[:k]
+		p = p[k:]
+		d.need -= k
+		kept := chunk[:min(d.keep, k)]
+		d.keep -= len(kept)
+		if d.need == 0 && len(d.buf) == 0 {
+			d.emit(kept)
 			continue
 		}
-		k := min(d.need-len(d.buf), len(p))
-		d.buf = append(d.buf, p[:k]...)
-		p = p[k:]
-		if len(d.buf) == d.need {
+		d.buf = append(d.buf, kept...)
+		if d.need == 0 {
 			d.emit(d.buf)
-			d.buf = d.buf[:0]
 		}
 	}
 	return n, nil
@@ -171,7 +206,11 @@ func (d *Decoder) header(line []byte) error {
 		return fmt.Errorf("%w: not a frame header: %q", ErrProtocol, clip(line))
 	}
 	size, err := strconv.Atoi(string(f[2]))
-	if err != nil || size < 0 || size > d.max {
+	bound := d.max
+	if string(f[1]) == KindFig {
+		bound = d.figMax
+	}
+	if err != nil || size < 0 || size > bound {
 		return fmt.Errorf("%w: bad frame length %q", ErrProtocol, f[2])
 	}
 	switch k := string(f[1]); k {
@@ -183,14 +222,27 @@ func (d *Decoder) header(line []byte) error {
 		}
 		d.kind = k
 	}
-	d.need = size
+	d.need, d.size, d.keep = size, size, size
+	if d.gate != nil {
+		d.keep = min(max(d.gate(d.kind, size), 0), size)
+	}
 	return nil
 }
 
+// emit hands a frame to the handler and resets the buffer, giving back
+// one that a large frame grew.
 func (d *Decoder) emit(payload []byte) {
 	kind := d.kind
 	d.need = -1
-	d.handle(Frame{Kind: kind, Payload: payload})
+	if len(payload) == 0 {
+		payload = nil
+	}
+	d.handle(Frame{Kind: kind, Payload: payload, Size: d.size})
+	if cap(d.buf) > keepBuffer {
+		d.buf = nil
+	} else {
+		d.buf = d.buf[:0]
+	}
 }
 
 func (d *Decoder) failWith(err error) {

@@ -106,3 +106,79 @@ func FuzzDecoder(f *testing.F) {
 		}
 	})
 }
+
+// The gate keeps what it admits of a frame and the decoder reads past the
+// rest without buffering it, whatever the chunking; fig frames may announce
+// more than MaxPayload (up to MaxFigure), other kinds may not.
+func TestDecoderGate(t *testing.T) {
+	big := strings.Repeat("f", 3000)
+	stream := string(AppendFrame(nil, testNonce, KindFig, []byte(big))) +
+		string(AppendFrame(nil, testNonce, KindOut, []byte("0123456789"))) +
+		string(AppendFrame(nil, testNonce, KindFig, []byte("small"))) +
+		string(AppendFrame(nil, testNonce, KindDone, []byte(`{"id":1}`)))
+	gate := func(kind string, size int) int {
+		switch {
+		case kind == KindFig && size > 100:
+			return 0 // refused: read past
+		case kind == KindOut:
+			return 4 // a head only
+		}
+		return size
+	}
+	want := []string{"fig:0/3000:", "out:4/10:0123", "fig:5/5:small", `done:8/8:{"id":1}`}
+	for _, tc := range []struct {
+		name   string
+		chunks []string
+	}{
+		{"whole", []string{stream}},
+		{"byte by byte", strings.Split(stream, "")},
+		{"in three", []string{stream[:50], stream[50:3100], stream[3100:]}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var got []string
+			d := NewDecoder(testNonce, func(f Frame) {
+				got = append(got, f.Kind+":"+strconv.Itoa(len(f.Payload))+"/"+strconv.Itoa(f.Size)+":"+string(f.Payload))
+			}, func(err error) { t.Errorf("protocol error: %v", err) }).Gate(gate)
+			for _, c := range tc.chunks {
+				_, _ = d.Write([]byte(c))
+			}
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Errorf("(-want +got):\n%s", diff)
+			}
+			if cap(d.buf) > keepBuffer {
+				t.Errorf("the decoder kept a %d-byte buffer", cap(d.buf))
+			}
+		})
+	}
+	for _, tc := range []struct {
+		header string
+		bad    bool
+	}{
+		{KindOut + " " + strconv.Itoa(MaxPayload), false},
+		{KindOut + " " + strconv.Itoa(MaxPayload+1), true},
+		{KindDone + " " + strconv.Itoa(MaxPayload+1), true},
+		{KindFig + " " + strconv.Itoa(MaxPayload+1), false},
+		{KindFig + " " + strconv.Itoa(MaxFigure+1), true},
+	} {
+		d := NewDecoder(testNonce, func(Frame) {}, nil).Gate(func(string, int) int { return 0 })
+		_, _ = d.Write([]byte(testNonce + " " + tc.header + "\n"))
+		if (d.Err() != nil) != tc.bad {
+			t.Errorf("%s: error %v, want an error: %v", tc.header, d.Err(), tc.bad)
+		}
+	}
+}
+
+// A large frame that is kept grows the decoder's buffer only for that
+// frame.
+func TestDecoderGivesBackLargeBuffer(t *testing.T) {
+	payload := []byte(strings.Repeat("x", MaxPayload))
+	stream := AppendFrame(nil, testNonce, KindOut, payload)
+	n := 0
+	d := NewDecoder(testNonce, func(f Frame) { n += len(f.Payload) }, nil)
+	for i := 0; i < len(stream); i += 4096 {
+		_, _ = d.Write(stream[i:min(i+4096, len(stream))])
+	}
+	if n != MaxPayload || cap(d.buf) > keepBuffer {
+		t.Errorf("got %d bytes, buffer of %d kept", n, cap(d.buf))
+	}
+}

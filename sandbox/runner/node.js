@@ -19,7 +19,7 @@ const { Worker } = require('worker_threads');
 const VERSION = '1';
 const MARK = Buffer.from('\x1e' + NONCE + '\x1f', 'latin1');
 const RUNNER_FILE = 'mcp-sandbox-runner.js';
-const MAX_RESULT = 1 << 20;
+const MAX_RESULT = 1 << 16; // runner.MaxResult: the done frame stays within runner.MaxPayload
 const realExit = process.exit.bind(process);
 
 let acorn = null;

@@ -23,7 +23,7 @@ NONCE_B = NONCE.encode("ascii")  # noqa: F821 (set by the bootstrap)
 MARK = b"\x1e" + NONCE_B + b"\x1f"
 RUNNER_FILE = "<mcp-sandbox-runner>"
 CO_COROUTINE = 0x0080
-MAX_RESULT = 1 << 20
+MAX_RESULT = 1 << 16  # runner.MaxResult: the done frame stays within runner.MaxPayload
 MAX_FIGURES = 64  # per run; the engine returns at most 16 and says so
 REAL_EXIT = os._exit
 

@@ -1,8 +1,10 @@
 # A hostile command agent, for the attack tests: it speaks the agent's
 # protocol (package agent) and lies. A command's text picks what it does
 # ("hostile:MODE"); the file tools' tar requests read the mode from
-# /workspace/tar-mode. It answers a kill, so that the connection survives
-# a call's timeout and the next attack is made by it too.
+# /workspace/tar-mode; a list request is answered with an entry outside the
+# directory asked for. It logs each request it gets to
+# /workspace/hostile-PID.log. It answers a kill, so that the connection
+# survives a call's timeout and the next attack is made by it too.
 import io, json, os, sys, tarfile, threading, time
 
 # Under gVisor the attached stdout may be non-blocking: a frame written in
@@ -119,7 +121,14 @@ while True:
     _, kind, n = line.decode().split()
     payload = inp.read(int(n))
     if kind == "start":
+        open("/workspace/hostile-%d.log" % os.getpid(), "a").write("start\n")
         threading.Thread(target=run, args=(json.loads(payload),), daemon=True).start()
+    elif kind == "file":
+        req = json.loads(payload)
+        open("/workspace/hostile-%d.log" % os.getpid(), "a").write("file %s\n" % req.get("op"))
+        if req.get("op") == "list":  # an entry outside the directory asked for
+            data(req["id"], b'{"p":"../../etc/shadow","s":1,"m":420,"t":0}\n')
+            send("filedone", json.dumps({"id": req["id"], "path": req["path"], "n": 1}).encode())
     elif kind == "kill":
         i = json.loads(payload)["id"]
         killed.add(i)
