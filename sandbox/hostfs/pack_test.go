@@ -9,7 +9,6 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
-	"syscall"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -60,7 +59,7 @@ func TestPlanSkipsGitAndIgnored(t *testing.T) {
 		must(t, os.WriteFile(p, []byte(content), 0o644))
 	}
 	must(t, os.Symlink("/etc/passwd", filepath.Join(src, "link")))
-	must(t, syscall.Mkfifo(filepath.Join(src, "fifo"), 0o644))
+	mkfifo(t, filepath.Join(src, "fifo"))
 	f := Fence{MaxBytes: 1 << 20, ReadRoots: []string{src}}
 	p, err := f.Plan(context.Background(), src, PackOptions{Name: "proj", UID: 1000, GID: 1000})
 	if err != nil {

@@ -88,6 +88,19 @@ wine "$T/instance.test.exe" -test.v -test.count=1 >"$T/instance.log" 2>&1 ||
 ok "app/instance tests under Wine: $(grep -c -- '--- PASS' "$T/instance.log") passed, $(grep -c -- '--- SKIP' "$T/instance.log") skipped"
 grep -B1 -- '--- SKIP' "$T/instance.log" | grep -v -- '--- SKIP' | sed 's/^/      /' >&2 || true
 
+# The file fences on a Windows file system, as a Windows test binary:
+# other case, 8.3 short names, the \\?\ form and alternate data streams
+# of a denied file are refused by copy_in, and copy_out refuses the
+# Startup folder and a client's config however they are spelled.
+(cd "$ROOT" && GOOS=windows GOARCH=amd64 CGO_ENABLED=0 go test -c -o "$T/hostfs.test.exe" ./sandbox/hostfs)
+wine "$T/hostfs.test.exe" -test.v -test.count=1 -test.run 'Windows' >"$T/hostfs.log" 2>&1 ||
+  fail "sandbox/hostfs Windows spelling tests under Wine: $(cat "$T/hostfs.log")"
+for t in TestDenyWindowsSpellings TestWriteDenyWindowsSpellings; do
+  grep -q -- "--- PASS: $t" "$T/hostfs.log" || fail "$t did not pass under Wine: $(cat "$T/hostfs.log")"
+done
+grep -q 'LONG~' "$T/hostfs.log" || fail "no 8.3 short name was tried under Wine: $(cat "$T/hostfs.log")"
+ok "sandbox/hostfs Windows spelling tests under Wine: case, short names, \\?\ and streams refused"
+
 # Notifications (a balloon on the tray's notification-area icon, which
 # Windows 10 and 11 show as a toast), as a Windows test binary: the
 # tray's icon window is found and the shell takes the balloon on it.
