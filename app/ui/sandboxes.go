@@ -165,6 +165,9 @@ func (t *SandboxesTab) Set(s sandboxwatch.Snapshot) {
 	}
 	t.summary.SetText(fmt.Sprintf("%s, whichever client started them. Usage updates while this tab is open.",
 		plural(len(s.Rows), "sandbox", "sandboxes")))
+	if s.Err != nil && len(s.Rows) == 0 {
+		t.summary.SetText("How many sandboxes run is not known while the engine does not answer.")
+	}
 	if s.Err != nil {
 		t.errLabel.SetText("Cannot list sandboxes: " + s.Err.Error())
 		t.errLabel.Show()
