@@ -55,9 +55,10 @@ type watchdog struct {
 	log  *slog.Logger
 	args watchdogArgs
 
-	mu   sync.Mutex
-	pipe *os.File // the write end
-	cmd  *exec.Cmd
+	mu     sync.Mutex
+	pipe   *os.File // the write end
+	cmd    *exec.Cmd
+	exited chan struct{} // closed once cmd has ended
 }
 
 // startWatchdog starts the watchdog and keeps one running until ctx ends
@@ -100,11 +101,13 @@ func (w *watchdog) spawn() error {
 		pw.Close()
 		return fmt.Errorf("start %s %s: %w", exe, watchdogCommand, err)
 	}
+	exited := make(chan struct{})
+	go func() { _ = cmd.Wait(); close(exited) }()
 	w.mu.Lock()
 	if w.pipe != nil {
 		w.pipe.Close() // the write end of a watchdog that is gone
 	}
-	w.pipe, w.cmd = pw, cmd
+	w.pipe, w.cmd, w.exited = pw, cmd, exited
 	w.mu.Unlock()
 	w.log.Info("watchdog started", "watchdog_pid", cmd.Process.Pid, "owner", w.args.owner)
 	return nil
@@ -115,14 +118,32 @@ func (w *watchdog) spawn() error {
 // not wait for an engine that does not answer.
 const watchdogReleased = 'r'
 
+// watchdogReleaseWait bounds how long a server that released its watchdog
+// waits for it to take its one look and exit (it gives itself 10 s).
+const watchdogReleaseWait = 15 * time.Second
+
 // release tells the watchdog that this process removed everything it made
-// (its engine closed without an error). It is the last thing before exit;
-// the pipe stays open until the process ends.
+// (its engine closed without an error), and waits for it to take its one
+// look and exit, so that nothing of the server outlives its exit (not even
+// a log line the watchdog writes into the state directory afterwards). It
+// is the last thing before exit; the pipe stays open until the process
+// ends.
 func (w *watchdog) release() {
 	w.mu.Lock()
-	defer w.mu.Unlock()
-	if w.pipe != nil {
-		_, _ = w.pipe.Write([]byte{watchdogReleased})
+	pipe, exited := w.pipe, w.exited
+	w.mu.Unlock()
+	if pipe == nil {
+		return
+	}
+	if _, err := pipe.Write([]byte{watchdogReleased}); err != nil {
+		return
+	}
+	t := time.NewTimer(watchdogReleaseWait)
+	defer t.Stop()
+	select {
+	case <-exited:
+	case <-t.C:
+		w.log.Warn("the watchdog did not finish its last look in time; exiting without it", "after", watchdogReleaseWait)
 	}
 }
 
@@ -133,14 +154,14 @@ func (w *watchdog) keep(ctx context.Context, running bool) {
 	for {
 		if running {
 			w.mu.Lock()
-			cmd := w.cmd
+			cmd, exited := w.cmd, w.exited
 			w.mu.Unlock()
 			started := time.Now()
-			err := cmd.Wait()
+			<-exited
 			if ctx.Err() != nil {
 				return
 			}
-			w.log.Warn("the watchdog ended while this server runs; starting another", "err", err)
+			w.log.Warn("the watchdog ended while this server runs; starting another", "state", cmd.ProcessState.String())
 			if time.Since(started) > watchdogRestartMax {
 				wait = watchdogRestartFirst
 			}
