@@ -4,6 +4,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -99,4 +100,71 @@ func TestOneMCPStack(t *testing.T) {
 			t.Errorf("%s does not link mcp-go's client; the check would prove nothing", c.pkg)
 		}
 	}
+}
+
+// trayOnly are the packages of the tray process: its menu, systray host,
+// updater, autostart, first-run and HTTP child. The window shares what it
+// needs with the tray through app/internal/traywin.
+var trayOnly = []string{"app/trayapp", "app/traymenu", "app/update", "app/autostart", "app/firstrun", "app/supervisor"}
+
+// modulePrefix is this module's import path, with its slash.
+const modulePrefix = "github.com/mcp-sandbox/mcp-sandbox/"
+
+// TestWindowLinksNoTray: the window binary links none of the tray's
+// packages, and none of its own packages imports systray or D-Bus (Fyne's
+// desktop driver still links both for its own tray and notification
+// support; that is Fyne's, not ours).
+func TestWindowLinksNoTray(t *testing.T) {
+	for _, goos := range []string{"linux", "darwin", "windows"} {
+		for _, p := range deps(t, "./cmd/mcp-sandbox-window", goos, true) {
+			for _, f := range trayOnly {
+				if p == modulePrefix+f {
+					t.Errorf("%s: ./cmd/mcp-sandbox-window links %s", goos, p)
+				}
+			}
+		}
+	}
+	for pkg, imports := range moduleImports(t, "./cmd/mcp-sandbox-window") {
+		for _, imp := range imports {
+			if strings.HasPrefix(imp, "fyne.io/systray") || strings.HasPrefix(imp, "github.com/godbus/") {
+				t.Errorf("%s imports %s: the window has no tray", pkg, imp)
+			}
+		}
+	}
+}
+
+// TestTrayLinksTrayPackages keeps the test above honest: the same names
+// are found in the tray.
+func TestTrayLinksTrayPackages(t *testing.T) {
+	linked := deps(t, "./cmd/mcp-sandbox-tray", "linux", true)
+	for _, f := range trayOnly {
+		if !slices.Contains(linked, modulePrefix+f) {
+			t.Errorf("./cmd/mcp-sandbox-tray does not link %s; TestWindowLinksNoTray would prove nothing for it", f)
+		}
+	}
+	imports := moduleImports(t, "./cmd/mcp-sandbox-tray")
+	if !slices.Contains(imports[modulePrefix+"app/trayapp"], "fyne.io/systray") {
+		t.Error("app/trayapp does not import fyne.io/systray; TestWindowLinksNoTray's import check would prove nothing")
+	}
+}
+
+// moduleImports maps each package of this module that pkg links (on
+// Linux, with cgo) to its imports.
+func moduleImports(t *testing.T, pkg string) map[string][]string {
+	t.Helper()
+	cmd := exec.Command("go", "list", "-deps", "-f", "{{.ImportPath}} {{join .Imports \" \"}}", pkg)
+	cmd.Dir = ".."
+	cmd.Env = append(os.Environ(), "GOOS=linux", "GOARCH=amd64", "CGO_ENABLED=1")
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("go list -deps %s: %v", pkg, err)
+	}
+	m := map[string][]string{}
+	for _, line := range strings.Split(string(out), "\n") {
+		f := strings.Fields(line)
+		if len(f) > 0 && strings.HasPrefix(f[0], modulePrefix) {
+			m[f[0]] = f[1:]
+		}
+	}
+	return m
 }

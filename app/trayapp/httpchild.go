@@ -5,6 +5,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/mcp-sandbox/mcp-sandbox/app/internal/traywin"
 	"github.com/mcp-sandbox/mcp-sandbox/app/supervisor"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/config"
 )
@@ -45,7 +46,7 @@ func (a *App) applyHTTPFor(c *config.Config) {
 		if port > 0 && paused {
 			state = "stopped while MCP Sandbox is Paused"
 		}
-		a.update(func(s *trayState) { s.http = HTTPInfo{Enabled: port > 0, State: state} })
+		a.update(func(s *trayState) { s.http = traywin.HTTPInfo{Enabled: port > 0, State: state} })
 		return
 	}
 	if cur != nil {
@@ -69,7 +70,9 @@ func (a *App) applyHTTPFor(c *config.Config) {
 		if st.LastExit != "" && st.State != supervisor.Running {
 			text += " (last run " + st.LastExit + ")"
 		}
-		a.update(func(s *trayState) { s.http = HTTPInfo{Enabled: true, URL: srv.URL, Token: srv.Token, State: text} })
+		a.update(func(s *trayState) {
+			s.http = traywin.HTTPInfo{Enabled: true, URL: srv.URL, Token: srv.Token, State: text}
+		})
 	}
 	ctx, cancel := context.WithCancel(a.ctx)
 	ch := &httpChild{port: port, sup: supervisor.New(o), srv: srv, cancel: cancel, done: make(chan struct{})}

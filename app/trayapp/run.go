@@ -35,6 +35,7 @@ import (
 	"github.com/mcp-sandbox/mcp-sandbox/app/instance"
 	"github.com/mcp-sandbox/mcp-sandbox/app/internal/engineconn"
 	"github.com/mcp-sandbox/mcp-sandbox/app/internal/startup"
+	"github.com/mcp-sandbox/mcp-sandbox/app/internal/traywin"
 	"github.com/mcp-sandbox/mcp-sandbox/app/traymenu"
 	"github.com/mcp-sandbox/mcp-sandbox/app/update"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/config"
@@ -72,7 +73,7 @@ func Main(args []string) int {
 	if exit {
 		return code
 	}
-	if why := noDisplay(os.Getenv); why != "" {
+	if why := traywin.NoDisplay(os.Getenv); why != "" {
 		fmt.Fprintln(os.Stderr, "mcp-sandbox-tray:", why)
 		return 1
 	}
@@ -129,7 +130,7 @@ type trayState struct {
 	sandboxes int
 	paused    bool
 	clients   []traymenu.Client
-	http      HTTPInfo
+	http      traywin.HTTPInfo
 }
 
 // Run runs the tray until the user quits it or ctx is done. It returns nil

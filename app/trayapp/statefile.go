@@ -9,46 +9,13 @@ import (
 	"time"
 
 	"github.com/mcp-sandbox/mcp-sandbox/app/internal/dirwatch"
+	"github.com/mcp-sandbox/mcp-sandbox/app/internal/traywin"
 )
-
-// TrayFile is tray.json in the state directory: what only the tray knows,
-// for the window to show. The tray rewrites it when it changes; the window
-// follows it with fsnotify. Everything else the window reads where it
-// lives (Docker, the config file, the pause flag).
-const TrayFile = "tray.json"
-
-// HTTPInfo describes the tray's `serve --http` child.
-type HTTPInfo struct {
-	// Enabled is set when tray.http_port is not 0.
-	Enabled bool   `json:"enabled"`
-	URL     string `json:"url,omitempty"`
-	Token   string `json:"token,omitempty"`
-	State   string `json:"state"`
-}
-
-// TrayInfo is the content of TrayFile.
-type TrayInfo struct {
-	PID  int      `json:"pid"`
-	HTTP HTTPInfo `json:"http"`
-	// Offer is a newer release the tray offers, "" when none.
-	Offer string `json:"offer,omitempty"`
-}
-
-// ReadTrayFile reads what the running tray wrote in stateDir.
-func ReadTrayFile(stateDir string) (TrayInfo, error) {
-	var ti TrayInfo
-	b, err := os.ReadFile(filepath.Join(stateDir, TrayFile))
-	if err != nil {
-		return ti, err
-	}
-	err = json.Unmarshal(b, &ti)
-	return ti, err
-}
 
 // writeTrayFile writes tray.json when its content changed.
 func (a *App) writeTrayFile() {
 	a.mu.Lock()
-	ti := TrayInfo{PID: os.Getpid(), HTTP: a.s.http}
+	ti := traywin.TrayInfo{PID: os.Getpid(), HTTP: a.s.http}
 	if a.offer != nil {
 		ti.Offer = a.offer.Version
 	}
@@ -57,7 +24,7 @@ func (a *App) writeTrayFile() {
 	if err != nil {
 		return
 	}
-	path := filepath.Join(a.st.Dir(), TrayFile)
+	path := filepath.Join(a.st.Dir(), traywin.TrayFile)
 	a.trayFileMu.Lock()
 	defer a.trayFileMu.Unlock()
 	if string(b) == a.trayFileLast {

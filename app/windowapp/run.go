@@ -30,7 +30,7 @@ import (
 	"github.com/mcp-sandbox/mcp-sandbox/app/instance"
 	"github.com/mcp-sandbox/mcp-sandbox/app/internal/engineconn"
 	"github.com/mcp-sandbox/mcp-sandbox/app/internal/startup"
-	"github.com/mcp-sandbox/mcp-sandbox/app/trayapp"
+	"github.com/mcp-sandbox/mcp-sandbox/app/internal/traywin"
 	"github.com/mcp-sandbox/mcp-sandbox/app/ui"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/config"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/state"
@@ -78,7 +78,7 @@ func Main(args []string) int {
 	if exit {
 		return code
 	}
-	if why := trayapp.NoDisplay(os.Getenv); why != "" {
+	if why := traywin.NoDisplay(os.Getenv); why != "" {
 		fmt.Fprintln(os.Stderr, "mcp-sandbox-window:", why)
 		return 1
 	}

@@ -5,14 +5,14 @@ import (
 	"time"
 
 	"github.com/mcp-sandbox/mcp-sandbox/app/internal/dirwatch"
-	"github.com/mcp-sandbox/mcp-sandbox/app/trayapp"
+	"github.com/mcp-sandbox/mcp-sandbox/app/internal/traywin"
 	"github.com/mcp-sandbox/mcp-sandbox/app/ui"
 )
 
 // readTray takes what only the tray knows (its HTTP server, an offered
 // update) from tray.json, and the pause flag from the state directory.
 func (a *App) readTray() {
-	ti, err := trayapp.ReadTrayFile(a.st.Dir())
+	ti, err := traywin.ReadTrayFile(a.st.Dir())
 	paused := a.st.Paused()
 	a.update(func(s *uiState) {
 		s.paused = paused
@@ -29,7 +29,7 @@ func (a *App) readTray() {
 // watchStateDir follows tray.json and the pause flag.
 func (a *App) watchStateDir(ctx context.Context) {
 	a.readTray()
-	err := dirwatch.Watch(ctx, a.st.Dir(), 100*time.Millisecond, a.readTray, "paused", trayapp.TrayFile)
+	err := dirwatch.Watch(ctx, a.st.Dir(), 100*time.Millisecond, a.readTray, "paused", traywin.TrayFile)
 	if err != nil {
 		a.log.Warn("watch the state directory", "err", err)
 	}

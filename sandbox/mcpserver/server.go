@@ -105,7 +105,7 @@ func annotations(title string, readOnly, destructive, idempotent, openWorld bool
 
 // clientName is the calling MCP client's name, as it introduced itself:
 // in the request (protocol 2026-07-28), in initialize (its session's, on
-// stdio), or in an earlier initialize over HTTP (see httpClients); cleaned
+// stdio), or in an earlier initialize over HTTP (see httpSessions); cleaned
 // (printable.Clean), as it goes into labels, logs, the audit and `ps`.
 func clientName(ctx context.Context) string {
 	return printable.Clean(rawClientName(ctx), printable.NameMax)

@@ -1,4 +1,4 @@
-package trayapp
+package traywin
 
 import (
 	"os"

@@ -1,6 +1,6 @@
 //go:build !linux
 
-package trayapp
+package traywin
 
 // noDisplayOS elsewhere: macOS and Windows always have their desktop.
 func noDisplayOS(func(string) string) string { return "" }
