@@ -50,6 +50,13 @@ func TestToolsListGolden(t *testing.T) {
 		if got == nil {
 			t.Fatal("no tools/list result on the wire")
 		}
+		var doc any
+		if err := json.Unmarshal(got, &doc); err != nil {
+			t.Fatal(err)
+		}
+		for _, where := range typeUnions(doc, "") {
+			t.Errorf("%s: a type union (the MCP Inspector's --strict rejects it as not portable)", where)
+		}
 		golden := filepath.Join("testdata", "tools_list.golden.json")
 		if *update {
 			if err := os.WriteFile(golden, got, 0o644); err != nil {
@@ -76,4 +83,24 @@ func firstDiff(want, got string) string {
 		}
 	}
 	return "one is a prefix of the other"
+}
+
+// typeUnions lists where a schema in v has a "type" that is a list (such
+// as ["null","array"]).
+func typeUnions(v any, at string) []string {
+	var out []string
+	switch v := v.(type) {
+	case map[string]any:
+		if _, ok := v["type"].([]any); ok {
+			out = append(out, at)
+		}
+		for k, x := range v {
+			out = append(out, typeUnions(x, at+"/"+k)...)
+		}
+	case []any:
+		for i, x := range v {
+			out = append(out, typeUnions(x, at+"/"+strconv.Itoa(i))...)
+		}
+	}
+	return out
 }

@@ -10,10 +10,10 @@ import (
 )
 
 type copyInArgs struct {
-	SandboxID      string `json:"sandbox_id"`
-	HostPath       string `json:"host_path"`
-	DestPath       string `json:"dest_path"`
-	IncludeIgnored bool   `json:"include_ignored"`
+	SandboxID      string `json:"sandbox_id" jsonschema:"The sandbox, from sandbox_create."`
+	HostPath       string `json:"host_path" jsonschema:"Absolute host path (or one starting with ~) of a file or directory."`
+	DestPath       string `json:"dest_path,omitempty" jsonschema:"Where the copy is placed in the sandbox (default /workspace/<base name>)."`
+	IncludeIgnored bool   `json:"include_ignored,omitempty" jsonschema:"Also copy .git and files matched by .gitignore."`
 }
 
 func (s *Server) copyInTool() toolDef {
@@ -21,11 +21,8 @@ func (s *Server) copyInTool() toolDef {
 	tool := mcp.NewTool("copy_in",
 		mcp.WithDescription(fmt.Sprintf("Copy a file or a whole directory from the user's computer into a sandbox. Only paths below the allowed read roots (%v) can be read. Symlinks are copied as links; .git and .gitignore'd files are skipped unless include_ignored is set.", cfg.Files.ReadRoots)),
 		annotations("Copy host files into sandbox", false, false, true, false),
-		mcp.WithString("sandbox_id", mcp.Required(), mcp.Description("The sandbox, from sandbox_create.")),
-		mcp.WithString("host_path", mcp.Required(), mcp.Description("Absolute host path (or one starting with ~) of a file or directory.")),
-		mcp.WithString("dest_path", mcp.Description("Where the copy is placed in the sandbox (default /workspace/<base name>).")),
-		mcp.WithBoolean("include_ignored", mcp.Description("Also copy .git and files matched by .gitignore.")),
-		mcp.WithOutputSchema[sandbox.CopyResult](),
+		inputSchema[copyInArgs](nil),
+		outputSchema[sandbox.CopyResult](),
 	)
 	return toolDef{tool, s.handleCopyIn}
 }
@@ -46,10 +43,10 @@ func (s *Server) handleCopyIn(ctx context.Context, req mcp.CallToolRequest) (*mc
 }
 
 type copyOutArgs struct {
-	SandboxID string `json:"sandbox_id"`
-	Path      string `json:"path"`
-	HostPath  string `json:"host_path"`
-	Overwrite bool   `json:"overwrite"`
+	SandboxID string `json:"sandbox_id" jsonschema:"The sandbox, from sandbox_create."`
+	Path      string `json:"path" jsonschema:"File or directory in the sandbox, relative to /workspace."`
+	HostPath  string `json:"host_path,omitempty" jsonschema:"Destination relative to the write root, or absolute inside it."`
+	Overwrite bool   `json:"overwrite,omitempty" jsonschema:"Replace an existing destination."`
 }
 
 func (s *Server) copyOutTool() toolDef {
@@ -57,11 +54,8 @@ func (s *Server) copyOutTool() toolDef {
 	tool := mcp.NewTool("copy_out",
 		mcp.WithDescription(fmt.Sprintf("Copy a file or directory out of a sandbox to the user's computer, below %s (default <that>/<sandbox_id>/<base name>). Never overwrites unless overwrite is set; links pointing outside the copy, devices and executable bits are not copied.", cfg.Files.WriteRoot)),
 		annotations("Copy sandbox files to host", false, true, false, false),
-		mcp.WithString("sandbox_id", mcp.Required(), mcp.Description("The sandbox, from sandbox_create.")),
-		mcp.WithString("path", mcp.Required(), mcp.Description("File or directory in the sandbox, relative to /workspace.")),
-		mcp.WithString("host_path", mcp.Description("Destination relative to the write root, or absolute inside it.")),
-		mcp.WithBoolean("overwrite", mcp.Description("Replace an existing destination.")),
-		mcp.WithOutputSchema[sandbox.CopyResult](),
+		inputSchema[copyOutArgs](nil),
+		outputSchema[sandbox.CopyResult](),
 	)
 	return toolDef{tool, s.handleCopyOut}
 }
@@ -93,19 +87,17 @@ func skippedText(skipped map[string]int) string {
 }
 
 type installArgs struct {
-	SandboxID string   `json:"sandbox_id"`
-	Packages  []string `json:"packages"`
-	Manager   string   `json:"manager"`
+	SandboxID string   `json:"sandbox_id" jsonschema:"The sandbox, from sandbox_create."`
+	Packages  []string `json:"packages" jsonschema:"Package names, optionally with versions (numpy==1.26, lodash@4)." min:"1"`
+	Manager   string   `json:"manager,omitempty" jsonschema:"pip, npm, or auto (from the sandbox's language; default)." enum:"pip,npm,auto"`
 }
 
 func (s *Server) installTool() toolDef {
 	tool := mcp.NewTool("install_packages",
 		mcp.WithDescription("Install Python (pip) or JavaScript (npm) packages for a sandbox. A short-lived helper container with network access (and none of the sandbox's files) installs them, together with every package installed in this sandbox before, and they are copied into the sandbox's /workspace; the sandbox itself never gets a network. Installed packages are importable by later run_code calls (after reset: true for a package already imported)."),
 		annotations("Install packages", false, false, true, true),
-		mcp.WithString("sandbox_id", mcp.Required(), mcp.Description("The sandbox, from sandbox_create.")),
-		mcp.WithArray("packages", mcp.Required(), mcp.WithStringItems(), mcp.MinItems(1), mcp.Description("Package names, optionally with versions (numpy==1.26, lodash@4).")),
-		mcp.WithString("manager", mcp.Enum("pip", "npm", "auto"), mcp.Description("pip, npm, or auto (from the sandbox's language; default).")),
-		mcp.WithOutputSchema[sandbox.InstallResult](),
+		inputSchema[installArgs](nil),
+		outputSchema[sandbox.InstallResult](),
 	)
 	return toolDef{tool, s.handleInstall}
 }

@@ -9,25 +9,20 @@ import (
 )
 
 type execArgs struct {
-	SandboxID      string            `json:"sandbox_id"`
-	Command        string            `json:"command"`
-	TimeoutSeconds int               `json:"timeout_seconds"`
-	Workdir        string            `json:"workdir"`
-	Env            map[string]string `json:"env"`
-	Stdin          string            `json:"stdin"`
+	SandboxID      string            `json:"sandbox_id" jsonschema:"The sandbox, from sandbox_create."`
+	Command        string            `json:"command" jsonschema:"Shell command, run by sh -c in /workspace."`
+	TimeoutSeconds int               `json:"timeout_seconds,omitempty" jsonschema:"Kill the command (and everything it started) after this many seconds." min:"1"`
+	Workdir        string            `json:"workdir,omitempty" jsonschema:"Working directory, relative to /workspace (default /workspace)."`
+	Env            map[string]string `json:"env,omitempty" jsonschema:"Extra environment variables."`
+	Stdin          string            `json:"stdin,omitempty" jsonschema:"Text fed to the command's standard input."`
 }
 
 func (s *Server) execTool() toolDef {
 	tool := mcp.NewTool("sandbox_exec",
 		mcp.WithDescription("Run a shell command (sh -c) in a sandbox. A non-zero exit, a timeout or an out-of-memory kill is reported in the result's fields. Output is capped (head and tail kept)."),
 		annotations("Run command in sandbox", false, true, false, false),
-		mcp.WithString("sandbox_id", mcp.Required(), mcp.Description("The sandbox, from sandbox_create.")),
-		mcp.WithString("command", mcp.Required(), mcp.Description("Shell command, run by sh -c in /workspace.")),
-		mcp.WithInteger("timeout_seconds", mcp.Min(1), mcp.Description("Kill the command (and everything it started) after this many seconds.")),
-		mcp.WithString("workdir", mcp.Description("Working directory, relative to /workspace (default /workspace).")),
-		mcp.WithObject("env", mcp.AdditionalProperties(map[string]any{"type": "string"}), mcp.Description("Extra environment variables.")),
-		mcp.WithString("stdin", mcp.Description("Text fed to the command's standard input.")),
-		mcp.WithOutputSchema[sandbox.ExecResult](),
+		inputSchema[execArgs](nil),
+		outputSchema[sandbox.ExecResult](),
 	)
 	return toolDef{tool, s.handleExec}
 }

@@ -9,8 +9,8 @@ import (
 )
 
 type stopArgs struct {
-	SandboxID string `json:"sandbox_id"`
-	All       bool   `json:"all"`
+	SandboxID string `json:"sandbox_id,omitempty" jsonschema:"The sandbox to stop."`
+	All       bool   `json:"all,omitempty" jsonschema:"Stop every sandbox of this session."`
 }
 
 type stopOutput struct {
@@ -21,9 +21,8 @@ func (s *Server) stopTool() toolDef {
 	tool := mcp.NewTool("sandbox_stop",
 		mcp.WithDescription("Stop and remove a sandbox (its files are gone), or all of this session's sandboxes with all: true."),
 		annotations("Stop sandbox", false, true, true, false),
-		mcp.WithString("sandbox_id", mcp.Description("The sandbox to stop.")),
-		mcp.WithBoolean("all", mcp.Description("Stop every sandbox of this session.")),
-		mcp.WithOutputSchema[stopOutput](),
+		inputSchema[stopArgs](nil),
+		outputSchema[stopOutput](),
 	)
 	return toolDef{tool, s.handleStop}
 }
