@@ -1,6 +1,7 @@
 package mcpserver
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"reflect"
@@ -128,4 +129,33 @@ func applyField(f reflect.StructField, prop *jsonschema.Schema, vars map[string]
 		*b.num = &n
 	}
 	return nil
+}
+
+// spec is what a tool says of itself besides its arguments.
+type spec struct {
+	name, description string
+	annotations       mcp.ToolOption
+	// vars fill the {key}s of the argument descriptions.
+	vars   map[string]string
+	output mcp.ToolOption
+}
+
+// defineTool declares a tool whose arguments are an A: its input schema
+// is derived from A and its handler gets the call's arguments bound to
+// one, so the two cannot disagree.
+func defineTool[A any](sp spec, h func(context.Context, mcp.CallToolRequest, A) (*mcp.CallToolResult, error)) toolDef {
+	tool := mcp.NewTool(sp.name, mcp.WithDescription(sp.description), sp.annotations, inputSchema[A](sp.vars), sp.output)
+	return toolDef{tool, func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		var a A
+		if err := req.BindArguments(&a); err != nil {
+			return invalidArgs(err), nil
+		}
+		return h(ctx, req, a)
+	}}
+}
+
+// sandboxRef is the sandbox_id argument of the tools that work on one
+// sandbox.
+type sandboxRef struct {
+	SandboxID string `json:"sandbox_id" jsonschema:"The sandbox, from sandbox_create."`
 }

@@ -34,23 +34,19 @@ type createOutput struct {
 
 func (s *Server) createTool() toolDef {
 	cfg := s.eng.Config()
-	tool := mcp.NewTool("sandbox_create",
-		mcp.WithDescription("Create a sandbox: a disposable, hardened container (no network unless allowed, non-root, read-only root, memory/CPU/pids limits) that keeps files in /workspace and state between calls until it is stopped or idles out. Returns its sandbox_id for sandbox_exec, run_code and the file tools."),
-		annotations("Create sandbox", false, false, false, false),
-		inputSchema[createArgs](map[string]string{
+	return defineTool(spec{
+		name:        "sandbox_create",
+		description: "Create a sandbox: a disposable, hardened container (no network unless allowed, non-root, read-only root, memory/CPU/pids limits) that keeps files in /workspace and state between calls until it is stopped or idles out. Returns its sandbox_id for sandbox_exec, run_code and the file tools.",
+		annotations: annotations("Create sandbox", false, false, false, false),
+		vars: map[string]string{
 			"languages": fmt.Sprint(cfg.LanguageNames()), "memory_mb": fmt.Sprint(cfg.Limits.MemoryMB),
 			"cpus": fmt.Sprint(cfg.Limits.CPUs), "pids": fmt.Sprint(cfg.Limits.Pids), "ttl_minutes": fmt.Sprint(cfg.Limits.IdleTTLMinutes),
-		}),
-		outputSchema[createOutput](),
-	)
-	return toolDef{tool, s.handleCreate}
+		},
+		output: outputSchema[createOutput](),
+	}, s.handleCreate)
 }
 
-func (s *Server) handleCreate(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-	var a createArgs
-	if err := req.BindArguments(&a); err != nil {
-		return invalidArgs(err), nil
-	}
+func (s *Server) handleCreate(ctx context.Context, req mcp.CallToolRequest, a createArgs) (*mcp.CallToolResult, error) {
 	p := newProgress(ctx, req)
 	sb, err := s.eng.Create(ctx, sandbox.CreateRequest{
 		Language: a.Language, Image: a.Image, Network: a.Network,
