@@ -151,6 +151,16 @@ func TestInProcInvalidArguments(t *testing.T) {
 			{"install_packages", map[string]any{"sandbox_id": id, "packages": "numpy"}, []string{"packages", "array"}},
 			{"install_packages", map[string]any{"sandbox_id": id, "packages": []any{"x"}, "manager": "apt"}, []string{"manager", "pip", "npm"}},
 			{"sandbox_stop", map[string]any{"sandbox_id": "nope"}, []string{"nope"}},
+			// Moved from TestGoSDKClient on the built binary: the
+			// engine's refusals, with the setting to change.
+			{"sandbox_exec", map[string]any{"sandbox_id": "nosuchbox1", "command": "ls"}, []string{"sandbox_list"}},
+			{"sandbox_create", map[string]any{"memory_mb": 99999}, []string{"limits.memory_mb"}},
+			{"sandbox_create", map[string]any{"network": "egress"}, []string{"allow_egress"}},
+			{"sandbox_exec", map[string]any{"sandbox_id": id, "command": ""}, []string{"command is empty"}},
+			{"sandbox_exec", map[string]any{"sandbox_id": id, "command": strings.Repeat("x", 2<<20)}, []string{"more than"}},
+			{"sandbox_exec", map[string]any{"sandbox_id": id, "command": "ls", "timeout_seconds": 99999}, []string{"max_exec_timeout_seconds"}},
+			{"sandbox_exec", map[string]any{"sandbox_id": id, "command": "ls", "privileged": true}, []string{"privileged"}},
+			{"sandbox_stop", map[string]any{}, []string{"sandbox_id"}},
 		} {
 			before := len(p.be.Containers())
 			res := p.call(t, c.tool, c.args)
