@@ -19,8 +19,8 @@ import (
 //     optional one;
 //   - jsonschema:"…" is its description, in which {key} is replaced by
 //     the tool's vars (the config's languages and limits);
-//   - enum:"a,b", min:"N", max:"N" (numbers) and min:"N" (arrays: items)
-//     bound its value.
+//   - enum:"a,b", min:"N" and max:"N" bound its value (for an array: its
+//     number of items).
 //
 // Slices are typed "array", not ["null","array"] (which the MCP
 // Inspector's strict mode rejects as not portable): the server never
@@ -108,9 +108,10 @@ func applyField(f reflect.StructField, prop *jsonschema.Schema, vars map[string]
 		}
 	}
 	for _, b := range []struct {
-		tag string
-		num **float64
-	}{{"min", &prop.Minimum}, {"max", &prop.Maximum}} {
+		tag   string
+		num   **float64
+		items **int
+	}{{"min", &prop.Minimum, &prop.MinItems}, {"max", &prop.Maximum, &prop.MaxItems}} {
 		v := f.Tag.Get(b.tag)
 		if v == "" {
 			continue
@@ -120,10 +121,8 @@ func applyField(f reflect.StructField, prop *jsonschema.Schema, vars map[string]
 			return fmt.Errorf("%s tag %q: %w", b.tag, v, err)
 		}
 		if f.Type.Kind() == reflect.Slice {
-			if b.tag == "min" {
-				i := int(n)
-				prop.MinItems = &i
-			}
+			i := int(n)
+			*b.items = &i
 			continue
 		}
 		*b.num = &n

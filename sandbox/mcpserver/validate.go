@@ -170,6 +170,7 @@ func article(t string) string {
 	return "a " + t
 }
 
+// orList joins xs, each through f, with "or".
 func orList(f func(string) string, xs []string) string {
 	out := make([]string, len(xs))
 	for i, x := range xs {
