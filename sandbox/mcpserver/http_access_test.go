@@ -194,8 +194,10 @@ func TestHTTPLoopbackOnly(t *testing.T) {
 	for _, addr := range []string{"localhost:0", "[::1]:0"} {
 		t.Run("loopback "+addr, func(t *testing.T) {
 			p := startHTTPServer(t, env, "--http", addr)
-			if strings.Contains(p.stderr.String(), "level=WARN") {
-				t.Errorf("warning on a loopback address:\n%s", p.stderr.String())
+			// Only the remote warning: without an engine the server
+			// warns about that too, which is not this test's business.
+			if strings.Contains(p.stderr.String(), "beyond this machine") {
+				t.Errorf("remote warning on a loopback address:\n%s", p.stderr.String())
 			}
 		})
 	}

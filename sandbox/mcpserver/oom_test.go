@@ -21,6 +21,7 @@ const memoryBomb = "b = []\nwhile True: b.append(bytearray(10**7))"
 // the whole container is killed). Afterwards the sandbox either still
 // works (runc) or says it is gone and why (gVisor).
 func TestMemoryBombOverMCP(t *testing.T) {
+	testenv.Docker(t, testenv.PythonImage)
 	p := startServer(t, serverEnv(t, ""))
 	sess := sdkClient(t, p, nil)
 	for _, tc := range []struct {

@@ -34,6 +34,8 @@ type Server struct {
 	mcp *server.MCPServer
 	log *slog.Logger
 	st  *state.Store
+	// args are the tools' input schemas, for validate.
+	args map[string]*argSchema
 }
 
 const instructions = `MCP Sandbox runs code in disposable, hardened Docker containers on the user's computer: no network, no host access, non-root, with memory/CPU/time limits.
@@ -53,15 +55,20 @@ func New(o Options) *Server {
 		server.WithInstructions(instructions),
 		server.WithToolCapabilities(false),
 		server.WithResourceCapabilities(false, false),
-		server.WithInputSchemaValidation(),
 		server.WithStrictInputSchemaDefault(),
 		server.WithOutputSchemaValidation(),
 		server.WithRecovery(),
 		server.WithResourceRecovery(),
 		server.WithToolHandlerMiddleware(s.audit),
+		// Inside the audit: a refused call is audited too.
+		server.WithToolHandlerMiddleware(s.validate),
 	)
 	for _, t := range s.tools() {
 		s.mcp.AddTool(t.tool, t.handler)
+	}
+	if err := s.compileInputSchemas(); err != nil {
+		// The schemas are the code's own: a test catches this.
+		panic(err)
 	}
 	s.addLogsResource()
 	return s

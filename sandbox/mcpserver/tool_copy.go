@@ -10,31 +10,23 @@ import (
 )
 
 type copyInArgs struct {
-	SandboxID      string `json:"sandbox_id"`
-	HostPath       string `json:"host_path"`
-	DestPath       string `json:"dest_path"`
-	IncludeIgnored bool   `json:"include_ignored"`
+	sandboxRef
+	HostPath       string `json:"host_path" jsonschema:"Absolute host path (or one starting with ~) of a file or directory."`
+	DestPath       string `json:"dest_path,omitempty" jsonschema:"Where the copy is placed in the sandbox (default /workspace/<base name>)."`
+	IncludeIgnored bool   `json:"include_ignored,omitempty" jsonschema:"Also copy .git and files matched by .gitignore."`
 }
 
 func (s *Server) copyInTool() toolDef {
 	cfg := s.eng.Config()
-	tool := mcp.NewTool("copy_in",
-		mcp.WithDescription(fmt.Sprintf("Copy a file or a whole directory from the user's computer into a sandbox. Only paths below the allowed read roots (%v) can be read. Symlinks are copied as links; .git and .gitignore'd files are skipped unless include_ignored is set.", cfg.Files.ReadRoots)),
-		annotations("Copy host files into sandbox", false, false, true, false),
-		mcp.WithString("sandbox_id", mcp.Required(), mcp.Description("The sandbox, from sandbox_create.")),
-		mcp.WithString("host_path", mcp.Required(), mcp.Description("Absolute host path (or one starting with ~) of a file or directory.")),
-		mcp.WithString("dest_path", mcp.Description("Where the copy is placed in the sandbox (default /workspace/<base name>).")),
-		mcp.WithBoolean("include_ignored", mcp.Description("Also copy .git and files matched by .gitignore.")),
-		mcp.WithOutputSchema[sandbox.CopyResult](),
-	)
-	return toolDef{tool, s.handleCopyIn}
+	return defineTool(spec{
+		name:        "copy_in",
+		description: fmt.Sprintf("Copy a file or a whole directory from the user's computer into a sandbox. Only paths below the allowed read roots (%v) can be read. Symlinks are copied as links; .git and .gitignore'd files are skipped unless include_ignored is set.", cfg.Files.ReadRoots),
+		annotations: annotations("Copy host files into sandbox", false, false, true, false),
+		output:      outputSchema[sandbox.CopyResult](),
+	}, s.handleCopyIn)
 }
 
-func (s *Server) handleCopyIn(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-	var a copyInArgs
-	if err := req.BindArguments(&a); err != nil {
-		return invalidArgs(err), nil
-	}
+func (s *Server) handleCopyIn(ctx context.Context, req mcp.CallToolRequest, a copyInArgs) (*mcp.CallToolResult, error) {
 	note(ctx, a.SandboxID, "copy_in host "+oneLine(a.HostPath, 200), nil)
 	res, err := s.eng.CopyIn(ctx, a.SandboxID, a.HostPath, a.DestPath, a.IncludeIgnored)
 	if err != nil {
@@ -46,31 +38,23 @@ func (s *Server) handleCopyIn(ctx context.Context, req mcp.CallToolRequest) (*mc
 }
 
 type copyOutArgs struct {
-	SandboxID string `json:"sandbox_id"`
-	Path      string `json:"path"`
-	HostPath  string `json:"host_path"`
-	Overwrite bool   `json:"overwrite"`
+	sandboxRef
+	Path      string `json:"path" jsonschema:"File or directory in the sandbox, relative to /workspace."`
+	HostPath  string `json:"host_path,omitempty" jsonschema:"Destination relative to the write root, or absolute inside it."`
+	Overwrite bool   `json:"overwrite,omitempty" jsonschema:"Replace an existing destination."`
 }
 
 func (s *Server) copyOutTool() toolDef {
 	cfg := s.eng.Config()
-	tool := mcp.NewTool("copy_out",
-		mcp.WithDescription(fmt.Sprintf("Copy a file or directory out of a sandbox to the user's computer, below %s (default <that>/<sandbox_id>/<base name>). Never overwrites unless overwrite is set; links pointing outside the copy, devices and executable bits are not copied.", cfg.Files.WriteRoot)),
-		annotations("Copy sandbox files to host", false, true, false, false),
-		mcp.WithString("sandbox_id", mcp.Required(), mcp.Description("The sandbox, from sandbox_create.")),
-		mcp.WithString("path", mcp.Required(), mcp.Description("File or directory in the sandbox, relative to /workspace.")),
-		mcp.WithString("host_path", mcp.Description("Destination relative to the write root, or absolute inside it.")),
-		mcp.WithBoolean("overwrite", mcp.Description("Replace an existing destination.")),
-		mcp.WithOutputSchema[sandbox.CopyResult](),
-	)
-	return toolDef{tool, s.handleCopyOut}
+	return defineTool(spec{
+		name:        "copy_out",
+		description: fmt.Sprintf("Copy a file or directory out of a sandbox to the user's computer, below %s (default <that>/<sandbox_id>/<base name>). Never overwrites unless overwrite is set; links pointing outside the copy, devices and executable bits are not copied.", cfg.Files.WriteRoot),
+		annotations: annotations("Copy sandbox files to host", false, true, false, false),
+		output:      outputSchema[sandbox.CopyResult](),
+	}, s.handleCopyOut)
 }
 
-func (s *Server) handleCopyOut(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-	var a copyOutArgs
-	if err := req.BindArguments(&a); err != nil {
-		return invalidArgs(err), nil
-	}
+func (s *Server) handleCopyOut(ctx context.Context, req mcp.CallToolRequest, a copyOutArgs) (*mcp.CallToolResult, error) {
 	note(ctx, a.SandboxID, fmt.Sprintf("copy_out %s -> host %s", oneLine(a.Path, 200), oneLine(a.HostPath, 200)), nil)
 	res, err := s.eng.CopyOut(ctx, a.SandboxID, a.Path, a.HostPath, a.Overwrite)
 	if err != nil {
@@ -93,28 +77,21 @@ func skippedText(skipped map[string]int) string {
 }
 
 type installArgs struct {
-	SandboxID string   `json:"sandbox_id"`
-	Packages  []string `json:"packages"`
-	Manager   string   `json:"manager"`
+	sandboxRef
+	Packages []string `json:"packages" jsonschema:"Package names, optionally with versions (numpy==1.26, lodash@4)." min:"1"`
+	Manager  string   `json:"manager,omitempty" jsonschema:"pip, npm, or auto (from the sandbox's language; default)." enum:"pip,npm,auto"`
 }
 
 func (s *Server) installTool() toolDef {
-	tool := mcp.NewTool("install_packages",
-		mcp.WithDescription("Install Python (pip) or JavaScript (npm) packages for a sandbox. A short-lived helper container with network access (and none of the sandbox's files) installs them, together with every package installed in this sandbox before, and they are copied into the sandbox's /workspace; the sandbox itself never gets a network. Installed packages are importable by later run_code calls (after reset: true for a package already imported)."),
-		annotations("Install packages", false, false, true, true),
-		mcp.WithString("sandbox_id", mcp.Required(), mcp.Description("The sandbox, from sandbox_create.")),
-		mcp.WithArray("packages", mcp.Required(), mcp.WithStringItems(), mcp.MinItems(1), mcp.Description("Package names, optionally with versions (numpy==1.26, lodash@4).")),
-		mcp.WithString("manager", mcp.Enum("pip", "npm", "auto"), mcp.Description("pip, npm, or auto (from the sandbox's language; default).")),
-		mcp.WithOutputSchema[sandbox.InstallResult](),
-	)
-	return toolDef{tool, s.handleInstall}
+	return defineTool(spec{
+		name:        "install_packages",
+		description: "Install Python (pip) or JavaScript (npm) packages for a sandbox. A short-lived helper container with network access (and none of the sandbox's files) installs them, together with every package installed in this sandbox before, and they are copied into the sandbox's /workspace; the sandbox itself never gets a network. Installed packages are importable by later run_code calls (after reset: true for a package already imported).",
+		annotations: annotations("Install packages", false, false, true, true),
+		output:      outputSchema[sandbox.InstallResult](),
+	}, s.handleInstall)
 }
 
-func (s *Server) handleInstall(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-	var a installArgs
-	if err := req.BindArguments(&a); err != nil {
-		return invalidArgs(err), nil
-	}
+func (s *Server) handleInstall(ctx context.Context, req mcp.CallToolRequest, a installArgs) (*mcp.CallToolResult, error) {
 	note(ctx, a.SandboxID, fmt.Sprintf("install %v", a.Packages), nil)
 	p := newProgress(ctx, req)
 	res, err := s.eng.InstallPackages(ctx, a.SandboxID, sandbox.InstallRequest{Packages: a.Packages, Manager: a.Manager}, p.output)

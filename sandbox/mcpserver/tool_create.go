@@ -13,14 +13,14 @@ import (
 )
 
 type createArgs struct {
-	Language   string            `json:"language"`
-	Image      string            `json:"image"`
-	Network    string            `json:"network"`
-	MemoryMB   int               `json:"memory_mb"`
-	CPUs       float64           `json:"cpus"`
-	Pids       int               `json:"pids"`
-	TTLMinutes int               `json:"ttl_minutes"`
-	Env        map[string]string `json:"env"`
+	Language   string            `json:"language,omitempty" jsonschema:"Language the sandbox is set up for (default python). Available: {languages}."`
+	Image      string            `json:"image,omitempty" jsonschema:"Container image to use instead of the language's image; must be allowed by the policy."`
+	Network    string            `json:"network,omitempty" jsonschema:"none (default) or egress (only when the policy allows it)." enum:"none,egress"`
+	MemoryMB   int               `json:"memory_mb,omitempty" jsonschema:"Memory limit in MB (policy maximum, and default: {memory_mb})." min:"16" max:"1048576"`
+	CPUs       float64           `json:"cpus,omitempty" jsonschema:"CPU limit in cores (policy maximum, and default: {cpus})." min:"0.01" max:"1024"`
+	Pids       int               `json:"pids,omitempty" jsonschema:"Process limit (policy maximum, and default: {pids})." min:"8" max:"65536"`
+	TTLMinutes int               `json:"ttl_minutes,omitempty" jsonschema:"Idle minutes before the sandbox is removed (default {ttl_minutes})." min:"1" max:"1440"`
+	Env        map[string]string `json:"env,omitempty" jsonschema:"Environment variables for every command in the sandbox."`
 }
 
 type createOutput struct {
@@ -34,27 +34,19 @@ type createOutput struct {
 
 func (s *Server) createTool() toolDef {
 	cfg := s.eng.Config()
-	tool := mcp.NewTool("sandbox_create",
-		mcp.WithDescription("Create a sandbox: a disposable, hardened container (no network unless allowed, non-root, read-only root, memory/CPU/pids limits) that keeps files in /workspace and state between calls until it is stopped or idles out. Returns its sandbox_id for sandbox_exec, run_code and the file tools."),
-		annotations("Create sandbox", false, false, false, false),
-		mcp.WithString("language", mcp.Description(fmt.Sprintf("Language the sandbox is set up for (default python). Available: %v.", cfg.LanguageNames()))),
-		mcp.WithString("image", mcp.Description("Container image to use instead of the language's image; must be allowed by the policy.")),
-		mcp.WithString("network", mcp.Enum("none", "egress"), mcp.Description("none (default) or egress (only when the policy allows it).")),
-		mcp.WithInteger("memory_mb", mcp.Min(16), mcp.Max(1<<20), mcp.Description(fmt.Sprintf("Memory limit in MB (policy maximum, and default: %d).", cfg.Limits.MemoryMB))),
-		mcp.WithNumber("cpus", mcp.Min(0.01), mcp.Max(1024), mcp.Description(fmt.Sprintf("CPU limit in cores (policy maximum, and default: %g).", cfg.Limits.CPUs))),
-		mcp.WithInteger("pids", mcp.Min(8), mcp.Max(1<<16), mcp.Description(fmt.Sprintf("Process limit (policy maximum, and default: %d).", cfg.Limits.Pids))),
-		mcp.WithInteger("ttl_minutes", mcp.Min(1), mcp.Max(24*60), mcp.Description(fmt.Sprintf("Idle minutes before the sandbox is removed (default %d).", cfg.Limits.IdleTTLMinutes))),
-		mcp.WithObject("env", mcp.AdditionalProperties(map[string]any{"type": "string"}), mcp.Description("Environment variables for every command in the sandbox.")),
-		mcp.WithOutputSchema[createOutput](),
-	)
-	return toolDef{tool, s.handleCreate}
+	return defineTool(spec{
+		name:        "sandbox_create",
+		description: "Create a sandbox: a disposable, hardened container (no network unless allowed, non-root, read-only root, memory/CPU/pids limits) that keeps files in /workspace and state between calls until it is stopped or idles out. Returns its sandbox_id for sandbox_exec, run_code and the file tools.",
+		annotations: annotations("Create sandbox", false, false, false, false),
+		vars: map[string]string{
+			"languages": fmt.Sprint(cfg.LanguageNames()), "memory_mb": fmt.Sprint(cfg.Limits.MemoryMB),
+			"cpus": fmt.Sprint(cfg.Limits.CPUs), "pids": fmt.Sprint(cfg.Limits.Pids), "ttl_minutes": fmt.Sprint(cfg.Limits.IdleTTLMinutes),
+		},
+		output: outputSchema[createOutput](),
+	}, s.handleCreate)
 }
 
-func (s *Server) handleCreate(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-	var a createArgs
-	if err := req.BindArguments(&a); err != nil {
-		return invalidArgs(err), nil
-	}
+func (s *Server) handleCreate(ctx context.Context, req mcp.CallToolRequest, a createArgs) (*mcp.CallToolResult, error) {
 	p := newProgress(ctx, req)
 	sb, err := s.eng.Create(ctx, sandbox.CreateRequest{
 		Language: a.Language, Image: a.Image, Network: a.Network,

@@ -16,32 +16,23 @@ import (
 )
 
 type writeFileArgs struct {
-	SandboxID string `json:"sandbox_id"`
-	Path      string `json:"path"`
-	Content   string `json:"content"`
-	Encoding  string `json:"encoding"`
-	Append    bool   `json:"append"`
+	sandboxRef
+	Path     string `json:"path" jsonschema:"File path, relative to /workspace or absolute inside /workspace or /tmp."`
+	Content  string `json:"content" jsonschema:"The content."`
+	Encoding string `json:"encoding,omitempty" jsonschema:"How content is encoded (default utf-8)." enum:"utf-8,base64"`
+	Append   bool   `json:"append,omitempty" jsonschema:"Append to the file instead of replacing it."`
 }
 
 func (s *Server) writeFileTool() toolDef {
-	tool := mcp.NewTool("write_file",
-		mcp.WithDescription("Write a file in a sandbox (paths are relative to /workspace; /tmp works too). Parent directories are created. Text is UTF-8; pass encoding base64 for binary content."),
-		annotations("Write file in sandbox", false, true, true, false),
-		mcp.WithString("sandbox_id", mcp.Required(), mcp.Description("The sandbox, from sandbox_create.")),
-		mcp.WithString("path", mcp.Required(), mcp.Description("File path, relative to /workspace or absolute inside /workspace or /tmp.")),
-		mcp.WithString("content", mcp.Required(), mcp.Description("The content.")),
-		mcp.WithString("encoding", mcp.Enum("utf-8", "base64"), mcp.Description("How content is encoded (default utf-8).")),
-		mcp.WithBoolean("append", mcp.Description("Append to the file instead of replacing it.")),
-		mcp.WithOutputSchema[sandbox.FileResult](),
-	)
-	return toolDef{tool, s.handleWriteFile}
+	return defineTool(spec{
+		name:        "write_file",
+		description: "Write a file in a sandbox (paths are relative to /workspace; /tmp works too). Parent directories are created. Text is UTF-8; pass encoding base64 for binary content.",
+		annotations: annotations("Write file in sandbox", false, true, true, false),
+		output:      outputSchema[sandbox.FileResult](),
+	}, s.handleWriteFile)
 }
 
-func (s *Server) handleWriteFile(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-	var a writeFileArgs
-	if err := req.BindArguments(&a); err != nil {
-		return invalidArgs(err), nil
-	}
+func (s *Server) handleWriteFile(ctx context.Context, req mcp.CallToolRequest, a writeFileArgs) (*mcp.CallToolResult, error) {
 	note(ctx, a.SandboxID, "write "+oneLine(a.Path, 200), nil)
 	data := []byte(a.Content)
 	if a.Encoding == "base64" {
@@ -58,11 +49,11 @@ func (s *Server) handleWriteFile(ctx context.Context, req mcp.CallToolRequest) (
 }
 
 type readFileArgs struct {
-	SandboxID string `json:"sandbox_id"`
-	Path      string `json:"path"`
-	Encoding  string `json:"encoding"`
-	Offset    int64  `json:"offset"`
-	MaxBytes  int64  `json:"max_bytes"`
+	sandboxRef
+	Path     string `json:"path" jsonschema:"File path, relative to /workspace or absolute inside /workspace or /tmp."`
+	Encoding string `json:"encoding,omitempty" jsonschema:"Force an encoding (default: utf-8 for text, base64 otherwise)." enum:"utf-8,base64"`
+	Offset   int64  `json:"offset,omitempty" jsonschema:"Byte offset to start at." min:"0"`
+	MaxBytes int64  `json:"max_bytes,omitempty" jsonschema:"Most bytes to return (default 262144)." min:"1"`
 }
 
 type readFileOutput struct {
@@ -75,17 +66,12 @@ type readFileOutput struct {
 }
 
 func (s *Server) readFileTool() toolDef {
-	tool := mcp.NewTool("read_file",
-		mcp.WithDescription("Read a file from a sandbox. Text comes back as UTF-8, other files as base64, and images (PNG, JPEG, GIF, WebP, SVG) also as an image the client can show. Large files: read in parts with offset and max_bytes."),
-		annotations("Read file from sandbox", true, false, true, false),
-		mcp.WithString("sandbox_id", mcp.Required(), mcp.Description("The sandbox, from sandbox_create.")),
-		mcp.WithString("path", mcp.Required(), mcp.Description("File path, relative to /workspace or absolute inside /workspace or /tmp.")),
-		mcp.WithString("encoding", mcp.Enum("utf-8", "base64"), mcp.Description("Force an encoding (default: utf-8 for text, base64 otherwise).")),
-		mcp.WithInteger("offset", mcp.Min(0), mcp.Description("Byte offset to start at.")),
-		mcp.WithInteger("max_bytes", mcp.Min(1), mcp.Description("Most bytes to return (default 262144).")),
-		mcp.WithOutputSchema[readFileOutput](),
-	)
-	return toolDef{tool, s.handleReadFile}
+	return defineTool(spec{
+		name:        "read_file",
+		description: "Read a file from a sandbox. Text comes back as UTF-8, other files as base64, and images (PNG, JPEG, GIF, WebP, SVG) also as an image the client can show. Large files: read in parts with offset and max_bytes.",
+		annotations: annotations("Read file from sandbox", true, false, true, false),
+		output:      outputSchema[readFileOutput](),
+	}, s.handleReadFile)
 }
 
 // imageTypes maps file extensions to the image types clients render.
@@ -94,11 +80,7 @@ var imageTypes = map[string]string{
 	".gif": "image/gif", ".webp": "image/webp", ".svg": "image/svg+xml",
 }
 
-func (s *Server) handleReadFile(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-	var a readFileArgs
-	if err := req.BindArguments(&a); err != nil {
-		return invalidArgs(err), nil
-	}
+func (s *Server) handleReadFile(ctx context.Context, req mcp.CallToolRequest, a readFileArgs) (*mcp.CallToolResult, error) {
 	note(ctx, a.SandboxID, "read "+oneLine(a.Path, 200), nil)
 	max := a.MaxBytes
 	mime := imageTypes[strings.ToLower(path.Ext(a.Path))]
@@ -145,9 +127,9 @@ func (s *Server) handleReadFile(ctx context.Context, req mcp.CallToolRequest) (*
 }
 
 type listFilesArgs struct {
-	SandboxID string `json:"sandbox_id"`
-	Path      string `json:"path"`
-	Recursive bool   `json:"recursive"`
+	sandboxRef
+	Path      string `json:"path,omitempty" jsonschema:"Directory, relative to /workspace (default /workspace)."`
+	Recursive bool   `json:"recursive,omitempty" jsonschema:"List subdirectories too."`
 }
 
 type listFilesOutput struct {
@@ -157,22 +139,15 @@ type listFilesOutput struct {
 }
 
 func (s *Server) listFilesTool() toolDef {
-	tool := mcp.NewTool("list_files",
-		mcp.WithDescription("List files in a sandbox directory (default /workspace), optionally recursively."),
-		annotations("List files in sandbox", true, false, true, false),
-		mcp.WithString("sandbox_id", mcp.Required(), mcp.Description("The sandbox, from sandbox_create.")),
-		mcp.WithString("path", mcp.Description("Directory, relative to /workspace (default /workspace).")),
-		mcp.WithBoolean("recursive", mcp.Description("List subdirectories too.")),
-		mcp.WithOutputSchema[listFilesOutput](),
-	)
-	return toolDef{tool, s.handleListFiles}
+	return defineTool(spec{
+		name:        "list_files",
+		description: "List files in a sandbox directory (default /workspace), optionally recursively.",
+		annotations: annotations("List files in sandbox", true, false, true, false),
+		output:      outputSchema[listFilesOutput](),
+	}, s.handleListFiles)
 }
 
-func (s *Server) handleListFiles(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-	var a listFilesArgs
-	if err := req.BindArguments(&a); err != nil {
-		return invalidArgs(err), nil
-	}
+func (s *Server) handleListFiles(ctx context.Context, req mcp.CallToolRequest, a listFilesArgs) (*mcp.CallToolResult, error) {
 	note(ctx, a.SandboxID, "list "+oneLine(a.Path, 200), nil)
 	entries, truncated, err := s.eng.ListFiles(ctx, a.SandboxID, a.Path, a.Recursive)
 	if err != nil {

@@ -43,7 +43,7 @@ func (s *Server) listTool() toolDef {
 	tool := mcp.NewTool("sandbox_list",
 		mcp.WithDescription("List this session's sandboxes with their limits and recent usage (memory, CPU, processes; sampled every few seconds, usage.sampled_at says when)."),
 		annotations("List sandboxes", true, false, true, false),
-		mcp.WithOutputSchema[listOutput](),
+		outputSchema[listOutput](),
 	)
 	return toolDef{tool, s.handleList}
 }

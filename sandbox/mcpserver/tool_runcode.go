@@ -12,33 +12,25 @@ import (
 )
 
 type runCodeArgs struct {
-	Code           string `json:"code"`
-	Language       string `json:"language"`
-	SandboxID      string `json:"sandbox_id"`
-	TimeoutSeconds int    `json:"timeout_seconds"`
-	Reset          bool   `json:"reset"`
+	Code           string `json:"code" jsonschema:"The program text."`
+	Language       string `json:"language,omitempty" jsonschema:"Language (default python, or the sandbox's). Available: {languages}."`
+	SandboxID      string `json:"sandbox_id,omitempty" jsonschema:"Run in this sandbox (from sandbox_create) instead of a fresh one."`
+	TimeoutSeconds int    `json:"timeout_seconds,omitempty" jsonschema:"Kill the run after this many seconds." min:"1"`
+	Reset          bool   `json:"reset,omitempty" jsonschema:"Start afresh first: a new interpreter (forget earlier variables), or for bash a clean shell state."`
 }
 
 func (s *Server) runCodeTool() toolDef {
 	cfg := s.eng.Config()
-	tool := mcp.NewTool("run_code",
-		mcp.WithDescription("Run code and return its output. Without sandbox_id a fresh sandbox is used and removed afterwards. With sandbox_id, code runs in that sandbox and keeps its state between calls like a notebook: Python and JavaScript keep their variables and return the value of a trailing expression as result; bash keeps its working directory, variables and functions. A timeout restarts the interpreter and reports state_lost. Figures (matplotlib) come back as images, at most 16 and limits.image_bytes in all; more are dropped and the result says truncated."),
-		annotations("Run code", false, true, false, false),
-		mcp.WithString("code", mcp.Required(), mcp.Description("The program text.")),
-		mcp.WithString("language", mcp.Description(fmt.Sprintf("Language (default python, or the sandbox's). Available: %v.", cfg.LanguageNames()))),
-		mcp.WithString("sandbox_id", mcp.Description("Run in this sandbox (from sandbox_create) instead of a fresh one.")),
-		mcp.WithInteger("timeout_seconds", mcp.Min(1), mcp.Description("Kill the run after this many seconds.")),
-		mcp.WithBoolean("reset", mcp.Description("Start afresh first: a new interpreter (forget earlier variables), or for bash a clean shell state.")),
-		mcp.WithOutputSchema[sandbox.RunResult](),
-	)
-	return toolDef{tool, s.handleRunCode}
+	return defineTool(spec{
+		name:        "run_code",
+		description: "Run code and return its output. Without sandbox_id a fresh sandbox is used and removed afterwards. With sandbox_id, code runs in that sandbox and keeps its state between calls like a notebook: Python and JavaScript keep their variables and return the value of a trailing expression as result; bash keeps its working directory, variables and functions. A timeout restarts the interpreter and reports state_lost. Figures (matplotlib) come back as images, at most 16 and limits.image_bytes in all; more are dropped and the result says truncated.",
+		annotations: annotations("Run code", false, true, false, false),
+		vars:        map[string]string{"languages": fmt.Sprint(cfg.LanguageNames())},
+		output:      outputSchema[sandbox.RunResult](),
+	}, s.handleRunCode)
 }
 
-func (s *Server) handleRunCode(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-	var a runCodeArgs
-	if err := req.BindArguments(&a); err != nil {
-		return invalidArgs(err), nil
-	}
+func (s *Server) handleRunCode(ctx context.Context, req mcp.CallToolRequest, a runCodeArgs) (*mcp.CallToolResult, error) {
 	note(ctx, a.SandboxID, oneLine(a.Code, 200), nil)
 	p := newProgress(ctx, req)
 	res, err := s.eng.RunCode(ctx, sandbox.RunRequest{

@@ -9,8 +9,8 @@ import (
 )
 
 type stopArgs struct {
-	SandboxID string `json:"sandbox_id"`
-	All       bool   `json:"all"`
+	SandboxID string `json:"sandbox_id,omitempty" jsonschema:"The sandbox to stop."`
+	All       bool   `json:"all,omitempty" jsonschema:"Stop every sandbox of this session."`
 }
 
 type stopOutput struct {
@@ -18,21 +18,15 @@ type stopOutput struct {
 }
 
 func (s *Server) stopTool() toolDef {
-	tool := mcp.NewTool("sandbox_stop",
-		mcp.WithDescription("Stop and remove a sandbox (its files are gone), or all of this session's sandboxes with all: true."),
-		annotations("Stop sandbox", false, true, true, false),
-		mcp.WithString("sandbox_id", mcp.Description("The sandbox to stop.")),
-		mcp.WithBoolean("all", mcp.Description("Stop every sandbox of this session.")),
-		mcp.WithOutputSchema[stopOutput](),
-	)
-	return toolDef{tool, s.handleStop}
+	return defineTool(spec{
+		name:        "sandbox_stop",
+		description: "Stop and remove a sandbox (its files are gone), or all of this session's sandboxes with all: true.",
+		annotations: annotations("Stop sandbox", false, true, true, false),
+		output:      outputSchema[stopOutput](),
+	}, s.handleStop)
 }
 
-func (s *Server) handleStop(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-	var a stopArgs
-	if err := req.BindArguments(&a); err != nil {
-		return invalidArgs(err), nil
-	}
+func (s *Server) handleStop(ctx context.Context, req mcp.CallToolRequest, a stopArgs) (*mcp.CallToolResult, error) {
 	out := stopOutput{Stopped: []string{}}
 	switch {
 	case a.All && a.SandboxID != "":

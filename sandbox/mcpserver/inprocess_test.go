@@ -1,0 +1,163 @@
+package mcpserver_test
+
+// The in-process layer: the real server (mcpserver.New) on the real
+// engine (sandbox.NewEngine) over the in-memory backend
+// (sandbox/backend/fake), served by ServeStdio over a pair of io.Pipes to
+// the official Go SDK's client, inside a testing/synctest bubble. No
+// Docker and no built binary: every tool's arguments, errors, output
+// schemas, progress order, cancellation and audit run in milliseconds.
+// The built-binary tests on Docker (the rest of this package) are the
+// end-to-end layer.
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"sync"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox"
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox/backend/fake"
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox/config"
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox/mcpserver"
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox/state"
+)
+
+// inproc is a server on the fake backend and a client connected to it.
+type inproc struct {
+	host string // the copy tools' read root and write root
+	eng  *sandbox.Engine
+	be   *fake.Backend
+	st   *state.Store
+	cs   *mcp.ClientSession
+	out  *recorder // everything the server wrote, in order
+	mu   sync.Mutex
+	prog []string // progress messages the client received, in order
+}
+
+// startInProc starts an engine on a fresh fake backend, the server on it
+// and a connected client; everything stops when the test ends. Call it
+// inside a synctest bubble.
+func startInProc(t *testing.T, edit func(*config.Config)) *inproc {
+	t.Helper()
+	be := fake.New()
+	st, err := state.Open(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := config.Default()
+	cfg.Source = "test-config.toml"
+	cfg.Images.Python, cfg.Images.JavaScript, cfg.Images.Bash = fake.DefaultImage, fake.DefaultImage, fake.DefaultImage
+	cfg.Images.Pull = "never"
+	cfg.Pool.Size = 0
+	// The copy tools' host side: a directory of the test's own.
+	host := t.TempDir()
+	cfg.Files.ReadRoots, cfg.Files.WriteRoot = []string{host}, host
+	if edit != nil {
+		edit(cfg)
+	}
+	eng := sandbox.NewEngine(sandbox.Options{Backend: be, Config: config.Static(cfg), State: st, OwnerID: "inproc-owner"})
+	ctx, cancel := context.WithCancel(context.Background())
+	engDone := make(chan struct{})
+	go func() { defer close(engDone); eng.Run(ctx) }()
+
+	p := &inproc{host: host, eng: eng, be: be, st: st, out: &recorder{}}
+	srv := mcpserver.New(mcpserver.Options{Engine: eng, Version: "test", State: st})
+	inR, inW := io.Pipe()   // client → server
+	outR, outW := io.Pipe() // server → client
+	srvDone := make(chan error, 1)
+	go func() {
+		err := srv.ServeStdio(ctx, inR, io.MultiWriter(p.out, outW))
+		outW.Close()
+		srvDone <- err
+	}()
+	client := mcp.NewClient(&mcp.Implementation{Name: "inproc-test", Version: "1"}, &mcp.ClientOptions{
+		ProgressNotificationHandler: func(_ context.Context, r *mcp.ProgressNotificationClientRequest) {
+			p.mu.Lock()
+			defer p.mu.Unlock()
+			p.prog = append(p.prog, r.Params.Message)
+		},
+	})
+	cs, err := client.Connect(ctx, &mcp.IOTransport{Reader: outR, Writer: inW}, nil)
+	if err != nil {
+		t.Fatalf("connect: %v", err)
+	}
+	p.cs = cs
+	t.Cleanup(func() {
+		cs.Close()
+		inW.Close()
+		if err := <-srvDone; err != nil {
+			t.Errorf("ServeStdio: %v", err)
+		}
+		cancel()
+		<-engDone
+		if err := eng.Close(context.Background()); err != nil {
+			t.Errorf("close engine: %v", err)
+		}
+		for _, c := range be.Containers() {
+			if c.Spec.Labels[sandbox.LabelOwner] == eng.Owner() {
+				t.Errorf("container left after Close: %s", c.Name)
+			}
+		}
+	})
+	return p
+}
+
+// call calls a tool and fails the test on a protocol error (a tool's own
+// error is a result with IsError).
+func (p *inproc) call(t *testing.T, name string, args map[string]any) *mcp.CallToolResult {
+	t.Helper()
+	res, err := p.cs.CallTool(context.Background(), &mcp.CallToolParams{Name: name, Arguments: args})
+	if err != nil {
+		t.Fatalf("%s %v: %v", name, args, err)
+	}
+	return res
+}
+
+// recorder keeps what the server wrote.
+type recorder struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (r *recorder) Write(b []byte) (int, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.buf.Write(b)
+}
+
+// messages returns the JSON-RPC messages written so far, in order.
+func (r *recorder) messages(t *testing.T) []message {
+	t.Helper()
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var out []message
+	for _, l := range bytes.Split(r.buf.Bytes(), []byte("\n")) {
+		if len(bytes.TrimSpace(l)) == 0 {
+			continue
+		}
+		var m message
+		if err := json.Unmarshal(l, &m); err != nil {
+			t.Fatalf("server wrote a line that is not JSON-RPC: %q", l)
+		}
+		out = append(out, m)
+	}
+	return out
+}
+
+// create makes a sandbox and returns its id.
+func (p *inproc) create(t *testing.T, args map[string]any) string {
+	t.Helper()
+	res := p.call(t, "sandbox_create", args)
+	if res.IsError {
+		t.Fatalf("sandbox_create: %s", text(res))
+	}
+	var out struct {
+		SandboxID string `json:"sandbox_id"`
+	}
+	structured(t, res, &out)
+	return out.SandboxID
+}

@@ -1,0 +1,52 @@
+package mcpserver_test
+
+import (
+	"context"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox/testenv"
+)
+
+// TestInspectorStrict lists the real binary's tools with the MCP
+// Inspector CLI's --strict, which reports every schema that is not
+// portable (a "type" list such as ["null","array"], among others): there
+// must be none. tools/list needs no engine. An Inspector too old for
+// --strict skips the test, saying so.
+func TestInspectorStrict(t *testing.T) {
+	bin := testenv.Inspector(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	help, _ := exec.CommandContext(ctx, bin, "--cli", "--help").CombinedOutput()
+	if !strings.Contains(string(help), "--strict") {
+		t.Skipf("the MCP Inspector CLI at %s has no --strict (a 2.x release has it; set MCP_INSPECTOR to one)", bin)
+	}
+	// The 2.x CLI gives the server only what -e names, not its own
+	// environment: the test config, state and home go both ways.
+	env := serverEnv(t, "")
+	args := []string{"--cli", "--strict", "--method", "tools/list"}
+	for _, kv := range env {
+		args = append(args, "-e", kv)
+	}
+	cmd := exec.CommandContext(ctx, bin, append(args, serverBin, "serve")...)
+	cmd.Env = env
+	cmd.Dir = filepath.Dir(bin)
+	var stderr syncBuffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("inspector --strict: %v\n%s\n%s", err, out, stderr.String())
+	}
+	for _, l := range strings.Split(stderr.String(), "\n") {
+		if strings.HasPrefix(l, "Warning:") || strings.HasPrefix(l, "Error:") {
+			t.Errorf("not portable:\n%s", stderr.String())
+			break
+		}
+	}
+	if !strings.Contains(string(out), `"name": "run_code"`) {
+		t.Errorf("tools/list:\n%s", out)
+	}
+}

@@ -1,0 +1,90 @@
+package mcpserver
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+)
+
+type schemaProbe struct {
+	sandboxRef
+	Name  string            `json:"name" jsonschema:"A name; default {who}."`
+	Count int               `json:"count,omitempty" jsonschema:"How many." min:"1" max:"9"`
+	Ratio float64           `json:"ratio,omitempty" min:"0.5"`
+	Mode  string            `json:"mode,omitempty" enum:"a,b"`
+	Tags  []string          `json:"tags,omitempty" min:"1" max:"3"`
+	Env   map[string]string `json:"env,omitempty"`
+}
+
+// TestSchemaOf: the schema derived from a tagged struct says what the
+// tags say, and nothing is typed as a union with null.
+func TestSchemaOf(t *testing.T) {
+	raw := schemaOf[schemaProbe](map[string]string{"who": "Ada"})
+	if strings.Contains(string(raw), `"null"`) {
+		t.Errorf("a null union: %s", raw)
+	}
+	var s struct {
+		Required             []string                  `json:"required"`
+		AdditionalProperties *bool                     `json:"additionalProperties"`
+		Properties           map[string]map[string]any `json:"properties"`
+	}
+	if err := json.Unmarshal(raw, &s); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Join(s.Required, ",") != "sandbox_id,name" {
+		t.Errorf("required %v, want sandbox_id and name", s.Required)
+	}
+	if s.AdditionalProperties == nil || *s.AdditionalProperties {
+		t.Errorf("additionalProperties %v, want false", s.AdditionalProperties)
+	}
+	for _, c := range []struct{ prop, key, want string }{
+		{"sandbox_id", "description", "The sandbox, from sandbox_create."},
+		{"name", "description", "A name; default Ada."},
+		{"count", "type", "integer"},
+		{"count", "minimum", "1"},
+		{"count", "maximum", "9"},
+		{"ratio", "type", "number"},
+		{"ratio", "minimum", "0.5"},
+		{"mode", "enum", "[a b]"},
+		{"tags", "type", "array"},
+		{"tags", "minItems", "1"},
+		{"tags", "maxItems", "3"},
+		{"env", "additionalProperties", "map[type:string]"},
+	} {
+		if got := fmtAny(s.Properties[c.prop][c.key]); got != c.want {
+			t.Errorf("%s.%s = %s, want %s", c.prop, c.key, got, c.want)
+		}
+	}
+}
+
+// TestSchemaOfUnsetVar: a {var} the tool does not set is a programming
+// error, found when the server starts, not a "{who}" shown to clients.
+func TestSchemaOfUnsetVar(t *testing.T) {
+	defer func() {
+		if recover() == nil {
+			t.Error("no panic for an unset description var")
+		}
+	}()
+	schemaOf[schemaProbe](nil)
+}
+
+func fmtAny(v any) string {
+	if v == nil {
+		return "<nil>"
+	}
+	b, _ := json.Marshal(v)
+	s := strings.Trim(string(b), `"`)
+	if arr, ok := v.([]any); ok {
+		parts := make([]string, len(arr))
+		for i, x := range arr {
+			parts[i] = fmtAny(x)
+		}
+		return "[" + strings.Join(parts, " ") + "]"
+	}
+	if m, ok := v.(map[string]any); ok && len(m) == 1 {
+		for k, x := range m {
+			return "map[" + k + ":" + fmtAny(x) + "]"
+		}
+	}
+	return s
+}

@@ -1,0 +1,191 @@
+package mcpserver
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math/big"
+	"sort"
+	"strings"
+
+	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
+	"github.com/santhosh-tekuri/jsonschema/v6"
+	"github.com/santhosh-tekuri/jsonschema/v6/kind"
+)
+
+// argSchema is a tool's compiled input schema and its argument names.
+type argSchema struct {
+	schema *jsonschema.Schema
+	names  []string
+}
+
+// compileInputSchemas compiles each registered tool's input schema as the
+// clients see it (strict: no unknown arguments).
+func (s *Server) compileInputSchemas() error {
+	s.args = map[string]*argSchema{}
+	for name, st := range s.mcp.ListTools() {
+		raw, err := json.Marshal(st.Tool)
+		if err != nil {
+			return fmt.Errorf("tool %s: %w", name, err)
+		}
+		var t struct {
+			InputSchema json.RawMessage `json:"inputSchema"`
+		}
+		if err := json.Unmarshal(raw, &t); err != nil {
+			return fmt.Errorf("tool %s: %w", name, err)
+		}
+		doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(t.InputSchema))
+		if err != nil {
+			return fmt.Errorf("tool %s input schema: %w", name, err)
+		}
+		c := jsonschema.NewCompiler()
+		url := "mem:///tools/" + name + ".json"
+		if err := c.AddResource(url, doc); err != nil {
+			return fmt.Errorf("tool %s input schema: %w", name, err)
+		}
+		sch, err := c.Compile(url)
+		if err != nil {
+			return fmt.Errorf("tool %s input schema: %w", name, err)
+		}
+		a := &argSchema{schema: sch}
+		for p := range sch.Properties {
+			a.names = append(a.names, p)
+		}
+		sort.Strings(a.names)
+		s.args[name] = a
+	}
+	return nil
+}
+
+// validate is middleware that checks a call's arguments against its
+// tool's input schema and refuses them in plain words ("code must be a
+// string (got a number)") before the handler runs. It runs inside the
+// audit, so a refused call is audited too.
+func (s *Server) validate(next server.ToolHandlerFunc) server.ToolHandlerFunc {
+	return func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		a := s.args[req.Params.Name]
+		if a == nil {
+			return next(ctx, req)
+		}
+		if msg := a.check(req.Params.Arguments); msg != "" {
+			return mcp.NewToolResultError("invalid arguments: " + msg), nil
+		}
+		return next(ctx, req)
+	}
+}
+
+// check returns what is wrong with args, or "".
+func (a *argSchema) check(args any) string {
+	raw, err := json.Marshal(args)
+	if err != nil || string(raw) == "null" {
+		raw = []byte("{}")
+	}
+	v, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
+	if err != nil {
+		return "the arguments are not a JSON object"
+	}
+	err = a.schema.Validate(v)
+	var verr *jsonschema.ValidationError
+	if err == nil {
+		return ""
+	}
+	if !errors.As(err, &verr) {
+		return err.Error()
+	}
+	var msgs []string
+	for _, leaf := range leaves(verr) {
+		msgs = append(msgs, a.words(leaf))
+	}
+	sort.Strings(msgs)
+	return strings.Join(msgs, "; ")
+}
+
+// leaves are the validation errors that say what failed (the others only
+// group them).
+func leaves(e *jsonschema.ValidationError) []*jsonschema.ValidationError {
+	if len(e.Causes) == 0 {
+		return []*jsonschema.ValidationError{e}
+	}
+	var out []*jsonschema.ValidationError
+	for _, c := range e.Causes {
+		out = append(out, leaves(c)...)
+	}
+	return out
+}
+
+// words says one failure in plain words, naming the argument.
+func (a *argSchema) words(e *jsonschema.ValidationError) string {
+	name := strings.Join(e.InstanceLocation, ".")
+	switch k := e.ErrorKind.(type) {
+	case *kind.Required:
+		return strings.Join(prefixed(name, k.Missing), ", ") + " is required"
+	case *kind.AdditionalProperties:
+		return fmt.Sprintf("there is no argument %s (the tool takes %s)", strings.Join(prefixed(name, k.Properties), ", "), strings.Join(a.names, ", "))
+	case *kind.Type:
+		return fmt.Sprintf("%s must be %s (got %s)", name, orList(article, k.Want), article(k.Got))
+	case *kind.Enum:
+		want := make([]string, len(k.Want))
+		for i, w := range k.Want {
+			want[i] = fmt.Sprintf("%q", w)
+		}
+		return fmt.Sprintf("%s must be one of %s (got %q)", name, strings.Join(want, ", "), fmt.Sprint(k.Got))
+	case *kind.Minimum:
+		return fmt.Sprintf("%s must be at least %s (got %s)", name, ratString(k.Want), ratString(k.Got))
+	case *kind.Maximum:
+		return fmt.Sprintf("%s must be at most %s (got %s)", name, ratString(k.Want), ratString(k.Got))
+	case *kind.MinItems:
+		return fmt.Sprintf("%s must have at least %d item(s) (got %d)", name, k.Want, k.Got)
+	case *kind.MaxItems:
+		return fmt.Sprintf("%s must have at most %d item(s) (got %d)", name, k.Want, k.Got)
+	}
+	if name == "" {
+		name = "the arguments"
+	}
+	return fmt.Sprintf("%s do not match the tool's inputSchema (%s)", name, strings.Join(e.ErrorKind.KeywordPath(), "/"))
+}
+
+// prefixed names properties of the object at parent.
+func prefixed(parent string, props []string) []string {
+	if parent == "" {
+		return props
+	}
+	out := make([]string, len(props))
+	for i, p := range props {
+		out[i] = parent + "." + p
+	}
+	return out
+}
+
+// article puts "a" or "an" before a JSON type name.
+func article(t string) string {
+	switch t {
+	case "array", "integer", "object":
+		return "an " + t
+	case "null":
+		return "null"
+	}
+	return "a " + t
+}
+
+// orList joins xs, each through f, with "or".
+func orList(f func(string) string, xs []string) string {
+	out := make([]string, len(xs))
+	for i, x := range xs {
+		out[i] = f(x)
+	}
+	return strings.Join(out, " or ")
+}
+
+// ratString writes a schema number as the JSON it came from.
+func ratString(r *big.Rat) string {
+	if r == nil {
+		return "?"
+	}
+	if r.IsInt() {
+		return r.Num().String()
+	}
+	return r.FloatString(6)
+}
