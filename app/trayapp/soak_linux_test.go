@@ -81,6 +81,7 @@ func TestWindowSoak(t *testing.T) {
 	ttlIDs := churn(t, ctx, &wg, p.home, &n)
 
 	rss, tabs, died := watchWindow(t, ctx, p, wpid)
+	cancel() // the churn ends with the soak, or at once when the window died
 	wg.Wait()
 	if died != "" {
 		t.Fatalf("%s\ntray log:\n%s", died, p.log())
