@@ -146,8 +146,11 @@ func (a *App) onSnapshot(snap sandboxwatch.Snapshot) {
 }
 
 // viewChanged samples usage only while the Sandboxes tab is seen, and
-// watches the audit log only while the Activity tab is.
+// watches the audit log only while the Activity tab is. The tab in view
+// goes to the log, like the headline: what the person was looking at, and
+// when, can be read back (the GUI tests follow their clicks by it).
 func (a *App) viewChanged(tab string, visible bool) {
+	a.log.Info("view", "tab", tab, "visible", visible)
 	if conn := a.engine.Conn(); conn != nil {
 		conn.Model.SetLive(visible && tab == ui.TabSandboxes)
 	}
