@@ -157,7 +157,7 @@ func (a *App) menuActions() traymenu.Actions {
 		StopAll: func() {
 			a.goBG(func(ctx context.Context) {
 				n, err := a.stopAll(ctx)
-				msg := "Stopped " + plural(n) + "."
+				msg := "Stopped " + n.String() + "."
 				if err != nil {
 					msg = "Stop all sandboxes: " + err.Error()
 				}

@@ -127,6 +127,7 @@ type trayState struct {
 	dockerOK  bool
 	engine    string
 	sandboxes int
+	warm      int
 	paused    bool
 	clients   []traymenu.Client
 	http      HTTPInfo
@@ -292,7 +293,7 @@ func (a *App) menuState() traymenu.State {
 	defer a.mu.Unlock()
 	s := traymenu.State{
 		DockerOK: a.s.dockerOK, Detecting: a.s.detecting, Engine: a.s.engine,
-		Sandboxes: a.s.sandboxes, Paused: a.s.paused, Clients: a.s.clients,
+		Sandboxes: a.s.sandboxes, Warm: a.s.warm, Paused: a.s.paused, Clients: a.s.clients,
 		MoveOffered: a.place.Transient() && a.place.Bundle != "",
 	}
 	if a.offer != nil {

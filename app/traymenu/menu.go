@@ -23,6 +23,7 @@ package traymenu
 import (
 	"fmt"
 
+	"github.com/mcp-sandbox/mcp-sandbox/app/sandboxwatch"
 	"github.com/mcp-sandbox/mcp-sandbox/assets"
 )
 
@@ -53,8 +54,10 @@ type State struct {
 	DockerOK bool
 	// Detecting is set until the first detection ends.
 	Detecting bool
-	// Sandboxes counts the managed sandboxes.
+	// Sandboxes counts the managed sandboxes and Warm the unclaimed
+	// warm-pool containers, by sandboxwatch.Count's rule.
 	Sandboxes int
+	Warm      int
 	// Paused is set while the service is paused.
 	Paused  bool
 	Clients []Client
@@ -104,7 +107,7 @@ func StatusLine(s State) string {
 	default:
 		docker = "Docker: " + s.Engine
 	}
-	line := fmt.Sprintf("%s · %s", docker, Plural(s.Sandboxes))
+	line := fmt.Sprintf("%s · %s", docker, s.Count())
 	if s.Paused {
 		line += " · " + PausedWord
 	}
@@ -121,16 +124,16 @@ func Title(s State) string {
 	case s.Paused:
 		return "MCP Sandbox — " + PausedWord
 	}
-	return "MCP Sandbox — " + Plural(s.Sandboxes)
+	return "MCP Sandbox — " + s.Count().String()
 }
 
-// Plural says "1 sandbox" or "N sandboxes".
-func Plural(n int) string {
-	if n == 1 {
-		return "1 sandbox"
-	}
-	return fmt.Sprintf("%d sandboxes", n)
+// Count is the state's count, by the one rule (sandboxwatch.Count).
+func (s State) Count() sandboxwatch.Count {
+	return sandboxwatch.Count{Sandboxes: s.Sandboxes, Warm: s.Warm}
 }
+
+// Plural says "1 sandbox" or "N sandboxes" (sandboxwatch.Sandboxes).
+func Plural(n int) string { return sandboxwatch.Sandboxes(n) }
 
 // Icon is the tray icon's state, as assets names it.
 func Icon(s State) string {

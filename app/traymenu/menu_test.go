@@ -133,6 +133,7 @@ func TestTitle(t *testing.T) {
 	}{
 		{State{DockerOK: true, Sandboxes: 3}, "MCP Sandbox — 3 sandboxes"},
 		{State{DockerOK: true, Sandboxes: 1}, "MCP Sandbox — 1 sandbox"},
+		{State{DockerOK: true, Sandboxes: 2, Warm: 1}, "MCP Sandbox — 2 sandboxes · 1 warm"},
 		{State{DockerOK: true, Paused: true}, "MCP Sandbox — Paused"},
 		{State{}, "MCP Sandbox — Docker not reachable"},
 	} {

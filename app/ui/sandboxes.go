@@ -3,6 +3,7 @@ package ui
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 
 	"fyne.io/fyne/v2"
@@ -29,7 +30,8 @@ type SandboxesTab struct {
 	act     SandboxActions
 	content fyne.CanvasObject
 
-	snap     sandboxwatch.Snapshot
+	snap     sandboxwatch.Snapshot // its Rows without the warm pool
+	count    sandboxwatch.Count    // the snapshot's count, warm ones too
 	stopping map[string]bool
 	grid     *grid
 	summary  *widget.Label
@@ -151,8 +153,11 @@ func (t *SandboxesTab) field(row int, name string) string {
 	return ""
 }
 
-// Set shows a new snapshot.
+// Set shows a new snapshot: its sandboxes in the table, and the warm
+// pool only in the count (sandboxwatch.Count).
 func (t *SandboxesTab) Set(s sandboxwatch.Snapshot) {
+	t.count = s.Count()
+	s.Rows = slices.DeleteFunc(slices.Clone(s.Rows), func(r sandboxwatch.Row) bool { return r.Pool })
 	t.snap = s
 	present := map[string]bool{}
 	for _, r := range s.Rows {
@@ -163,8 +168,7 @@ func (t *SandboxesTab) Set(s sandboxwatch.Snapshot) {
 			delete(t.stopping, id)
 		}
 	}
-	t.summary.SetText(fmt.Sprintf("%s, whichever client started them. Usage updates while this tab is open.",
-		plural(len(s.Rows), "sandbox", "sandboxes")))
+	t.summary.SetText(t.count.String() + ", whichever client started them. Usage updates while this tab is open.")
 	if s.Err != nil {
 		t.errLabel.SetText("Cannot list sandboxes: " + s.Err.Error())
 		t.errLabel.Show()
@@ -181,6 +185,9 @@ func (t *SandboxesTab) Set(s sandboxwatch.Snapshot) {
 		}
 		t.empty.Show()
 		t.stopAll.Disable()
+		if t.count.Warm > 0 {
+			t.stopAll.Enable() // Stop all removes the warm pool too
+		}
 	} else {
 		t.empty.Hide()
 		t.stopAll.Enable()
@@ -243,9 +250,12 @@ func (t *SandboxesTab) stop(id string) {
 }
 
 func (t *SandboxesTab) confirmStopAll() {
-	n := plural(len(t.snap.Rows), "sandbox", "sandboxes")
-	confirm("Stop all sandboxes?", "This removes "+n+" and everything in them, whichever client started them.",
-		"Stop "+n, t.w.win, t.StopAll)
+	n := sandboxwatch.Sandboxes(t.count.Sandboxes)
+	msg := "This removes " + n + " and everything in them, whichever client started them."
+	if t.count.Warm > 0 {
+		msg += fmt.Sprintf(" The warm pool (%d kept ready, unused) is emptied too.", t.count.Warm)
+	}
+	confirm("Stop all sandboxes?", msg, "Stop "+n, t.w.win, t.StopAll)
 }
 
 // StopAll stops every sandbox without asking (the dialog asked).
@@ -262,7 +272,7 @@ func (t *SandboxesTab) StopAll() {
 		if err != nil {
 			dialog.ShowError(fmt.Errorf("stop all: %w", err), t.w.win)
 		}
-		if len(t.snap.Rows) > 0 {
+		if t.count != (sandboxwatch.Count{}) {
 			t.stopAll.Enable()
 		}
 	})

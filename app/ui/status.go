@@ -13,6 +13,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"github.com/mcp-sandbox/mcp-sandbox/app/bundled"
+	"github.com/mcp-sandbox/mcp-sandbox/app/sandboxwatch"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/dockerhost"
 )
 
@@ -35,8 +36,10 @@ type StatusInfo struct {
 	HTTP HTTPInfo
 	// Paused is set while the service is paused from the tray.
 	Paused bool
-	// Sandboxes counts the managed sandboxes.
+	// Sandboxes counts the managed sandboxes and Warm the unclaimed
+	// warm-pool containers, by sandboxwatch.Count's rule.
 	Sandboxes int
+	Warm      int
 	// Lost says why the engine that answered stopped answering ("" while
 	// it answers or was never found): the headline must not say Running.
 	Lost string
@@ -99,21 +102,29 @@ func (t *StatusTab) togglePause() {
 		t.w.async(func(ctx context.Context) error { return t.act.Pause(ctx, false) }, t.pauseDone)
 		return
 	}
-	ConfirmPause(t.w.win, t.info.Sandboxes, t.info.HTTP.Enabled, func() {
+	ConfirmPause(t.w.win, t.info.Count(), t.info.HTTP.Enabled, func() {
 		t.w.async(func(ctx context.Context) error { return t.act.Pause(ctx, true) }, t.pauseDone)
 	})
+}
+
+// Count is the info's count, by the one rule (sandboxwatch.Count).
+func (info StatusInfo) Count() sandboxwatch.Count {
+	return sandboxwatch.Count{Sandboxes: info.Sandboxes, Warm: info.Warm}
 }
 
 // ConfirmPause asks before pausing, with n sandboxes running and the
 // tray's HTTP server on or off, naming only what pausing does; pause runs
 // if the person chooses Pause.
-func ConfirmPause(parent fyne.Window, n int, httpOn bool, pause func()) {
+func ConfirmPause(parent fyne.Window, n sandboxwatch.Count, httpOn bool, pause func()) {
 	msg := "Pausing removes every sandbox, including those other AI clients are using; servers refuse new ones until you choose Start."
 	if httpOn {
 		msg = "Pausing stops the HTTP server and removes every sandbox, including those other AI clients are using; servers refuse new ones until you choose Start."
 	}
-	if n > 0 {
-		msg = plural(n, "sandbox runs", "sandboxes run") + " now. " + msg
+	if n.Warm > 0 {
+		msg = plural(n.Warm, "warm sandbox is", "warm sandboxes are") + " kept ready. " + msg
+	}
+	if n.Sandboxes > 0 {
+		msg = plural(n.Sandboxes, "sandbox runs", "sandboxes run") + " now. " + msg
 	}
 	confirm("Pause MCP Sandbox?", msg, "Pause", parent, pause)
 }
@@ -237,7 +248,7 @@ func headline(info StatusInfo) string {
 	if c := chosen(info); c != nil {
 		parts = append(parts, c.Product())
 	}
-	parts = append(parts, plural(info.Sandboxes, "sandbox", "sandboxes"))
+	parts = append(parts, info.Count().String())
 	return strings.Join(parts, " · ")
 }
 

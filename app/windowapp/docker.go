@@ -134,7 +134,7 @@ func (a *App) fetchServerVersion(ctx context.Context) {
 // onSnapshot receives the sandbox model's snapshots (on its goroutine).
 func (a *App) onSnapshot(snap sandboxwatch.Snapshot) {
 	a.mu.Lock()
-	countChanged := len(snap.Rows) != len(a.ui.snap.Rows)
+	countChanged := snap.Count() != a.ui.snap.Count()
 	a.ui.snap = snap
 	a.mu.Unlock()
 	a.do(func() {

@@ -248,7 +248,7 @@ func (a *App) windowClosed() {
 // other clients' too. UI goroutine only.
 func (a *App) confirmPause() {
 	a.mu.Lock()
-	n, httpOn := len(a.ui.snap.Rows), a.ui.http.Enabled
+	n, httpOn := a.ui.snap.Count(), a.ui.http.Enabled
 	a.mu.Unlock()
 	ui.ConfirmPause(a.win.Window(), n, httpOn, func() {
 		a.goBG(func(ctx context.Context) { a.setPaused(ctx, true) })

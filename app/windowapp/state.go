@@ -38,7 +38,7 @@ func (a *App) pushStatus() {
 	info := ui.StatusInfo{
 		Detecting: a.ui.detecting, Docker: a.ui.docker,
 		Runtime: a.ui.runtime, Server: a.server, ServerVersion: a.ui.version,
-		HTTP: a.ui.http, Paused: a.ui.paused, Sandboxes: len(a.ui.snap.Rows),
+		HTTP: a.ui.http, Paused: a.ui.paused, Sandboxes: a.ui.snap.Count().Sandboxes, Warm: a.ui.snap.Count().Warm,
 		Lost: a.ui.lost, Offer: a.ui.offer,
 	}
 	a.mu.Unlock()
