@@ -172,16 +172,7 @@ func (a *App) menuActions() traymenu.Actions {
 	}
 }
 
-// pauseFromMenu pauses at once when no sandbox runs; otherwise the window
-// asks first (pausing removes sandboxes other clients are using), and the
-// pause flag it writes comes back through watchStateDir.
-func (a *App) pauseFromMenu(ctx context.Context) {
-	a.mu.Lock()
-	n := a.s.sandboxes
-	a.mu.Unlock()
-	if n == 0 {
-		a.setPaused(ctx, true)
-		return
-	}
-	a.openWindow("--confirm-pause")
-}
+// pauseFromMenu pauses: the menu's Pause submenu asked already (its one
+// action names what it stops), so no window opens for it. The
+// notification says what was stopped (applyPaused).
+func (a *App) pauseFromMenu(ctx context.Context) { a.setPaused(ctx, true) }

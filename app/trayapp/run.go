@@ -295,6 +295,7 @@ func (a *App) menuState() traymenu.State {
 		DockerOK: a.s.dockerOK, Detecting: a.s.detecting, Engine: a.s.engine,
 		Sandboxes: a.s.sandboxes, Warm: a.s.warm, Paused: a.s.paused, Clients: a.s.clients,
 		MoveOffered: a.place.Transient() && a.place.Bundle != "",
+		HTTP:        a.cfg.Current().Tray.HTTPPort > 0,
 	}
 	if a.offer != nil {
 		s.Offer = a.offer.Version

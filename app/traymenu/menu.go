@@ -4,7 +4,10 @@
 //
 //	Docker: Colima · 2 sandboxes
 //	──────────
-//	Pause: stop all sandboxes and the HTTP server   (Start while paused)
+//	Start               (only while paused)
+//	Pause ▸             (only while running)
+//	    Servers refuse new sandboxes until Start   (a note)
+//	    Stop 2 sandboxes and pause                 (the confirmation)
 //	Open MCP Sandbox
 //	Clients ▸           (✓ beside each configured client)
 //	Stop all sandboxes
@@ -18,6 +21,12 @@
 // The items are always the same ones in the same order (the install item
 // is hidden, not removed), so a tray library that keeps items by identity
 // can update them in place.
+//
+// Pause removes every sandbox, other clients' too, and cannot be undone
+// (a removed sandbox's files are gone), so it is confirmed where it was
+// chosen: the Pause submenu's one action names what it stops ("Stop 2
+// sandboxes and pause"), and closing the menu cancels. No window opens
+// for it.
 package traymenu
 
 import (
@@ -30,7 +39,7 @@ import (
 // Labels of the fixed items (the D-Bus tests click them by label).
 const (
 	LabelStart        = "Start"
-	LabelPause        = "Pause: stop all sandboxes and the HTTP server"
+	LabelPause        = "Pause"
 	LabelOpen         = "Open MCP Sandbox"
 	LabelClients      = "Clients"
 	LabelStopAll      = "Stop all sandboxes"
@@ -59,7 +68,10 @@ type State struct {
 	Sandboxes int
 	Warm      int
 	// Paused is set while the service is paused.
-	Paused  bool
+	Paused bool
+	// HTTP is set when the tray's HTTP server is configured: Pause
+	// names it only then.
+	HTTP    bool
 	Clients []Client
 	// Offer is the newer release's version, "" when none is offered.
 	Offer string
@@ -114,6 +126,29 @@ func StatusLine(s State) string {
 	return line
 }
 
+// PauseNote says, in the Pause submenu, what pausing means beyond the
+// sandboxes it stops.
+const PauseNote = "Servers refuse new sandboxes until you choose Start"
+
+// PauseConfirmLabel is the Pause submenu's action: what it stops, by the
+// one count, and the HTTP server only when there is one.
+func PauseConfirmLabel(s State) string {
+	http := ""
+	if s.HTTP {
+		http = " and the HTTP server"
+	}
+	if s.Sandboxes == 0 {
+		if http != "" {
+			return "Stop the HTTP server and pause"
+		}
+		return "Pause now (no sandbox runs)"
+	}
+	if http != "" {
+		return "Stop " + Plural(s.Sandboxes) + http + ", then pause"
+	}
+	return "Stop " + Plural(s.Sandboxes) + " and pause"
+}
+
 // Title is the tray item's title and tooltip: the product and its state.
 func Title(s State) string {
 	switch {
@@ -148,10 +183,11 @@ func Icon(s State) string {
 
 // Build returns the menu for s.
 func Build(s State, a Actions) []Item {
-	toggle := Item{Label: LabelPause, Action: a.Pause}
-	if s.Paused {
-		toggle = Item{Label: LabelStart, Action: a.Start}
-	}
+	start := Item{Label: LabelStart, Action: a.Start, Hidden: !s.Paused}
+	pause := Item{Label: LabelPause, Hidden: s.Paused, Children: []Item{
+		{Label: PauseNote, Disabled: true},
+		{Label: PauseConfirmLabel(s), Action: a.Pause},
+	}}
 	var clients []Item
 	for _, c := range s.Clients {
 		name := c.Name
@@ -170,7 +206,8 @@ func Build(s State, a Actions) []Item {
 	return []Item{
 		{Label: StatusLine(s), Disabled: true},
 		{Separator: true},
-		toggle,
+		start,
+		pause,
 		{Label: LabelOpen, Action: a.Open},
 		{Label: LabelClients, Children: clients},
 		{Label: LabelStopAll, Action: a.StopAll, Disabled: s.Sandboxes == 0},
