@@ -13,6 +13,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"github.com/mcp-sandbox/mcp-sandbox/app/bundled"
+	"github.com/mcp-sandbox/mcp-sandbox/app/internal/health"
 	"github.com/mcp-sandbox/mcp-sandbox/app/sandboxwatch"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/dockerhost"
 )
@@ -45,6 +46,9 @@ type StatusInfo struct {
 	Lost string
 	// Offer is a newer release the tray offers in its menu.
 	Offer string
+	// Health is what the doctor's checks found on the engine (images,
+	// interpreters, limits; app/internal/health); nil until they ran.
+	Health *health.Engine
 }
 
 // HTTPInfo describes the tray's `serve --http` child.
@@ -65,6 +69,9 @@ type StatusActions struct {
 	Detect func()
 	// Pause pauses (true) or starts (false) the service.
 	Pause func(ctx context.Context, paused bool) error
+	// Pull pulls an image through the backend (EnsureImage), telling
+	// progress, and has the checks run again.
+	Pull func(ctx context.Context, image string, progress PullProgress) error
 }
 
 // StatusTab is the Status tab.
@@ -166,6 +173,8 @@ func (t *StatusTab) Set(info StatusInfo) {
 		icon = theme.ErrorIcon()
 	case info.Paused:
 		icon = theme.MediaPauseIcon()
+	case healthHeadline(info.Health) != "":
+		icon = theme.WarningIcon()
 	case info.Detecting && info.Docker == nil:
 		icon = theme.SearchIcon()
 	}
@@ -185,6 +194,9 @@ func (t *StatusTab) Set(info StatusInfo) {
 				"and the sandboxes that survived show again. What the engine said: "+info.Lost))}, left...)
 	case info.Docker != nil && info.Docker.Hint != "":
 		left = append(left, widget.NewCard("What to do", "", wrapped(info.Docker.Hint)))
+	}
+	if info.Lost == "" && chosen(info) != nil {
+		left = append(t.healthCards(info.Health), left...)
 	}
 	// Pausing stops sandboxes through the engine: without one it can do
 	// nothing but set the flag, so it waits (Start stays available).
@@ -242,6 +254,8 @@ func headline(info StatusInfo) string {
 		return "Docker not found: sandboxes cannot start until an engine answers"
 	case info.Paused:
 		parts = append(parts, "Paused: servers refuse new sandboxes")
+	case healthHeadline(info.Health) != "":
+		parts = append(parts, healthHeadline(info.Health))
 	default:
 		parts = append(parts, "Running")
 	}

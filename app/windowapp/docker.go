@@ -54,6 +54,8 @@ func (a *App) engineLooked(ctx context.Context, l engineconn.Look) {
 	if a.serverErr == nil {
 		a.fetchServerVersion(ctx)
 	}
+	conn := l.Conn
+	a.goBG(func(ctx context.Context) { a.checkHealth(ctx, conn) }) // probes take seconds: the list need not wait
 	if err != nil {
 		a.log.Warn("docker", "err", err)
 	}
@@ -80,7 +82,10 @@ func (a *App) dockerHostChanged(c *config.Config) {
 	if changed {
 		a.log.Info("docker.host changed; looking for Docker again", "host", c.Docker.Host)
 		a.engine.Redetect()
+		return // the look checks health again
 	}
+	// Images or limits may have changed: the cards follow.
+	a.goBG(func(ctx context.Context) { a.checkHealth(ctx, a.engine.Conn()) })
 }
 
 // runtimeOf says which OCI runtime sandboxes get under the config's

@@ -118,7 +118,8 @@ type App struct {
 	serverErr error
 	engine    *engineconn.Loop // follows the Docker engine
 
-	uiDown atomic.Bool // set once Fyne has stopped: nothing may call it
+	uiDown    atomic.Bool  // set once Fyne has stopped: nothing may call it
+	healthGen atomic.Int64 // the latest health check; older ones do not publish
 
 	mu sync.Mutex // guards what follows, written by background goroutines
 	ui uiState
