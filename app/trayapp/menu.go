@@ -2,6 +2,7 @@ package trayapp
 
 import (
 	"context"
+	"fmt"
 	"reflect"
 	"sync"
 
@@ -110,9 +111,10 @@ func (m *menuView) draw(s traymenu.State) {
 			m.subs[i][j].Hide()
 		}
 	}
-	if icon := traymenu.Icon(s); icon != m.icon {
-		m.icon = icon
-		setTrayIcon(icon)
+	icon, alert := traymenu.Icon(s), traymenu.Alert(s)
+	if key := fmt.Sprint(icon, alert); key != m.icon {
+		m.icon = key
+		setTrayIcon(icon, alert)
 	}
 	if title := traymenu.Title(s); title != m.title {
 		m.title = title

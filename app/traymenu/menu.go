@@ -73,6 +73,10 @@ type State struct {
 	// names it only then.
 	HTTP    bool
 	Clients []Client
+	// Failed counts the calls that failed (errors, timeouts, OOM kills)
+	// since the person last looked: the icon shows a badge while it is
+	// not 0.
+	Failed int
 	// Offer is the newer release's version, "" when none is offered.
 	Offer string
 	// MoveOffered is set when the app runs from a place that vanishes (a
@@ -159,7 +163,20 @@ func Title(s State) string {
 	case s.Paused:
 		return "MCP Sandbox — " + PausedWord
 	}
-	return "MCP Sandbox — " + s.Count().String()
+	return "MCP Sandbox — " + s.Count().String() + failedSuffix(s.Failed)
+}
+
+// Alert says whether the icon carries the "something failed" badge.
+func Alert(s State) bool { return s.Failed > 0 }
+
+func failedSuffix(n int) string {
+	switch {
+	case n == 1:
+		return " · 1 call failed"
+	case n > 1:
+		return fmt.Sprintf(" · %d calls failed", n)
+	}
+	return ""
 }
 
 // Count is the state's count, by the one rule (sandboxwatch.Count).

@@ -11,6 +11,7 @@ import (
 	"github.com/mcp-sandbox/mcp-sandbox/app/clientconfig"
 	"github.com/mcp-sandbox/mcp-sandbox/app/internal/engineconn"
 	"github.com/mcp-sandbox/mcp-sandbox/app/sandboxwatch"
+	"github.com/mcp-sandbox/mcp-sandbox/app/trayapp"
 	"github.com/mcp-sandbox/mcp-sandbox/app/ui"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/config"
 )
@@ -157,6 +158,17 @@ func (a *App) viewChanged(tab string, visible bool) {
 		conn.Model.SetLive(visible && tab == ui.TabSandboxes)
 	}
 	a.watchAudit(visible && tab == ui.TabActivity)
+	if visible && tab == ui.TabActivity {
+		a.markSeen()
+	}
+}
+
+// markSeen tells the tray the person has seen the failed calls (the
+// window opened, or its Activity tab): the tray clears its badge.
+func (a *App) markSeen() {
+	if err := trayapp.MarkActivitySeen(a.st.Dir()); err != nil {
+		a.log.Warn("mark the activity seen", "err", err)
+	}
 }
 
 func (a *App) clientEnv() clientconfig.Env {

@@ -208,6 +208,7 @@ func (a *App) start(inst *instance.Instance) {
 	}
 	a.win.Settings.Reload()
 	a.pushStatus()
+	a.markSeen() // the window is open: the tray's badge has been seen
 }
 
 // goBG runs f on a goroutine owned by the app, stopped by its context.
