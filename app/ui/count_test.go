@@ -53,3 +53,21 @@ func TestWarmPoolCountedApart(t *testing.T) {
 		}
 	}
 }
+
+// The selected row's details line says the sandbox's state and its
+// workspace limit, which the table's columns do not.
+func TestSelectedRowShowsStateAndWorkspace(t *testing.T) {
+	w, _ := newWindow(t)
+	w.SelectTab(TabSandboxes)
+	w.Sandboxes.Set(sandboxwatch.Snapshot{Rows: []sandboxwatch.Row{{Info: sandbox.Info{
+		ID: "sb-one", ContainerID: "c1", Language: "python", State: "exited",
+		Limits: sandbox.Limits{MemoryMB: 512, WorkspaceMB: 256, ExecTimeoutSeconds: 60},
+	}}}})
+	w.Sandboxes.grid.table.Select(widget.TableCellID{Row: 0, Col: 1})
+	got := w.Sandboxes.details.Text
+	for _, s := range []string{"sb-one · exited · python", "workspace 256 MB"} {
+		if !strings.Contains(got, s) {
+			t.Errorf("details %q lack %q", got, s)
+		}
+	}
+}

@@ -207,13 +207,21 @@ func (t *SandboxesTab) showDetails() {
 	}
 	if r != nil {
 		now := t.w.o.Now()
-		t.details.SetText(fmt.Sprintf("%s · %s · image %s · client %s · CPU %s · memory %s · PIDs %s · network %s · exec timeout %s · expires %s",
-			r.ID, r.Language, r.Image, r.ClientLabel(), r.CPU(), r.Memory(), r.Pids(), r.NetworkLabel(), execTimeout(r.Limits.ExecTimeoutSeconds), r.Expires(now)))
+		t.details.SetText(fmt.Sprintf("%s · %s · %s · image %s · client %s · CPU %s · memory %s · PIDs %s · workspace %s · network %s · exec timeout %s · expires %s",
+			r.ID, r.State, r.Language, r.Image, r.ClientLabel(), r.CPU(), r.Memory(), r.Pids(), workspace(r.Limits.WorkspaceMB), r.NetworkLabel(), execTimeout(r.Limits.ExecTimeoutSeconds), r.Expires(now)))
 	} else {
 		t.selected = ""
 		t.details.SetText("Select a sandbox to see its full id, image and limits.")
 	}
 	t.content.Refresh() // the details may take more lines: lay the table out above them
+}
+
+// workspace is the size /workspace may grow to.
+func workspace(mb int) string {
+	if mb <= 0 {
+		return "–"
+	}
+	return sandboxwatch.Bytes(uint64(mb) << 20)
 }
 
 func execTimeout(s int) string {
