@@ -216,6 +216,9 @@ func (t *StatusTab) Set(info StatusInfo) {
 	if info.HTTP.Enabled {
 		right = append(right, widget.NewCard("HTTP server", "for clients that connect by URL", widget.NewForm(httpItems(info.HTTP)...)))
 	}
+	if c := t.connectCard(info); c != nil {
+		right = append(right, c)
+	}
 	if info.Paused {
 		t.pauseBtn.SetText("Start")
 		t.pauseBtn.SetIcon(theme.MediaPlayIcon())
