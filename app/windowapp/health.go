@@ -27,8 +27,16 @@ func (a *App) checkHealth(ctx context.Context, conn *engineconn.Conn) {
 	a.mu.Lock()
 	podman := a.ui.docker != nil && a.ui.docker.Chosen != nil && a.ui.docker.Chosen.Engine == "Podman"
 	a.mu.Unlock()
-	h := health.Check(ctx, conn.Client, cfg, podman)
-	if ctx.Err() != nil || a.healthGen.Load() != gen {
+	key := healthKey(ctx, conn.Client, cfg)
+	h := a.cachedHealth(key)
+	if h == nil {
+		h = health.Check(ctx, conn.Client, cfg, podman)
+		if ctx.Err() != nil {
+			return
+		}
+		a.keepHealth(key, h)
+	}
+	if a.healthGen.Load() != gen {
 		return // a newer check (another look, a config change) publishes
 	}
 	for _, p := range h.Problems {

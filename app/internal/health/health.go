@@ -73,7 +73,7 @@ type Engine struct {
 	MemoryBytes     int64 // the engine's memory (0: it did not say)
 	RunscRegistered bool
 	DefaultRuntime  string
-	InfoErr         error // why the engine's info could not be read
+	InfoErr         error `json:"-"` // why the engine's info could not be read
 	Images          []Image
 	Problems        []Problem
 }
