@@ -222,6 +222,10 @@ func StopManaged(ctx context.Context, be Backend, st *state.Store, id string, o 
 	return fmt.Errorf("%w: no managed sandbox %q; `mcp-sandbox ps` lists them", ErrNotFound, printable.Clean(id, printable.NameMax))
 }
 
+// UnclaimedPool reports whether c is a warm-pool container nobody has
+// claimed yet (the tray counts those as "warm", not as sandboxes).
+func UnclaimedPool(c ContainerInfo) bool { return unclaimedPool(c) }
+
 // unclaimedPool reports whether c is a warm-pool container nobody has
 // claimed yet: claiming renames it from PoolNamePrefix to NamePrefix.
 func unclaimedPool(c ContainerInfo) bool {

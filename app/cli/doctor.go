@@ -13,6 +13,7 @@ import (
 	"github.com/docker/docker/client"
 
 	"github.com/mcp-sandbox/mcp-sandbox/app/clientconfig"
+	"github.com/mcp-sandbox/mcp-sandbox/app/internal/health"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/buildinfo"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/config"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/dockerhost"
@@ -69,24 +70,9 @@ type runtimeReport struct {
 	InUse           string `json:"in_use"`
 }
 
-type imageReport struct {
-	Language string `json:"language"`
-	Image    string `json:"image"`
-	Present  bool   `json:"present"`
-	// Interpreter is the program the language runs; InterpreterFound says
-	// whether the image has it (checked only for a present image).
-	Interpreter      string `json:"interpreter,omitempty"`
-	InterpreterFound bool   `json:"interpreter_found"`
-	InterpreterError string `json:"interpreter_error,omitempty"`
-	// Pullable says, for a missing image, whether the engine's registry
-	// has it (nil when that could not be asked: Podman has no way to ask
-	// without pulling); PullError says why not.
-	Pullable  *bool  `json:"pullable,omitempty"`
-	PullError string `json:"pull_error,omitempty"`
-	// Runnable: code in this language can run now, or once its image is
-	// pulled on first use.
-	Runnable bool `json:"runnable"`
-}
+// imageReport is one language's image (health.Image: the window shows the
+// same).
+type imageReport = health.Image
 
 type configReport struct {
 	Path  string `json:"path"`
@@ -188,15 +174,17 @@ func diagnose(ctx context.Context, e *Env) *report {
 	return r
 }
 
-// inspectEngine fills the runtime and image parts of the report.
+// inspectEngine fills the runtime and image parts of the report through
+// health.Check, the rule the window's Status tab shows too.
 func inspectEngine(ctx context.Context, cli *client.Client, cfg *config.Config, r *report, problem func(string, ...any)) {
-	ictx, cancel := context.WithTimeout(ctx, 10*time.Second)
-	defer cancel()
-	if info, err := cli.Info(ictx); err == nil {
-		_, r.Docker.Runtime.RunscRegistered = info.Runtimes["runsc"]
-		r.Docker.Runtime.InUse = info.DefaultRuntime
-		r.Docker.CPUs, r.Docker.MemoryBytes = info.NCPU, info.MemTotal
-		checkLimitsFit(cfg, r, problem)
+	podman := r.Docker.Chosen != nil && r.Docker.Chosen.Engine == "Podman"
+	h := health.Check(ctx, cli, cfg, podman)
+	r.Docker.Runtime.RunscRegistered, r.Docker.Runtime.InUse = h.RunscRegistered, h.DefaultRuntime
+	r.Docker.CPUs, r.Docker.MemoryBytes = h.CPUs, h.MemoryBytes
+	r.Images = h.Images
+	for _, p := range h.Problems {
+		problem("%s", p.Text)
+		r.limitsTooHigh = r.limitsTooHigh || p.Kind == health.CPUsTooHigh
 	}
 	switch cfg.Docker.Runtime {
 	case "runsc":
@@ -210,21 +198,6 @@ func inspectEngine(ctx context.Context, cli *client.Client, cfg *config.Config, 
 		}
 	case "runc":
 		r.Docker.Runtime.InUse = "runc"
-	}
-	for _, name := range cfg.LanguageNames() {
-		l, _ := cfg.Language(name)
-		_, err := cli.ImageInspect(ictx, l.Image)
-		r.Images = append(r.Images, imageReport{Language: name, Image: l.Image, Present: err == nil})
-	}
-	checkMissingImages(ictx, cli, cfg, r, problem)
-	probeInterpreters(ctx, cli, cfg, r.Images, problem)
-	for i := range r.Images {
-		im := &r.Images[i]
-		if im.Present {
-			im.Runnable = im.Interpreter == "" || im.InterpreterFound
-		} else {
-			im.Runnable = cfg.Images.Pull != "never" && (im.Pullable == nil || *im.Pullable)
-		}
 	}
 }
 

@@ -27,7 +27,8 @@ func (a *App) newEngineLoop() *engineconn.Loop {
 		// files (servers rewrite them on every use).
 		Source: sandboxwatch.DockerSource{LifecycleOnly: true},
 		OnChange: func(snap sandboxwatch.Snapshot) {
-			a.update(func(s *trayState) { s.sandboxes = len(snap.Rows) })
+			c := snap.Count()
+			a.update(func(s *trayState) { s.sandboxes, s.warm = c.Sandboxes, c.Warm })
 		},
 		Looked: a.engineLooked,
 		Lost:   a.engineLost,
@@ -44,7 +45,7 @@ func (a *App) engineLooked(ctx context.Context, l engineconn.Look) {
 			s.engine = res.Chosen.Engine
 		}
 		if err != nil {
-			s.sandboxes = 0
+			s.sandboxes, s.warm = 0, 0
 		}
 	})
 	a.log.Info("docker", "ok", err == nil, "reason", res.Reason)
@@ -67,7 +68,7 @@ func (a *App) engineLooked(ctx context.Context, l engineconn.Look) {
 // goroutine.
 func (a *App) engineLost(err error) {
 	a.dockerLost = true
-	a.update(func(s *trayState) { s.dockerOK, s.sandboxes = false, 0 })
+	a.update(func(s *trayState) { s.dockerOK, s.sandboxes, s.warm = false, 0, 0 })
 	a.log.Warn("the engine stopped answering", "err", err)
 	a.notify("Docker is no longer reachable: sandboxes cannot start or run until it is back. Start it again; MCP Sandbox notices by itself.")
 }
@@ -89,10 +90,10 @@ func (a *App) dockerHostChanged(c *config.Config) {
 
 // stopAll removes this installation's sandboxes on the engine the rule
 // picks (engineconn.StopAll); others' are left alone.
-func (a *App) stopAll(ctx context.Context) (int, error) {
+func (a *App) stopAll(ctx context.Context) (sandboxwatch.Count, error) {
 	conn := a.engine.Conn()
 	if conn == nil {
-		return 0, errNoDocker
+		return sandboxwatch.Count{}, errNoDocker
 	}
 	n, err := engineconn.StopAll(ctx, conn.Backend, a.st, a.log)
 	conn.Model.Refresh()

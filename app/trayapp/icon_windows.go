@@ -9,9 +9,16 @@ import (
 	"github.com/mcp-sandbox/mcp-sandbox/assets"
 )
 
-// setTrayIcon shows the colour icon; the notification area takes .ico
-// data, and an .ico may hold a PNG as is.
-func setTrayIcon(state string) { systray.SetIcon(pngICO(assets.TrayPNG(state, 32), 32)) }
+// setTrayIcon shows the colour icon, with the red badge while a failed
+// call waits to be seen; the notification area takes .ico data, and an
+// .ico may hold a PNG as is.
+func setTrayIcon(state string, alert bool) {
+	icon := assets.TrayPNG(state, 32)
+	if alert {
+		icon = assets.AlertPNG(icon, assets.AlertRed)
+	}
+	systray.SetIcon(pngICO(icon, 32))
+}
 
 // setTrayTitle sets the tooltip (the notification area has no title).
 func setTrayTitle(title string) { systray.SetTooltip(title) }

@@ -2,6 +2,7 @@ package trayapp
 
 import (
 	"context"
+	"fmt"
 	"reflect"
 	"sync"
 
@@ -110,9 +111,10 @@ func (m *menuView) draw(s traymenu.State) {
 			m.subs[i][j].Hide()
 		}
 	}
-	if icon := traymenu.Icon(s); icon != m.icon {
-		m.icon = icon
-		setTrayIcon(icon)
+	icon, alert := traymenu.Icon(s), traymenu.Alert(s)
+	if key := fmt.Sprint(icon, alert); key != m.icon {
+		m.icon = key
+		setTrayIcon(icon, alert)
 	}
 	if title := traymenu.Title(s); title != m.title {
 		m.title = title
@@ -157,7 +159,7 @@ func (a *App) menuActions() traymenu.Actions {
 		StopAll: func() {
 			a.goBG(func(ctx context.Context) {
 				n, err := a.stopAll(ctx)
-				msg := "Stopped " + plural(n) + "."
+				msg := "Stopped " + n.String() + "."
 				if err != nil {
 					msg = "Stop all sandboxes: " + err.Error()
 				}
@@ -172,16 +174,7 @@ func (a *App) menuActions() traymenu.Actions {
 	}
 }
 
-// pauseFromMenu pauses at once when no sandbox runs; otherwise the window
-// asks first (pausing removes sandboxes other clients are using), and the
-// pause flag it writes comes back through watchStateDir.
-func (a *App) pauseFromMenu(ctx context.Context) {
-	a.mu.Lock()
-	n := a.s.sandboxes
-	a.mu.Unlock()
-	if n == 0 {
-		a.setPaused(ctx, true)
-		return
-	}
-	a.openWindow("--confirm-pause")
-}
+// pauseFromMenu pauses: the menu's Pause submenu asked already (its one
+// action names what it stops), so no window opens for it. The
+// notification says what was stopped (applyPaused).
+func (a *App) pauseFromMenu(ctx context.Context) { a.setPaused(ctx, true) }

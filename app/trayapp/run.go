@@ -120,6 +120,8 @@ type App struct {
 
 	trayFileMu   sync.Mutex
 	trayFileLast string
+
+	alerts alerts // failed calls from the audit log (alert.go)
 }
 
 // trayState is what the menu is drawn from. Guarded by App.mu.
@@ -128,9 +130,11 @@ type trayState struct {
 	dockerOK  bool
 	engine    string
 	sandboxes int
+	warm      int
 	paused    bool
 	clients   []traymenu.Client
 	http      traywin.HTTPInfo
+	failed    int // failed calls since the person last looked (the badge)
 }
 
 // Run runs the tray until the user quits it or ctx is done. It returns nil
@@ -202,6 +206,7 @@ func Run(ctx context.Context, o Options) error {
 	a.cfg.OnChange(a.dockerHostChanged)
 	a.goBG(a.engine.Run)
 	a.goBG(a.watchStateDir)
+	a.goBG(a.watchAudit)
 	a.goBG(a.updateLoop)
 	a.applyHTTP()
 	a.syncAutostart()
@@ -293,8 +298,10 @@ func (a *App) menuState() traymenu.State {
 	defer a.mu.Unlock()
 	s := traymenu.State{
 		DockerOK: a.s.dockerOK, Detecting: a.s.detecting, Engine: a.s.engine,
-		Sandboxes: a.s.sandboxes, Paused: a.s.paused, Clients: a.s.clients,
+		Sandboxes: a.s.sandboxes, Warm: a.s.warm, Paused: a.s.paused, Clients: a.s.clients,
 		MoveOffered: a.place.Transient() && a.place.Bundle != "",
+		HTTP:        a.cfg.Current().Tray.HTTPPort > 0,
+		Failed:      a.s.failed,
 	}
 	if a.offer != nil {
 		s.Offer = a.offer.Version

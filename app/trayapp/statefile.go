@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
-	"strconv"
 	"time"
 
 	"github.com/mcp-sandbox/mcp-sandbox/app/internal/dirwatch"
@@ -72,7 +71,7 @@ func (a *App) applyPaused(ctx context.Context, paused bool) {
 		return
 	}
 	n, err := a.stopAll(ctx)
-	msg := "MCP Sandbox is Paused: " + plural(n) + " stopped" + ifHTTP(httpOn, ", the HTTP server stopped,") + " and servers refuse new sandboxes until you choose Start."
+	msg := "MCP Sandbox is Paused: " + n.String() + " stopped" + ifHTTP(httpOn, ", the HTTP server stopped,") + " and servers refuse new sandboxes until you choose Start."
 	if err != nil && ctx.Err() == nil {
 		msg += " Some sandboxes could not be stopped: " + err.Error()
 	}
@@ -88,13 +87,6 @@ func (a *App) setPaused(ctx context.Context, paused bool) {
 		return
 	}
 	a.applyPaused(ctx, paused)
-}
-
-func plural(n int) string {
-	if n == 1 {
-		return "1 sandbox"
-	}
-	return strconv.Itoa(n) + " sandboxes"
 }
 
 // ifHTTP is s when the tray's HTTP server is configured: messages name

@@ -49,6 +49,7 @@ func (a *App) openWindow(args ...string) {
 		return
 	}
 	a.log.Info("window opened", "pid", cmd.Process.Pid)
+	a.update(func(s *trayState) { s.failed = 0 }) // the person looks now
 	p := &windowProc{cmd: cmd, done: make(chan struct{})}
 	a.mu.Lock()
 	a.window = p

@@ -4,7 +4,10 @@
 //
 //	Docker: Colima · 2 sandboxes
 //	──────────
-//	Pause: stop all sandboxes and the HTTP server   (Start while paused)
+//	Start               (only while paused)
+//	Pause ▸             (only while running)
+//	    Servers refuse new sandboxes until Start   (a note)
+//	    Stop 2 sandboxes and pause                 (the confirmation)
 //	Open MCP Sandbox
 //	Clients ▸           (✓ beside each configured client)
 //	Stop all sandboxes
@@ -18,18 +21,25 @@
 // The items are always the same ones in the same order (the install item
 // is hidden, not removed), so a tray library that keeps items by identity
 // can update them in place.
+//
+// Pause removes every sandbox, other clients' too, and cannot be undone
+// (a removed sandbox's files are gone), so it is confirmed where it was
+// chosen: the Pause submenu's one action names what it stops ("Stop 2
+// sandboxes and pause"), and closing the menu cancels. No window opens
+// for it.
 package traymenu
 
 import (
 	"fmt"
 
+	"github.com/mcp-sandbox/mcp-sandbox/app/sandboxwatch"
 	"github.com/mcp-sandbox/mcp-sandbox/assets"
 )
 
 // Labels of the fixed items (the D-Bus tests click them by label).
 const (
 	LabelStart        = "Start"
-	LabelPause        = "Pause: stop all sandboxes and the HTTP server"
+	LabelPause        = "Pause"
 	LabelOpen         = "Open MCP Sandbox"
 	LabelClients      = "Clients"
 	LabelStopAll      = "Stop all sandboxes"
@@ -53,11 +63,20 @@ type State struct {
 	DockerOK bool
 	// Detecting is set until the first detection ends.
 	Detecting bool
-	// Sandboxes counts the managed sandboxes.
+	// Sandboxes counts the managed sandboxes and Warm the unclaimed
+	// warm-pool containers, by sandboxwatch.Count's rule.
 	Sandboxes int
+	Warm      int
 	// Paused is set while the service is paused.
-	Paused  bool
+	Paused bool
+	// HTTP is set when the tray's HTTP server is configured: Pause
+	// names it only then.
+	HTTP    bool
 	Clients []Client
+	// Failed counts the calls that failed (errors, timeouts, OOM kills)
+	// since the person last looked: the icon shows a badge while it is
+	// not 0.
+	Failed int
 	// Offer is the newer release's version, "" when none is offered.
 	Offer string
 	// MoveOffered is set when the app runs from a place that vanishes (a
@@ -104,11 +123,34 @@ func StatusLine(s State) string {
 	default:
 		docker = "Docker: " + s.Engine
 	}
-	line := fmt.Sprintf("%s · %s", docker, Plural(s.Sandboxes))
+	line := fmt.Sprintf("%s · %s", docker, s.Count())
 	if s.Paused {
 		line += " · " + PausedWord
 	}
 	return line
+}
+
+// PauseNote says, in the Pause submenu, what pausing means beyond the
+// sandboxes it stops.
+const PauseNote = "Servers refuse new sandboxes until you choose Start"
+
+// PauseConfirmLabel is the Pause submenu's action: what it stops, by the
+// one count, and the HTTP server only when there is one.
+func PauseConfirmLabel(s State) string {
+	http := ""
+	if s.HTTP {
+		http = " and the HTTP server"
+	}
+	if s.Sandboxes == 0 {
+		if http != "" {
+			return "Stop the HTTP server and pause"
+		}
+		return "Pause now (no sandbox runs)"
+	}
+	if http != "" {
+		return "Stop " + Plural(s.Sandboxes) + http + ", then pause"
+	}
+	return "Stop " + Plural(s.Sandboxes) + " and pause"
 }
 
 // Title is the tray item's title and tooltip: the product and its state.
@@ -121,16 +163,29 @@ func Title(s State) string {
 	case s.Paused:
 		return "MCP Sandbox — " + PausedWord
 	}
-	return "MCP Sandbox — " + Plural(s.Sandboxes)
+	return "MCP Sandbox — " + s.Count().String() + failedSuffix(s.Failed)
 }
 
-// Plural says "1 sandbox" or "N sandboxes".
-func Plural(n int) string {
-	if n == 1 {
-		return "1 sandbox"
+// Alert says whether the icon carries the "something failed" badge.
+func Alert(s State) bool { return s.Failed > 0 }
+
+func failedSuffix(n int) string {
+	switch {
+	case n == 1:
+		return " · 1 call failed"
+	case n > 1:
+		return fmt.Sprintf(" · %d calls failed", n)
 	}
-	return fmt.Sprintf("%d sandboxes", n)
+	return ""
 }
+
+// Count is the state's count, by the one rule (sandboxwatch.Count).
+func (s State) Count() sandboxwatch.Count {
+	return sandboxwatch.Count{Sandboxes: s.Sandboxes, Warm: s.Warm}
+}
+
+// Plural says "1 sandbox" or "N sandboxes" (sandboxwatch.Sandboxes).
+func Plural(n int) string { return sandboxwatch.Sandboxes(n) }
 
 // Icon is the tray icon's state, as assets names it.
 func Icon(s State) string {
@@ -145,10 +200,11 @@ func Icon(s State) string {
 
 // Build returns the menu for s.
 func Build(s State, a Actions) []Item {
-	toggle := Item{Label: LabelPause, Action: a.Pause}
-	if s.Paused {
-		toggle = Item{Label: LabelStart, Action: a.Start}
-	}
+	start := Item{Label: LabelStart, Action: a.Start, Hidden: !s.Paused}
+	pause := Item{Label: LabelPause, Hidden: s.Paused, Children: []Item{
+		{Label: PauseNote, Disabled: true},
+		{Label: PauseConfirmLabel(s), Action: a.Pause},
+	}}
 	var clients []Item
 	for _, c := range s.Clients {
 		name := c.Name
@@ -167,7 +223,8 @@ func Build(s State, a Actions) []Item {
 	return []Item{
 		{Label: StatusLine(s), Disabled: true},
 		{Separator: true},
-		toggle,
+		start,
+		pause,
 		{Label: LabelOpen, Action: a.Open},
 		{Label: LabelClients, Children: clients},
 		{Label: LabelStopAll, Action: a.StopAll, Disabled: s.Sandboxes == 0},

@@ -50,7 +50,7 @@ func TestBuild(t *testing.T) {
 		{
 			name:  "running",
 			state: State{Engine: "Colima", DockerOK: true, Sandboxes: 2, Clients: clients},
-			want: []string{"Docker: Colima · 2 sandboxes (off)", "---", "Pause: stop all sandboxes and the HTTP server", "Open MCP Sandbox", "Clients",
+			want: []string{"Docker: Colima · 2 sandboxes (off)", "---", "Pause", "  Servers refuse new sandboxes until you choose Start (off)", "  Stop 2 sandboxes and pause", "Open MCP Sandbox", "Clients",
 				"  Claude Desktop [x]", "  Cursor", "  Zed (not installed) (off)", "Stop all sandboxes", "Check for updates", "---", "Quit"},
 			icon: assets.Running,
 		},
@@ -63,21 +63,28 @@ func TestBuild(t *testing.T) {
 		{
 			name:  "no docker",
 			state: State{},
-			want:  []string{"Docker: not reachable (off)", "---", "Pause: stop all sandboxes and the HTTP server", "Open MCP Sandbox", "Clients", "Stop all sandboxes (off)", "Check for updates", "---", "Quit"},
+			want:  []string{"Docker: not reachable (off)", "---", "Pause", "  Servers refuse new sandboxes until you choose Start (off)", "  Pause now (no sandbox runs)", "Open MCP Sandbox", "Clients", "Stop all sandboxes (off)", "Check for updates", "---", "Quit"},
 			icon:  assets.DockerMissing,
 		},
 		{
 			name:  "from a disk image",
 			state: State{Engine: "Docker Desktop", DockerOK: true, MoveOffered: true},
-			want: []string{"Docker: Docker Desktop · 0 sandboxes (off)", "---", "Pause: stop all sandboxes and the HTTP server", "Open MCP Sandbox", "Clients",
+			want: []string{"Docker: Docker Desktop · 0 sandboxes (off)", "---", "Pause", "  Servers refuse new sandboxes until you choose Start (off)", "  Pause now (no sandbox runs)", "Open MCP Sandbox", "Clients",
 				"Stop all sandboxes (off)", "Check for updates", "Move to Applications…", "---", "Quit"},
 			icon: assets.Running,
 		},
 		{
 			name:  "detecting",
 			state: State{Detecting: true},
-			want:  []string{"Docker: looking… · 0 sandboxes (off)", "---", "Pause: stop all sandboxes and the HTTP server", "Open MCP Sandbox", "Clients", "Stop all sandboxes (off)", "Check for updates", "---", "Quit"},
+			want:  []string{"Docker: looking… · 0 sandboxes (off)", "---", "Pause", "  Servers refuse new sandboxes until you choose Start (off)", "  Pause now (no sandbox runs)", "Open MCP Sandbox", "Clients", "Stop all sandboxes (off)", "Check for updates", "---", "Quit"},
 			icon:  assets.Running,
+		},
+		{
+			name:  "with the HTTP server and a warm pool",
+			state: State{Engine: "Colima", DockerOK: true, Sandboxes: 1, Warm: 2, HTTP: true},
+			want: []string{"Docker: Colima · 1 sandbox · 2 warm (off)", "---", "Pause", "  Servers refuse new sandboxes until you choose Start (off)", "  Stop 1 sandbox and the HTTP server, then pause", "Open MCP Sandbox", "Clients",
+				"Stop all sandboxes", "Check for updates", "---", "Quit"},
+			icon: assets.Running,
 		},
 	}
 	for _, tt := range tests {
@@ -114,7 +121,7 @@ func TestActions(t *testing.T) {
 		t.Fatalf("no item %q", label)
 	}
 	running := Build(State{DockerOK: true, Sandboxes: 1, Clients: clients, Offer: "1.2.3"}, a)
-	for _, l := range []string{LabelPause, LabelOpen, LabelStopAll, "Cursor", LabelCheckUpdates, InstallLabel("1.2.3"), LabelQuit} {
+	for _, l := range []string{"Stop 1 sandbox and pause", LabelOpen, LabelStopAll, "Cursor", LabelCheckUpdates, InstallLabel("1.2.3"), LabelQuit} {
 		click(running, l)
 	}
 	click(Build(State{DockerOK: true, Paused: true}, a), LabelStart)
@@ -133,6 +140,7 @@ func TestTitle(t *testing.T) {
 	}{
 		{State{DockerOK: true, Sandboxes: 3}, "MCP Sandbox — 3 sandboxes"},
 		{State{DockerOK: true, Sandboxes: 1}, "MCP Sandbox — 1 sandbox"},
+		{State{DockerOK: true, Sandboxes: 2, Warm: 1}, "MCP Sandbox — 2 sandboxes · 1 warm"},
 		{State{DockerOK: true, Paused: true}, "MCP Sandbox — Paused"},
 		{State{}, "MCP Sandbox — Docker not reachable"},
 	} {

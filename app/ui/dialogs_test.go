@@ -10,6 +10,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/mcp-sandbox/mcp-sandbox/app/sandboxwatch"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/config"
 )
 
@@ -65,14 +66,15 @@ func TestStopAllDialogNamesItsAction(t *testing.T) {
 func TestPauseDialogSaysOnlyWhatPauseDoes(t *testing.T) {
 	for _, tc := range []struct {
 		name   string
-		n      int
+		n      sandboxwatch.Count
 		httpOn bool
 		want   []string
 		absent []string
 	}{
-		{"one sandbox, no HTTP", 1, false, []string{"1 sandbox runs now."}, []string{"HTTP", "1 sandboxes"}},
-		{"two with HTTP", 2, true, []string{"2 sandboxes run now.", "stops the HTTP server"}, nil},
-		{"none", 0, false, []string{"Pausing removes every sandbox"}, []string{"run now", "HTTP"}},
+		{"one sandbox, no HTTP", sandboxwatch.Count{Sandboxes: 1}, false, []string{"1 sandbox runs now."}, []string{"HTTP", "1 sandboxes", "warm"}},
+		{"two with HTTP", sandboxwatch.Count{Sandboxes: 2}, true, []string{"2 sandboxes run now.", "stops the HTTP server"}, nil},
+		{"one and a warm one", sandboxwatch.Count{Sandboxes: 1, Warm: 1}, false, []string{"1 sandbox runs now. 1 warm sandbox is kept ready."}, nil},
+		{"none", sandboxwatch.Count{}, false, []string{"Pausing removes every sandbox"}, []string{"run now", "HTTP"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			w, _ := newWindow(t)

@@ -3,6 +3,7 @@ package ui
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 
 	"fyne.io/fyne/v2"
@@ -29,7 +30,8 @@ type SandboxesTab struct {
 	act     SandboxActions
 	content fyne.CanvasObject
 
-	snap     sandboxwatch.Snapshot
+	snap     sandboxwatch.Snapshot // its Rows without the warm pool
+	count    sandboxwatch.Count    // the snapshot's count, warm ones too
 	stopping map[string]bool
 	grid     *grid
 	summary  *widget.Label
@@ -151,8 +153,11 @@ func (t *SandboxesTab) field(row int, name string) string {
 	return ""
 }
 
-// Set shows a new snapshot.
+// Set shows a new snapshot: its sandboxes in the table, and the warm
+// pool only in the count (sandboxwatch.Count).
 func (t *SandboxesTab) Set(s sandboxwatch.Snapshot) {
+	t.count = s.Count()
+	s.Rows = slices.DeleteFunc(slices.Clone(s.Rows), func(r sandboxwatch.Row) bool { return r.Pool })
 	t.snap = s
 	present := map[string]bool{}
 	for _, r := range s.Rows {
@@ -163,8 +168,7 @@ func (t *SandboxesTab) Set(s sandboxwatch.Snapshot) {
 			delete(t.stopping, id)
 		}
 	}
-	t.summary.SetText(fmt.Sprintf("%s, whichever client started them. Usage updates while this tab is open.",
-		plural(len(s.Rows), "sandbox", "sandboxes")))
+	t.summary.SetText(t.count.String() + ", whichever client started them. Usage updates while this tab is open.")
 	if s.Err != nil && len(s.Rows) == 0 {
 		t.summary.SetText("How many sandboxes run is not known while the engine does not answer.")
 	}
@@ -184,6 +188,9 @@ func (t *SandboxesTab) Set(s sandboxwatch.Snapshot) {
 		}
 		t.empty.Show()
 		t.stopAll.Disable()
+		if t.count.Warm > 0 {
+			t.stopAll.Enable() // Stop all removes the warm pool too
+		}
 	} else {
 		t.empty.Hide()
 		t.stopAll.Enable()
@@ -203,13 +210,21 @@ func (t *SandboxesTab) showDetails() {
 	}
 	if r != nil {
 		now := t.w.o.Now()
-		t.details.SetText(fmt.Sprintf("%s · %s · image %s · client %s · CPU %s · memory %s · PIDs %s · network %s · exec timeout %s · expires %s",
-			r.ID, r.Language, r.Image, r.ClientLabel(), r.CPU(), r.Memory(), r.Pids(), r.NetworkLabel(), execTimeout(r.Limits.ExecTimeoutSeconds), r.Expires(now)))
+		t.details.SetText(fmt.Sprintf("%s · %s · %s · image %s · client %s · CPU %s · memory %s · PIDs %s · workspace %s · network %s · exec timeout %s · expires %s",
+			r.ID, r.State, r.Language, r.Image, r.ClientLabel(), r.CPU(), r.Memory(), r.Pids(), workspace(r.Limits.WorkspaceMB), r.NetworkLabel(), execTimeout(r.Limits.ExecTimeoutSeconds), r.Expires(now)))
 	} else {
 		t.selected = ""
 		t.details.SetText("Select a sandbox to see its full id, image and limits.")
 	}
 	t.content.Refresh() // the details may take more lines: lay the table out above them
+}
+
+// workspace is the size /workspace may grow to.
+func workspace(mb int) string {
+	if mb <= 0 {
+		return "–"
+	}
+	return sandboxwatch.Bytes(uint64(mb) << 20)
 }
 
 func execTimeout(s int) string {
@@ -246,9 +261,12 @@ func (t *SandboxesTab) stop(id string) {
 }
 
 func (t *SandboxesTab) confirmStopAll() {
-	n := plural(len(t.snap.Rows), "sandbox", "sandboxes")
-	confirm("Stop all sandboxes?", "This removes "+n+" and everything in them, whichever client started them.",
-		"Stop "+n, t.w.win, t.StopAll)
+	n := sandboxwatch.Sandboxes(t.count.Sandboxes)
+	msg := "This removes " + n + " and everything in them, whichever client started them."
+	if t.count.Warm > 0 {
+		msg += fmt.Sprintf(" The warm pool (%d kept ready, unused) is emptied too.", t.count.Warm)
+	}
+	confirm("Stop all sandboxes?", msg, "Stop "+n, t.w.win, t.StopAll)
 }
 
 // StopAll stops every sandbox without asking (the dialog asked).
@@ -265,7 +283,7 @@ func (t *SandboxesTab) StopAll() {
 		if err != nil {
 			dialog.ShowError(fmt.Errorf("stop all: %w", err), t.w.win)
 		}
-		if len(t.snap.Rows) > 0 {
+		if t.count != (sandboxwatch.Count{}) {
 			t.stopAll.Enable()
 		}
 	})

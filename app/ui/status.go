@@ -13,6 +13,8 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"github.com/mcp-sandbox/mcp-sandbox/app/bundled"
+	"github.com/mcp-sandbox/mcp-sandbox/app/internal/health"
+	"github.com/mcp-sandbox/mcp-sandbox/app/sandboxwatch"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/dockerhost"
 )
 
@@ -35,13 +37,18 @@ type StatusInfo struct {
 	HTTP HTTPInfo
 	// Paused is set while the service is paused from the tray.
 	Paused bool
-	// Sandboxes counts the managed sandboxes.
+	// Sandboxes counts the managed sandboxes and Warm the unclaimed
+	// warm-pool containers, by sandboxwatch.Count's rule.
 	Sandboxes int
+	Warm      int
 	// Lost says why the engine that answered stopped answering ("" while
 	// it answers or was never found): the headline must not say Running.
 	Lost string
 	// Offer is a newer release the tray offers in its menu.
 	Offer string
+	// Health is what the doctor's checks found on the engine (images,
+	// interpreters, limits; app/internal/health); nil until they ran.
+	Health *health.Engine
 }
 
 // HTTPInfo describes the tray's `serve --http` child.
@@ -62,6 +69,9 @@ type StatusActions struct {
 	Detect func()
 	// Pause pauses (true) or starts (false) the service.
 	Pause func(ctx context.Context, paused bool) error
+	// Pull pulls an image through the backend (EnsureImage), telling
+	// progress, and has the checks run again.
+	Pull func(ctx context.Context, image string, progress PullProgress) error
 }
 
 // StatusTab is the Status tab.
@@ -99,21 +109,29 @@ func (t *StatusTab) togglePause() {
 		t.w.async(func(ctx context.Context) error { return t.act.Pause(ctx, false) }, t.pauseDone)
 		return
 	}
-	ConfirmPause(t.w.win, t.info.Sandboxes, t.info.HTTP.Enabled, func() {
+	ConfirmPause(t.w.win, t.info.Count(), t.info.HTTP.Enabled, func() {
 		t.w.async(func(ctx context.Context) error { return t.act.Pause(ctx, true) }, t.pauseDone)
 	})
+}
+
+// Count is the info's count, by the one rule (sandboxwatch.Count).
+func (info StatusInfo) Count() sandboxwatch.Count {
+	return sandboxwatch.Count{Sandboxes: info.Sandboxes, Warm: info.Warm}
 }
 
 // ConfirmPause asks before pausing, with n sandboxes running and the
 // tray's HTTP server on or off, naming only what pausing does; pause runs
 // if the person chooses Pause.
-func ConfirmPause(parent fyne.Window, n int, httpOn bool, pause func()) {
+func ConfirmPause(parent fyne.Window, n sandboxwatch.Count, httpOn bool, pause func()) {
 	msg := "Pausing removes every sandbox, including those other AI clients are using; servers refuse new ones until you choose Start."
 	if httpOn {
 		msg = "Pausing stops the HTTP server and removes every sandbox, including those other AI clients are using; servers refuse new ones until you choose Start."
 	}
-	if n > 0 {
-		msg = plural(n, "sandbox runs", "sandboxes run") + " now. " + msg
+	if n.Warm > 0 {
+		msg = plural(n.Warm, "warm sandbox is", "warm sandboxes are") + " kept ready. " + msg
+	}
+	if n.Sandboxes > 0 {
+		msg = plural(n.Sandboxes, "sandbox runs", "sandboxes run") + " now. " + msg
 	}
 	confirm("Pause MCP Sandbox?", msg, "Pause", parent, pause)
 }
@@ -155,6 +173,8 @@ func (t *StatusTab) Set(info StatusInfo) {
 		icon = theme.ErrorIcon()
 	case info.Paused:
 		icon = theme.MediaPauseIcon()
+	case healthHeadline(info.Health) != "":
+		icon = theme.WarningIcon()
 	case info.Detecting && info.Docker == nil:
 		icon = theme.SearchIcon()
 	}
@@ -175,6 +195,9 @@ func (t *StatusTab) Set(info StatusInfo) {
 	case info.Docker != nil && info.Docker.Hint != "":
 		left = append(left, widget.NewCard("What to do", "", wrapped(info.Docker.Hint)))
 	}
+	if info.Lost == "" && chosen(info) != nil {
+		left = append(t.healthCards(info.Health), left...)
+	}
 	// Pausing stops sandboxes through the engine: without one it can do
 	// nothing but set the flag, so it waits (Start stays available).
 	if info.Lost != "" && !info.Paused {
@@ -192,6 +215,9 @@ func (t *StatusTab) Set(info StatusInfo) {
 		container.NewBorder(nil, nil, container.NewVBox(t.testBtn), nil, t.testOut)))}
 	if info.HTTP.Enabled {
 		right = append(right, widget.NewCard("HTTP server", "for clients that connect by URL", widget.NewForm(httpItems(info.HTTP)...)))
+	}
+	if c := t.connectCard(info); c != nil {
+		right = append(right, c)
 	}
 	if info.Paused {
 		t.pauseBtn.SetText("Start")
@@ -231,13 +257,15 @@ func headline(info StatusInfo) string {
 		return "Docker not found: sandboxes cannot start until an engine answers"
 	case info.Paused:
 		parts = append(parts, "Paused: servers refuse new sandboxes")
+	case healthHeadline(info.Health) != "":
+		parts = append(parts, healthHeadline(info.Health))
 	default:
 		parts = append(parts, "Running")
 	}
 	if c := chosen(info); c != nil {
 		parts = append(parts, c.Product())
 	}
-	parts = append(parts, plural(info.Sandboxes, "sandbox", "sandboxes"))
+	parts = append(parts, info.Count().String())
 	return strings.Join(parts, " · ")
 }
 

@@ -21,6 +21,7 @@ func (a *App) actions() ui.Actions {
 			Test:   a.testServer,
 			Detect: a.engine.Redetect,
 			Pause:  func(ctx context.Context, paused bool) error { return a.setPaused(ctx, paused) },
+			Pull:   a.pullImage,
 		},
 		Sandboxes: ui.SandboxActions{Stop: a.stopOne, StopAll: a.stopAll},
 		Clients: ui.ClientActions{

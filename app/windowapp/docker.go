@@ -10,6 +10,7 @@ import (
 	"github.com/mcp-sandbox/mcp-sandbox/app/bundled"
 	"github.com/mcp-sandbox/mcp-sandbox/app/clientconfig"
 	"github.com/mcp-sandbox/mcp-sandbox/app/internal/engineconn"
+	"github.com/mcp-sandbox/mcp-sandbox/app/internal/traywin"
 	"github.com/mcp-sandbox/mcp-sandbox/app/sandboxwatch"
 	"github.com/mcp-sandbox/mcp-sandbox/app/ui"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/config"
@@ -54,6 +55,8 @@ func (a *App) engineLooked(ctx context.Context, l engineconn.Look) {
 	if a.serverErr == nil {
 		a.fetchServerVersion(ctx)
 	}
+	conn := l.Conn
+	a.goBG(func(ctx context.Context) { a.checkHealth(ctx, conn) }) // probes take seconds: the list need not wait
 	if err != nil {
 		a.log.Warn("docker", "err", err)
 	}
@@ -80,7 +83,10 @@ func (a *App) dockerHostChanged(c *config.Config) {
 	if changed {
 		a.log.Info("docker.host changed; looking for Docker again", "host", c.Docker.Host)
 		a.engine.Redetect()
+		return // the look checks health again
 	}
+	// Images or limits may have changed: the cards follow.
+	a.goBG(func(ctx context.Context) { a.checkHealth(ctx, a.engine.Conn()) })
 }
 
 // runtimeOf says which OCI runtime sandboxes get under the config's
@@ -134,7 +140,7 @@ func (a *App) fetchServerVersion(ctx context.Context) {
 // onSnapshot receives the sandbox model's snapshots (on its goroutine).
 func (a *App) onSnapshot(snap sandboxwatch.Snapshot) {
 	a.mu.Lock()
-	countChanged := len(snap.Rows) != len(a.ui.snap.Rows)
+	countChanged := snap.Count() != a.ui.snap.Count()
 	a.ui.snap = snap
 	a.mu.Unlock()
 	a.do(func() {
@@ -155,6 +161,17 @@ func (a *App) viewChanged(tab string, visible bool) {
 		conn.Model.SetLive(visible && tab == ui.TabSandboxes)
 	}
 	a.watchAudit(visible && tab == ui.TabActivity)
+	if visible && tab == ui.TabActivity {
+		a.markSeen()
+	}
+}
+
+// markSeen tells the tray the person has seen the failed calls (the
+// window opened, or its Activity tab): the tray clears its badge.
+func (a *App) markSeen() {
+	if err := traywin.MarkActivitySeen(a.st.Dir()); err != nil {
+		a.log.Warn("mark the activity seen", "err", err)
+	}
 }
 
 func (a *App) clientEnv() clientconfig.Env {

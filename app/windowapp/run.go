@@ -118,7 +118,8 @@ type App struct {
 	serverErr error
 	engine    *engineconn.Loop // follows the Docker engine
 
-	uiDown atomic.Bool // set once Fyne has stopped: nothing may call it
+	uiDown    atomic.Bool  // set once Fyne has stopped: nothing may call it
+	healthGen atomic.Int64 // the latest health check; older ones do not publish
 
 	mu sync.Mutex // guards what follows, written by background goroutines
 	ui uiState
@@ -207,6 +208,7 @@ func (a *App) start(inst *instance.Instance) {
 	}
 	a.win.Settings.Reload()
 	a.pushStatus()
+	a.markSeen() // the window is open: the tray's badge has been seen
 }
 
 // goBG runs f on a goroutine owned by the app, stopped by its context.
@@ -248,7 +250,7 @@ func (a *App) windowClosed() {
 // other clients' too. UI goroutine only.
 func (a *App) confirmPause() {
 	a.mu.Lock()
-	n, httpOn := len(a.ui.snap.Rows), a.ui.http.Enabled
+	n, httpOn := a.ui.snap.Count(), a.ui.http.Enabled
 	a.mu.Unlock()
 	ui.ConfirmPause(a.win.Window(), n, httpOn, func() {
 		a.goBG(func(ctx context.Context) { a.setPaused(ctx, true) })

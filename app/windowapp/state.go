@@ -1,6 +1,7 @@
 package windowapp
 
 import (
+	"github.com/mcp-sandbox/mcp-sandbox/app/internal/health"
 	"github.com/mcp-sandbox/mcp-sandbox/app/sandboxwatch"
 	"github.com/mcp-sandbox/mcp-sandbox/app/ui"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/dockerhost"
@@ -21,6 +22,7 @@ type uiState struct {
 	http      ui.HTTPInfo
 	offer     string
 	lost      string // why the engine followed stopped answering
+	health    *health.Engine
 }
 
 // update changes the shared state and redraws the Status tab on the UI
@@ -38,8 +40,8 @@ func (a *App) pushStatus() {
 	info := ui.StatusInfo{
 		Detecting: a.ui.detecting, Docker: a.ui.docker,
 		Runtime: a.ui.runtime, Server: a.server, ServerVersion: a.ui.version,
-		HTTP: a.ui.http, Paused: a.ui.paused, Sandboxes: len(a.ui.snap.Rows),
-		Lost: a.ui.lost, Offer: a.ui.offer,
+		HTTP: a.ui.http, Paused: a.ui.paused, Sandboxes: a.ui.snap.Count().Sandboxes, Warm: a.ui.snap.Count().Warm,
+		Lost: a.ui.lost, Offer: a.ui.offer, Health: a.ui.health,
 	}
 	a.mu.Unlock()
 	if a.serverErr != nil {

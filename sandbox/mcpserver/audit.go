@@ -9,6 +9,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/printable"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/state"
 )
@@ -19,6 +20,8 @@ type auditNote struct {
 	sandboxID string
 	summary   string
 	exitCode  *int
+	timedOut  bool
+	oomKilled bool
 }
 
 type auditKey struct{}
@@ -42,6 +45,18 @@ func note(ctx context.Context, sandboxID, summary string, exitCode *int) {
 	}
 }
 
+// noteEnd records how a command the call ran ended: its exit code, and
+// whether it was killed for its time or its memory.
+func noteEnd(ctx context.Context, sandboxID string, res sandbox.ExecResult) {
+	code := res.ExitCode
+	note(ctx, sandboxID, "", &code)
+	if n, _ := ctx.Value(auditKey{}).(*auditNote); n != nil {
+		n.mu.Lock()
+		n.timedOut, n.oomKilled = res.TimedOut, res.OOMKilled
+		n.mu.Unlock()
+	}
+}
+
 // audit is middleware that appends one audit entry per tool call.
 func (s *Server) audit(next server.ToolHandlerFunc) server.ToolHandlerFunc {
 	return func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
@@ -57,6 +72,7 @@ func (s *Server) audit(next server.ToolHandlerFunc) server.ToolHandlerFunc {
 			SandboxID: n.sandboxID, Summary: n.summary, ExitCode: n.exitCode,
 			DurationMS: time.Since(start).Milliseconds(),
 			Error:      err != nil || (res != nil && res.IsError),
+			TimedOut:   n.timedOut, OOMKilled: n.oomKilled,
 		}
 		n.mu.Unlock()
 		if e.Summary == "" && res != nil && res.IsError && len(res.Content) > 0 {

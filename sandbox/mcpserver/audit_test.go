@@ -53,6 +53,8 @@ func TestAuditOverHTTP(t *testing.T) {
 	id = id[:strings.IndexByte(id, '"')]
 	callRaw(3, "copy_in", fmt.Sprintf(`{"sandbox_id":%q,"host_path":%q}`, id, filepath.Join(src, "in.txt")))
 	callRaw(4, "copy_out", fmt.Sprintf(`{"sandbox_id":%q,"path":"in.txt","host_path":"back/in.txt"}`, id))
+	// A command killed for its time is marked so (the tray's badge).
+	callRaw(5, "sandbox_exec", fmt.Sprintf(`{"sandbox_id":%q,"command":"sleep 30","timeout_seconds":1}`, id))
 
 	// The container's client label, which ps and the tray show.
 	ins, err := cli.ContainerInspect(testContext(t, time.Minute), "mcp-sandbox-"+id)
@@ -79,10 +81,17 @@ func TestAuditOverHTTP(t *testing.T) {
 		"sandbox_create": {"SECRET_TOKEN=…", "MODE=…"},
 		"copy_in":        {filepath.Join(src, "in.txt")},
 		"copy_out":       {filepath.Join(out, "back", "in.txt")},
+		"sandbox_exec":   {"sleep 30"},
 	}
 	for _, line := range strings.Split(strings.TrimSpace(string(data)), "\n") {
-		var e struct{ Tool, Client, Summary string }
+		var e struct {
+			Tool, Client, Summary string
+			TimedOut              bool `json:"timed_out"`
+		}
 		json.Unmarshal([]byte(line), &e)
+		if e.TimedOut != (e.Tool == "sandbox_exec") {
+			t.Errorf("%s: timed_out %v", e.Tool, e.TimedOut)
+		}
 		if e.Client != "audit-test-client" {
 			t.Errorf("%s: client %q, want audit-test-client", e.Tool, e.Client)
 		}

@@ -36,6 +36,6 @@ func (s *Server) handleExec(ctx context.Context, req mcp.CallToolRequest, a exec
 	if err != nil {
 		return errorResult(err), nil
 	}
-	note(ctx, "", "", &res.ExitCode)
+	noteEnd(ctx, "", res)
 	return mcp.NewToolResultStructured(res, execText(res)), nil
 }

@@ -44,7 +44,7 @@ func (s *Server) handleRunCode(ctx context.Context, req mcp.CallToolRequest, a r
 	if err != nil {
 		return errorResult(err), nil
 	}
-	note(ctx, res.SandboxID, "", &res.ExitCode)
+	noteEnd(ctx, res.SandboxID, res.ExecResult)
 	text := execText(res.ExecResult)
 	if res.Result != "" {
 		text += "--- result\n" + res.Result + "\n"

@@ -21,8 +21,15 @@ type AuditEntry struct {
 	ExitCode   *int      `json:"exit_code,omitempty"`
 	DurationMS int64     `json:"duration_ms"`
 	Error      bool      `json:"error,omitempty"`
-	PID        int       `json:"pid"`
+	// TimedOut and OOMKilled say how a command the call ran ended.
+	TimedOut  bool `json:"timed_out,omitempty"`
+	OOMKilled bool `json:"oom_killed,omitempty"`
+	PID       int  `json:"pid"`
 }
+
+// Failed says whether the call failed, or a command it ran was killed
+// for its time or memory: what the tray raises its badge for.
+func (e AuditEntry) Failed() bool { return e.Error || e.TimedOut || e.OOMKilled }
 
 // auditMax is the size at which the audit log is rotated to audit.jsonl.1.
 const auditMax = 4 << 20

@@ -32,6 +32,7 @@ import (
 var (
 	PythonImage = testenv.PythonImage
 	TinyImage   = testenv.TinyImage
+	NodeImage   = testenv.NodeImage
 )
 
 // CI reports whether the tests run under CI=true.
@@ -50,10 +51,12 @@ func Docker(t testing.TB, images ...string) *client.Client {
 	return testenv.Docker(t, images...)
 }
 
-// ConfigTOML is a config file for the test images, which cannot be pulled.
+// ConfigTOML is a config file for the test images, which cannot be pulled:
+// every language can run (the window's headline says Running only then).
 func ConfigTOML() string {
 	return `[images]
 python = "` + PythonImage + `"
+javascript = "` + NodeImage + `"
 bash = "` + PythonImage + `"
 pull = "never"
 

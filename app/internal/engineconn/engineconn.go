@@ -26,6 +26,7 @@ import (
 
 	"github.com/docker/docker/client"
 
+	"github.com/mcp-sandbox/mcp-sandbox/app/sandboxwatch"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/docker"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/dockerhost"
@@ -64,17 +65,19 @@ func EntryHost(c *dockerhost.Candidate) string {
 
 // StopAll removes every sandbox of this installation (st's: sandbox.Mine),
 // warm-pool ones and helpers too, whichever of its servers made it, and
-// returns how many it removed. Other installations' sandboxes on the
+// returns how many it removed, counted by sandboxwatch's rule (unclaimed
+// warm-pool containers apart; helpers not at all). Other installations' sandboxes on the
 // engine (other users', other state directories') are left alone: only
 // `mcp-sandbox stop --all --all-users` touches them.
-func StopAll(ctx context.Context, be *docker.Backend, st *state.Store, log *slog.Logger) (int, error) {
+func StopAll(ctx context.Context, be *docker.Backend, st *state.Store, log *slog.Logger) (sandboxwatch.Count, error) {
+	var n sandboxwatch.Count
 	inst, err := sandbox.Installation(st)
 	if err != nil {
-		return 0, err
+		return n, err
 	}
 	all, err := be.List(ctx)
 	if err != nil {
-		return 0, err
+		return n, err
 	}
 	var list []sandbox.ContainerInfo
 	for _, c := range all {
@@ -97,12 +100,21 @@ func StopAll(ctx context.Context, be *docker.Backend, st *state.Store, log *slog
 				mu.Unlock()
 				return
 			}
+			mu.Lock()
+			switch {
+			case c.Labels[sandbox.LabelHelper] != "":
+			case sandbox.UnclaimedPool(c):
+				n.Warm++
+			default:
+				n.Sandboxes++
+			}
+			mu.Unlock()
 			if id := c.Labels[sandbox.LabelID]; id != "" {
 				_ = st.RemoveRecord(id)
 			}
 		}()
 	}
 	wg.Wait()
-	log.Info("stopped all sandboxes", "count", len(list)-len(errs), "failed", len(errs))
-	return len(list) - len(errs), errors.Join(errs...)
+	log.Info("stopped all sandboxes", "sandboxes", n.Sandboxes, "warm", n.Warm, "failed", len(errs))
+	return n, errors.Join(errs...)
 }

@@ -169,7 +169,8 @@ func (l *Loop) look(ctx context.Context) Look {
 		return look
 	}
 	src := l.o.Source
-	src.Lister = sandbox.Lister{Backend: be, State: l.o.Store}
+	// The pool too: it is counted apart, as warm (sandboxwatch.Count).
+	src.Lister = sandbox.Lister{Backend: be, State: l.o.Store, Pool: true}
 	src.Client = cli
 	look.Conn = &Conn{Client: cli, Backend: be, EntryHost: EntryHost(res.Chosen)}
 	look.Conn.Model = sandboxwatch.New(sandboxwatch.Options{Source: src, OnChange: l.o.OnChange, Log: l.o.Log})

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/mcp-sandbox/mcp-sandbox/app/internal/apptest"
+	"github.com/mcp-sandbox/mcp-sandbox/app/sandboxwatch"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/docker"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/state"
@@ -31,7 +32,7 @@ func TestStopAllLeavesOtherInstallations(t *testing.T) {
 		t.Fatal(err)
 	}
 	ctx := context.Background()
-	create := func(installation string) string {
+	create := func(installation string, pool bool) string {
 		b := make([]byte, 6)
 		_, _ = rand.Read(b)
 		id := "st" + hex.EncodeToString(b)
@@ -39,8 +40,13 @@ func TestStopAllLeavesOtherInstallations(t *testing.T) {
 		if installation != "" {
 			labels[sandbox.LabelInstallation] = installation
 		}
+		name := sandbox.ContainerName(id)
+		if pool {
+			labels[sandbox.LabelPool] = "true"
+			name = sandbox.PoolNamePrefix + id
+		}
 		cid, err := be.Create(ctx, sandbox.ContainerSpec{
-			Name: sandbox.ContainerName(id), Image: apptest.PythonImage, User: "1000:1000", Labels: labels,
+			Name: name, Image: apptest.PythonImage, User: "1000:1000", Labels: labels,
 			MemoryBytes: 64 << 20, NanoCPUs: 5e8, Pids: 32, WorkspaceMB: 8, TmpMB: 8,
 		})
 		if err != nil {
@@ -49,14 +55,16 @@ func TestStopAllLeavesOtherInstallations(t *testing.T) {
 		t.Cleanup(func() { _ = be.Remove(context.Background(), cid) })
 		return cid
 	}
-	mine := create(inst)
-	others := []string{create("0123456789abcdef0123456789abcdef"), create("")}
+	mine := []string{create(inst, false), create(inst, true)}
+	others := []string{create("0123456789abcdef0123456789abcdef", false), create("", false)}
 	n, err := StopAll(ctx, be, st, log)
-	if err != nil || n != 1 {
-		t.Errorf("StopAll = %d, %v; want 1 (this installation's)", n, err)
+	if want := (sandboxwatch.Count{Sandboxes: 1, Warm: 1}); err != nil || n != want {
+		t.Errorf("StopAll = %+v, %v; want %+v (this installation's, the warm one apart)", n, err, want)
 	}
-	if _, err := cli.ContainerInspect(ctx, mine); err == nil {
-		t.Error("this installation's sandbox is still there")
+	for _, c := range mine {
+		if _, err := cli.ContainerInspect(ctx, c); err == nil {
+			t.Error("this installation's sandbox is still there")
+		}
 	}
 	for _, c := range others {
 		if _, err := cli.ContainerInspect(ctx, c); err != nil {

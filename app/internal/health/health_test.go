@@ -1,0 +1,40 @@
+package health
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox/config"
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox/testenv"
+)
+
+// A configured image that is absent, with pulls off, is a blocking
+// problem whose fix names the pull and the [images] setting; an image
+// without its interpreter blocks too; a present image with it does not.
+// (The real engine: the window's cards and `doctor` come from here.)
+func TestCheckFindsWhatCannotRun(t *testing.T) {
+	cli := testenv.Docker(t, testenv.PythonImage, testenv.TinyImage)
+	cfg := config.Default()
+	cfg.Images.Python = "mcp-sandbox-test/absent:never"
+	cfg.Images.JavaScript = testenv.TinyImage // no node
+	cfg.Images.Bash = testenv.PythonImage
+	cfg.Images.Pull = "never"
+	h := Check(context.Background(), cli, cfg, false)
+	if h.OK() {
+		t.Fatalf("OK with a missing image: %+v", h.Problems)
+	}
+	kinds := map[string]Problem{}
+	for _, p := range h.Blocking() {
+		kinds[p.Language] = p
+	}
+	if p := kinds["python"]; p.Kind != ImageMissing || !p.Pull || p.Table != "images" || p.Key != "python" || !strings.Contains(p.Text, "absent:never") {
+		t.Errorf("python problem %+v, want a pullable missing image under [images] python", p)
+	}
+	if p := kinds["javascript"]; p.Kind != InterpreterGone || p.Pull {
+		t.Errorf("javascript problem %+v, want the interpreter absent", p)
+	}
+	if p, ok := kinds["bash"]; ok {
+		t.Errorf("bash blocked by %+v, its image has bash", p)
+	}
+}

@@ -1,0 +1,69 @@
+package windowapp
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/mcp-sandbox/mcp-sandbox/app/internal/engineconn"
+	"github.com/mcp-sandbox/mcp-sandbox/app/internal/health"
+	"github.com/mcp-sandbox/mcp-sandbox/app/sandboxwatch"
+	"github.com/mcp-sandbox/mcp-sandbox/app/ui"
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox/backend"
+)
+
+// checkHealth runs doctor's engine checks (app/internal/health: images
+// present or pullable, interpreters present, limits within the engine's)
+// on the engine found, and shows what they found on the Status tab. On
+// the engine loop's goroutine, after each look that found one; a look
+// that found none clears it.
+func (a *App) checkHealth(ctx context.Context, conn *engineconn.Conn) {
+	gen := a.healthGen.Add(1)
+	if conn == nil {
+		a.update(func(s *uiState) { s.health = nil })
+		return
+	}
+	cfg := a.cfg.Current()
+	a.mu.Lock()
+	podman := a.ui.docker != nil && a.ui.docker.Chosen != nil && a.ui.docker.Chosen.Engine == "Podman"
+	a.mu.Unlock()
+	key := healthKey(ctx, conn.Client, cfg)
+	h := a.cachedHealth(key)
+	if h == nil {
+		h = health.Check(ctx, conn.Client, cfg, podman)
+		if ctx.Err() != nil {
+			return
+		}
+		a.keepHealth(key, h)
+	}
+	if a.healthGen.Load() != gen {
+		return // a newer check (another look, a config change) publishes
+	}
+	for _, p := range h.Problems {
+		a.log.Info("health", "problem", p.Text, "blocking", p.Blocking)
+	}
+	a.update(func(s *uiState) { s.health = h })
+}
+
+// pullImage is the Status tab's Pull button: the image through the
+// backend's EnsureImage, as the first call would pull it, with progress;
+// then the checks run again.
+func (a *App) pullImage(ctx context.Context, image string, progress ui.PullProgress) error {
+	conn := a.engine.Conn()
+	if conn == nil {
+		return errors.New("Docker is not reachable")
+	}
+	_, err := conn.Backend.EnsureImage(ctx, image, "missing", func(p backend.PullProgress) {
+		line := p.Status
+		if p.Total > 0 {
+			line = fmt.Sprintf("%s: %s of %s", p.Status, sandboxwatch.Bytes(uint64(p.Current)), sandboxwatch.Bytes(uint64(p.Total)))
+		}
+		progress(line)
+	})
+	if err != nil {
+		return fmt.Errorf("pull %s: %w", image, err)
+	}
+	a.log.Info("pulled from the window", "image", image)
+	a.goBG(func(ctx context.Context) { a.checkHealth(ctx, a.engine.Conn()) })
+	return nil
+}
