@@ -53,6 +53,8 @@ func TestAuditOverHTTP(t *testing.T) {
 	id = id[:strings.IndexByte(id, '"')]
 	callRaw(3, "copy_in", fmt.Sprintf(`{"sandbox_id":%q,"host_path":%q}`, id, filepath.Join(src, "in.txt")))
 	callRaw(4, "copy_out", fmt.Sprintf(`{"sandbox_id":%q,"path":"in.txt","host_path":"back/in.txt"}`, id))
+	// A refused call: the window's view of it shows what it answered.
+	rawPost(t, p.url, h, fmt.Sprintf(`{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"copy_out","arguments":{"sandbox_id":%q,"path":"in.txt","host_path":"/etc/refused.txt"}}}`, id))
 
 	// The container's client label, which ps and the tray show.
 	ins, err := cli.ContainerInspect(testContext(t, time.Minute), "mcp-sandbox-"+id)
@@ -80,9 +82,21 @@ func TestAuditOverHTTP(t *testing.T) {
 		"copy_in":        {filepath.Join(src, "in.txt")},
 		"copy_out":       {filepath.Join(out, "back", "in.txt")},
 	}
+	refused := false
 	for _, line := range strings.Split(strings.TrimSpace(string(data)), "\n") {
-		var e struct{ Tool, Client, Summary string }
+		var e struct {
+			Tool, Client, Summary string
+			Error                 bool
+			ErrorText             string `json:"error_text"`
+		}
 		json.Unmarshal([]byte(line), &e)
+		if e.Error {
+			refused = e.Tool == "copy_out" && strings.Contains(e.ErrorText, "write_root")
+			if !refused {
+				t.Errorf("a failed %s call's error_text %q does not say why", e.Tool, e.ErrorText)
+			}
+			continue
+		}
 		if e.Client != "audit-test-client" {
 			t.Errorf("%s: client %q, want audit-test-client", e.Tool, e.Client)
 		}
@@ -95,5 +109,8 @@ func TestAuditOverHTTP(t *testing.T) {
 	}
 	if len(want) > 0 {
 		t.Errorf("no audit entries for %v", want)
+	}
+	if !refused {
+		t.Errorf("no audit entry for the refused copy_out:\n%s", data)
 	}
 }

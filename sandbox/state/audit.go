@@ -21,7 +21,10 @@ type AuditEntry struct {
 	ExitCode   *int      `json:"exit_code,omitempty"`
 	DurationMS int64     `json:"duration_ms"`
 	Error      bool      `json:"error,omitempty"`
-	PID        int       `json:"pid"`
+	// ErrorText is what a failed call answered (cleaned, capped), for
+	// the window's view of the call.
+	ErrorText string `json:"error_text,omitempty"`
+	PID       int    `json:"pid"`
 }
 
 // auditMax is the size at which the audit log is rotated to audit.jsonl.1.
