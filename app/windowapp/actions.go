@@ -22,7 +22,7 @@ func (a *App) actions() ui.Actions {
 			Detect: a.engine.Redetect,
 			Pause:  func(ctx context.Context, paused bool) error { return a.setPaused(ctx, paused) },
 		},
-		Sandboxes: ui.SandboxActions{Stop: a.stopOne, StopAll: a.stopAll},
+		Sandboxes: ui.SandboxActions{Stop: a.stopOne, StopAll: a.stopAll, Details: a.detailsActions()},
 		Clients: ui.ClientActions{
 			List:      func(context.Context) []ui.ClientRow { return a.refreshClients() },
 			Configure: a.configureClient,
