@@ -126,19 +126,32 @@ func (e *Engine) CopyOut(ctx context.Context, id, p, hostPath string, overwrite 
 	}
 	e.begin(sb)
 	defer e.end(sb)
-	src, err := e.resolve(ctx, sb, clean, true)
+	res, src, err := e.copyOut(ctx, sb, clean, hostPath, overwrite)
 	if err != nil {
 		return CopyResult{}, err
+	}
+	sb.transcript.add("copy_out", fmt.Sprintf("%s -> %s (%d files, %d bytes)", src, res.HostPath, res.Files, res.Bytes), nil, "")
+	return res, nil
+}
+
+// copyOut copies the sandbox path clean to the host through the write
+// fence (write root, write_deny by identity, no overwrite unless asked, no
+// exec bits, links by files.copy_out_links) and returns what it copied and
+// the resolved source.
+func (e *Engine) copyOut(ctx context.Context, sb *Sandbox, clean, hostPath string, overwrite bool) (CopyResult, string, error) {
+	src, err := e.resolve(ctx, sb, clean, true)
+	if err != nil {
+		return CopyResult{}, "", err
 	}
 	cfg := e.cfg.Current()
 	f := fence(cfg)
 	root, dest, err := f.WritePath(hostPath, path.Join(sb.ID, baseName(src)))
 	if err != nil {
-		return CopyResult{}, hostErr(err)
+		return CopyResult{}, "", hostErr(err)
 	}
 	rc, err := e.tarFrom(ctx, sb, src)
 	if err != nil {
-		return CopyResult{}, err
+		return CopyResult{}, "", err
 	}
 	defer rc.Close()
 	st, err := f.Unpack(ctx, rc, root, dest, hostfs.UnpackOptions{Overwrite: overwrite, Links: cfg.Files.CopyOutLinks})
@@ -146,10 +159,9 @@ func (e *Engine) CopyOut(ctx context.Context, id, p, hostPath string, overwrite 
 		err = streamErr(rc, err)
 	}
 	if err != nil {
-		return CopyResult{}, hostErr(err)
+		return CopyResult{}, "", hostErr(err)
 	}
-	sb.transcript.add("copy_out", fmt.Sprintf("%s -> %s (%d files, %d bytes)", src, dest, st.Files, st.Bytes), nil, "")
-	return CopyResult{Files: st.Files, Dirs: st.Dirs, Symlinks: st.Symlinks, Bytes: st.Bytes, HostPath: dest, Skipped: st.Skipped, SkippedLinks: st.SkippedLinks}, nil
+	return CopyResult{Files: st.Files, Dirs: st.Dirs, Symlinks: st.Symlinks, Bytes: st.Bytes, HostPath: dest, Skipped: st.Skipped, SkippedLinks: st.SkippedLinks}, src, nil
 }
 
 func baseName(p string) string {

@@ -516,6 +516,7 @@ func (e *Engine) record(sb *Sandbox, claimed bool) {
 	}
 	sb.mu.Unlock()
 	e.recs.put(r)
+	sb.transcript.watch(func() { e.recs.putLog(sb.ID, &sb.transcript) })
 }
 
 // Get returns a sandbox this engine owns.

@@ -219,6 +219,12 @@ func (e *Engine) ListFiles(ctx context.Context, id, p string, recursive bool) ([
 			return entries, truncated, err
 		}
 	}
+	return e.listByTar(ctx, sb, clean, recursive)
+}
+
+// listByTar is ListFiles through the sandbox's tar (or the engine's
+// archive), for a sandbox without an agent.
+func (e *Engine) listByTar(ctx context.Context, sb *Sandbox, clean string, recursive bool) ([]FileEntry, bool, error) {
 	target, err := e.resolve(ctx, sb, clean, true)
 	if err != nil {
 		return nil, false, err

@@ -23,6 +23,8 @@ type recorder struct {
 
 	mu      sync.Mutex
 	pending map[string]state.Record
+	// logs holds the transcripts changed since the last flush.
+	logs    map[string]*transcript
 	removed map[string]bool
 	timer   *time.Timer
 	last    time.Time // when the last flush began
@@ -31,7 +33,7 @@ type recorder struct {
 }
 
 func newRecorder(st *state.Store, log *slog.Logger) *recorder {
-	return &recorder{st: st, log: log, pending: map[string]state.Record{}, removed: map[string]bool{}}
+	return &recorder{st: st, log: log, pending: map[string]state.Record{}, logs: map[string]*transcript{}, removed: map[string]bool{}}
 }
 
 // put schedules r to be written.
@@ -45,6 +47,25 @@ func (rc *recorder) put(r state.Record) {
 		return
 	}
 	rc.pending[r.ID] = r
+	rc.schedule()
+}
+
+// putLog schedules sandbox id's transcript t to be written to its file.
+func (rc *recorder) putLog(id string, t *transcript) {
+	if rc.st == nil {
+		return
+	}
+	rc.mu.Lock()
+	defer rc.mu.Unlock()
+	if rc.removed[id] {
+		return
+	}
+	rc.logs[id] = t
+	rc.schedule()
+}
+
+// schedule starts the flush timer unless it runs; rc.mu is held.
+func (rc *recorder) schedule() {
 	if rc.timer == nil {
 		rc.timer = time.AfterFunc(max(0, time.Until(rc.last.Add(recordDelay))), rc.flush)
 	}
@@ -57,6 +78,7 @@ func (rc *recorder) remove(id string) {
 	}
 	rc.mu.Lock()
 	delete(rc.pending, id)
+	delete(rc.logs, id)
 	rc.removed[id] = true
 	rc.mu.Unlock()
 	rc.io.Lock()
@@ -67,28 +89,40 @@ func (rc *recorder) remove(id string) {
 // flush writes what is pending now.
 func (rc *recorder) flush() {
 	rc.mu.Lock()
-	batch := rc.pending
-	rc.pending = map[string]state.Record{}
+	batch, logs := rc.pending, rc.logs
+	rc.pending, rc.logs = map[string]state.Record{}, map[string]*transcript{}
 	if rc.timer != nil {
 		rc.timer.Stop()
 		rc.timer = nil
 	}
 	rc.last = time.Now()
 	rc.mu.Unlock()
-	if len(batch) == 0 {
+	if len(batch) == 0 && len(logs) == 0 {
 		return
 	}
 	rc.io.Lock()
 	defer rc.io.Unlock()
 	for id, r := range batch {
-		rc.mu.Lock()
-		gone := rc.removed[id]
-		rc.mu.Unlock()
-		if gone {
+		if rc.gone(id) {
 			continue
 		}
 		if err := rc.st.WriteRecord(r); err != nil {
 			rc.log.Warn("write sandbox record", "id", id, "err", err)
 		}
 	}
+	for id, t := range logs {
+		if rc.gone(id) {
+			continue
+		}
+		if err := rc.st.WriteTranscript(id, t.String()); err != nil {
+			rc.log.Warn("write sandbox transcript", "id", id, "err", err)
+		}
+	}
+}
+
+// gone reports whether sandbox id's record was removed.
+func (rc *recorder) gone(id string) bool {
+	rc.mu.Lock()
+	defer rc.mu.Unlock()
+	return rc.removed[id]
 }

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox/state"
 )
 
 // transcript is the record of what ran in a sandbox, served as the
@@ -15,10 +17,14 @@ type transcript struct {
 	entries []string
 	size    int
 	dropped int
+	// notify, when set, is called after each entry (outside mu): the
+	// engine writes the transcript to the state directory then (see
+	// recorder.go), for the window, which is another process.
+	notify func()
 }
 
 const (
-	transcriptMax      = 256 << 10
+	transcriptMax      = state.TranscriptMax
 	transcriptFieldMax = 4 << 10
 )
 
@@ -63,13 +69,26 @@ func (t *transcript) add(kind, input string, res *ExecResult, note string) {
 	}
 	e := b.String()
 	t.mu.Lock()
-	defer t.mu.Unlock()
 	t.entries = append(t.entries, e)
 	t.size += len(e)
 	for t.size > transcriptMax && len(t.entries) > 1 {
 		t.size -= len(t.entries[0])
 		t.entries = t.entries[1:]
 		t.dropped++
+	}
+	notify := t.notify
+	t.mu.Unlock()
+	if notify != nil {
+		notify()
+	}
+}
+
+// watch sets f to be called after each entry, unless one is set already.
+func (t *transcript) watch(f func()) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.notify == nil {
+		t.notify = f
 	}
 }
 

@@ -9,6 +9,7 @@ import (
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/dialog"
 	"fyne.io/fyne/v2/widget"
 
 	"github.com/mcp-sandbox/mcp-sandbox/app/clientconfig"
@@ -34,6 +35,7 @@ type ActivityTab struct {
 	grid     *grid
 	summary  *widget.Label
 	top      *fyne.Container
+	call     dialog.Dialog // the call last opened (activitycall.go)
 }
 
 // activityLimit bounds how many entries the tab reads.
@@ -53,6 +55,16 @@ func newActivityTab(w *Window, act ActivityActions) *ActivityTab {
 	t.grid = newGrid(cols, func() int { return len(t.shown) }, func(row int) string { return strconv.Itoa(row) }, t.cell)
 	t.grid.grow = "Summary"
 	t.grid.lines = 2
+	// A click on a row opens the call it describes; the row is looked up
+	// by the key the grid drew it with.
+	t.grid.table.OnSelected = func(id widget.TableCellID) {
+		t.grid.table.Unselect(id)
+		if key, ok := t.grid.Key(id.Row); ok {
+			if row, err := strconv.Atoi(key); err == nil {
+				t.OpenCall(row)
+			}
+		}
+	}
 	t.filter = widget.NewEntry()
 	t.filter.SetPlaceHolder("Filter by client, tool, sandbox or text")
 	t.filter.OnChanged = func(string) { t.apply() }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
@@ -22,6 +23,8 @@ type SandboxActions struct {
 	Stop func(ctx context.Context, id string) error
 	// StopAll removes every managed sandbox.
 	StopAll func(ctx context.Context) error
+	// Details feed a sandbox's details view (details.go).
+	Details DetailsActions
 }
 
 // SandboxesTab is the live table of every managed sandbox.
@@ -41,6 +44,11 @@ type SandboxesTab struct {
 	details  *widget.Label
 	top      *fyne.Container // the summary and the error above the table
 	selected string
+	open     map[string]*Details // the details views open, by sandbox id
+	openBtn  *widget.Button      // opens the selected sandbox's details
+	// lastClick and lastAt spot a double click on a row.
+	lastClick string
+	lastAt    time.Time
 }
 
 // The table's columns, in order, and the fields each shows, one a line
@@ -62,6 +70,13 @@ var sandboxColumns = []struct {
 	{"Time", 125, []string{"Age", "Expires"}},
 }
 
+// selectText is what the line below the table says while no row is
+// selected.
+const selectText = "Select a sandbox to see its full id, image and limits; double-click it (or Details…) for what ran in it and its files."
+
+// doubleClick is how soon a second click on a row opens its details.
+const doubleClick = 500 * time.Millisecond
+
 // emptyText is what the tab says when there is no sandbox.
 const emptyText = "No sandboxes are running. They appear here as soon as an AI client creates one."
 
@@ -69,7 +84,7 @@ const emptyText = "No sandboxes are running. They appear here as soon as an AI c
 const sandboxLines = 3
 
 func newSandboxesTab(w *Window, act SandboxActions) *SandboxesTab {
-	t := &SandboxesTab{w: w, act: act, stopping: map[string]bool{}}
+	t := &SandboxesTab{w: w, act: act, stopping: map[string]bool{}, open: map[string]*Details{}}
 	cols := make([]column, len(sandboxColumns))
 	for i, c := range sandboxColumns {
 		cols[i] = column{title: c.title, width: c.width}
@@ -87,13 +102,25 @@ func newSandboxesTab(w *Window, act SandboxActions) *SandboxesTab {
 	t.grid = newGrid(cols, func() int { return len(t.snap.Rows) }, func(row int) string { return t.snap.Rows[row].ID }, t.cell)
 	t.grid.grow = "Image"
 	t.grid.lines = sandboxLines
-	t.details = wrapped("Select a sandbox to see its full id, image and limits.")
+	t.details = wrapped(selectText)
 	t.grid.table.OnSelected = func(id widget.TableCellID) {
 		if key, ok := t.grid.Key(id.Row); ok {
 			t.selected = key
 			t.showDetails()
+			// A second click on the row soon after opens its details.
+			if key == t.lastClick && time.Since(t.lastAt) < doubleClick {
+				t.OpenDetails(key)
+			}
+			t.lastClick, t.lastAt = key, time.Now()
 		}
+		t.grid.table.Unselect(id) // so that the next click is seen
 	}
+	t.openBtn = widget.NewButtonWithIcon("Details…", theme.InfoIcon(), func() {
+		if t.selected != "" {
+			t.OpenDetails(t.selected)
+		}
+	})
+	t.openBtn.Disable()
 	t.summary = widget.NewLabel("")
 	t.errLabel = wrapped("")
 	t.errLabel.Importance = widget.DangerImportance
@@ -104,7 +131,7 @@ func newSandboxesTab(w *Window, act SandboxActions) *SandboxesTab {
 	t.stopAll = widget.NewButtonWithIcon("Stop all", theme.MediaStopIcon(), t.confirmStopAll)
 	t.stopAll.Importance = widget.DangerImportance
 	t.top = container.NewVBox(container.NewBorder(nil, nil, nil, t.stopAll, t.summary), t.errLabel)
-	t.content = container.NewBorder(t.top, t.details, nil, nil, container.NewStack(t.grid.content, container.NewVBox(layout.NewSpacer(), t.empty, layout.NewSpacer())))
+	t.content = container.NewBorder(t.top, container.NewBorder(nil, nil, nil, t.openBtn, t.details), nil, nil, container.NewStack(t.grid.content, container.NewVBox(layout.NewSpacer(), t.empty, layout.NewSpacer())))
 	t.Set(sandboxwatch.Snapshot{})
 	return t
 }
@@ -197,6 +224,9 @@ func (t *SandboxesTab) Set(s sandboxwatch.Snapshot) {
 	}
 	t.grid.Refresh()
 	t.showDetails()
+	for _, d := range t.open {
+		d.update(s)
+	}
 }
 
 // showDetails writes the selected sandbox out in full, wrapped: nothing of
@@ -212,9 +242,11 @@ func (t *SandboxesTab) showDetails() {
 		now := t.w.o.Now()
 		t.details.SetText(fmt.Sprintf("%s · %s · %s · image %s · client %s · CPU %s · memory %s · PIDs %s · workspace %s · network %s · exec timeout %s · expires %s",
 			r.ID, r.State, r.Language, r.Image, r.ClientLabel(), r.CPU(), r.Memory(), r.Pids(), workspace(r.Limits.WorkspaceMB), r.NetworkLabel(), execTimeout(r.Limits.ExecTimeoutSeconds), r.Expires(now)))
+		t.openBtn.Enable()
 	} else {
+		t.openBtn.Disable()
 		t.selected = ""
-		t.details.SetText("Select a sandbox to see its full id, image and limits.")
+		t.details.SetText(selectText)
 	}
 	t.content.Refresh() // the details may take more lines: lay the table out above them
 }

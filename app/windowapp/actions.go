@@ -23,7 +23,7 @@ func (a *App) actions() ui.Actions {
 			Pause:  func(ctx context.Context, paused bool) error { return a.setPaused(ctx, paused) },
 			Pull:   a.pullImage,
 		},
-		Sandboxes: ui.SandboxActions{Stop: a.stopOne, StopAll: a.stopAll},
+		Sandboxes: ui.SandboxActions{Stop: a.stopOne, StopAll: a.stopAll, Details: a.detailsActions()},
 		Clients: ui.ClientActions{
 			List:      func(context.Context) []ui.ClientRow { return a.refreshClients() },
 			Configure: a.configureClient,

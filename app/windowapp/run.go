@@ -48,6 +48,8 @@ type Options struct {
 	// window's size instead of the default.
 	Tab  string
 	Size fyne.Size
+	// Details, when set, opens the details view of that sandbox at start.
+	Details string
 	// Debug logs debug messages, and logs to stderr too.
 	Debug bool
 	// Executable is the tray's own path, where the bundled server is
@@ -67,6 +69,7 @@ func Main(args []string) int {
 	fs := flag.NewFlagSet("mcp-sandbox-window", flag.ContinueOnError)
 	confirmPause := fs.Bool("confirm-pause", false, "ask whether to pause (the tray's menu passes it)")
 	tab := fs.String("tab", "", "the tab to show first: Status, Sandboxes, Clients, Settings or Activity")
+	details := fs.String("details", "", "open the details view of this sandbox id at start")
 	size := fs.String("size", "", "the window's size, WIDTHxHEIGHT (default 1120x700)")
 	var common startup.Flags
 	common.Register(fs)
@@ -82,7 +85,7 @@ func Main(args []string) int {
 		fmt.Fprintln(os.Stderr, "mcp-sandbox-window:", why)
 		return 1
 	}
-	o := Options{ConfirmPause: *confirmPause, Debug: common.Debug, Tab: *tab}
+	o := Options{ConfirmPause: *confirmPause, Debug: common.Debug, Tab: *tab, Details: *details}
 	if *size != "" {
 		var w, h float32
 		if _, err := fmt.Sscanf(*size, "%gx%g", &w, &h); err != nil || w < 100 || h < 100 {
@@ -175,6 +178,9 @@ func Run(ctx context.Context, o Options) error {
 			a.win.SelectTab(o.Tab)
 		}
 		a.start(p.Instance)
+		if o.Details != "" {
+			a.win.Sandboxes.OpenDetails(o.Details)
+		}
 		if o.started != nil {
 			o.started(a)
 		}

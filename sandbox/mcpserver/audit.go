@@ -75,15 +75,22 @@ func (s *Server) audit(next server.ToolHandlerFunc) server.ToolHandlerFunc {
 			TimedOut:   n.timedOut, OOMKilled: n.oomKilled,
 		}
 		n.mu.Unlock()
-		if e.Summary == "" && res != nil && res.IsError && len(res.Content) > 0 {
+		if res != nil && res.IsError && len(res.Content) > 0 {
 			if tc, ok := res.Content[0].(mcp.TextContent); ok {
-				e.Summary = tc.Text
+				e.ErrorText = tc.Text
 			}
+		}
+		if err != nil {
+			e.ErrorText = err.Error()
+		}
+		if e.Summary == "" {
+			e.Summary = e.ErrorText
 		}
 		// The tray's window shows these: a client's arguments and a
 		// sandbox's output are cleaned where they enter the log.
 		e.SandboxID = printable.Clean(e.SandboxID, printable.NameMax)
 		e.Summary = printable.Lines(e.Summary, 300)
+		e.ErrorText = printable.Lines(e.ErrorText, 1000)
 		if werr := s.st.Audit(e); werr != nil {
 			s.log.Warn("write audit log", "err", werr)
 		}

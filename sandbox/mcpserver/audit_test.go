@@ -55,6 +55,8 @@ func TestAuditOverHTTP(t *testing.T) {
 	callRaw(4, "copy_out", fmt.Sprintf(`{"sandbox_id":%q,"path":"in.txt","host_path":"back/in.txt"}`, id))
 	// A command killed for its time is marked so (the tray's badge).
 	callRaw(5, "sandbox_exec", fmt.Sprintf(`{"sandbox_id":%q,"command":"sleep 30","timeout_seconds":1}`, id))
+	// A refused call: the window's view of it shows what it answered.
+	rawPost(t, p.url, h, fmt.Sprintf(`{"jsonrpc":"2.0","id":6,"method":"tools/call","params":{"name":"copy_out","arguments":{"sandbox_id":%q,"path":"in.txt","host_path":"/etc/refused.txt"}}}`, id))
 
 	// The container's client label, which ps and the tray show.
 	ins, err := cli.ContainerInspect(testContext(t, time.Minute), "mcp-sandbox-"+id)
@@ -83,12 +85,22 @@ func TestAuditOverHTTP(t *testing.T) {
 		"copy_out":       {filepath.Join(out, "back", "in.txt")},
 		"sandbox_exec":   {"sleep 30"},
 	}
+	refused := false
 	for _, line := range strings.Split(strings.TrimSpace(string(data)), "\n") {
 		var e struct {
 			Tool, Client, Summary string
 			TimedOut              bool `json:"timed_out"`
+			Error                 bool
+			ErrorText             string `json:"error_text"`
 		}
 		json.Unmarshal([]byte(line), &e)
+		if e.Error {
+			refused = e.Tool == "copy_out" && strings.Contains(e.ErrorText, "write_root")
+			if !refused {
+				t.Errorf("a failed %s call's error_text %q does not say why", e.Tool, e.ErrorText)
+			}
+			continue
+		}
 		if e.TimedOut != (e.Tool == "sandbox_exec") {
 			t.Errorf("%s: timed_out %v", e.Tool, e.TimedOut)
 		}
@@ -104,5 +116,8 @@ func TestAuditOverHTTP(t *testing.T) {
 	}
 	if len(want) > 0 {
 		t.Errorf("no audit entries for %v", want)
+	}
+	if !refused {
+		t.Errorf("no audit entry for the refused copy_out:\n%s", data)
 	}
 }

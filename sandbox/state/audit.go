@@ -24,7 +24,10 @@ type AuditEntry struct {
 	// TimedOut and OOMKilled say how a command the call ran ended.
 	TimedOut  bool `json:"timed_out,omitempty"`
 	OOMKilled bool `json:"oom_killed,omitempty"`
-	PID       int  `json:"pid"`
+	// ErrorText is what a failed call answered (cleaned, capped), for
+	// the window's view of the call.
+	ErrorText string `json:"error_text,omitempty"`
+	PID       int    `json:"pid"`
 }
 
 // Failed says whether the call failed, or a command it ran was killed

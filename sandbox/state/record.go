@@ -79,16 +79,19 @@ func (s *Store) ReadRecord(id string) (Record, error) {
 	return r, nil
 }
 
-// RemoveRecord deletes the record of sandbox id; a missing one is fine.
+// RemoveRecord deletes the record of sandbox id and its transcript file;
+// missing ones are fine. Every path that forgets a sandbox (its server's
+// stop and expiry, a reaper, a dead server's watchdog) comes through here.
 func (s *Store) RemoveRecord(id string) error {
 	p, err := s.recordPath(id)
 	if err != nil {
 		return err
 	}
+	terr := s.removeTranscript(id)
 	if err := os.Remove(p); err != nil && !os.IsNotExist(err) {
 		return fmt.Errorf("remove record: %w", err)
 	}
-	return nil
+	return terr
 }
 
 // Records returns every record (unreadable ones are skipped).

@@ -1,0 +1,49 @@
+package windowapp
+
+import (
+	"context"
+
+	"github.com/mcp-sandbox/mcp-sandbox/app/ui"
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox"
+)
+
+// detailsActions feed a sandbox's details view: its transcript from the
+// file its server writes in the state directory, its files and Save to
+// through the engine (sandbox.OpenPeer: copy_out's paths and fence, this
+// installation's sandboxes only).
+func (a *App) detailsActions() ui.DetailsActions {
+	return ui.DetailsActions{
+		Transcript: func(_ context.Context, id string) (string, error) { return a.st.ReadTranscript(id) },
+		Files: func(ctx context.Context, id string) ([]sandbox.FileEntry, bool, error) {
+			p, err := a.peer(ctx, id)
+			if err != nil {
+				return nil, false, err
+			}
+			return p.ListFiles(ctx, sandbox.Workspace, true)
+		},
+		Save: func(ctx context.Context, id, src, dest string) (sandbox.CopyResult, error) {
+			p, err := a.peer(ctx, id)
+			if err != nil {
+				return sandbox.CopyResult{}, err
+			}
+			res, err := p.CopyOut(ctx, src, dest, false)
+			if err != nil {
+				a.log.Warn("save from sandbox refused or failed", "id", id, "src", src, "dest", dest, "err", err)
+			} else {
+				a.log.Info("saved from sandbox", "id", id, "src", src, "dest", res.HostPath, "files", res.Files, "bytes", res.Bytes)
+			}
+			return res, err
+		},
+		SaveDir: func() string { return a.cfg.Current().Files.WriteRoot },
+	}
+}
+
+// peer reaches sandbox id of this installation on the engine the window
+// follows, under the configuration every server reads.
+func (a *App) peer(ctx context.Context, id string) (*sandbox.Peer, error) {
+	conn, err := a.backend()
+	if err != nil {
+		return nil, err
+	}
+	return sandbox.OpenPeer(ctx, conn.Backend, a.st, a.cfg.Current(), a.log, id)
+}

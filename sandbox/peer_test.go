@@ -1,0 +1,88 @@
+package sandbox_test
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox"
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox/state"
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox/testenv"
+)
+
+// TestPeerFiles: another process of the installation (the window) lists a
+// server's sandbox's files and saves them through copy_out's write fence;
+// a write_deny destination, an existing file and another installation's
+// sandbox are refused.
+func TestPeerFiles(t *testing.T) {
+	eng, te := newEngineWith(t, engineOptions{scoped: true})
+	sb := mustCreate(t, eng, sandbox.CreateRequest{})
+	mustExec(t, eng, sb.ID, "mkdir -p out && echo 1,2 > out/data.csv && printf '#!/bin/sh\\n' > out/run.sh && chmod 755 out/run.sh && ln -s /etc/shadow out/shadow")
+	home := t.TempDir()
+	root := filepath.Join(home, "saved")
+	denied := filepath.Join(root, "denied")
+	if err := os.MkdirAll(denied, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	cfg := testenv.Config(t)
+	cfg.Files.WriteRoot, cfg.Files.WriteDeny = root, []string{denied}
+	ctx := context.Background()
+	p, err := sandbox.OpenPeer(ctx, te.be, te.st, cfg, testenv.Logger(t), sb.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	entries, truncated, err := p.ListFiles(ctx, "/workspace", true)
+	if err != nil || truncated {
+		t.Fatalf("list: %v (truncated %v)", err, truncated)
+	}
+	seen := map[string]bool{}
+	for _, e := range entries {
+		seen[e.Path] = true
+	}
+	for _, want := range []string{"/workspace/out", "/workspace/out/data.csv", "/workspace/out/run.sh", "/workspace/out/shadow"} {
+		if !seen[want] {
+			t.Errorf("list lacks %s: %+v", want, entries)
+		}
+	}
+	res, err := p.CopyOut(ctx, "/workspace/out", filepath.Join(root, "out"), false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Files != 2 || len(res.SkippedLinks) != 1 {
+		t.Errorf("copy out: %+v", res)
+	}
+	if b, _ := os.ReadFile(filepath.Join(root, "out", "data.csv")); string(b) != "1,2\n" {
+		t.Errorf("data.csv = %q", b)
+	}
+	if st, err := os.Stat(filepath.Join(root, "out", "run.sh")); err != nil || st.Mode().Perm()&0o111 != 0 {
+		t.Errorf("run.sh on the host: %v %v", st, err)
+	}
+	if _, err := os.Lstat(filepath.Join(root, "out", "shadow")); err == nil {
+		t.Error("a symlink reached the host")
+	}
+	refused := []struct{ name, src, dest string }{
+		{"write_deny", "/workspace/out/data.csv", filepath.Join(denied, "data.csv")},
+		{"outside the write root", "/workspace/out/data.csv", filepath.Join(home, "elsewhere.csv")},
+		{"existing file", "/workspace/out/data.csv", filepath.Join(root, "out", "data.csv")},
+	}
+	for _, c := range refused {
+		if _, err := p.CopyOut(ctx, c.src, c.dest, false); !errors.Is(err, sandbox.ErrPolicy) {
+			t.Errorf("%s: %v, want ErrPolicy", c.name, err)
+		}
+	}
+	if ents, _ := os.ReadDir(denied); len(ents) != 0 {
+		t.Errorf("something was written in the denied directory: %v", ents)
+	}
+	other, err := state.Open(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := sandbox.OpenPeer(ctx, te.be, other, cfg, nil, sb.ID); !errors.Is(err, sandbox.ErrNotMine) {
+		t.Errorf("another installation's sandbox: %v, want ErrNotMine", err)
+	}
+	if _, err := sandbox.OpenPeer(ctx, te.be, te.st, cfg, nil, "nosuchbox1"); !errors.Is(err, sandbox.ErrNotFound) {
+		t.Errorf("unknown id: %v, want ErrNotFound", err)
+	}
+}
