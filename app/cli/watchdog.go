@@ -119,8 +119,10 @@ func (w *watchdog) spawn() error {
 const watchdogReleased = 'r'
 
 // watchdogReleaseWait bounds how long a server that released its watchdog
-// waits for it to take its one look and exit (it gives itself 10 s).
-const watchdogReleaseWait = 15 * time.Second
+// waits for it to take its one look and exit: a watchdog still finding
+// the engine (at most 10 s) then looks once (at most 10 s). Normally it is
+// a few milliseconds.
+const watchdogReleaseWait = 25 * time.Second
 
 // release tells the watchdog that this process removed everything it made
 // (its engine closed without an error), and waits for it to take its one

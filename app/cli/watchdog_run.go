@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"io"
@@ -72,10 +71,17 @@ func runWatchdog(ctx context.Context, e *Env, args []string) int {
 	// EOF, or any error: the server is gone. Nothing is logged from here
 	// on unless something was left: the server's state directory may be
 	// going away with it (a test's, say).
-	said, _ := io.ReadAll(io.LimitReader(e.Stdin, 64))
-	_, _ = io.Copy(io.Discard, e.Stdin)
+	// The first byte decides: the release, which the server writes and
+	// then waits for this process to finish (it keeps the pipe open until
+	// then, so waiting for EOF here would hold both), or EOF.
+	var first [1]byte
+	n, _ := io.ReadFull(e.Stdin, first[:])
+	released := n == 1 && first[0] == watchdogReleased
+	if !released {
+		_, _ = io.Copy(io.Discard, e.Stdin)
+	}
 	log = log.With("by", "watchdog")
-	if bytes.IndexByte(said, watchdogReleased) >= 0 {
+	if released {
 		// The server removed everything itself: one look, no retries.
 		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), releasedCheck)
 		defer cancel()
