@@ -29,7 +29,10 @@ json() { python3 -c 'import json,sys; j=json.load(open(sys.argv[1])); print(eval
 scratch_home() {
   H=$(mktemp -d -p "$T")
   mkdir -p "$H/.config/mcp-sandbox" "$H/.local/state/mcp-sandbox"
-  printf '[limits]\nmemory_mb = 768\n' >"$H/.config/mcp-sandbox/config.toml"
+  # The images are the test images .ci/setup-host loads: this machine has no
+  # registry, and the doctor fails (exit 1) while a language cannot run.
+  printf '[limits]\nmemory_mb = 768\n[images]\npython = "%s"\njavascript = "%s"\nbash = "%s"\n' \
+    mcp-sandbox-test/python:3 mcp-sandbox-test/node:18 mcp-sandbox-test/python:3 >"$H/.config/mcp-sandbox/config.toml"
   echo keep >"$H/.local/state/mcp-sandbox/keep-me"
   snapshot_user_files
 }
@@ -48,7 +51,7 @@ user_files_unchanged() {
 }
 
 # check_doctor BIN HOME: runs the doctor from BIN; exit 0 with an engine
-# when Docker answers here, else exit 1 with docker.chosen null. Sets DOC.
+# (and every language's image) when Docker answers here, else exit 1 with docker.chosen null. Sets DOC.
 check_doctor() {
   local bin=$1 code=0
   DOC=$(mktemp -p "$T")
