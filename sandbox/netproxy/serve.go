@@ -117,15 +117,16 @@ func (c *conn) readHead(first bool) (*http.Request, bool) {
 		}
 		return nil, false
 	}
+	tooLarge, got := c.lim.hit.Load(), c.lim.got.Load()
 	c.lim.reset(math.MaxInt64)
 	switch {
 	case err == nil:
 		return req, true
-	case c.lim.hit.Load():
+	case tooLarge:
 		why := fmt.Sprintf("the request head is larger than %d bytes", o.MaxHeaderBytes)
 		c.answer(http.StatusRequestHeaderFieldsTooLarge, "mcp-sandbox: "+why)
 		c.audit(Record{Reason: why, Status: http.StatusRequestHeaderFieldsTooLarge})
-	case errors.Is(err, io.EOF) && !pending && c.lim.got.Load() == 0:
+	case errors.Is(err, io.EOF) && !pending && got == 0:
 		if first {
 			c.audit(Record{Reason: "the connection closed before a request"})
 		}
