@@ -206,14 +206,15 @@ func TestFlood(t *testing.T) {
 // that wants it, while other connections go on; the answer is kept.
 func TestAsk(t *testing.T) {
 	_, port := hostServer(t, false)
-	release := make(chan Decision)
+	release := make(chan struct{})
 	var asks atomic.Int64
 	ask := func(ctx context.Context, host string, p int) (Decision, error) {
 		asks.Add(1)
 		if host != "ask.example" || p != port {
 			return Deny, fmt.Errorf("asked for %s:%d", host, p)
 		}
-		return <-release, nil
+		<-release
+		return Allow, nil
 	}
 	res := &fakeResolver{answers: map[string][][]netip.Addr{"ask.example": {{netip.MustParseAddr("127.0.0.2")}}}}
 	p := New(Options{Entries: mustEntries(t, fmt.Sprintf("127.0.0.2:%d", port)), Ask: ask, Resolver: res})
@@ -231,7 +232,7 @@ func TestAsk(t *testing.T) {
 	if code, _ := rawRequest(t, proxy, fmt.Sprintf("GET http://127.0.0.2:%d/ HTTP/1.1\r\nHost: x\r\n\r\n", port)); code != 200 {
 		t.Errorf("a listed host waited for the answer: %d", code)
 	}
-	release <- Allow
+	close(release)
 	for i := 0; i < waiting; i++ {
 		if code := <-codes; code != 200 {
 			t.Errorf("after Allow: %d", code)
