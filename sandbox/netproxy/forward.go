@@ -4,6 +4,8 @@ import (
 	"bufio"
 	"context"
 	"fmt"
+	"io"
+	"math"
 	"net/http"
 	"net/textproto"
 	"strings"
@@ -12,6 +14,10 @@ import (
 // hopHeaders are the headers of one hop that a proxy does not pass on
 // (RFC 9110 §7.6.1), besides every Proxy-* header and those Connection
 // names.
+// maxResponseHead bounds a response's head from the host (what is read
+// while parsing it is held in memory).
+const maxResponseHead = 1 << 20
+
 var hopHeaders = []string{"Connection", "Keep-Alive", "Te", "Trailer", "Transfer-Encoding", "Upgrade"}
 
 // stripHop removes the hop-by-hop and Proxy-* headers.
@@ -86,12 +92,15 @@ func (c *conn) forward(ctx context.Context, req *http.Request) bool {
 // relayResponse copies the response (after any 1xx) to the client. It
 // returns whether the client connection stays open, the final status (0
 // when none could be read) and the bytes written.
-func (c *conn) relayResponse(up interface{ Read([]byte) (int, error) }, req *http.Request, clientClose bool) (bool, int, int64) {
-	br := bufio.NewReaderSize(up, 32<<10)
+func (c *conn) relayResponse(up io.Reader, req *http.Request, clientClose bool) (bool, int, int64) {
+	lim := &headLimit{r: up}
+	br := bufio.NewReaderSize(lim, 32<<10)
 	in := &counter{w: c.rwc, total: &c.p.bytesIn}
 	bw := bufio.NewWriterSize(in, 32<<10)
 	for {
+		lim.reset(maxResponseHead)
 		resp, err := http.ReadResponse(br, req)
+		lim.reset(math.MaxInt64)
 		if err != nil {
 			return false, 0, in.n
 		}

@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/netip"
 	"runtime"
@@ -271,5 +272,48 @@ func TestRefusedHostsBounded(t *testing.T) {
 	want := []HostCount{{"e.example:443", 1}, {"c.example:443", 2}, {"d.example:443", 1}}
 	if fmt.Sprint(st.RefusedHosts) != fmt.Sprint(want) || st.Refused != 7 {
 		t.Errorf("refused %+v (%d), want %+v (7)", st.RefusedHosts, st.Refused, want)
+	}
+}
+
+// pipeDialer connects every dial to an in-memory host played by serve.
+type pipeDialer struct{ serve func(net.Conn) }
+
+func (d pipeDialer) DialContext(ctx context.Context, network, addr string) (net.Conn, error) {
+	a, b := net.Pipe()
+	go d.serve(b)
+	return a, nil
+}
+
+// TestResponseHeadTooLarge: an allowed host that sends an endless
+// response head is cut off after maxResponseHead (plus a read buffer);
+// the client gets 502 and the proxy holds no more than that.
+func TestResponseHeadTooLarge(t *testing.T) {
+	var written atomic.Int64
+	host := func(c net.Conn) {
+		defer c.Close()
+		br := bufio.NewReader(c)
+		if _, err := http.ReadRequest(br); err != nil {
+			return
+		}
+		line := []byte("X-Endless: " + strings.Repeat("a", 4000) + "\r\n")
+		if _, err := io.WriteString(c, "HTTP/1.1 200 OK\r\n"); err != nil {
+			return
+		}
+		for written.Load() < 64<<20 {
+			n, err := c.Write(line)
+			written.Add(int64(n))
+			if err != nil {
+				return
+			}
+		}
+	}
+	p := New(Options{Entries: mustEntries(t, "10.9.8.7:80"), Dialer: pipeDialer{host}})
+	proxy, _ := proxyListener(t, p)
+	code, body := rawRequest(t, proxy, "GET http://10.9.8.7/ HTTP/1.1\r\nHost: x\r\n\r\n")
+	if code != 502 || !strings.Contains(body, "no valid HTTP response") {
+		t.Errorf("%d %q", code, body)
+	}
+	if n := written.Load(); n > maxResponseHead+64<<10 {
+		t.Errorf("the proxy read %d bytes of a response head limited to %d", n, maxResponseHead)
 	}
 }
