@@ -44,6 +44,9 @@ func suggestEntry(h Host, port int) string {
 func (p *Proxy) admit(ctx context.Context, h Host, port int) *refusal {
 	entries := p.entryList()
 	if h.IsAddr() {
+		if h.Addr.Zone() != "" {
+			return &refusal{status: 403, reason: "an address with a zone (an interface of the host) is never reached", policy: true}
+		}
 		for _, e := range entries {
 			if e.MatchAddr(h.Addr, port) {
 				return nil

@@ -272,3 +272,19 @@ func TestServeEndsWithContext(t *testing.T) {
 		t.Fatal("Serve still running 10 s after its context ended")
 	}
 }
+
+// TestZoneRefused: an IPv6 literal with a zone is refused whatever the
+// entries say (no entry can name one).
+func TestZoneRefused(t *testing.T) {
+	p := New(Options{Entries: mustEntries(t, "[fe80::1]:80")})
+	proxy, _ := proxyListener(t, p)
+	for head, want := range map[string]int{
+		"GET http://[fe80::1%25eth0]/ HTTP/1.1\r\nHost: x\r\n\r\n": 403,
+		"CONNECT [fe80::1%25eth0]:80 HTTP/1.1\r\n\r\n":             403,
+		"CONNECT [fe80::1%eth0]:80 HTTP/1.1\r\n\r\n":               400, // not even a valid request
+	} {
+		if status, body := rawRequest(t, proxy, head); status != want || want == 403 && !strings.Contains(body, "with a zone") {
+			t.Errorf("%q: %d %q, want %d", head, status, body, want)
+		}
+	}
+}
