@@ -33,6 +33,8 @@ func TestPlainHTTP(t *testing.T) {
 	if !strings.Contains(body, "X-Keep") {
 		t.Errorf("the host did not see X-Keep: %q", body)
 	}
+	// The answer reaches the client before the proxy counts and audits it.
+	eventually(t, 5*time.Second, "the request's record", func() bool { return len(recs.list()) == 1 })
 	st := p.Stats()
 	if st.Allowed != 1 || st.BytesIn == 0 || st.BytesOut == 0 || st.Refused != 0 {
 		t.Errorf("stats %+v", st)
