@@ -175,7 +175,22 @@ func TestFlood(t *testing.T) {
 			v.(*atomic.Int64).Add(1)
 		}()
 	}
-	eventually(t, 10*time.Second, "the flooded proxy holding max_connections", func() bool { return flooded.Stats().Open == DefaultMaxConns })
+	var peak atomic.Int64
+	watching := make(chan struct{})
+	go func() {
+		defer close(watching)
+		for {
+			o := int64(flooded.Stats().Open)
+			if o > peak.Load() {
+				peak.Store(o)
+			}
+			if v, ok := status.Load(408); ok && v.(*atomic.Int64).Load() > 0 {
+				return
+			}
+			time.Sleep(time.Millisecond)
+		}
+	}()
+	eventually(t, 10*time.Second, "the flooded proxy holding max_connections", func() bool { return peak.Load() == DefaultMaxConns })
 
 	// Another sandbox's proxy answers during the flood.
 	if code, body := rawRequest(t, otherAddr, fmt.Sprintf("GET http://127.0.0.2:%d/during HTTP/1.1\r\nHost: x\r\n\r\n", port)); code != 200 || !strings.Contains(body, "path=/during") {
@@ -189,14 +204,21 @@ func TestFlood(t *testing.T) {
 
 	wg.Wait()
 	served.Wait()
+	<-watching
 	count := func(code int) int64 {
 		if v, ok := status.Load(code); ok {
 			return v.(*atomic.Int64).Load()
 		}
 		return 0
 	}
-	if count(503) != n-DefaultMaxConns || count(408) != DefaultMaxConns {
-		t.Errorf("503: %d, 408: %d, other: %d; want %d and %d", count(503), count(408), n-count(503)-count(408), n-DefaultMaxConns, DefaultMaxConns)
+	// Every one was refused: 503 beyond the limit, 408 when held (more
+	// than the limit's worth only if some started after others had
+	// timed out, on a slow machine).
+	if count(503)+count(408) != n || count(408) < DefaultMaxConns || count(503) < n/2 {
+		t.Errorf("503: %d, 408: %d, other: %d; want about %d and %d", count(503), count(408), n-count(503)-count(408), n-DefaultMaxConns, DefaultMaxConns)
+	}
+	if peak.Load() > DefaultMaxConns {
+		t.Errorf("%d connections open at once, above max_connections %d", peak.Load(), DefaultMaxConns)
 	}
 	if code, body := rawRequest(t, floodedAddr, fmt.Sprintf("GET http://127.0.0.2:%d/after HTTP/1.1\r\nHost: x\r\n\r\n", port)); code != 200 {
 		t.Errorf("flooded proxy after the flood: %d %q", code, body)

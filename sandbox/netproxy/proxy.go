@@ -100,6 +100,7 @@ type HostCount struct {
 
 // Stats are a proxy's counters, for sandbox_list.
 type Stats struct {
+	// Open is how many connections are being served now.
 	Open     int   `json:"open"`
 	Allowed  int64 `json:"allowed"`
 	Refused  int64 `json:"refused"`
@@ -113,7 +114,7 @@ type Stats struct {
 // Stats returns the counters now.
 func (p *Proxy) Stats() Stats {
 	s := Stats{
-		Open: int(p.open.Load()), Allowed: p.allowed.Load(), Refused: p.refused.Load(),
+		Open: int(min(p.open.Load(), int64(p.opts.MaxConns))), Allowed: p.allowed.Load(), Refused: p.refused.Load(),
 		BytesIn: p.bytesIn.Load(), BytesOut: p.bytesOut.Load(), RefusedHosts: []HostCount{},
 	}
 	p.mu.Lock()
