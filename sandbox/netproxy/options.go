@@ -66,8 +66,9 @@ type Options struct {
 	// to a client that does not read (default 5 s): it is then closed.
 	WriteTimeout time.Duration
 	// AllowHint says how a person allows a refused host; it ends the 403
-	// body. The default names network.allow_domains and sandbox_create's
-	// allow_domains.
+	// body. It is a format with one %q verb, given the entry that would
+	// allow the host. The default (DefaultAllowHint) names
+	// network.allow_domains and sandbox_create's allow_domains.
 	AllowHint string
 	// MaxRefusedHosts bounds the refused hosts Stats keeps (default 32).
 	MaxRefusedHosts int
@@ -84,7 +85,7 @@ const (
 	defaultRefusedHosts   = 32
 )
 
-// DefaultAllowHint is the end of a 403's body; %s is the entry to add.
+// DefaultAllowHint is the end of a 403's body; %q is the entry to add.
 const DefaultAllowHint = `to allow it, a person adds %q to network.allow_domains in the mcp-sandbox config file (or approves it when asked); sandbox_create's allow_domains argument alone does not grant it`
 
 func (o Options) withDefaults() Options {

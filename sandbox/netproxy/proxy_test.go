@@ -290,3 +290,16 @@ func TestZoneRefused(t *testing.T) {
 		}
 	}
 }
+
+// TestLocalhostThroughTheRealResolver: with the host's own resolver, a
+// name that resolves to loopback (localhost, from /etc/hosts) is refused
+// even when an entry names it.
+func TestLocalhostThroughTheRealResolver(t *testing.T) {
+	_, port := hostServer(t, false)
+	p := New(Options{Entries: mustEntries(t, fmt.Sprintf("localhost:%d", port))})
+	proxy, _ := proxyListener(t, p)
+	status, body := rawRequest(t, proxy, fmt.Sprintf("GET http://localhost:%d/ HTTP/1.1\r\nHost: x\r\n\r\n", port))
+	if status != 403 || !strings.Contains(body, "a loopback address") {
+		t.Errorf("%d %q", status, body)
+	}
+}
