@@ -86,7 +86,7 @@ const (
 )
 
 // DefaultAllowHint is the end of a 403's body; %q is the entry to add.
-const DefaultAllowHint = `to allow it, a person adds %q to network.allow_domains in the mcp-sandbox config file (or approves it when asked); sandbox_create's allow_domains argument alone does not grant it`
+const DefaultAllowHint = `to allow it, a person adds %q to network.allow_domains in the mcp-sandbox config file; then sandbox_create's allow_domains may name it (asking for it there alone does not grant it)`
 
 func (o Options) withDefaults() Options {
 	set := func(v *int, d int) {
