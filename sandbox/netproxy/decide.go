@@ -134,10 +134,11 @@ func (p *Proxy) resolve(ctx context.Context, h Host, port int) ([]netip.AddrPort
 	entries := p.entryList()
 	var out []netip.AddrPort
 	var why string
+	var skipped netip.Addr
 	for _, a := range addrs {
 		a = a.Unmap()
 		if r := Restricted(a); r != "" && !matchesAddr(entries, a, port) {
-			why = fmt.Sprintf("it resolves to %s, %s", a, r)
+			why, skipped = fmt.Sprintf("it resolves to %s, %s", a, r), a
 			continue
 		}
 		ap := netip.AddrPortFrom(a, uint16(port))
@@ -149,7 +150,8 @@ func (p *Proxy) resolve(ctx context.Context, h Host, port int) ([]netip.AddrPort
 		if why == "" {
 			return nil, &refusal{status: 502, reason: "the name has no address"}
 		}
-		return nil, notAllowed(h, port, "%s, which only an entry naming that address and port allows", why)
+		// The entry that would allow it names the address, not the name.
+		return nil, notAllowed(Host{Addr: skipped}, port, "%s, which only an entry naming that address and port allows", why)
 	}
 	return out, nil
 }

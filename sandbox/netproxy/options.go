@@ -33,7 +33,9 @@ const (
 // AskFunc asks whether a sandbox may reach a host name that no entry
 // allows (host is canonical). The connection that needs the answer waits
 // for it; others go on. Concurrent asks for one host:port share one call.
-// An error refuses this connection and asks again next time.
+// An error refuses this connection and asks again next time. Ask bounds
+// its own wait (the person-asking step: 60 s); the connection waits as
+// long as it does, or until its context ends.
 type AskFunc func(ctx context.Context, host string, port int) (Decision, error)
 
 // Options configure a Proxy; zero values mean the defaults below.

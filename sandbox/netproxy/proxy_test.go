@@ -299,7 +299,7 @@ func TestLocalhostThroughTheRealResolver(t *testing.T) {
 	p := New(Options{Entries: mustEntries(t, fmt.Sprintf("localhost:%d", port))})
 	proxy, _ := proxyListener(t, p)
 	status, body := rawRequest(t, proxy, fmt.Sprintf("GET http://localhost:%d/ HTTP/1.1\r\nHost: x\r\n\r\n", port))
-	if status != 403 || !strings.Contains(body, "a loopback address") {
+	if status != 403 || !strings.Contains(body, "a loopback address") || !strings.Contains(body, fmt.Sprintf(`adds "127.0.0.1:%d"`, port)) {
 		t.Errorf("%d %q", status, body)
 	}
 }
