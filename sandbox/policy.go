@@ -22,14 +22,17 @@ type Limits struct {
 
 // CreateRequest is what a client asks for; zero values mean "the default".
 type CreateRequest struct {
-	Language   string
-	Image      string
-	Network    string
-	MemoryMB   int
-	CPUs       float64
-	Pids       int
-	TTLMinutes int
-	Env        map[string]string
+	Language string
+	Image    string
+	Network  string
+	// AllowDomains are allow_domains entries asked for (network
+	// "allowlist" only); each must already be allowed by the config.
+	AllowDomains []string
+	MemoryMB     int
+	CPUs         float64
+	Pids         int
+	TTLMinutes   int
+	Env          map[string]string
 	// Client is the MCP client's name, recorded in labels and the audit log.
 	Client string
 	// Progress receives image pull progress, if any.
@@ -111,18 +114,8 @@ func makePlan(cfg *config.Config, req CreateRequest) (plan, error) {
 		p.Image = req.Image
 	}
 
-	switch req.Network {
-	case "":
-		p.Network = cfg.Network.Default
-	case "none":
-		p.Network = "none"
-	case "egress":
-		if !cfg.Network.AllowEgress {
-			return p, policyErr("network egress is not allowed; set network.allow_egress = true in %s to allow it", cfg.Source)
-		}
-		p.Network = "egress"
-	default:
-		return p, invalidErr("network must be \"none\" or \"egress\", not %q", req.Network)
+	if p.Network, err = planNetwork(cfg, req); err != nil {
+		return p, err
 	}
 
 	lim := cfg.Limits

@@ -70,7 +70,7 @@ func (r Row) Pids() string {
 	return used + " / " + strconv.Itoa(r.Limits.Pids)
 }
 
-// NetworkLabel is "none" or "egress".
+// NetworkLabel is the network mode: "none", "allowlist" or "egress".
 func (r Row) NetworkLabel() string {
 	if r.Network == "" {
 		return none

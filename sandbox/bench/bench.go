@@ -67,6 +67,8 @@ type Harness struct {
 	listIDs  []string
 	listCIDs []string
 	idle     Memory
+	// proxy serves the allowlist proxy's rows (proxy.go).
+	proxy *proxyBench
 
 	mu      sync.Mutex
 	rounds  int
@@ -203,6 +205,9 @@ func (h *Harness) Round(ctx context.Context) error {
 		}
 	}
 	if err := h.speedRound(ctx, swap); err != nil {
+		return err
+	}
+	if err := h.proxyRound(ctx, swap); err != nil {
 		return err
 	}
 	h.mu.Lock()
@@ -433,7 +438,7 @@ func (h *Harness) report() Report {
 		Rounds: h.rounds, Image: h.o.Image, Docker: dv, CPUs: runtime.NumCPU(),
 		IdleRSSKB: h.idle.RSSKB, Idle: h.idle, PoolClaims: claims - h.claims0, When: time.Now().UTC(),
 	}
-	for _, name := range append([]string{Warm, Create, OneShot, ExecTrue, List}, speedNames...) {
+	for _, name := range append(append([]string{Warm, Create, OneShot, ExecTrue, List}, speedNames...), proxyNames...) {
 		o, b := summarize(h.ours[name]), summarize(h.base[name])
 		rep.Comparisons = append(rep.Comparisons, Comparison{
 			Name: name, Ours: o, Baseline: b, Ratio: ratio(o.Median, b.Median), P95Ratio: ratio(o.P95, b.P95), Target: targets[name],
@@ -447,6 +452,9 @@ func (h *Harness) report() Report {
 // baseline container.
 func (h *Harness) Close() error {
 	var errs []error
+	if h.proxy != nil {
+		h.proxy.close()
+	}
 	for _, cid := range h.listCIDs {
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 		errs = append(errs, h.docker.remove(ctx, cid))

@@ -77,11 +77,21 @@ type Limits struct {
 	MaxSandboxes   int `toml:"max_sandboxes"`
 }
 
-// Network is the egress policy.
+// Network is the network policy.
 type Network struct {
-	Default     string `toml:"default"`      // none | egress
+	Default     string `toml:"default"`      // none | allowlist | egress
 	AllowEgress bool   `toml:"allow_egress"` // may sandbox_create ask for egress
-	Install     bool   `toml:"install"`      // may install_packages fetch packages
+	// AllowDomains are the entries an allowlist sandbox may reach without
+	// asking a person: "pypi.org", "*.pythonhosted.org" (subdomains
+	// only), either with ":port" (else 80 and 443), or an address with
+	// its port ("127.0.0.2:8080"). See sandbox/netproxy.
+	AllowDomains []string `toml:"allow_domains"`
+	// Ask says whether a person may be asked for entries beyond
+	// AllowDomains.
+	Ask bool `toml:"ask"`
+	// MaxConnections bounds an allowlist sandbox's open proxy connections.
+	MaxConnections int  `toml:"max_connections"`
+	Install        bool `toml:"install"` // may install_packages fetch packages
 	// InstallEnv is passed to the package installer only (never to the
 	// sandbox), e.g. PIP_INDEX_URL for a private index.
 	InstallEnv map[string]string `toml:"install_env"`
@@ -249,7 +259,7 @@ func Default() *Config {
 			IdleTTLMinutes:        30,
 			MaxSandboxes:          10,
 		},
-		Network: Network{Default: "none", Install: true},
+		Network: Network{Default: "none", AllowDomains: []string{}, Ask: true, MaxConnections: 64, Install: true},
 		Files: Files{
 			ReadRoots: []string{"~"},
 			ReadDeny:  DefaultReadDeny(),

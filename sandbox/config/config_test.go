@@ -114,6 +114,10 @@ func TestInvalidNamesTheLine(t *testing.T) {
 		{"bad enum", "[images]\npull = \"sometimes\"\n", 2, "images.pull"},
 		{"bad image", "[images]\npython = \"--privileged\"\n", 2, "images.python"},
 		{"egress default without allow", "[network]\ndefault = \"egress\"\n", 2, "network.default"},
+		{"unknown network mode", "[network]\ndefault = \"proxy\"\n", 2, "network.default"},
+		{"allow_domains with a URL", "[network]\nallow_domains = [\"pypi.org\", \"https://files.pythonhosted.org\"]\n", 2, "network.allow_domains"},
+		{"allow_domains address without port", "[network]\nallow_domains = [\"10.0.0.5\"]\n", 2, "network.allow_domains"},
+		{"max_connections zero", "[network]\nmax_connections = 0\n", 2, "network.max_connections"},
 		{"language without run", "[languages.ruby]\nimage = \"ruby:3\"\nextension = \".rb\"\n", 1, "languages.ruby.run"},
 		{"pool language unknown", "[pool]\nlanguages = [\"cobol\"]\n", 2, "pool.languages"},
 	} {
@@ -242,5 +246,23 @@ func TestPathsFollowEnvironment(t *testing.T) {
 	t.Setenv("MCP_SANDBOX_STATE_DIR", "")
 	if Path() != "/cfg/mcp-sandbox/config.toml" || StateDir() != "/state/mcp-sandbox" {
 		t.Errorf("Path = %q, StateDir = %q", Path(), StateDir())
+	}
+}
+
+// TestNetworkAllowlist: the allowlist keys read as written, and their
+// defaults are the documented ones.
+func TestNetworkAllowlist(t *testing.T) {
+	d := Default().Network
+	if d.Default != "none" || len(d.AllowDomains) != 0 || !d.Ask || d.MaxConnections != 64 {
+		t.Errorf("defaults %+v", d)
+	}
+	src := "[network]\ndefault = \"allowlist\"\nallow_domains = [\"pypi.org\", \"*.pythonhosted.org\", \"127.0.0.2:8080\"]\nask = false\nmax_connections = 8\n"
+	c, err := Parse("config.toml", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := c.Network
+	if n.Default != "allowlist" || len(n.AllowDomains) != 3 || n.Ask || n.MaxConnections != 8 {
+		t.Errorf("parsed %+v", n)
 	}
 }

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox/netproxy"
 )
 
 // Limits a config file may not go beyond, whatever it says: they keep one
@@ -16,6 +18,9 @@ const (
 	minMemoryMB = 16
 	maxMemoryMB = 1 << 20
 	maxPids     = 1 << 16
+	// maxConnections bounds network.max_connections: each open proxy
+	// connection holds buffers and a host socket.
+	maxConnections = 4096
 )
 
 func invalid(key, format string, args ...any) *Error {
@@ -91,9 +96,15 @@ func (c *Config) validate() error {
 		return invalid("limits.max_sandboxes", "must be between 1 and 1000")
 	}
 	switch c.Network.Default {
-	case "none", "egress":
+	case "none", "allowlist", "egress":
 	default:
-		return invalid("network.default", "%q is not one of none, egress", c.Network.Default)
+		return invalid("network.default", "%q is not one of none, allowlist, egress", c.Network.Default)
+	}
+	if _, err := netproxy.ParseEntries(c.Network.AllowDomains); err != nil {
+		return invalid("network.allow_domains", "%v", err)
+	}
+	if c.Network.MaxConnections < 1 || c.Network.MaxConnections > maxConnections {
+		return invalid("network.max_connections", "must be between 1 and %d", maxConnections)
 	}
 	if c.Network.Default == "egress" && !c.Network.AllowEgress {
 		return invalid("network.default", "egress as the default needs network.allow_egress = true")

@@ -13,14 +13,15 @@ import (
 )
 
 type createArgs struct {
-	Language   string            `json:"language,omitempty" jsonschema:"Language the sandbox is set up for (default python). Available: {languages}."`
-	Image      string            `json:"image,omitempty" jsonschema:"Container image to use instead of the language's image; must be allowed by the policy."`
-	Network    string            `json:"network,omitempty" jsonschema:"none (default) or egress (only when the policy allows it)." enum:"none,egress"`
-	MemoryMB   int               `json:"memory_mb,omitempty" jsonschema:"Memory limit in MB (policy maximum, and default: {memory_mb})." min:"16" max:"1048576"`
-	CPUs       float64           `json:"cpus,omitempty" jsonschema:"CPU limit in cores (policy maximum, and default: {cpus})." min:"0.01" max:"1024"`
-	Pids       int               `json:"pids,omitempty" jsonschema:"Process limit (policy maximum, and default: {pids})." min:"8" max:"65536"`
-	TTLMinutes int               `json:"ttl_minutes,omitempty" jsonschema:"Idle minutes before the sandbox is removed (default {ttl_minutes})." min:"1" max:"1440"`
-	Env        map[string]string `json:"env,omitempty" jsonschema:"Environment variables for every command in the sandbox."`
+	Language     string            `json:"language,omitempty" jsonschema:"Language the sandbox is set up for (default python). Available: {languages}."`
+	Image        string            `json:"image,omitempty" jsonschema:"Container image to use instead of the language's image; must be allowed by the policy."`
+	Network      string            `json:"network,omitempty" jsonschema:"Network mode (default {network}): none (no network at all), allowlist (only the hosts in allow_domains, through a proxy the server checks; the sandbox still has no network interface) or egress (the whole network, only when the policy allows it)." enum:"none,allowlist,egress"`
+	AllowDomains []string          `json:"allow_domains,omitempty" jsonschema:"For network allowlist: hosts the sandbox may reach, e.g. pypi.org, *.pythonhosted.org (subdomains only) or api.example.com:8443 (without a port: 80 and 443). Each must already be in the user's network.allow_domains; the server never opens a host only because it is asked for here." max:"256"`
+	MemoryMB     int               `json:"memory_mb,omitempty" jsonschema:"Memory limit in MB (policy maximum, and default: {memory_mb})." min:"16" max:"1048576"`
+	CPUs         float64           `json:"cpus,omitempty" jsonschema:"CPU limit in cores (policy maximum, and default: {cpus})." min:"0.01" max:"1024"`
+	Pids         int               `json:"pids,omitempty" jsonschema:"Process limit (policy maximum, and default: {pids})." min:"8" max:"65536"`
+	TTLMinutes   int               `json:"ttl_minutes,omitempty" jsonschema:"Idle minutes before the sandbox is removed (default {ttl_minutes})." min:"1" max:"1440"`
+	Env          map[string]string `json:"env,omitempty" jsonschema:"Environment variables for every command in the sandbox."`
 }
 
 type createOutput struct {
@@ -41,6 +42,7 @@ func (s *Server) createTool() toolDef {
 		vars: map[string]string{
 			"languages": fmt.Sprint(cfg.LanguageNames()), "memory_mb": fmt.Sprint(cfg.Limits.MemoryMB),
 			"cpus": fmt.Sprint(cfg.Limits.CPUs), "pids": fmt.Sprint(cfg.Limits.Pids), "ttl_minutes": fmt.Sprint(cfg.Limits.IdleTTLMinutes),
+			"network": cfg.Network.Default,
 		},
 		output: outputSchema[createOutput](),
 	}, s.handleCreate)
@@ -49,7 +51,7 @@ func (s *Server) createTool() toolDef {
 func (s *Server) handleCreate(ctx context.Context, req mcp.CallToolRequest, a createArgs) (*mcp.CallToolResult, error) {
 	p := newProgress(ctx, req)
 	sb, err := s.eng.Create(ctx, sandbox.CreateRequest{
-		Language: a.Language, Image: a.Image, Network: a.Network,
+		Language: a.Language, Image: a.Image, Network: a.Network, AllowDomains: a.AllowDomains,
 		MemoryMB: a.MemoryMB, CPUs: a.CPUs, Pids: a.Pids, TTLMinutes: a.TTLMinutes, Env: a.Env,
 		Client: clientName(ctx), Progress: pullProgress(p),
 	})

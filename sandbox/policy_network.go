@@ -1,0 +1,99 @@
+package sandbox
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox/config"
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox/netproxy"
+)
+
+// Network modes a sandbox may have.
+const (
+	NetworkNone      = "none"
+	NetworkAllowlist = "allowlist"
+	NetworkEgress    = "egress"
+)
+
+// ErrAllowlistUnavailable: allowlist networking was asked for (by
+// sandbox_create or network.default) on an engine that cannot give it
+// yet. It wraps ErrPolicy. The mode never falls back to no network or to
+// a real one: an explicit choice is carried out or fails.
+var ErrAllowlistUnavailable = fmt.Errorf("%w: allowlist networking is not available", ErrPolicy)
+
+// planNetwork checks the network a request asks for (or the config's
+// default) and its allow_domains against the policy.
+func planNetwork(cfg *config.Config, req CreateRequest) (string, error) {
+	mode := req.Network
+	if mode == "" {
+		mode = cfg.Network.Default
+	}
+	if len(req.AllowDomains) > 0 && mode != NetworkAllowlist {
+		return "", invalidErr("allow_domains is only for network \"allowlist\" (this sandbox's network is %q)", mode)
+	}
+	switch mode {
+	case NetworkNone:
+		return mode, nil
+	case NetworkEgress:
+		if !cfg.Network.AllowEgress {
+			return "", policyErr("network egress is not allowed; set network.allow_egress = true in %s to allow it", cfg.File())
+		}
+		return mode, nil
+	case NetworkAllowlist:
+		if err := checkAllowDomains(cfg, req.AllowDomains); err != nil {
+			return "", err
+		}
+		return "", fmt.Errorf("%w: allowlist networking needs the command agent's proxy inside the sandbox, which is not yet available on this engine; use network \"none\" (and install_packages for packages), or \"egress\" where network.allow_egress allows it", ErrAllowlistUnavailable)
+	}
+	return "", invalidErr("network must be \"none\", \"allowlist\" or \"egress\", not %q", mode)
+}
+
+// checkAllowDomains refuses entries that cannot be read, and entries the
+// config does not already allow: a tool argument alone never opens a
+// host; a person must add it to network.allow_domains (until a person
+// can be asked from here).
+func checkAllowDomains(cfg *config.Config, asked []string) error {
+	entries, err := netproxy.ParseEntries(asked)
+	if err != nil {
+		return invalidErr("allow_domains: %v", strings.TrimPrefix(err.Error(), netproxy.ErrEntry.Error()+" "))
+	}
+	allowed, err := netproxy.ParseEntries(cfg.Network.AllowDomains)
+	if err != nil {
+		return invalidErr("network.allow_domains in %s: %v", cfg.File(), err)
+	}
+	var missing []string
+	for _, e := range entries {
+		if !coveredBy(allowed, e) {
+			missing = append(missing, e.String())
+		}
+	}
+	if len(missing) > 0 {
+		return policyErr("allow_domains: %s %s not in network.allow_domains of %s; only a person can allow a host: add %s there (the AI asking for it is not enough)",
+			strings.Join(missing, ", "), isAre(len(missing)), cfg.File(), quoteList(missing))
+	}
+	return nil
+}
+
+func coveredBy(list []netproxy.Entry, e netproxy.Entry) bool {
+	for _, a := range list {
+		if a.Covers(e) {
+			return true
+		}
+	}
+	return false
+}
+
+func isAre(n int) string {
+	if n == 1 {
+		return "is"
+	}
+	return "are"
+}
+
+func quoteList(xs []string) string {
+	q := make([]string, len(xs))
+	for i, x := range xs {
+		q[i] = fmt.Sprintf("%q", x)
+	}
+	return strings.Join(q, ", ")
+}
