@@ -83,7 +83,11 @@ func (t *SandboxesTab) OpenDetails(id string) *Details {
 	d := &Details{t: t, id: id, win: fyne.CurrentApp().NewWindow("Sandbox " + id + " - " + Title)}
 	d.build()
 	t.open[id] = d
-	d.win.SetOnClosed(func() { delete(t.open, id) })
+	d.win.SetOnClosed(func() {
+		delete(t.open, id)
+		t.w.usageChanged()
+	})
+	t.w.usageChanged() // its bars sample usage, whichever tab is in view
 	d.update(t.snap)
 	d.win.Resize(fyne.NewSize(780, 720))
 	d.win.Show()

@@ -167,7 +167,7 @@ func Run(ctx context.Context, o Options) error {
 
 	a.fyne = fyneapp.NewWithID(AppID)
 	a.fyne.SetIcon(icons.App())
-	a.win = ui.New(a.fyne, ui.Options{Actions: a.actions(), OnViewChange: a.viewChanged, OnClose: a.windowClosed})
+	a.win = ui.New(a.fyne, ui.Options{Actions: a.actions(), OnViewChange: a.viewChanged, OnUsageSeen: a.usageSeen, OnClose: a.windowClosed})
 	a.win.Window().SetIcon(icons.App())
 	if o.Size.Width > 0 {
 		a.win.Window().Resize(o.Size)
