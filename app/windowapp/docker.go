@@ -149,6 +149,7 @@ func (a *App) onSnapshot(snap sandboxwatch.Snapshot) {
 			a.pushStatus()
 		}
 	})
+	a.refreshServers() // the sandboxes each owns; a killed one's lock freed
 }
 
 // viewChanged watches the audit log only while the Activity tab is seen.

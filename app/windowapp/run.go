@@ -126,6 +126,8 @@ type App struct {
 
 	mu sync.Mutex // guards what follows, written by background goroutines
 	ui uiState
+	// serversShown is the list of servers last shown (servers.go).
+	serversShown []ui.ServerRow
 
 	audit *auditWatch
 }
@@ -208,6 +210,7 @@ func (a *App) start(inst *instance.Instance) {
 	a.cfg.OnChange(a.dockerHostChanged)
 	a.goBG(a.engine.Run)
 	a.goBG(a.watchStateDir)
+	a.goBG(a.watchServers)
 	a.goBG(func(context.Context) { a.refreshClients() })
 	if a.o.ConfirmPause {
 		a.confirmPause()
