@@ -46,11 +46,12 @@ func fence(cfg *config.Config) hostfs.Fence {
 	}
 }
 
-// hostErr classes the fence's refusals as policy errors.
+// hostErr classes the fence's refusals as policy errors, keeping the
+// fence's own class too: the window asks before replacing on ErrExists.
 func hostErr(err error) error {
 	switch {
 	case errors.Is(err, hostfs.ErrFence), errors.Is(err, hostfs.ErrTooBig), errors.Is(err, hostfs.ErrExists):
-		return fmt.Errorf("%w: %v", ErrPolicy, err)
+		return fmt.Errorf("%w: %w", ErrPolicy, err)
 	case errors.Is(err, fs.ErrNotExist):
 		return fmt.Errorf("%w: %v", ErrInvalid, err)
 	}

@@ -57,10 +57,16 @@ type Engine struct {
 	// the proof, to reapers, that this server is alive (state/servers.go).
 	// regErr says why it could not be taken; the engine then makes
 	// nothing.
-	lock    *state.ServerLock
-	regErr  error
-	tick    time.Duration
-	ttlUnit time.Duration
+	lock   *state.ServerLock
+	regErr error
+	// info is what the server says of itself beside its lock
+	// (announce.go), once announced.
+	infoMu    sync.Mutex
+	info      state.ServerInfo
+	announced bool
+	infoDone  bool // closed: nothing is announced any more
+	tick      time.Duration
+	ttlUnit   time.Duration
 
 	mu       sync.Mutex
 	boxes    map[string]*Sandbox
@@ -677,7 +683,11 @@ func (e *Engine) Close(ctx context.Context) error {
 	e.watchers.Wait()
 	<-drained
 	e.recs.flush()
-	// Only now may a reaper take what could not be removed.
+	// Only now may a reaper take what could not be removed. The info file
+	// goes with the lock, and is not written again.
+	e.infoMu.Lock()
+	e.announced, e.infoDone = false, true
+	e.infoMu.Unlock()
 	if rerr := e.lock.Release(); rerr != nil {
 		e.log.Warn("release server lock", "err", rerr)
 	}

@@ -4,6 +4,7 @@ import (
 	"errors"
 
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/backend"
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox/hostfs"
 )
 
 // Error classes. Every error the engine returns wraps one of these, so
@@ -16,6 +17,9 @@ var (
 	ErrNotFound = errors.New("sandbox not found")
 	// ErrPolicy: the request asks for more than the policy allows.
 	ErrPolicy = errors.New("not allowed by policy")
+	// ErrExists: copy_out's destination exists and overwrite was not
+	// asked for. It comes wrapped together with ErrPolicy.
+	ErrExists = hostfs.ErrExists
 	// ErrInvalid: the request is malformed (empty command, bad path, …).
 	ErrInvalid = errors.New("invalid request")
 	// ErrLimit: too many sandboxes.

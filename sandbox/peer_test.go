@@ -72,8 +72,37 @@ func TestPeerFiles(t *testing.T) {
 			t.Errorf("%s: %v, want ErrPolicy", c.name, err)
 		}
 	}
-	if ents, _ := os.ReadDir(denied); len(ents) != 0 {
+	// An existing file is refused as ErrExists (the window then asks to
+	// replace it), and replaced when asked, through the same fence.
+	existing := filepath.Join(root, "out", "data.csv")
+	if err := os.WriteFile(existing, []byte("old\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.CopyOut(ctx, "/workspace/out/data.csv", existing, false); !errors.Is(err, sandbox.ErrExists) {
+		t.Errorf("existing file: %v, want ErrExists", err)
+	}
+	if b, _ := os.ReadFile(existing); string(b) != "old\n" {
+		t.Errorf("a refused copy changed the file: %q", b)
+	}
+	if _, err := p.CopyOut(ctx, "/workspace/out/data.csv", existing, true); err != nil {
+		t.Errorf("overwrite: %v", err)
+	}
+	if b, _ := os.ReadFile(existing); string(b) != "1,2\n" {
+		t.Errorf("after overwrite data.csv = %q", b)
+	}
+	// overwrite does not open the fence: a denied file stays as it is.
+	keep := filepath.Join(denied, "keep.csv")
+	if err := os.WriteFile(keep, []byte("keep\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.CopyOut(ctx, "/workspace/out/data.csv", keep, true); !errors.Is(err, sandbox.ErrPolicy) || errors.Is(err, sandbox.ErrExists) {
+		t.Errorf("overwrite in write_deny: %v, want ErrPolicy and not ErrExists", err)
+	}
+	if ents, _ := os.ReadDir(denied); len(ents) != 1 {
 		t.Errorf("something was written in the denied directory: %v", ents)
+	}
+	if b, _ := os.ReadFile(keep); string(b) != "keep\n" {
+		t.Errorf("overwrite changed a denied file: %q", b)
 	}
 	other, err := state.Open(t.TempDir())
 	if err != nil {

@@ -73,6 +73,7 @@ func runServe(ctx context.Context, e *Env, args []string) int {
 	}
 
 	eng := sandbox.NewEngine(sandbox.Options{Backend: s.backend, Config: s.cfg, State: s.state, Log: log})
+	announce(log, eng, *httpAddr != "")
 	bg, cancelBG := context.WithCancel(ctx)
 	defer cancelBG()
 	wd := startEngine(bg, log, eng, s, *debug)
@@ -97,6 +98,18 @@ func runServe(ctx context.Context, e *Env, args []string) int {
 		return 1
 	}
 	return 0
+}
+
+// announce writes what this server says of itself beside its lock, for
+// the window's list of the servers running now.
+func announce(log *slog.Logger, eng *sandbox.Engine, http bool) {
+	transport := "stdio"
+	if http {
+		transport = "http"
+	}
+	if err := eng.Announce(transport, buildinfo.Version); err != nil {
+		log.Warn("write this server's info file; the window does not list it", "err", err)
+	}
 }
 
 // startEngine starts, until bg ends, the server's watchdog (which it

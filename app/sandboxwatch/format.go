@@ -29,6 +29,20 @@ func (r Row) Expires(now time.Time) string {
 	return "in " + Duration(d)
 }
 
+// StateLabel is the row's state by the counting rule (Count): "warm" for
+// an unclaimed warm-pool container, otherwise the engine's state of a
+// sandbox's container ("running", "paused", "exited", "created", …), or
+// "–" when the engine said none.
+func (r Row) StateLabel() string {
+	switch {
+	case r.Pool:
+		return "warm"
+	case r.State == "":
+		return none
+	}
+	return r.State
+}
+
 // CPU is "used / limit": the use in percent of one core, and the limit
 // in cores.
 func (r Row) CPU() string {

@@ -113,6 +113,13 @@ func TestDetailsViewOfPythonSandbox(t *testing.T) {
 	})
 	time.Sleep(6 * time.Second) // Docker found, the list, a usage sample and the files in
 	shotWindow(t, xenv, title, "details-python-plot")
+	// The window lists the server as running now, with the sandbox it
+	// owns (its info file beside its held lock).
+	winLog := filepath.Join(home, ".local", "state", "mcp-sandbox", "logs", "window.log")
+	waitFor(t, "the window to list the server and its sandbox", 15*time.Second, func() bool {
+		b, _ := os.ReadFile(winLog)
+		return bytes.Contains(b, []byte(`msg="servers running now" count=1 sandboxes=1`))
+	})
 
 	// The sandbox goes while its view is open: the window lives on.
 	if _, err := s.Call(ctx, "sandbox_stop", map[string]any{"sandbox_id": created.ID}, nil); err != nil {

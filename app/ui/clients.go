@@ -46,6 +46,9 @@ type ClientsTab struct {
 	busy    map[string]bool
 	grid    *grid
 	message *widget.Label
+
+	servers      []ServerRow
+	serversLabel *widget.Label // the servers running now (servers.go)
 }
 
 // The columns fit a window 800 px wide: the client with its state, one
@@ -84,7 +87,10 @@ func newClientsTab(w *Window, act ClientActions) *ClientsTab {
 	t.grid.lines = 3
 	t.message = wrapped("Configure writes an mcp-sandbox entry that runs the bundled server; the file is backed up first and everything else in it is kept.")
 	reload := widget.NewButtonWithIcon("Reload", theme.ViewRefreshIcon(), t.Reload)
-	t.content = container.NewBorder(nil, container.NewBorder(nil, nil, nil, reload, t.message), nil, nil, t.grid.content)
+	t.serversLabel = wrapped("")
+	running := container.NewVBox(heading("Servers running now"), t.serversLabel, heading("Clients"))
+	t.content = container.NewBorder(running, container.NewBorder(nil, nil, nil, reload, t.message), nil, nil, t.grid.content)
+	t.serversLabel.SetText(t.serversText())
 	return t
 }
 

@@ -2,6 +2,7 @@ package ui
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"path"
 	"path/filepath"
@@ -28,8 +29,10 @@ type DetailsActions struct {
 	// Files lists /workspace, recursively; true when the list was cut.
 	Files func(ctx context.Context, id string) ([]sandbox.FileEntry, bool, error)
 	// Save copies the sandbox path src to the host path dest through
-	// copy_out's write fence, which may refuse it.
-	Save func(ctx context.Context, id, src, dest string) (sandbox.CopyResult, error)
+	// copy_out's write fence, which may refuse it. Without overwrite an
+	// existing dest is refused with an error wrapping sandbox.ErrExists;
+	// with it, dest is replaced (still only where the fence allows).
+	Save func(ctx context.Context, id, src, dest string, overwrite bool) (sandbox.CopyResult, error)
 	// SaveDir is where the folder dialog starts (files.write_root); ""
 	// leaves it to the dialog.
 	SaveDir func() string
@@ -80,7 +83,11 @@ func (t *SandboxesTab) OpenDetails(id string) *Details {
 	d := &Details{t: t, id: id, win: fyne.CurrentApp().NewWindow("Sandbox " + id + " - " + Title)}
 	d.build()
 	t.open[id] = d
-	d.win.SetOnClosed(func() { delete(t.open, id) })
+	d.win.SetOnClosed(func() {
+		delete(t.open, id)
+		t.w.usageChanged()
+	})
+	t.w.usageChanged() // its bars sample usage, whichever tab is in view
 	d.update(t.snap)
 	d.win.Resize(fyne.NewSize(780, 720))
 	d.win.Show()
@@ -289,17 +296,24 @@ func (d *Details) chooseSave() {
 	fd.Show()
 }
 
-// SaveTo copies the sandbox path src to dest and says how it went.
-func (d *Details) SaveTo(src, dest string) {
+// SaveTo copies the sandbox path src to dest and says how it went. An
+// existing dest is replaced only after the user confirms it.
+func (d *Details) SaveTo(src, dest string) { d.saveTo(src, dest, false) }
+
+func (d *Details) saveTo(src, dest string, overwrite bool) {
 	save := d.t.act.Details.Save
 	if save == nil {
 		return
 	}
 	var res sandbox.CopyResult
 	d.t.w.async(func(ctx context.Context) (err error) {
-		res, err = save(ctx, d.id, src, dest)
+		res, err = save(ctx, d.id, src, dest, overwrite)
 		return err
 	}, func(err error) {
+		if err != nil && !overwrite && errors.Is(err, sandbox.ErrExists) && !d.gone {
+			d.confirmReplace(src, dest)
+			return
+		}
 		if err != nil {
 			dialog.ShowError(fmt.Errorf("save %s: %s", src, cleanText(err.Error(), 600)), d.win)
 			return
@@ -310,6 +324,14 @@ func (d *Details) SaveTo(src, dest string) {
 		}
 		dialog.ShowInformation("Saved", msg, d.win)
 	})
+}
+
+// confirmReplace asks before saving src over the existing dest.
+func (d *Details) confirmReplace(src, dest string) {
+	shown := cleanText(dest, 600)
+	confirm("Replace "+cleanText(filepath.Base(dest), 120)+"?",
+		shown+" already exists. Replacing it puts the sandbox's "+cleanText(src, 300)+" in its place; what is there now is removed (a folder with everything in it).",
+		"Replace", d.win, func() { d.saveTo(src, dest, true) })
 }
 
 func (d *Details) confirmStop() {

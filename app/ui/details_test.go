@@ -45,7 +45,7 @@ func (f *detailsFakes) actions() DetailsActions {
 				{Path: "/workspace/shadow", Link: "/etc/shadow"},
 			}, false, nil
 		},
-		Save: func(_ context.Context, _, src, dest string) (sandbox.CopyResult, error) {
+		Save: func(_ context.Context, _, src, dest string, _ bool) (sandbox.CopyResult, error) {
 			f.saved = append(f.saved, [2]string{src, dest})
 			if strings.Contains(dest, "denied") {
 				return sandbox.CopyResult{}, fmt.Errorf("%w: %s is in files.write_deny", sandbox.ErrPolicy, dest)
@@ -267,5 +267,42 @@ func TestDetailsViewBeforeFirstListing(t *testing.T) {
 	w.Sandboxes.Set(sandboxwatch.Snapshot{Rows: sandboxRows().Rows, Updated: now})
 	if !d2.Gone() {
 		t.Error("a sandbox no listing has is not said to be gone")
+	}
+}
+
+// TestDetailsAsksForUsage: a details view puts usage on screen whichever
+// tab the window shows (it opens from the Activity tab, or at start), so
+// its bars show numbers, not "–"; closing it takes usage off again.
+func TestDetailsAsksForUsage(t *testing.T) {
+	a := test.NewTempApp(t)
+	var seen []bool
+	w := New(a, Options{OnUsageSeen: func(on bool) { seen = append(seen, on) }, Now: func() time.Time { return now }, Go: func(g func()) { g() }})
+	defer w.Close()
+	w.Show()
+	w.SelectTab(TabActivity)
+	if len(seen) != 0 {
+		t.Fatalf("usage asked for on the Status and Activity tabs: %v", seen)
+	}
+	d := w.Sandboxes.OpenDetails("k3j5q2m7x4ab")
+	if len(seen) != 1 || !seen[0] {
+		t.Fatalf("a details view did not ask for usage: %v", seen)
+	}
+	w.Sandboxes.Set(sandboxRows())
+	if got := d.mem.TextFormatter(); got != "41 MB / 512 MB" {
+		t.Errorf("memory bar says %q", got)
+	}
+	w.SelectTab(TabSandboxes)
+	w.SelectTab(TabStatus)
+	if len(seen) != 1 {
+		t.Errorf("tab changes with a details view open changed usage: %v", seen)
+	}
+	d.Close()
+	if len(seen) != 2 || seen[1] {
+		t.Errorf("closing the last details view left usage on: %v", seen)
+	}
+	w.SelectTab(TabSandboxes)
+	w.Hide()
+	if len(seen) != 4 || !seen[2] || seen[3] {
+		t.Errorf("the Sandboxes tab shown, then hidden: %v", seen)
 	}
 }

@@ -126,8 +126,8 @@ func TestTableRowsShowWholeValues(t *testing.T) {
 			t.Errorf("row %d does not show %q whole:\n%s", row, want, all)
 		}
 	}
-	if !strings.Contains(all, "\n") || strings.Count(w.Sandboxes.grid.Cell(row, 2), "\n") < 1 {
-		t.Errorf("the long image was not wrapped: %q", w.Sandboxes.grid.Cell(row, 2))
+	if !strings.Contains(all, "\n") || strings.Count(w.Sandboxes.grid.Cell(row, 3), "\n") < 1 {
+		t.Errorf("the long image was not wrapped: %q", w.Sandboxes.grid.Cell(row, 3))
 	}
 	if w.Sandboxes.grid.table.Size().Width < sandboxColumns[0].width {
 		t.Errorf("the Stop column is out of reach")
@@ -221,6 +221,8 @@ func visibleLabels(o fyne.CanvasObject, f func(*widget.Label)) {
 	switch c := o.(type) {
 	case *widget.Label:
 		f(c)
+	case *headerLabel:
+		f(&c.Label)
 	case *fyne.Container:
 		for _, k := range c.Objects {
 			visibleLabels(k, f)

@@ -35,6 +35,11 @@ type SandboxesTab struct {
 
 	snap     sandboxwatch.Snapshot // its Rows without the warm pool
 	count    sandboxwatch.Count    // the snapshot's count, warm ones too
+	shown    []sandboxwatch.Row    // snap's rows of the client chosen, in the order chosen
+	sortCol  int                   // the column sorted by; -1: the engine's order (oldest first)
+	sortDesc bool
+	client   string // the client shown (its display name); "": all
+	clients  *widget.Select
 	stopping map[string]bool
 	grid     *grid
 	summary  *widget.Label
@@ -46,6 +51,7 @@ type SandboxesTab struct {
 	selected string
 	open     map[string]*Details // the details views open, by sandbox id
 	openBtn  *widget.Button      // opens the selected sandbox's details
+	stopSel  *widget.Button      // stops the selected sandbox
 	// lastClick and lastAt spot a double click on a row.
 	lastClick string
 	lastAt    time.Time
@@ -56,18 +62,21 @@ type SandboxesTab struct {
 // image and client always show). The Stop button comes first, so it stays
 // in reach however narrow the window; the columns fit a window 800 px
 // wide (the Image column takes the width left over), and a selected row's
-// id, image and limits also show in a wrapped line below the table.
+// id, image and limits also show in a wrapped line below the table. A
+// click on a header with an order sorts by it (a second click reverses).
 var sandboxColumns = []struct {
 	title  string
 	width  float32
 	fields []string
+	order  func(a, b sandboxwatch.Row) int // nil: not sortable
 }{
-	{"", 70, nil},
-	{"Sandbox", 135, []string{"ID", "Language", "Client"}},
-	{"Image", 150, []string{"Image"}},
-	{"Usage / limit", 170, []string{"CPU", "Memory", "PIDs"}},
-	{"Limits", 110, []string{"Network", "Timeout"}},
-	{"Time", 125, []string{"Age", "Expires"}},
+	{"", 70, nil, nil},
+	{"Sandbox", 135, []string{"ID", "Language", "Client"}, byClient},
+	{"State", 72, []string{"State"}, byState},
+	{"Image", 95, []string{"Image"}, byImage},
+	{"Usage / limit", 147, []string{"CPU", "Memory", "PIDs"}, byUsage},
+	{"Limits", 110, []string{"Network", "Timeout"}, byLimits},
+	{"Time", 125, []string{"Age", "Expires"}, byAge},
 }
 
 // selectText is what the line below the table says while no row is
@@ -84,7 +93,7 @@ const emptyText = "No sandboxes are running. They appear here as soon as an AI c
 const sandboxLines = 3
 
 func newSandboxesTab(w *Window, act SandboxActions) *SandboxesTab {
-	t := &SandboxesTab{w: w, act: act, stopping: map[string]bool{}, open: map[string]*Details{}}
+	t := &SandboxesTab{w: w, act: act, stopping: map[string]bool{}, open: map[string]*Details{}, sortCol: -1}
 	cols := make([]column, len(sandboxColumns))
 	for i, c := range sandboxColumns {
 		cols[i] = column{title: c.title, width: c.width}
@@ -99,14 +108,17 @@ func newSandboxesTab(w *Window, act SandboxActions) *SandboxesTab {
 		tap:      t.stop,
 		disabled: func(id string) bool { return t.stopping[id] },
 	}}
-	t.grid = newGrid(cols, func() int { return len(t.snap.Rows) }, func(row int) string { return t.snap.Rows[row].ID }, t.cell)
+	t.grid = newGrid(cols, func() int { return len(t.shown) }, func(row int) string { return t.shown[row].ID }, t.cell)
 	t.grid.grow = "Image"
 	t.grid.lines = sandboxLines
+	t.grid.selected = func() string { return t.selected }
+	t.grid.header, t.grid.tapHeader = t.headerText, t.SortBy
 	t.details = wrapped(selectText)
 	t.grid.table.OnSelected = func(id widget.TableCellID) {
 		if key, ok := t.grid.Key(id.Row); ok {
 			t.selected = key
 			t.showDetails()
+			t.grid.selectionMoved()
 			// A second click on the row soon after opens its details.
 			if key == t.lastClick && time.Since(t.lastAt) < doubleClick {
 				t.OpenDetails(key)
@@ -121,7 +133,15 @@ func newSandboxesTab(w *Window, act SandboxActions) *SandboxesTab {
 		}
 	})
 	t.openBtn.Disable()
-	t.summary = widget.NewLabel("")
+	t.stopSel = widget.NewButtonWithIcon("Stop sandbox", theme.MediaStopIcon(), func() {
+		if t.selected != "" {
+			t.stop(t.selected)
+		}
+	})
+	t.stopSel.Disable()
+	t.clients = widget.NewSelect([]string{allClients}, t.SetClient)
+	t.clients.SetSelected(allClients)
+	t.summary = wrapped("")
 	t.errLabel = wrapped("")
 	t.errLabel.Importance = widget.DangerImportance
 	t.errLabel.Hide()
@@ -130,8 +150,9 @@ func newSandboxesTab(w *Window, act SandboxActions) *SandboxesTab {
 	t.empty.TextStyle = fyne.TextStyle{Italic: true}
 	t.stopAll = widget.NewButtonWithIcon("Stop all", theme.MediaStopIcon(), t.confirmStopAll)
 	t.stopAll.Importance = widget.DangerImportance
-	t.top = container.NewVBox(container.NewBorder(nil, nil, nil, t.stopAll, t.summary), t.errLabel)
-	t.content = container.NewBorder(t.top, container.NewBorder(nil, nil, nil, t.openBtn, t.details), nil, nil, container.NewStack(t.grid.content, container.NewVBox(layout.NewSpacer(), t.empty, layout.NewSpacer())))
+	pick := container.New(&fixedWidth{width: clientsWidth}, t.clients)
+	t.top = container.NewVBox(container.NewBorder(nil, nil, pick, t.stopAll, t.summary), t.errLabel)
+	t.content = container.NewBorder(t.top, container.NewBorder(nil, nil, nil, container.NewVBox(container.NewHBox(t.stopSel, t.openBtn)), t.details), nil, nil, container.NewStack(t.grid.content, container.NewVBox(layout.NewSpacer(), t.empty, layout.NewSpacer())))
 	t.Set(sandboxwatch.Snapshot{})
 	return t
 }
@@ -148,9 +169,11 @@ func (t *SandboxesTab) cell(row, col int) string {
 
 // field is one value of a row, as the table shows it.
 func (t *SandboxesTab) field(row int, name string) string {
-	r := t.snap.Rows[row]
+	r := t.shown[row]
 	now := t.w.o.Now()
 	switch name {
+	case "State":
+		return r.StateLabel()
 	case "ID":
 		return r.ID
 	case "Client":
@@ -195,7 +218,20 @@ func (t *SandboxesTab) Set(s sandboxwatch.Snapshot) {
 			delete(t.stopping, id)
 		}
 	}
+	t.redraw()
+	for _, d := range t.open {
+		d.update(s)
+	}
+}
+
+// redraw shows the snapshot as the client filter and the order choose.
+func (t *SandboxesTab) redraw() {
+	s := t.snap
+	t.view()
 	t.summary.SetText(t.count.String() + ", whichever client started them. Usage updates while this tab is open.")
+	if t.client != "" {
+		t.summary.SetText(fmt.Sprintf("Showing %d of %s: those %s started.", len(t.shown), t.count, t.client))
+	}
 	if s.Err != nil && len(s.Rows) == 0 {
 		t.summary.SetText("How many sandboxes run is not known while the engine does not answer.")
 	}
@@ -207,8 +243,11 @@ func (t *SandboxesTab) Set(s sandboxwatch.Snapshot) {
 	}
 	t.top.Refresh() // the error line came or went: lay the table out below it
 	t.content.Refresh()
-	if len(s.Rows) == 0 {
+	if len(t.shown) == 0 {
 		t.empty.SetText(emptyText)
+		if len(s.Rows) > 0 {
+			t.empty.SetText("No sandboxes of " + t.client + " are running. Choose " + allClients + " to see the others.")
+		}
 		if s.Err != nil {
 			// Nothing could be listed: that says nothing about what runs.
 			t.empty.SetText("The sandboxes cannot be listed while the engine does not answer; those that run go on running.")
@@ -220,31 +259,37 @@ func (t *SandboxesTab) Set(s sandboxwatch.Snapshot) {
 		}
 	} else {
 		t.empty.Hide()
+	}
+	if len(s.Rows) > 0 {
 		t.stopAll.Enable()
 	}
 	t.grid.Refresh()
 	t.showDetails()
-	for _, d := range t.open {
-		d.update(s)
-	}
 }
 
 // showDetails writes the selected sandbox out in full, wrapped: nothing of
 // it is clipped, whatever the window's width.
 func (t *SandboxesTab) showDetails() {
 	var r *sandboxwatch.Row
-	for i := range t.snap.Rows {
-		if t.snap.Rows[i].ID == t.selected {
-			r = &t.snap.Rows[i]
+	for i := range t.shown {
+		if t.shown[i].ID == t.selected {
+			r = &t.shown[i]
 		}
 	}
 	if r != nil {
 		now := t.w.o.Now()
 		t.details.SetText(fmt.Sprintf("%s · %s · %s · image %s · client %s · CPU %s · memory %s · PIDs %s · workspace %s · network %s · exec timeout %s · expires %s",
-			r.ID, r.State, r.Language, r.Image, r.ClientLabel(), r.CPU(), r.Memory(), r.Pids(), workspace(r.Limits.WorkspaceMB), r.NetworkLabel(), execTimeout(r.Limits.ExecTimeoutSeconds), r.Expires(now)))
+			r.ID, r.StateLabel(), r.Language, r.Image, r.ClientLabel(), r.CPU(), r.Memory(), r.Pids(), workspace(r.Limits.WorkspaceMB), r.NetworkLabel(), execTimeout(r.Limits.ExecTimeoutSeconds), r.Expires(now)))
 		t.openBtn.Enable()
+		t.stopSel.Enable()
+		if t.stopping[r.ID] {
+			t.stopSel.Disable()
+		}
 	} else {
+		// The selected sandbox went, or the filter hides it: nothing is
+		// selected (Stop never acts on a row out of sight).
 		t.openBtn.Disable()
+		t.stopSel.Disable()
 		t.selected = ""
 		t.details.SetText(selectText)
 	}
@@ -269,9 +314,8 @@ func execTimeout(s int) string {
 // Snapshot returns what the tab shows.
 func (t *SandboxesTab) Snapshot() sandboxwatch.Snapshot { return t.snap }
 
-// Cell returns one value of a row (ID, Client, Language, Image, Age,
-// CPU, Memory, PIDs, Network, Timeout, Expires) as the table shows it, for
-// tests.
+// Cell returns one value of a row as shown (ID, Client, Language, State,
+// Image, Age, CPU, Memory, PIDs, Network, Timeout, Expires), for tests.
 func (t *SandboxesTab) Cell(row int, field string) string { return t.field(row, field) }
 
 // TapStop presses the Stop button of the sandbox id, as a person would.
@@ -283,10 +327,12 @@ func (t *SandboxesTab) stop(id string) {
 	}
 	t.stopping[id] = true
 	t.grid.Refresh()
+	t.showDetails()
 	t.w.async(func(ctx context.Context) error { return t.act.Stop(ctx, id) }, func(err error) {
 		if err != nil {
 			delete(t.stopping, id)
 			t.grid.Refresh()
+			t.showDetails()
 			dialog.ShowError(fmt.Errorf("stop %s: %w", id, err), t.w.win)
 		}
 	})

@@ -4,7 +4,9 @@ import (
 	"strings"
 
 	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/canvas"
 	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/driver/desktop"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 )
@@ -50,6 +52,13 @@ type grid struct {
 	// grow, when set, names the column that takes the width the others
 	// leave (its width is then the least it gets); 0 leaves them as set.
 	grow string
+	// selected, when set, is the key of the row drawn as selected (the
+	// whole row, by key: it follows the row when rows come, go or sort).
+	selected func() string
+	// header, when set, is a column's header text (a sort mark with the
+	// title, say); tapHeader, when set, is called when one is clicked.
+	header    func(col int) string
+	tapHeader func(col int)
 
 	// content is the table in a layout that widens the grow column with
 	// the window; put it, not the table, into the tab.
@@ -60,6 +69,7 @@ type grid struct {
 	// is the rows given a height of their own.
 	cells   [][]string
 	keys    []string
+	marks   map[*canvas.Rectangle]string // each cell's selection mark, and the key of the row it was drawn for
 	tall    map[int]bool
 	heights map[int]float32 // a label's height by its number of lines
 }
@@ -67,7 +77,7 @@ type grid struct {
 // newGrid returns a grid over rows() rows whose cell (row, col) reads
 // text(row, col) and whose row is named key(row).
 func newGrid(cols []column, rows func() int, key func(row int) string, text func(row, col int) string) *grid {
-	g := &grid{cols: cols, rows: rows, key: key, text: text, tall: map[int]bool{}, heights: map[int]float32{}}
+	g := &grid{cols: cols, rows: rows, key: key, text: text, tall: map[int]bool{}, heights: map[int]float32{}, marks: map[*canvas.Rectangle]string{}}
 	g.table = widget.NewTableWithHeaders(
 		func() (int, int) { return len(g.cells), len(g.cols) },
 		g.createCell,
@@ -75,14 +85,32 @@ func newGrid(cols []column, rows func() int, key func(row int) string, text func
 	)
 	g.table.ShowHeaderColumn = false
 	g.table.CreateHeader = func() fyne.CanvasObject {
-		l := widget.NewLabel("")
-		l.TextStyle.Bold = true
-		l.Truncation = fyne.TextTruncateEllipsis
-		return l
+		if g.tapHeader == nil {
+			l := widget.NewLabel("")
+			l.TextStyle.Bold = true
+			l.Truncation = fyne.TextTruncateEllipsis
+			return l
+		}
+		h := &headerLabel{}
+		h.ExtendBaseWidget(h)
+		h.TextStyle.Bold = true
+		h.Truncation = fyne.TextTruncateEllipsis
+		return h
 	}
 	g.table.UpdateHeader = func(id widget.TableCellID, o fyne.CanvasObject) {
-		if id.Col >= 0 && id.Col < len(g.cols) {
-			o.(*widget.Label).SetText(g.cols[id.Col].title)
+		if id.Col < 0 || id.Col >= len(g.cols) {
+			return
+		}
+		text := g.cols[id.Col].title
+		if g.header != nil {
+			text = g.header(id.Col)
+		}
+		switch h := o.(type) {
+		case *headerLabel:
+			h.col, h.tap = id.Col, g.tapHeader
+			h.SetText(text)
+		case *widget.Label:
+			h.SetText(text)
 		}
 	}
 	for i, c := range cols {
@@ -127,29 +155,62 @@ func (l *growLayout) Layout(objs []fyne.CanvasObject, size fyne.Size) {
 	}
 }
 
-// A cell holds a label and up to three buttons; updateCell shows the ones
-// its column uses.
+// headerLabel is a column's header: a bold label that, when its grid
+// sorts, is clicked to sort by its column.
+type headerLabel struct {
+	widget.Label
+	col int
+	tap func(col int)
+}
+
+// Tapped sorts by the header's column.
+func (h *headerLabel) Tapped(*fyne.PointEvent) {
+	if h.tap != nil {
+		h.tap(h.col)
+	}
+}
+
+// Cursor is the hand over a header that sorts.
+func (h *headerLabel) Cursor() desktop.Cursor {
+	if h.tap != nil {
+		return desktop.PointerCursor
+	}
+	return desktop.DefaultCursor
+}
+
+// A cell holds the selection's background, a label and up to three
+// buttons; updateCell shows the ones its column uses.
 func (g *grid) createCell() fyne.CanvasObject {
 	l := widget.NewLabel("")
-	l.Truncation = fyne.TextTruncateEllipsis // never needed: the text is broken to fit
+	// No truncation: the text is broken to fit its column already, and a
+	// label that may truncate measures its text again at every SetText
+	// (most of the time a table of many rows took to redraw).
 	if g.lines > 1 {
 		// The table sizes its rows by this first cell: make it as tall
 		// as the lines a row holds.
 		l.SetText(strings.TrimSuffix(strings.Repeat("M\n", g.lines), "\n"))
 	}
 	b1, b2, b3 := widget.NewButton("", nil), widget.NewButton("", nil), widget.NewButton("", nil)
-	return container.NewStack(l, container.NewHBox(b1, b2, b3))
+	bg := canvas.NewRectangle(theme.Color(theme.ColorNameSelection))
+	bg.Hide()
+	return container.NewStack(bg, l, container.NewHBox(b1, b2, b3))
 }
 
 func (g *grid) updateCell(id widget.TableCellID, o fyne.CanvasObject) {
 	stack := o.(*fyne.Container)
-	l := stack.Objects[0].(*widget.Label)
-	box := stack.Objects[1].(*fyne.Container)
+	bg := stack.Objects[0].(*canvas.Rectangle)
+	l := stack.Objects[1].(*widget.Label)
+	box := stack.Objects[2].(*fyne.Container)
 	if id.Col < 0 || id.Col >= len(g.cols) {
 		return
 	}
 	c := g.cols[id.Col]
 	key, ok := g.Key(id.Row)
+	if !ok {
+		key = ""
+	}
+	g.marks[bg] = key
+	g.mark(bg, key)
 	if len(c.buttons) == 0 || !ok {
 		text := ""
 		if ok {
@@ -230,6 +291,28 @@ func (g *grid) Refresh() {
 	}
 	g.table.Resize(size)
 	g.table.Refresh()
+}
+
+// mark shows bg, a cell's selection mark, when key is the selected row's.
+func (g *grid) mark(bg *canvas.Rectangle, key string) {
+	on := key != "" && g.selected != nil && key == g.selected()
+	switch {
+	case on && !bg.Visible():
+		bg.FillColor = theme.Color(theme.ColorNameSelection)
+		bg.Show()
+		bg.Refresh()
+	case !on && bg.Visible():
+		bg.Hide()
+		bg.Refresh()
+	}
+}
+
+// selectionMoved marks the selected row's cells and unmarks the others,
+// without drawing any text again.
+func (g *grid) selectionMoved() {
+	for bg, key := range g.marks {
+		g.mark(bg, key)
+	}
 }
 
 // Cell returns the text a cell shows, its lines broken as they are drawn.

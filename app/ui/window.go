@@ -59,6 +59,10 @@ type Options struct {
 	// visible, whenever either changes, so the caller samples only what is
 	// seen.
 	OnViewChange func(tab string, visible bool)
+	// OnUsageSeen is told whether live usage is on screen (the Sandboxes
+	// tab of the shown window, or any details view), whenever that
+	// changes, so usage is sampled only then, and always then.
+	OnUsageSeen func(seen bool)
 	// OnClose is called when the user closes the window; nil hides it.
 	OnClose func()
 }
@@ -71,6 +75,7 @@ type Window struct {
 	ctx     context.Context
 	cancel  context.CancelFunc
 	visible bool
+	usage   bool // what OnUsageSeen was last told
 
 	Status    *StatusTab
 	Sandboxes *SandboxesTab
@@ -167,6 +172,18 @@ func (w *Window) viewChanged() {
 	}
 	if w.o.OnViewChange != nil {
 		w.o.OnViewChange(tab, w.visible)
+	}
+	w.usageChanged()
+}
+
+// usageChanged tells OnUsageSeen when usage came on screen or left it.
+func (w *Window) usageChanged() {
+	seen := (w.visible && w.CurrentTab() == TabSandboxes) || len(w.Sandboxes.open) > 0
+	if seen != w.usage {
+		w.usage = seen
+		if w.o.OnUsageSeen != nil {
+			w.o.OnUsageSeen(seen)
+		}
 	}
 }
 

@@ -21,16 +21,16 @@ func (a *App) detailsActions() ui.DetailsActions {
 			}
 			return p.ListFiles(ctx, sandbox.Workspace, true)
 		},
-		Save: func(ctx context.Context, id, src, dest string) (sandbox.CopyResult, error) {
+		Save: func(ctx context.Context, id, src, dest string, overwrite bool) (sandbox.CopyResult, error) {
 			p, err := a.peer(ctx, id)
 			if err != nil {
 				return sandbox.CopyResult{}, err
 			}
-			res, err := p.CopyOut(ctx, src, dest, false)
+			res, err := p.CopyOut(ctx, src, dest, overwrite)
 			if err != nil {
-				a.log.Warn("save from sandbox refused or failed", "id", id, "src", src, "dest", dest, "err", err)
+				a.log.Warn("save from sandbox refused or failed", "id", id, "src", src, "dest", dest, "overwrite", overwrite, "err", err)
 			} else {
-				a.log.Info("saved from sandbox", "id", id, "src", src, "dest", res.HostPath, "files", res.Files, "bytes", res.Bytes)
+				a.log.Info("saved from sandbox", "id", id, "src", src, "dest", res.HostPath, "files", res.Files, "bytes", res.Bytes, "overwrite", overwrite)
 			}
 			return res, err
 		},

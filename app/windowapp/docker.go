@@ -149,21 +149,26 @@ func (a *App) onSnapshot(snap sandboxwatch.Snapshot) {
 			a.pushStatus()
 		}
 	})
+	a.refreshServers() // the sandboxes each owns; a killed one's lock freed
 }
 
-// viewChanged samples usage only while the Sandboxes tab is seen, and
-// watches the audit log only while the Activity tab is. The tab in view
+// viewChanged watches the audit log only while the Activity tab is seen.
+// The tab in view
 // goes to the log, like the headline: what the person was looking at, and
 // when, can be read back (the GUI tests follow their clicks by it).
 func (a *App) viewChanged(tab string, visible bool) {
 	a.log.Info("view", "tab", tab, "visible", visible)
-	if conn := a.engine.Conn(); conn != nil {
-		conn.Model.SetLive(visible && tab == ui.TabSandboxes)
-	}
 	a.watchAudit(visible && tab == ui.TabActivity)
 	if visible && tab == ui.TabActivity {
 		a.markSeen()
 	}
+}
+
+// usageSeen samples usage only while it is on screen (the Sandboxes tab
+// or a details view), on whichever engine is followed now or later.
+func (a *App) usageSeen(seen bool) {
+	a.log.Info("usage on screen", "seen", seen)
+	a.engine.SetLive(seen)
 }
 
 // markSeen tells the tray the person has seen the failed calls (the

@@ -126,6 +126,8 @@ type App struct {
 
 	mu sync.Mutex // guards what follows, written by background goroutines
 	ui uiState
+	// serversShown is the list of servers last shown (servers.go).
+	serversShown []ui.ServerRow
 
 	audit *auditWatch
 }
@@ -167,7 +169,7 @@ func Run(ctx context.Context, o Options) error {
 
 	a.fyne = fyneapp.NewWithID(AppID)
 	a.fyne.SetIcon(icons.App())
-	a.win = ui.New(a.fyne, ui.Options{Actions: a.actions(), OnViewChange: a.viewChanged, OnClose: a.windowClosed})
+	a.win = ui.New(a.fyne, ui.Options{Actions: a.actions(), OnViewChange: a.viewChanged, OnUsageSeen: a.usageSeen, OnClose: a.windowClosed})
 	a.win.Window().SetIcon(icons.App())
 	if o.Size.Width > 0 {
 		a.win.Window().Resize(o.Size)
@@ -208,6 +210,7 @@ func (a *App) start(inst *instance.Instance) {
 	a.cfg.OnChange(a.dockerHostChanged)
 	a.goBG(a.engine.Run)
 	a.goBG(a.watchStateDir)
+	a.goBG(a.watchServers)
 	a.goBG(func(context.Context) { a.refreshClients() })
 	if a.o.ConfirmPause {
 		a.confirmPause()

@@ -59,6 +59,7 @@ func New(o Options) *Server {
 		server.WithOutputSchemaValidation(),
 		server.WithRecovery(),
 		server.WithResourceRecovery(),
+		server.WithHooks(s.hooks()),
 		server.WithToolHandlerMiddleware(s.audit),
 		// Inside the audit: a refused call is audited too.
 		server.WithToolHandlerMiddleware(s.validate),
@@ -72,6 +73,28 @@ func New(o Options) *Server {
 	}
 	s.addLogsResource()
 	return s
+}
+
+// hooks add each client the server serves to what it says of itself for
+// the window (sandbox.Engine.AnnounceClient): one that initializes a
+// session, and one of the stateless protocol, which names itself in each
+// request (server/discover first).
+func (s *Server) hooks() *server.Hooks {
+	h := &server.Hooks{}
+	if s.eng == nil {
+		return h
+	}
+	h.AddAfterInitialize(func(_ context.Context, _ any, req *mcp.InitializeRequest, _ *mcp.InitializeResult) {
+		if req != nil {
+			s.eng.AnnounceClient(req.Params.ClientInfo.Name)
+		}
+	})
+	h.AddOnSuccess(func(ctx context.Context, _ any, _ mcp.MCPMethod, _ any, _ any) {
+		if name := clientName(ctx); name != "" {
+			s.eng.AnnounceClient(name)
+		}
+	})
+	return h
 }
 
 // MCP returns the underlying mcp-go server (for the HTTP transport and

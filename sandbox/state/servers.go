@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strings"
 
 	"github.com/gofrs/flock"
 )
@@ -79,6 +80,12 @@ func (l *ServerLock) Release() error {
 // open file cannot be removed (Windows), it is removed once unlocked and
 // closed: whoever locks it in between finds its owner gone, which is true.
 func removeLocked(fl *flock.Flock) error {
+	// Its info file first, while the lock still says the server is
+	// gone to anyone who tries it (serverinfo.go).
+	ierr := os.Remove(strings.TrimSuffix(fl.Path(), ".lock") + ".json")
+	if errors.Is(ierr, os.ErrNotExist) {
+		ierr = nil
+	}
 	rerr := os.Remove(fl.Path())
 	uerr := fl.Unlock()
 	if rerr != nil && !errors.Is(rerr, os.ErrNotExist) {
@@ -87,7 +94,7 @@ func removeLocked(fl *flock.Flock) error {
 	if errors.Is(rerr, os.ErrNotExist) {
 		rerr = nil
 	}
-	return errors.Join(rerr, uerr)
+	return errors.Join(ierr, rerr, uerr)
 }
 
 // ServerGone reports whether the server owner of this state directory is

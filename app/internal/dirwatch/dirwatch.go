@@ -14,7 +14,7 @@ import (
 )
 
 // Watch watches dir until ctx is done. When any file called one of names
-// is created, written, renamed or removed, it waits settle (later events
+// (any file at all, without names) is created, written, renamed or removed, it waits settle (later events
 // inside that time join the same call) and calls changed, on Watch's own
 // goroutine. It returns an error when the watch cannot start, else nil once
 // ctx is done.
@@ -36,7 +36,7 @@ func Watch(ctx context.Context, dir string, settle time.Duration, changed func()
 			if !ok {
 				return nil
 			}
-			if due == nil && slices.Contains(names, filepath.Base(ev.Name)) {
+			if due == nil && (len(names) == 0 || slices.Contains(names, filepath.Base(ev.Name))) {
 				due = time.After(settle)
 			}
 		case <-w.Errors:

@@ -74,6 +74,7 @@ type Loop struct {
 
 	mu   sync.Mutex
 	conn *Conn
+	live bool // usage is wanted: every model followed samples it
 }
 
 // retry is how long the loop waits before looking again when no engine
@@ -90,6 +91,18 @@ func (l *Loop) Conn() *Conn {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.conn
+}
+
+// SetLive says whether usage is on screen: the model followed now, and
+// every model of an engine found later (at start, after Docker came
+// back, after Redetect), samples usage while it is.
+func (l *Loop) SetLive(on bool) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.live = on
+	if l.conn != nil {
+		l.conn.Model.SetLive(on)
+	}
 }
 
 // EntryHost is the followed engine's EntryHost, or "" when none is
@@ -148,10 +161,15 @@ func (l *Loop) Run(ctx context.Context) {
 	}
 }
 
+// setConn follows c (nil: none), its model live if usage is wanted; under
+// the lock, so a SetLive meanwhile is never lost.
 func (l *Loop) setConn(c *Conn) {
 	l.mu.Lock()
+	defer l.mu.Unlock()
 	l.conn = c
-	l.mu.Unlock()
+	if c != nil {
+		c.Model.SetLive(l.live)
+	}
 }
 
 // look finds the engine by the one rule, with the config's docker.host,
