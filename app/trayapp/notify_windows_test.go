@@ -17,7 +17,7 @@ import (
 func TestMain(m *testing.M) {
 	code := 1
 	systray.Run(func() {
-		setTrayIcon(assets.States[0])
+		setTrayIcon(assets.States[0], false)
 		setTrayTitle("MCP Sandbox (test)")
 		go func() {
 			code = m.Run()
