@@ -156,10 +156,12 @@ func Inspector(t testing.TB) string {
 var startHome = os.Getenv("HOME")
 
 // Build builds this module's command ./cmd/<name> into dir and returns the
-// binary's path. mcp-sandbox is built with CGO_ENABLED=0, as it ships.
+// binary's path. mcp-sandbox is built with CGO_ENABLED=0, and every
+// binary without its symbol table and DWARF (-ldflags "-s -w"), as they
+// ship: that also makes the link, most of a cached build, faster.
 func Build(dir, name string) (string, error) {
 	bin := filepath.Join(dir, name)
-	cmd := exec.Command("go", "build", "-o", bin, "github.com/mcp-sandbox/mcp-sandbox/cmd/"+name)
+	cmd := exec.Command("go", "build", "-ldflags=-s -w", "-o", bin, "github.com/mcp-sandbox/mcp-sandbox/cmd/"+name)
 	cmd.Env = append(os.Environ(), "HOME="+startHome)
 	if name == "mcp-sandbox" {
 		cmd.Env = append(cmd.Env, "CGO_ENABLED=0")
