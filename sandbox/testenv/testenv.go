@@ -151,6 +151,19 @@ func Inspector(t testing.TB) string {
 	return p
 }
 
+// InspectorStrict returns a 2.x MCP Inspector, whose CLI has --strict (the
+// 0.x one Inspector returns has not), from $MCP_INSPECTOR_STRICT or where
+// .ci/setup-host installs it: a wrapper that runs it with the Node 22 it
+// needs.
+func InspectorStrict(t testing.TB) string {
+	t.Helper()
+	p := envOr("MCP_INSPECTOR_STRICT", "/opt/mcp-inspector-2/mcp-inspector")
+	if _, err := os.Stat(p); err != nil {
+		Missing(t, "the MCP Inspector CLI 2.x at "+p)
+	}
+	return p
+}
+
 // startHome is HOME when the test process started: builds run with it so
 // the go command finds its caches even after a test has moved HOME.
 var startHome = os.Getenv("HOME")
