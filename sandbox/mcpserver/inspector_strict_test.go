@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcp-sandbox/mcp-sandbox/internal/clitest"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/testenv"
 )
 
@@ -34,7 +35,7 @@ func TestInspectorStrict(t *testing.T) {
 	cmd := exec.CommandContext(ctx, bin, append(args, serverBin, "serve")...)
 	cmd.Env = env
 	cmd.Dir = filepath.Dir(bin)
-	var stderr syncBuffer
+	var stderr clitest.Buffer
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
 	if err != nil {

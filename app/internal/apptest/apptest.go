@@ -10,13 +10,11 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"io"
 	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -24,6 +22,7 @@ import (
 	"github.com/docker/docker/api/types/filters"
 	"github.com/docker/docker/client"
 
+	"github.com/mcp-sandbox/mcp-sandbox/internal/clitest"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/testenv"
 )
 
@@ -129,54 +128,18 @@ func Home(t testing.TB) string {
 	return home
 }
 
-var (
-	buildMu  sync.Mutex
-	built    = map[string]string{}
-	buildDir string
-)
-
 // Binary builds ./cmd/NAME of this module once per test process and
-// returns its path. Building needs the go command; a test that cannot
-// build fails.
+// returns its path (clitest.Binary, shared with the server's tests).
 func Binary(t testing.TB, name string) string {
 	t.Helper()
-	p, err := BuildBinary(name)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return p
+	return clitest.Binary(t, name)
 }
 
 // BuildBinary is Binary for TestMain, which has no testing.TB.
-func BuildBinary(name string) (string, error) {
-	buildMu.Lock()
-	defer buildMu.Unlock()
-	if p, ok := built[name]; ok {
-		return p, nil
-	}
-	if buildDir == "" {
-		d, err := os.MkdirTemp("", "mcp-sandbox-bin-")
-		if err != nil {
-			return "", err
-		}
-		buildDir = d
-	}
-	bin, err := testenv.Build(buildDir, name)
-	if err != nil {
-		return "", err
-	}
-	built[name] = bin
-	return bin, nil
-}
+func BuildBinary(name string) (string, error) { return clitest.BuildBinary(name) }
 
 // Cleanup removes the binaries Binary built; call it from TestMain.
-func Cleanup() {
-	buildMu.Lock()
-	defer buildMu.Unlock()
-	if buildDir != "" {
-		os.RemoveAll(buildDir)
-	}
-}
+func Cleanup() { clitest.Cleanup() }
 
 // StartXvfb starts a private X server when the process has no DISPLAY and
 // Xvfb is installed, sets DISPLAY for this process (and its children), and
@@ -226,7 +189,7 @@ func startXvfb(xvfb string) (string, func(), error) {
 	if err != nil {
 		return "", nil, err
 	}
-	var stderr strings.Builder
+	var stderr clitest.Buffer
 	// -displayfd makes Xvfb pick a free display and write its number.
 	// -noreset: an X server resets when its last client leaves, and
 	// refuses connections meanwhile; the readiness probe below is such a
@@ -234,7 +197,7 @@ func startXvfb(xvfb string) (string, func(), error) {
 	// open display".
 	cmd := exec.Command(xvfb, "-displayfd", "3", "-noreset", "-screen", "0", "1280x1024x24", "-nolisten", "tcp")
 	cmd.ExtraFiles = []*os.File{w}
-	cmd.Stderr = &lockedWriter{w: &stderr}
+	cmd.Stderr = &stderr
 	if err := cmd.Start(); err != nil {
 		r.Close()
 		w.Close()
@@ -311,16 +274,4 @@ func startXvfb(xvfb string) (string, func(), error) {
 			kill()
 		}
 	}, nil
-}
-
-// lockedWriter serialises writes to w.
-type lockedWriter struct {
-	mu sync.Mutex
-	w  io.Writer
-}
-
-func (l *lockedWriter) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.w.Write(p)
 }
