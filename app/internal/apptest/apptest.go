@@ -230,41 +230,9 @@ func startXvfb(xvfb string) (string, func(), error) {
 		kill()
 		return "", nil, fmt.Errorf("Xvfb did not report its display: %s", stderr.String())
 	}
-	// Ready means an X client gets through its handshake: xdpyinfo does
-	// what a window's client library does (the abstract socket first,
-	// then the path), so a display number that a server still shutting
-	// down holds on to is waited out, not handed on. Without xdpyinfo, a
-	// connection to the socket's path is taken as ready.
-	sock := "/tmp/.X11-unix/X" + d
-	xdpyinfo, _ := exec.LookPath("xdpyinfo")
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		var err error
-		if xdpyinfo != "" {
-			q := exec.Command(xdpyinfo, "-display", ":"+d)
-			var out []byte
-			if out, err = q.CombinedOutput(); err != nil {
-				err = fmt.Errorf("%v: %s", err, bytes.TrimSpace(out))
-			}
-		} else {
-			var c net.Conn
-			if c, err = net.Dial("unix", sock); err == nil {
-				c.Close()
-			}
-		}
-		if err == nil {
-			break
-		}
-		select {
-		case <-exited:
-			return "", nil, fmt.Errorf("Xvfb on :%s exited: %s", d, stderr.String())
-		default:
-		}
-		if time.Now().After(deadline) {
-			kill()
-			return "", nil, fmt.Errorf("Xvfb on :%s takes no connection: %v", d, err)
-		}
-		time.Sleep(20 * time.Millisecond)
+	if err := waitX(d, exited); err != nil {
+		kill()
+		return "", nil, fmt.Errorf("%w: %s", err, stderr.String())
 	}
 	return ":" + d, func() {
 		cmd.Process.Signal(os.Interrupt)
@@ -274,4 +242,47 @@ func startXvfb(xvfb string) (string, func(), error) {
 			kill()
 		}
 	}, nil
+}
+
+// waitX waits until an X client gets through its handshake with display
+// :d, for at most 10 s or until the server exits (exited closed).
+// xdpyinfo does what a window's client library does (the abstract socket
+// first, then the path), so a display number that a server still shutting
+// down holds on to is waited out, not handed on. Without xdpyinfo, a
+// connection to the socket's path is taken as ready.
+func waitX(d string, exited <-chan struct{}) error {
+	xdpyinfo, _ := exec.LookPath("xdpyinfo")
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		err := probeX(xdpyinfo, d)
+		if err == nil {
+			return nil
+		}
+		select {
+		case <-exited:
+			return fmt.Errorf("Xvfb on :%s exited", d)
+		default:
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("Xvfb on :%s takes no connection: %v", d, err)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// probeX connects to display :d once: with xdpyinfo when there is one
+// (its path, or ""), else to the display's socket.
+func probeX(xdpyinfo, d string) error {
+	if xdpyinfo != "" {
+		out, err := exec.Command(xdpyinfo, "-display", ":"+d).CombinedOutput()
+		if err != nil {
+			return fmt.Errorf("%v: %s", err, bytes.TrimSpace(out))
+		}
+		return nil
+	}
+	c, err := net.Dial("unix", "/tmp/.X11-unix/X"+d)
+	if err != nil {
+		return err
+	}
+	return c.Close()
 }
