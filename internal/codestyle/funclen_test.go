@@ -29,8 +29,6 @@ var tooLong = map[string]int{
 	"sandbox/backend/fake/commands.go:env.shell":             91,
 	"sandbox/config/validate.go:Config.validate":             105,
 	"sandbox/docker/helper.go:Backend.RunHelper":             93,
-	"sandbox/hostfs/pack.go:planWalk.add":                    87,
-	"sandbox/hostfs/unpack.go:Fence.extract":                 81,
 	"sandbox/install.go:Engine.InstallPackages":              114,
 	"sandbox/runner_run.go:Engine.runResident":               123,
 }
