@@ -28,7 +28,6 @@ var tooLong = map[string]int{
 	"sandbox/backend/fake/commands.go:env.call":              231,
 	"sandbox/backend/fake/commands.go:env.shell":             91,
 	"sandbox/config/validate.go:Config.validate":             105,
-	"sandbox/docker/helper.go:Backend.RunHelper":             93,
 	"sandbox/install.go:Engine.InstallPackages":              114,
 	"sandbox/runner_run.go:Engine.runResident":               123,
 }
