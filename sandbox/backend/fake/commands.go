@@ -172,9 +172,24 @@ func (e *env) shell(ctx context.Context, args []string, dir string, stdin io.Rea
 		defer pr.Close()
 		in = pr
 	}
-	r, err := interp.New(
+	r, err := interp.New(append([]interp.RunnerOption{
 		interp.StdIO(in, stdout, stderr),
 		interp.Env(expand.ListEnviron(e.vars...)),
+	}, e.shellHandlers()...)...)
+	if err != nil {
+		return err
+	}
+	r.Dir = dir
+	if len(args) > 3 {
+		r.Params = args[3:]
+	}
+	return r.Run(ctx, file)
+}
+
+// shellHandlers make the shell's commands those of the table and its
+// files the container's.
+func (e *env) shellHandlers() []interp.RunnerOption {
+	return []interp.RunnerOption{
 		interp.ExecHandlers(func(interp.ExecHandlerFunc) interp.ExecHandlerFunc {
 			return func(ctx context.Context, argv []string) error {
 				hc := interp.HandlerCtx(ctx)
@@ -226,15 +241,7 @@ func (e *env) shell(ctx context.Context, args []string, dir string, stdin io.Rea
 			_, _, err := e.fs.stat(absIn(ctx, p))
 			return err
 		}),
-	)
-	if err != nil {
-		return err
 	}
-	r.Dir = dir
-	if len(args) > 3 {
-		r.Params = args[3:]
-	}
-	return r.Run(ctx, file)
 }
 
 // absIn makes p absolute against the shell's working directory.
