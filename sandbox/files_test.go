@@ -243,6 +243,15 @@ func TestCopyHostile(t *testing.T) {
 	secret := filepath.Join(home, "secret.txt")
 	os.WriteFile(secret, []byte("secret"), 0o600)
 	os.Symlink(secret, filepath.Join(src, "to-secret"))
+	out := filepath.Join(home, "out")
+	// The engine first: without one the test skips before it writes
+	// 100 000 files.
+	eng, _ := newEngine(t, func(c *config.Config) {
+		c.Files.ReadRoots = []string{src}
+		c.Files.ReadDeny = []string{filepath.Join(src, ".ssh")}
+		c.Files.WriteRoot = out
+		c.Files.MaxCopyMB = 20
+	})
 	// A 10 GB file (sparse: it takes no disk) and a directory of 100 000 files.
 	big, _ := os.Create(filepath.Join(src, "huge.bin"))
 	big.Truncate(10 << 30)
@@ -256,13 +265,6 @@ func TestCopyHostile(t *testing.T) {
 		}
 		f.Close()
 	}
-	out := filepath.Join(home, "out")
-	eng, _ := newEngine(t, func(c *config.Config) {
-		c.Files.ReadRoots = []string{src}
-		c.Files.ReadDeny = []string{filepath.Join(src, ".ssh")}
-		c.Files.WriteRoot = out
-		c.Files.MaxCopyMB = 20
-	})
 	sb := mustCreate(t, eng, sandbox.CreateRequest{})
 	ctx := context.Background()
 	mustExec(t, eng, sb.ID, "ln -s /etc/shadow shadow; head -c 30000000 /dev/zero > big; printf x > \"$(printf 'new\\nline')\"; mkdir nl && printf y > \"nl/$(printf 'a\\nb')\"")

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mcp-sandbox/mcp-sandbox/internal/clitest"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/testenv"
 )
 
@@ -22,7 +23,7 @@ var singleDashFlag = regexp.MustCompile(`(?m)^\s+-[a-z]`)
 // flags written --flag; a bad flag prints it to stderr and exits 2 (run:
 // 125, its own failures' code).
 func TestHelpConventions(t *testing.T) {
-	bin := buildServer(t)
+	bin := clitest.Binary(t, "mcp-sandbox")
 	_, env := e2eHome(t)
 	for _, name := range commandNames {
 		for _, tc := range []struct {
@@ -34,7 +35,7 @@ func TestHelpConventions(t *testing.T) {
 			{"help CMD", []string{"help", name}},
 		} {
 			t.Run(name+"/"+tc.how, func(t *testing.T) {
-				code, out, errOut := runBin(t, bin, env, tc.args...)
+				code, out, errOut := clitest.Run(t, bin, env, tc.args...)
 				if code != 0 {
 					t.Errorf("exit %d, want 0", code)
 				}
@@ -54,7 +55,7 @@ func TestHelpConventions(t *testing.T) {
 			if name == "run" {
 				want = exitRunFailed
 			}
-			code, out, errOut := runBin(t, bin, env, name, "--no-such-flag")
+			code, out, errOut := clitest.Run(t, bin, env, name, "--no-such-flag")
 			if code != want {
 				t.Errorf("exit %d, want %d", code, want)
 			}
@@ -64,12 +65,12 @@ func TestHelpConventions(t *testing.T) {
 		})
 	}
 	for _, args := range [][]string{{"help"}, {"--help"}, {"-h"}} {
-		code, out, errOut := runBin(t, bin, env, args...)
+		code, out, errOut := clitest.Run(t, bin, env, args...)
 		if code != 0 || !strings.Contains(out, "Commands:") || errOut != "" {
 			t.Errorf("%v: exit %d, stdout %q, stderr %q", args, code, out, errOut)
 		}
 	}
-	if code, _, errOut := runBin(t, bin, env, "help", "nonsense"); code != 2 || !strings.Contains(errOut, "unknown command") {
+	if code, _, errOut := clitest.Run(t, bin, env, "help", "nonsense"); code != 2 || !strings.Contains(errOut, "unknown command") {
 		t.Errorf("help nonsense: exit %d, stderr %q", code, errOut)
 	}
 }
@@ -79,7 +80,7 @@ func TestHelpConventions(t *testing.T) {
 // cannot be invoked (126) or whose interpreter is missing (127).
 func TestRunExitCodes(t *testing.T) {
 	testenv.Docker(t, testenv.PythonImage)
-	bin := buildServer(t)
+	bin := clitest.Binary(t, "mcp-sandbox")
 	home, env := e2eHome(t)
 	extra := "[languages.ruby]\nimage = \"" + testenv.PythonImage + "\"\nrun = [\"ruby\", \"{file}\"]\nextension = \".rb\"\n" +
 		"[languages.noexec]\nimage = \"" + testenv.PythonImage + "\"\nrun = [\"/etc/hostname\", \"{file}\"]\nextension = \".nx\"\n"
@@ -122,7 +123,7 @@ func TestRunExitCodes(t *testing.T) {
 		{"program cannot be invoked", nil, []string{file("a.nx", "x\n")}, 126},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			code, out, errOut := runBin(t, bin, append(env[:len(env):len(env)], tc.env...), append([]string{"run"}, tc.args...)...)
+			code, out, errOut := clitest.Run(t, bin, append(env[:len(env):len(env)], tc.env...), append([]string{"run"}, tc.args...)...)
 			if code != tc.want {
 				t.Errorf("exit %d, want %d\nstdout: %s\nstderr: %s", code, tc.want, out, errOut)
 			}
@@ -134,7 +135,7 @@ func TestRunExitCodes(t *testing.T) {
 // server logs the file it uses when it starts; with stdin closed it stops
 // at once.
 func TestServeConfigFlag(t *testing.T) {
-	bin := buildServer(t)
+	bin := clitest.Binary(t, "mcp-sandbox")
 	home, env := e2eHome(t)
 	fromEnv := filepath.Join(home, "env.toml")
 	fromFlag := filepath.Join(home, "flag.toml")
@@ -153,7 +154,7 @@ func TestServeConfigFlag(t *testing.T) {
 		{"environment without the flag", []string{"serve"}, fromEnv},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			code, out, errOut := runBin(t, bin, env, tc.args...)
+			code, out, errOut := clitest.Run(t, bin, env, tc.args...)
 			if code != 0 {
 				t.Errorf("exit %d\n%s", code, errOut)
 			}
@@ -170,7 +171,7 @@ func TestServeConfigFlag(t *testing.T) {
 // TestReadmeSynopsis: the README's command-line synopsis is the program's
 // own, command by command.
 func TestReadmeSynopsis(t *testing.T) {
-	bin := buildServer(t)
+	bin := clitest.Binary(t, "mcp-sandbox")
 	_, env := e2eHome(t)
 	readme, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
 	if err != nil {
@@ -188,7 +189,7 @@ func TestReadmeSynopsis(t *testing.T) {
 		}
 	}
 	for _, name := range commandNames {
-		_, out, _ := runBin(t, bin, env, name, "--help")
+		_, out, _ := clitest.Run(t, bin, env, name, "--help")
 		usage, _, _ := strings.Cut(out, "\n")
 		want := strings.TrimPrefix(usage, "Usage: ")
 		if got := documented[name]; got != want {

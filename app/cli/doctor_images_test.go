@@ -11,6 +11,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/mcp-sandbox/mcp-sandbox/internal/clitest"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/testenv"
 )
 
@@ -19,7 +20,7 @@ import (
 // (busybox has no python3, the Python image no node).
 func TestDoctorChecksInterpreters(t *testing.T) {
 	testenv.Docker(t, testenv.PythonImage, testenv.NodeImage, testenv.TinyImage)
-	bin := buildServer(t)
+	bin := clitest.Binary(t, "mcp-sandbox")
 	for _, tc := range []struct {
 		name          string
 		images        [3]string       // python, javascript, bash
@@ -45,7 +46,7 @@ func TestDoctorChecksInterpreters(t *testing.T) {
 			if err := os.WriteFile(filepath.Join(home, ".config", "mcp-sandbox", "config.toml"), []byte(cfg), 0o600); err != nil {
 				t.Fatal(err)
 			}
-			_, out, errOut := runBin(t, bin, env, "doctor", "--json")
+			_, out, errOut := clitest.Run(t, bin, env, "doctor", "--json")
 			var r struct {
 				Images []struct {
 					Language         string `json:"language"`
@@ -72,7 +73,7 @@ func TestDoctorChecksInterpreters(t *testing.T) {
 			if tc.wantProblemOf == nil && strings.Contains(problems, "cannot run") {
 				t.Errorf("a problem with an image that is fine:\n%s", problems)
 			}
-			_, text, _ := runBin(t, bin, env, "doctor")
+			_, text, _ := clitest.Run(t, bin, env, "doctor")
 			if tc.wantProblemOf != nil && strings.Contains(text, "Everything needed is in place") {
 				t.Errorf("the doctor says everything is in place:\n%s", text)
 			}
@@ -88,7 +89,7 @@ func TestDoctorChecksInterpreters(t *testing.T) {
 // names the setting to change; an image the registry has is fine.
 func TestDoctorSaysWhetherLanguagesCanRun(t *testing.T) {
 	testenv.Docker(t, testenv.PythonImage, testenv.NodeImage, testenv.TinyImage)
-	bin := buildServer(t)
+	bin := clitest.Binary(t, "mcp-sandbox")
 	fine := fmt.Sprintf("[images]\npython = %q\njavascript = %q\nbash = %q\n", testenv.PythonImage, testenv.NodeImage, testenv.PythonImage)
 	for _, tc := range []struct {
 		name      string
@@ -139,7 +140,7 @@ func TestDoctorSaysWhetherLanguagesCanRun(t *testing.T) {
 			if err := os.WriteFile(filepath.Join(home, ".config", "mcp-sandbox", "config.toml"), []byte(cfg), 0o600); err != nil {
 				t.Fatal(err)
 			}
-			code, out, errOut := runBin(t, bin, env, "doctor", "--json")
+			code, out, errOut := clitest.Run(t, bin, env, "doctor", "--json")
 			var r struct {
 				OK     bool `json:"ok"`
 				Images []struct {

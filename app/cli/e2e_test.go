@@ -1,44 +1,16 @@
 package cli
 
 import (
-	"bufio"
-	"bytes"
 	"encoding/json"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
+	"github.com/mcp-sandbox/mcp-sandbox/internal/clitest"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/testenv"
-)
-
-// buildServer builds the real mcp-sandbox binary, once for all the tests
-// of the package (the dir argument of earlier versions is gone: one build
-// serves every test).
-func buildServer(t *testing.T) string {
-	t.Helper()
-	serverOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "mcp-sandbox-cli-test")
-		if err != nil {
-			serverErr = err
-			return
-		}
-		serverPath, serverErr = testenv.Build(dir, "mcp-sandbox")
-	})
-	if serverErr != nil {
-		t.Fatal(serverErr)
-	}
-	return serverPath
-}
-
-var (
-	serverOnce sync.Once
-	serverPath string
-	serverErr  error
 )
 
 // e2eHome is a temporary home with a config that uses the test images.
@@ -56,34 +28,18 @@ func e2eHome(t *testing.T) (home string, env []string) {
 	return home, []string{"HOME=" + home, "PATH=" + os.Getenv("PATH"), "XDG_CONFIG_HOME=", "XDG_STATE_HOME="}
 }
 
-func runBin(t *testing.T, bin string, env []string, args ...string) (int, string, string) {
-	t.Helper()
-	cmd := exec.Command(bin, args...)
-	cmd.Env = env
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	err := cmd.Run()
-	code := 0
-	if ee, ok := err.(*exec.ExitError); ok {
-		code = ee.ExitCode()
-	} else if err != nil {
-		t.Fatal(err)
-	}
-	return code, out.String(), errb.String()
-}
-
 // TestClaudeInstallVerifyEndToEnd: `clients install --client claude` then
 // `clients verify --client claude`, in a temporary home, with the real
 // binary and the real engine.
 func TestClaudeInstallVerifyEndToEnd(t *testing.T) {
 	testenv.Docker(t, testenv.PythonImage)
-	bin := buildServer(t)
+	bin := clitest.Binary(t, "mcp-sandbox")
 	home, env := e2eHome(t)
 	// Claude Desktop "is installed": its config directory exists.
 	if err := os.MkdirAll(filepath.Join(home, ".config", "Claude"), 0o700); err != nil {
 		t.Fatal(err)
 	}
-	code, out, errOut := runBin(t, bin, env, "clients", "install", "--client", "claude")
+	code, out, errOut := clitest.Run(t, bin, env, "clients", "install", "--client", "claude")
 	if code != 0 {
 		t.Fatalf("install: %d\n%s%s", code, out, errOut)
 	}
@@ -104,7 +60,7 @@ func TestClaudeInstallVerifyEndToEnd(t *testing.T) {
 	if entry.Command != bin || strings.Join(entry.Args, " ") != "serve" {
 		t.Errorf("entry = %+v, want %s serve", entry, bin)
 	}
-	code, out, errOut = runBin(t, bin, env, "clients", "verify", "--client", "claude")
+	code, out, errOut = clitest.Run(t, bin, env, "clients", "verify", "--client", "claude")
 	if code != 0 || !strings.Contains(out+errOut, "mcp-sandbox") {
 		t.Fatalf("verify: %d\n%s%s", code, out, errOut)
 	}
@@ -115,9 +71,9 @@ func TestClaudeInstallVerifyEndToEnd(t *testing.T) {
 // engine is chosen, and the report has the keys outside tools rely on.
 func TestDoctorJSON(t *testing.T) {
 	testenv.Docker(t)
-	bin := buildServer(t)
+	bin := clitest.Binary(t, "mcp-sandbox")
 	_, env := e2eHome(t)
-	code, out, errOut := runBin(t, bin, env, "doctor", "--json")
+	code, out, errOut := clitest.Run(t, bin, env, "doctor", "--json")
 	if code != 0 {
 		t.Fatalf("doctor: exit %d\n%s%s", code, out, errOut)
 	}
@@ -160,13 +116,13 @@ func TestDoctorJSON(t *testing.T) {
 // TestDoctorInvalidConfig: an invalid config file makes the doctor fail and
 // name the line.
 func TestDoctorInvalidConfig(t *testing.T) {
-	bin := buildServer(t)
+	bin := clitest.Binary(t, "mcp-sandbox")
 	home, env := e2eHome(t)
 	p := filepath.Join(home, ".config", "mcp-sandbox", "config.toml")
 	if err := os.WriteFile(p, []byte("[limits]\nmemory_mb = 512\ncpus = \"lots\"\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	code, out, _ := runBin(t, bin, env, "doctor", "--json")
+	code, out, _ := clitest.Run(t, bin, env, "doctor", "--json")
 	if code == 0 {
 		t.Fatal("doctor succeeded with an invalid config")
 	}
@@ -186,13 +142,13 @@ func TestDoctorInvalidConfig(t *testing.T) {
 
 // TestVersion covers the version command.
 func TestVersion(t *testing.T) {
-	bin := buildServer(t)
+	bin := clitest.Binary(t, "mcp-sandbox")
 	_, env := e2eHome(t)
-	code, out, _ := runBin(t, bin, env, "version")
+	code, out, _ := clitest.Run(t, bin, env, "version")
 	if code != 0 || !strings.HasPrefix(out, "mcp-sandbox ") {
 		t.Errorf("version: %d %q", code, out)
 	}
-	if code, _, _ := runBin(t, bin, env, "nonsense"); code != 2 {
+	if code, _, _ := clitest.Run(t, bin, env, "nonsense"); code != 2 {
 		t.Errorf("unknown command exit = %d, want 2", code)
 	}
 }
@@ -201,19 +157,19 @@ func TestVersion(t *testing.T) {
 // the real engine.
 func TestRunPsStop(t *testing.T) {
 	testenv.Docker(t, testenv.PythonImage)
-	bin := buildServer(t)
+	bin := clitest.Binary(t, "mcp-sandbox")
 	home, env := e2eHome(t)
 	f := filepath.Join(home, "prog.py")
 	os.WriteFile(f, []byte("import sys\nprint('out')\nprint('err', file=sys.stderr)\nsys.exit(7)\n"), 0o600)
-	code, out, errOut := runBin(t, bin, env, "run", f)
+	code, out, errOut := clitest.Run(t, bin, env, "run", f)
 	if code != 7 || out != "out\n" || !strings.Contains(errOut, "err") {
 		t.Errorf("run: %d %q %q", code, out, errOut)
 	}
-	code, out, _ = runBin(t, bin, env, "ps", "--json")
+	code, out, _ = clitest.Run(t, bin, env, "ps", "--json")
 	if code != 0 || !strings.Contains(out, `"sandboxes"`) {
 		t.Errorf("ps: %d %s", code, out)
 	}
-	if code, _, errOut := runBin(t, bin, env, "stop", "nosuchbox1"); code != 1 || !strings.Contains(errOut, "no managed sandbox") {
+	if code, _, errOut := clitest.Run(t, bin, env, "stop", "nosuchbox1"); code != 1 || !strings.Contains(errOut, "no managed sandbox") {
 		t.Errorf("stop unknown: %d %s", code, errOut)
 	}
 }
@@ -222,7 +178,7 @@ func TestRunPsStop(t *testing.T) {
 // hands its free heap back to the system (sandbox/memtrim, wired in serve)
 // and says so in its debug log. No engine is needed for that.
 func TestServeReturnsHeapWhenIdle(t *testing.T) {
-	bin := buildServer(t)
+	bin := clitest.Binary(t, "mcp-sandbox")
 	home, env := e2eHome(t)
 	env = append(env, "DOCKER_HOST=unix://"+filepath.Join(home, "no-engine.sock"))
 	cmd := exec.Command(bin, "serve", "--debug")
@@ -231,10 +187,8 @@ func TestServeReturnsHeapWhenIdle(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// The log goes through a pipe the test reads to its end (Wait waits
-	// for the copy into it).
-	stderr, stderrW := io.Pipe()
-	cmd.Stderr = stderrW
+	stderr := &clitest.Buffer{}
+	cmd.Stderr = stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
@@ -243,29 +197,6 @@ func TestServeReturnsHeapWhenIdle(t *testing.T) {
 		if err := cmd.Wait(); err != nil {
 			t.Errorf("serve exited with %v after stdin closed", err)
 		}
-		stderrW.Close()
 	}()
-	found := make(chan string, 1)
-	go func() {
-		sc := bufio.NewScanner(stderr)
-		for sc.Scan() {
-			if strings.Contains(sc.Text(), `msg="idle: free heap returned to the system"`) {
-				found <- sc.Text()
-			}
-		}
-		close(found)
-	}()
-	select {
-	case line, ok := <-found:
-		if !ok {
-			t.Fatal("serve's log ended without the idle release")
-		}
-		t.Log(line)
-	case <-time.After(30 * time.Second):
-		t.Fatal("no idle release logged within 30 s of start-up")
-	}
-	go func() {
-		for range found {
-		}
-	}()
+	t.Log(stderr.WaitLine(t, `msg="idle: free heap returned to the system"`, 30*time.Second))
 }

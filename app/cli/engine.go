@@ -100,6 +100,14 @@ func (s *setup) lister(usage bool) sandbox.Lister {
 	return sandbox.Lister{Backend: s.backend, State: s.state, Usage: usage}
 }
 
+// logLevel is the level of a command's log: debug with --debug, else info.
+func logLevel(debug bool) slog.Level {
+	if debug {
+		return slog.LevelDebug
+	}
+	return slog.LevelInfo
+}
+
 // openLog returns a logger writing to w and to <state dir>/logs/NAME.log,
 // which rotates by size (app/applog, as the tray's log does). The file is
 // written first and w through a queue (asyncWriter): a stderr that blocks

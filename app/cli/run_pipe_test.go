@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcp-sandbox/mcp-sandbox/internal/clitest"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/testenv"
 )
@@ -22,7 +23,7 @@ import (
 // watchdog removes the sandbox it ran in.
 func TestRunIntoClosedPipeLeavesNothing(t *testing.T) {
 	cli := testenv.Docker(t, testenv.PythonImage)
-	bin := buildServer(t)
+	bin := clitest.Binary(t, "mcp-sandbox")
 	home, env := e2eHome(t)
 	f := filepath.Join(home, "flood.py")
 	os.WriteFile(f, []byte("for i in range(10**7):\n    print(i)\n"), 0o600)

@@ -45,12 +45,8 @@ func runServe(ctx context.Context, e *Env, args []string) int {
 			return 2
 		}
 	}
-	level := slog.LevelInfo
-	if *debug {
-		level = slog.LevelDebug
-	}
 	// stdout belongs to MCP: logs go to stderr and the log file.
-	log, closeLog := openLog(e.Stderr, "server", level)
+	log, closeLog := openLog(e.Stderr, "server", logLevel(*debug))
 	defer closeLog()
 
 	// A client that closes its end of stdout must not kill the server

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"log/slog"
 	"time"
 
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox"
@@ -45,11 +44,7 @@ func runWatchdog(ctx context.Context, e *Env, args []string) int {
 		fmt.Fprintln(e.Stderr, "mcp-sandbox: --owner is required")
 		return 2
 	}
-	level := slog.LevelInfo
-	if *debug {
-		level = slog.LevelDebug
-	}
-	log, closeLog := openLog(e.Stderr, "server", level)
+	log, closeLog := openLog(e.Stderr, "server", logLevel(*debug))
 	defer closeLog()
 	log = log.With("watchdog_of", *serverPID)
 	// Detection runs now, while the server lives; a client on a local

@@ -9,10 +9,11 @@ import (
 	"path/filepath"
 	"regexp"
 	"strconv"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/mcp-sandbox/mcp-sandbox/internal/clitest"
 )
 
 // TestWatchdogEndsWithCleanServer: a server that ends cleanly releases its
@@ -20,7 +21,7 @@ import (
 // would otherwise retry for minutes after every server that never had
 // one).
 func TestWatchdogEndsWithCleanServer(t *testing.T) {
-	bin := buildServer(t)
+	bin := clitest.Binary(t, "mcp-sandbox")
 	home, env := e2eHome(t)
 	env = append(env, "DOCKER_HOST=unix://"+filepath.Join(home, "no-docker.sock"))
 	cmd := exec.Command(bin, "serve")
@@ -29,21 +30,18 @@ func TestWatchdogEndsWithCleanServer(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	stderr := &lockedBuffer{}
+	stderr := &clitest.Buffer{}
 	cmd.Stderr = stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
 	started := regexp.MustCompile(`watchdog_pid=(\d+)`)
-	deadline := time.Now().Add(15 * time.Second)
+	t.Cleanup(func() { cmd.Process.Kill() }) // a no-op once it exited
 	var m []string
-	for m == nil {
-		if m = started.FindStringSubmatch(stderr.String()); m == nil && time.Now().After(deadline) {
-			cmd.Process.Kill()
-			t.Fatalf("no watchdog started:\n%s", stderr.String())
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+	clitest.WaitFor(t, "the watchdog to start", 15*time.Second, func() bool {
+		m = started.FindStringSubmatch(stderr.String())
+		return m != nil
+	}, stderr.String)
 	pid, _ := strconv.Atoi(m[1])
 	stdin.Close()
 	if err := cmd.Wait(); err != nil {
@@ -63,22 +61,4 @@ func TestWatchdogEndsWithCleanServer(t *testing.T) {
 func running(pid int) bool {
 	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
 	return err == nil && !bytes.Contains(b, []byte(") Z "))
-}
-
-// lockedBuffer is a bytes.Buffer safe for a writer and a reader at once.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
 }

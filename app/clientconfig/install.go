@@ -152,52 +152,63 @@ func (c *Client) apply(ctx context.Context, env Env, verb string, dryRun, create
 		defer release()
 	}
 	for attempt := 1; ; attempt++ {
-		src, fi, err := readConfig(real)
-		if err != nil {
-			return fail(err)
-		}
-		out, err := keepBOM(edit, src)
-		if err != nil {
-			return fail(err)
-		}
-		if bytes.Equal(out, src) {
-			return res, nil
-		}
-		res.Changed, res.Created = true, fi == nil
-		if dryRun {
-			res.Diff = unifiedDiff(real, src, out, fi == nil)
-			return res, nil
-		}
-		perm := fs.FileMode(0o600)
-		if fi != nil {
-			perm = fi.Mode().Perm()
-			if perm&0o200 == 0 {
-				return fail(fmt.Errorf("%w: %s (make it writable, or edit it by hand)", ErrReadOnly, real))
-			}
-			if res.Backup, err = backup(real, src, perm); err != nil {
-				return fail(err)
-			}
-		}
-		unchanged := func() error {
-			cur, curFi, err := readConfig(real)
-			if err != nil || !bytes.Equal(cur, src) || (curFi == nil) != (fi == nil) {
-				return errChangedMeanwhile
-			}
-			return nil
-		}
-		err = writeAtomic(real, out, perm, fi, unchanged)
+		err := editOnce(res, real, dryRun, edit)
 		if errors.Is(err, errChangedMeanwhile) && attempt < 3 {
 			continue // the client rewrote its file under us: edit the new one
 		}
 		if err != nil {
 			return fail(err)
 		}
-		res.Written = true
-		if res.Backup != "" {
-			filebackup.Prune(real)
-		}
 		return res, nil
 	}
+}
+
+// editOnce reads the config file real, edits it and, unless dryRun,
+// writes the result when it differs (after a backup, atomically, keeping
+// the file's mode), noting in res what it did. errChangedMeanwhile: the
+// file changed between the read and the write, and was left as it was.
+func editOnce(res *Result, real string, dryRun bool, edit func([]byte) ([]byte, error)) error {
+	src, fi, err := readConfig(real)
+	if err != nil {
+		return err
+	}
+	out, err := keepBOM(edit, src)
+	if err != nil {
+		return err
+	}
+	if bytes.Equal(out, src) {
+		return nil
+	}
+	res.Changed, res.Created = true, fi == nil
+	if dryRun {
+		res.Diff = unifiedDiff(real, src, out, fi == nil)
+		return nil
+	}
+	perm := fs.FileMode(0o600)
+	if fi != nil {
+		perm = fi.Mode().Perm()
+		if perm&0o200 == 0 {
+			return fmt.Errorf("%w: %s (make it writable, or edit it by hand)", ErrReadOnly, real)
+		}
+		if res.Backup, err = backup(real, src, perm); err != nil {
+			return err
+		}
+	}
+	unchanged := func() error {
+		cur, curFi, err := readConfig(real)
+		if err != nil || !bytes.Equal(cur, src) || (curFi == nil) != (fi == nil) {
+			return errChangedMeanwhile
+		}
+		return nil
+	}
+	if err := writeAtomic(real, out, perm, fi, unchanged); err != nil {
+		return err
+	}
+	res.Written = true
+	if res.Backup != "" {
+		filebackup.Prune(real)
+	}
+	return nil
 }
 
 // readConfig reads a config file; a missing one reads as nil with a nil

@@ -11,7 +11,7 @@ import (
 	"github.com/mcp-sandbox/mcp-sandbox/app/sandboxwatch"
 )
 
-// TestSandboxesTabSurvivesChurn shows snapshots whose rows come and go —
+// TestSandboxesTabSurvivesChurn shows 100 snapshots whose rows come and go —
 // a sandbox stopped from the window, by another client, by expiry — on
 // the open Sandboxes tab, drawing the window after each, and clicks the
 // buttons and rows drawn for the previous snapshot. The window used to
@@ -20,6 +20,9 @@ import (
 // numbers.
 func TestSandboxesTabSurvivesChurn(t *testing.T) {
 	w, f := newWindow(t)
+	// The smallest size the window supports: each draw is cheaper, and
+	// still more rows than fit.
+	w.Window().Resize(fyne.NewSize(800, 560))
 	w.SelectTab(TabSandboxes)
 	all := sandboxRows().Rows
 	for i := range 6 { // more rows than fit, so some are scrolled away
@@ -29,7 +32,7 @@ func TestSandboxesTabSurvivesChurn(t *testing.T) {
 	}
 	rng := rand.New(rand.NewPCG(1, 2))
 	c := w.Window().Canvas()
-	for step := range 300 {
+	for step := range 100 {
 		var rows []sandboxwatch.Row
 		for _, r := range all {
 			if rng.IntN(3) > 0 {

@@ -68,28 +68,9 @@ func (b *Backend) RunHelper(ctx context.Context, containerID string, spec backen
 	for _, opt := range defaultOptions(vol) {
 		opt(cc, cs)
 	}
-	cache := ""
-	if spec.CacheDir != "" {
-		// The sandbox's install cache, found by where the sandbox mounts
-		// it (a claimed pool sandbox has been renamed since); a sandbox
-		// without one gets a cache for this install only.
-		ins, err := b.cli.ContainerInspect(ctx, containerID)
-		if err != nil {
-			return status, b.wrap("inspect the sandbox", err)
-		}
-		for _, m := range ins.Mounts {
-			if m.Destination == backend.InstallCacheMount && m.Name != "" {
-				cache = m.Name
-			}
-		}
-		if cache != "" {
-			cc.Host.Mounts = append(cc.Host.Mounts, mount.Mount{
-				Type: mount.TypeVolume, Source: cache, Target: spec.CacheDir,
-				VolumeOptions: &mount.VolumeOptions{NoCopy: true},
-			})
-		} else {
-			cc.Host.Tmpfs[spec.CacheDir] = fmt.Sprintf("rw,nosuid,nodev,noexec,size=%dm,uid=%s,gid=%s,mode=0700", mb, uid, gid)
-		}
+	cache, err := b.helperCache(ctx, containerID, spec.CacheDir, cc, fmt.Sprintf("size=%dm,uid=%s,gid=%s", mb, uid, gid))
+	if err != nil {
+		return status, err
 	}
 	made, err := b.adaptCreate(ctx, cc, []Volume{vol})
 	if err != nil {
@@ -134,4 +115,34 @@ func (b *Backend) RunHelper(ctx context.Context, containerID string, spec backen
 	}
 	defer rc.Close()
 	return status, spec.Into(rc)
+}
+
+// helperCache mounts the sandbox's install cache in the helper cc at
+// cacheDir, found by where the sandbox mounts it (a claimed pool sandbox
+// has been renamed since), and returns its volume's name; a sandbox
+// without one gets a tmpfs (with the size and owner opts give) for this
+// install only, and the name "". No cacheDir, no cache.
+func (b *Backend) helperCache(ctx context.Context, containerID, cacheDir string, cc *createConfig, opts string) (string, error) {
+	if cacheDir == "" {
+		return "", nil
+	}
+	ins, err := b.cli.ContainerInspect(ctx, containerID)
+	if err != nil {
+		return "", b.wrap("inspect the sandbox", err)
+	}
+	cache := ""
+	for _, m := range ins.Mounts {
+		if m.Destination == backend.InstallCacheMount && m.Name != "" {
+			cache = m.Name
+		}
+	}
+	if cache == "" {
+		cc.Host.Tmpfs[cacheDir] = "rw,nosuid,nodev,noexec," + opts + ",mode=0700"
+		return "", nil
+	}
+	cc.Host.Mounts = append(cc.Host.Mounts, mount.Mount{
+		Type: mount.TypeVolume, Source: cache, Target: cacheDir,
+		VolumeOptions: &mount.VolumeOptions{NoCopy: true},
+	})
+	return cache, nil
 }

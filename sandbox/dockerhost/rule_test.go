@@ -141,8 +141,8 @@ func TestSlowVersionIsStillChosen(t *testing.T) {
 		wantEngine  string
 		wantReason  string // the end of Reason
 	}{
-		{"answers after the ping timeout", 1500 * time.Millisecond, 30 * time.Second, "5.5.2", EnginePodman, "(Podman 5.5.2)"},
-		{"never answers", time.Hour, time.Second, "unknown", "unknown", "(engine and version not known yet: /version did not answer within 1s)"},
+		{"answers after the ping timeout", 600 * time.Millisecond, 30 * time.Second, "5.5.2", EnginePodman, "(Podman 5.5.2)"},
+		{"never answers", time.Hour, 300 * time.Millisecond, "unknown", "unknown", "(engine and version not known yet: /version did not answer within 300ms)"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -154,7 +154,7 @@ func TestSlowVersionIsStillChosen(t *testing.T) {
 			serveFake(t, sock, slow)
 			w.env["DOCKER_HOST"] = "unix://" + sock
 			opts := w.options()
-			opts.Timeout = time.Second
+			opts.Timeout = 300 * time.Millisecond
 			opts.InfoTimeout = tt.infoTimeout
 
 			r := Detect(context.Background(), opts)

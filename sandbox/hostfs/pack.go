@@ -137,22 +137,8 @@ func (w *planWalk) add(ctx context.Context, dir *os.Root, name, rel string, info
 		return err
 	}
 	abs := filepath.Join(w.src, filepath.FromSlash(rel))
-	if d := w.denied(dir, name, abs, info); d != "" {
-		if rel == "" {
-			return w.deny.refuse(abs, d)
-		}
-		w.skip("in files.read_deny")
-		return nil
-	}
-	if rel != "" && !w.p.opts.IncludeIgnored {
-		if info.IsDir() && info.Name() == ".git" {
-			w.skip(".git")
-			return nil
-		}
-		if w.ig.ignored(rel, info.IsDir()) {
-			w.skip("gitignored")
-			return nil
-		}
+	if keep, err := w.admit(dir, name, rel, abs, info); !keep || err != nil {
+		return err
 	}
 	e := entry{rel: rel, info: info}
 	switch {
@@ -182,6 +168,38 @@ func (w *planWalk) add(ctx context.Context, dir *os.Root, name, rel string, info
 		w.p.entries = append(w.p.entries, e)
 		return nil
 	}
+	return w.addDir(ctx, dir, name, abs, e)
+}
+
+// admit reports whether the entry name of dir is planned at all: not when
+// a deny entry covers it (the top itself is refused, an error), nor, below
+// the top and unless IncludeIgnored, a .git directory or what .gitignore
+// leaves out; each entry passed over is counted.
+func (w *planWalk) admit(dir *os.Root, name, rel, abs string, info fs.FileInfo) (bool, error) {
+	if d := w.denied(dir, name, abs, info); d != "" {
+		if rel == "" {
+			return false, w.deny.refuse(abs, d)
+		}
+		w.skip("in files.read_deny")
+		return false, nil
+	}
+	if rel != "" && !w.p.opts.IncludeIgnored {
+		if info.IsDir() && info.Name() == ".git" {
+			w.skip(".git")
+			return false, nil
+		}
+		if w.ig.ignored(rel, info.IsDir()) {
+			w.skip("gitignored")
+			return false, nil
+		}
+	}
+	return true, nil
+}
+
+// addDir plans the directory entry e (name in dir, at abs), opened
+// beneath dir, and everything below it.
+func (w *planWalk) addDir(ctx context.Context, dir *os.Root, name, abs string, e entry) error {
+	rel, info := e.rel, e.info
 	d, err := openDirBeneath(dir, name, info)
 	if err != nil {
 		return fmt.Errorf("read %s: %w", abs, err)

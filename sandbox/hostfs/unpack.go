@@ -207,17 +207,9 @@ func (f Fence) extract(ctx context.Context, tr *tar.Reader, sr *os.Root, st *Unp
 				return nil, fmt.Errorf("%w: %s is a symlink (to %s); copy_out does not follow links, copy the file it points to instead", ErrFence, topName, h.Linkname)
 			}
 		}
-		rel, ok := strings.CutPrefix(name, topName)
-		if !ok || (rel != "" && !strings.HasPrefix(rel, "/")) {
-			return nil, fmt.Errorf("%w: archive entry %q is outside the copied tree", ErrFence, h.Name)
-		}
-		rel = strings.TrimPrefix(rel, "/")
-		at := "top"
-		if rel != "" {
-			at = filepath.Join("top", filepath.FromSlash(rel))
-			if !filepath.IsLocal(at) || strings.ContainsAny(rel, `\:`) && filepath.Separator == '\\' {
-				return nil, fmt.Errorf("%w: archive entry %q is not a plain name on this system", ErrFence, h.Name)
-			}
+		rel, at, err := place(h, name, topName)
+		if err != nil {
+			return nil, err
 		}
 		if entries >= maxFiles {
 			return nil, fmt.Errorf("%w: more than %d entries", ErrTooBig, maxFiles)
@@ -253,6 +245,26 @@ func (f Fence) extract(ctx context.Context, tr *tar.Reader, sr *os.Root, st *Unp
 		return nil, ErrEmptyArchive
 	}
 	return links, nil
+}
+
+// place checks where the archive entry h (its name cleaned to name)
+// goes, below the copied tree named top, and returns its path below top
+// (rel, slash-separated, "" for top itself) and its place in the staging
+// root (at).
+func place(h *tar.Header, name, top string) (rel, at string, err error) {
+	rel, ok := strings.CutPrefix(name, top)
+	if !ok || (rel != "" && !strings.HasPrefix(rel, "/")) {
+		return "", "", fmt.Errorf("%w: archive entry %q is outside the copied tree", ErrFence, h.Name)
+	}
+	rel = strings.TrimPrefix(rel, "/")
+	at = "top"
+	if rel != "" {
+		at = filepath.Join("top", filepath.FromSlash(rel))
+		if !filepath.IsLocal(at) || strings.ContainsAny(rel, `\:`) && filepath.Separator == '\\' {
+			return "", "", fmt.Errorf("%w: archive entry %q is not a plain name on this system", ErrFence, h.Name)
+		}
+	}
+	return rel, at, nil
 }
 
 // makeLinks makes, when allowed, the symlinks whose target resolves inside

@@ -23,6 +23,7 @@ import (
 	"github.com/docker/docker/client"
 	"golang.org/x/sys/unix"
 
+	"github.com/mcp-sandbox/mcp-sandbox/internal/clitest"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/testenv"
 )
@@ -96,7 +97,7 @@ type rawServer struct {
 	out    *os.File // the client's end of the server's stdout (a small pipe)
 	dec    *json.Decoder
 	leaked *os.File // the read end of a pipe whose write end the server inherited
-	stderr *syncBuffer
+	stderr *clitest.Buffer
 	exited chan struct{}
 	id     int
 	sbID   string
@@ -120,7 +121,7 @@ func startRaw(t *testing.T, env []string) *rawServer {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := &rawServer{in: inW, out: outR, leaked: leakR, stderr: &syncBuffer{}, exited: make(chan struct{})}
+	s := &rawServer{in: inW, out: outR, leaked: leakR, stderr: &clitest.Buffer{}, exited: make(chan struct{})}
 	s.cmd = exec.Command(serverBin, "serve")
 	s.cmd.Env = env
 	s.cmd.Stdin, s.cmd.Stdout, s.cmd.Stderr = inR, outW, s.stderr

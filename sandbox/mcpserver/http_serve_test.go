@@ -15,13 +15,14 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcp-sandbox/mcp-sandbox/internal/clitest"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // httpProc is a server process serving streamable HTTP.
 type httpProc struct {
 	cmd    *exec.Cmd
-	stderr *syncBuffer
+	stderr *clitest.Buffer
 	url    string // the MCP endpoint, from the server's log
 	exited chan struct{}
 	err    error // how it exited, once exited is closed
@@ -35,9 +36,9 @@ func startHTTPServer(t *testing.T, env []string, args ...string) *httpProc {
 	t.Helper()
 	cmd := exec.Command(serverBin, append([]string{"serve"}, args...)...)
 	cmd.Env = env
-	p := &httpProc{cmd: cmd, stderr: &syncBuffer{}, exited: make(chan struct{})}
+	p := &httpProc{cmd: cmd, stderr: &clitest.Buffer{}, exited: make(chan struct{})}
 	cmd.Stderr = p.stderr
-	stdout := &syncBuffer{}
+	stdout := &clitest.Buffer{}
 	cmd.Stdout = stdout
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)

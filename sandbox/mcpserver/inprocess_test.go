@@ -10,15 +10,16 @@ package mcpserver_test
 // end-to-end layer.
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"io"
+	"strings"
 	"sync"
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/mcp-sandbox/mcp-sandbox/internal/clitest"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/backend/fake"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/config"
@@ -118,29 +119,18 @@ func (p *inproc) call(t *testing.T, name string, args map[string]any) *mcp.CallT
 }
 
 // recorder keeps what the server wrote.
-type recorder struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (r *recorder) Write(b []byte) (int, error) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return r.buf.Write(b)
-}
+type recorder struct{ clitest.Buffer }
 
 // messages returns the JSON-RPC messages written so far, in order.
 func (r *recorder) messages(t *testing.T) []message {
 	t.Helper()
-	r.mu.Lock()
-	defer r.mu.Unlock()
 	var out []message
-	for _, l := range bytes.Split(r.buf.Bytes(), []byte("\n")) {
-		if len(bytes.TrimSpace(l)) == 0 {
+	for l := range strings.Lines(r.String()) {
+		if strings.TrimSpace(l) == "" {
 			continue
 		}
 		var m message
-		if err := json.Unmarshal(l, &m); err != nil {
+		if err := json.Unmarshal([]byte(l), &m); err != nil {
 			t.Fatalf("server wrote a line that is not JSON-RPC: %q", l)
 		}
 		out = append(out, m)

@@ -8,21 +8,22 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcp-sandbox/mcp-sandbox/internal/clitest"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/testenv"
 )
 
 // TestInspectorStrict lists the real binary's tools with the MCP
 // Inspector CLI's --strict, which reports every schema that is not
 // portable (a "type" list such as ["null","array"], among others): there
-// must be none. tools/list needs no engine. An Inspector too old for
-// --strict skips the test, saying so.
+// must be none. tools/list needs no engine. An Inspector without --strict
+// counts as missing: the test skips, or fails under CI=true.
 func TestInspectorStrict(t *testing.T) {
-	bin := testenv.Inspector(t)
+	bin := testenv.InspectorStrict(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	help, _ := exec.CommandContext(ctx, bin, "--cli", "--help").CombinedOutput()
 	if !strings.Contains(string(help), "--strict") {
-		t.Skipf("the MCP Inspector CLI at %s has no --strict (a 2.x release has it; set MCP_INSPECTOR to one)", bin)
+		testenv.Missing(t, "an MCP Inspector CLI with --strict (a 2.x release; "+bin+" has none)")
 	}
 	// The 2.x CLI gives the server only what -e names, not its own
 	// environment: the test config, state and home go both ways.
@@ -34,7 +35,7 @@ func TestInspectorStrict(t *testing.T) {
 	cmd := exec.CommandContext(ctx, bin, append(args, serverBin, "serve")...)
 	cmd.Env = env
 	cmd.Dir = filepath.Dir(bin)
-	var stderr syncBuffer
+	var stderr clitest.Buffer
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
 	if err != nil {

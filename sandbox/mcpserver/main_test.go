@@ -9,11 +9,11 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/mcp-sandbox/mcp-sandbox/internal/clitest"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/testenv"
 )
 
@@ -21,17 +21,13 @@ import (
 var serverBin string
 
 func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "mcp-sandbox-test-bin")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	if serverBin, err = testenv.Build(dir, "mcp-sandbox"); err != nil {
+	var err error
+	if serverBin, err = clitest.BuildBinary("mcp-sandbox"); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
 	code := m.Run()
-	os.RemoveAll(dir)
+	clitest.Cleanup()
 	os.Exit(code)
 }
 
@@ -77,7 +73,7 @@ type proc struct {
 	stdin  io.WriteCloser
 	stdout io.ReadCloser // what the client reads
 	wire   *wire
-	stderr *syncBuffer
+	stderr *clitest.Buffer
 }
 
 func startServer(t *testing.T, env []string, args ...string) *proc {
@@ -99,7 +95,7 @@ func startServerCmd(t *testing.T, env []string, argv []string) *proc {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := &proc{cmd: cmd, stdin: stdin, wire: &wire{}, stderr: &syncBuffer{}}
+	p := &proc{cmd: cmd, stdin: stdin, wire: &wire{}, stderr: &clitest.Buffer{}}
 	cmd.Stderr = p.stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -176,23 +172,6 @@ func (w *wire) messages(t *testing.T) []message {
 		out = append(out, m)
 	}
 	return out
-}
-
-type syncBuffer struct {
-	mu sync.Mutex
-	b  strings.Builder
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }
 
 func testContext(t *testing.T, d time.Duration) context.Context {

@@ -18,6 +18,7 @@ import (
 	"github.com/docker/docker/client"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/mcp-sandbox/mcp-sandbox/internal/clitest"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/testenv"
 )
@@ -105,18 +106,7 @@ func TestStopAllFromAnotherInstallation(t *testing.T) {
 	other := withStateDir(t, env)
 	run := func(env []string, args ...string) (int, string, string) {
 		t.Helper()
-		cmd := exec.Command(serverBin, args...)
-		cmd.Env = env
-		var out, errb strings.Builder
-		cmd.Stdout, cmd.Stderr = &out, &errb
-		err := cmd.Run()
-		code := 0
-		if ee, ok := err.(*exec.ExitError); ok {
-			code = ee.ExitCode()
-		} else if err != nil {
-			t.Fatal(err)
-		}
-		return code, out.String(), errb.String()
+		return clitest.Run(t, serverBin, env, args...)
 	}
 
 	code, out, errOut := run(other, "stop", "--all")

@@ -118,13 +118,7 @@ func checkNothingLeft(t *testing.T, cli *client.Client, pids []int, ids []string
 // waitLogged waits until the server has logged msg.
 func waitLogged(t *testing.T, p *proc, msg string, within time.Duration) {
 	t.Helper()
-	deadline := time.Now().Add(within)
-	for !strings.Contains(p.stderr.String(), msg) {
-		if time.Now().After(deadline) {
-			t.Fatalf("the server did not log %q within %v; stderr:\n%s", msg, within, p.stderr.String())
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+	p.stderr.WaitLine(t, msg, within)
 }
 
 // setEnv returns env with key set to value.

@@ -10,13 +10,11 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"io"
 	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -24,6 +22,7 @@ import (
 	"github.com/docker/docker/api/types/filters"
 	"github.com/docker/docker/client"
 
+	"github.com/mcp-sandbox/mcp-sandbox/internal/clitest"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/testenv"
 )
 
@@ -129,54 +128,18 @@ func Home(t testing.TB) string {
 	return home
 }
 
-var (
-	buildMu  sync.Mutex
-	built    = map[string]string{}
-	buildDir string
-)
-
 // Binary builds ./cmd/NAME of this module once per test process and
-// returns its path. Building needs the go command; a test that cannot
-// build fails.
+// returns its path (clitest.Binary, shared with the server's tests).
 func Binary(t testing.TB, name string) string {
 	t.Helper()
-	p, err := BuildBinary(name)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return p
+	return clitest.Binary(t, name)
 }
 
 // BuildBinary is Binary for TestMain, which has no testing.TB.
-func BuildBinary(name string) (string, error) {
-	buildMu.Lock()
-	defer buildMu.Unlock()
-	if p, ok := built[name]; ok {
-		return p, nil
-	}
-	if buildDir == "" {
-		d, err := os.MkdirTemp("", "mcp-sandbox-bin-")
-		if err != nil {
-			return "", err
-		}
-		buildDir = d
-	}
-	bin, err := testenv.Build(buildDir, name)
-	if err != nil {
-		return "", err
-	}
-	built[name] = bin
-	return bin, nil
-}
+func BuildBinary(name string) (string, error) { return clitest.BuildBinary(name) }
 
 // Cleanup removes the binaries Binary built; call it from TestMain.
-func Cleanup() {
-	buildMu.Lock()
-	defer buildMu.Unlock()
-	if buildDir != "" {
-		os.RemoveAll(buildDir)
-	}
-}
+func Cleanup() { clitest.Cleanup() }
 
 // StartXvfb starts a private X server when the process has no DISPLAY and
 // Xvfb is installed, sets DISPLAY for this process (and its children), and
@@ -226,7 +189,7 @@ func startXvfb(xvfb string) (string, func(), error) {
 	if err != nil {
 		return "", nil, err
 	}
-	var stderr strings.Builder
+	var stderr clitest.Buffer
 	// -displayfd makes Xvfb pick a free display and write its number.
 	// -noreset: an X server resets when its last client leaves, and
 	// refuses connections meanwhile; the readiness probe below is such a
@@ -234,7 +197,7 @@ func startXvfb(xvfb string) (string, func(), error) {
 	// open display".
 	cmd := exec.Command(xvfb, "-displayfd", "3", "-noreset", "-screen", "0", "1280x1024x24", "-nolisten", "tcp")
 	cmd.ExtraFiles = []*os.File{w}
-	cmd.Stderr = &lockedWriter{w: &stderr}
+	cmd.Stderr = &stderr
 	if err := cmd.Start(); err != nil {
 		r.Close()
 		w.Close()
@@ -267,41 +230,9 @@ func startXvfb(xvfb string) (string, func(), error) {
 		kill()
 		return "", nil, fmt.Errorf("Xvfb did not report its display: %s", stderr.String())
 	}
-	// Ready means an X client gets through its handshake: xdpyinfo does
-	// what a window's client library does (the abstract socket first,
-	// then the path), so a display number that a server still shutting
-	// down holds on to is waited out, not handed on. Without xdpyinfo, a
-	// connection to the socket's path is taken as ready.
-	sock := "/tmp/.X11-unix/X" + d
-	xdpyinfo, _ := exec.LookPath("xdpyinfo")
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		var err error
-		if xdpyinfo != "" {
-			q := exec.Command(xdpyinfo, "-display", ":"+d)
-			var out []byte
-			if out, err = q.CombinedOutput(); err != nil {
-				err = fmt.Errorf("%v: %s", err, bytes.TrimSpace(out))
-			}
-		} else {
-			var c net.Conn
-			if c, err = net.Dial("unix", sock); err == nil {
-				c.Close()
-			}
-		}
-		if err == nil {
-			break
-		}
-		select {
-		case <-exited:
-			return "", nil, fmt.Errorf("Xvfb on :%s exited: %s", d, stderr.String())
-		default:
-		}
-		if time.Now().After(deadline) {
-			kill()
-			return "", nil, fmt.Errorf("Xvfb on :%s takes no connection: %v", d, err)
-		}
-		time.Sleep(20 * time.Millisecond)
+	if err := waitX(d, exited); err != nil {
+		kill()
+		return "", nil, fmt.Errorf("%w: %s", err, stderr.String())
 	}
 	return ":" + d, func() {
 		cmd.Process.Signal(os.Interrupt)
@@ -313,14 +244,45 @@ func startXvfb(xvfb string) (string, func(), error) {
 	}, nil
 }
 
-// lockedWriter serialises writes to w.
-type lockedWriter struct {
-	mu sync.Mutex
-	w  io.Writer
+// waitX waits until an X client gets through its handshake with display
+// :d, for at most 10 s or until the server exits (exited closed).
+// xdpyinfo does what a window's client library does (the abstract socket
+// first, then the path), so a display number that a server still shutting
+// down holds on to is waited out, not handed on. Without xdpyinfo, a
+// connection to the socket's path is taken as ready.
+func waitX(d string, exited <-chan struct{}) error {
+	xdpyinfo, _ := exec.LookPath("xdpyinfo")
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		err := probeX(xdpyinfo, d)
+		if err == nil {
+			return nil
+		}
+		select {
+		case <-exited:
+			return fmt.Errorf("Xvfb on :%s exited", d)
+		default:
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("Xvfb on :%s takes no connection: %v", d, err)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
 }
 
-func (l *lockedWriter) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.w.Write(p)
+// probeX connects to display :d once: with xdpyinfo when there is one
+// (its path, or ""), else to the display's socket.
+func probeX(xdpyinfo, d string) error {
+	if xdpyinfo != "" {
+		out, err := exec.Command(xdpyinfo, "-display", ":"+d).CombinedOutput()
+		if err != nil {
+			return fmt.Errorf("%v: %s", err, bytes.TrimSpace(out))
+		}
+		return nil
+	}
+	c, err := net.Dial("unix", "/tmp/.X11-unix/X"+d)
+	if err != nil {
+		return err
+	}
+	return c.Close()
 }

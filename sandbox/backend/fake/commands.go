@@ -1,8 +1,6 @@
 package fake
 
 import (
-	"bufio"
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -10,11 +8,9 @@ import (
 	"io/fs"
 	"os"
 	"path"
-	"regexp"
 	"sort"
 	"strconv"
 	"strings"
-	"time"
 
 	"mvdan.cc/sh/v3/expand"
 	"mvdan.cc/sh/v3/interp"
@@ -73,232 +69,9 @@ func (e *env) run(ctx context.Context, argv []string, dir string, stdin io.Reade
 // call runs one command of the table. shell, when set, is the calling
 // shell's environment (for setsid's command).
 func (e *env) call(ctx context.Context, argv []string, dir string, stdin io.Reader, stdout, stderr io.Writer, shell expand.Environ) error {
-	name := path.Base(argv[0])
-	args := argv[1:]
-	abs := func(p string) string {
-		if path.IsAbs(p) {
-			return path.Clean(p)
-		}
-		return path.Join(dir, p)
-	}
-	fail := func(format string, a ...any) error {
-		fmt.Fprintf(stderr, name+": "+format+"\n", a...)
-		return exitErr(1)
-	}
-	switch name {
-	case "sh", "bash", "ash":
-		return e.shell(ctx, args, dir, stdin, stdout, stderr)
-	case "true":
-		return nil
-	case "false":
-		return exitErr(1)
-	case "echo":
-		fmt.Fprintln(stdout, strings.Join(args, " "))
-		return nil
-	case "printf":
-		if len(args) == 0 {
-			return exitErr(1)
-		}
-		fmt.Fprint(stdout, strings.ReplaceAll(args[0], `\n`, "\n"))
-		return nil
-	case "pwd":
-		fmt.Fprintln(stdout, dir)
-		return nil
-	case "sleep":
-		if len(args) != 1 {
-			return fail("usage: sleep SECONDS")
-		}
-		secs, err := strconv.ParseFloat(args[0], 64)
-		if err != nil {
-			return fail("invalid time %q", args[0])
-		}
-		t := time.NewTimer(time.Duration(secs * float64(time.Second)))
-		defer t.Stop()
-		select {
-		case <-t.C:
-			return nil
-		case <-ctx.Done():
-			return ctx.Err()
-		}
-	case "setsid":
-		if len(args) == 0 {
-			return fail("usage: setsid COMMAND")
-		}
-		return e.call(ctx, args, dir, stdin, stdout, stderr, shell)
-	case "id":
-		switch {
-		case len(args) == 1 && args[0] == "-u":
-			fmt.Fprintln(stdout, e.uid)
-		case len(args) == 1 && args[0] == "-g":
-			fmt.Fprintln(stdout, e.gid)
-		default:
-			fmt.Fprintf(stdout, "uid=%d gid=%d\n", e.uid, e.gid)
-		}
-		return nil
-	case "cat":
-		if len(args) == 0 {
-			_, err := io.Copy(stdout, ctxReader{ctx, stdin})
-			return err
-		}
-		for _, a := range args {
-			if a == "-" {
-				if _, err := io.Copy(stdout, ctxReader{ctx, stdin}); err != nil {
-					return err
-				}
-				continue
-			}
-			b, err := e.fs.read(abs(a))
-			if err != nil {
-				return fail("%s: %v", a, unwrapPath(err))
-			}
-			_, _ = stdout.Write(b)
-		}
-		return nil
-	case "head":
-		if len(args) >= 2 && args[0] == "-c" {
-			n, _ := strconv.Atoi(args[1])
-			var in io.Reader = stdin
-			if len(args) > 2 {
-				b, err := e.fs.read(abs(args[2]))
-				if err != nil {
-					return fail("%v", unwrapPath(err))
-				}
-				in = bytes.NewReader(b)
-			}
-			b, _ := io.ReadAll(in) // read it all, as a pipe's writer expects
-			_, _ = stdout.Write(b[:min(n, len(b))])
-			return nil
-		}
-		return fail("only -c is simulated")
-	case "touch":
-		for _, a := range args {
-			if _, err := e.fs.create(abs(a), 0o644, e.uid, e.gid, false, false); err != nil {
-				return fail("%s: %v", a, unwrapPath(err))
-			}
-		}
-		return nil
-	case "mkdir":
-		parents := false
-		var code error
-		for _, a := range args {
-			if a == "-p" {
-				parents = true
-				continue
-			}
-			if err := e.fs.mkdir(abs(a), e.uid, e.gid, parents); err != nil {
-				code = fail("%s: %v", a, unwrapPath(err))
-			}
-		}
-		return code
-	case "rm":
-		for _, a := range args {
-			if strings.HasPrefix(a, "-") {
-				continue
-			}
-			e.fs.remove(abs(a))
-		}
-		return nil
-	case "ln":
-		symbolic, force := false, false
-		var rest []string
-		for _, a := range args {
-			if strings.HasPrefix(a, "-") {
-				symbolic = symbolic || strings.Contains(a, "s")
-				force = force || strings.Contains(a, "f")
-				continue
-			}
-			rest = append(rest, a)
-		}
-		if len(rest) != 2 {
-			return fail("usage: ln [-sf] TARGET LINK")
-		}
-		target := rest[0]
-		if !symbolic {
-			target = abs(target)
-		}
-		if err := e.fs.link(target, abs(rest[1]), symbolic, force, e.uid, e.gid); err != nil {
-			return fail("%s: %v", rest[1], unwrapPath(err))
-		}
-		return nil
-	case "stat":
-		if len(args) != 3 || args[0] != "-c" {
-			return fail("only stat -c FORMAT FILE is simulated")
-		}
-		n, _, err := e.fs.lstat(abs(args[2]))
-		if err != nil {
-			return fail("%v", unwrapPath(err))
-		}
-		fi := e.fs.info(args[2], n)
-		r := strings.NewReplacer("%a", strconv.FormatUint(uint64(n.mode.Perm()), 8), "%s", strconv.FormatInt(fi.size, 10), "%n", args[2])
-		fmt.Fprintln(stdout, r.Replace(args[1]))
-		return nil
-	case "ls":
-		return e.ls(args, abs, stdout, stderr)
-	case "grep":
-		invert := false
-		if len(args) > 0 && args[0] == "-v" {
-			invert, args = true, args[1:]
-		}
-		if len(args) != 1 {
-			return fail("only grep [-v] PATTERN is simulated")
-		}
-		re, err := regexp.Compile(args[0])
-		if err != nil {
-			return exitErr(2)
-		}
-		found := false
-		sc := bufio.NewScanner(stdin)
-		for sc.Scan() {
-			if re.MatchString(sc.Text()) != invert {
-				found = true
-				fmt.Fprintln(stdout, sc.Text())
-			}
-		}
-		if !found {
-			return exitErr(1)
-		}
-		return nil
-	case "seq":
-		if len(args) != 2 {
-			return fail("only seq FIRST LAST is simulated")
-		}
-		a, _ := strconv.Atoi(args[0])
-		b, _ := strconv.Atoi(args[1])
-		for i := a; i <= b; i++ {
-			fmt.Fprintln(stdout, i)
-		}
-		return nil
-	case "cut":
-		delim, field := "\t", 0
-		var files []string
-		for i := 0; i < len(args); i++ {
-			switch {
-			case strings.HasPrefix(args[i], "-d"):
-				delim = strings.TrimPrefix(args[i], "-d")
-			case strings.HasPrefix(args[i], "-f"):
-				field, _ = strconv.Atoi(strings.TrimPrefix(args[i], "-f"))
-			default:
-				files = append(files, args[i])
-			}
-		}
-		var in io.Reader = stdin
-		if len(files) == 1 {
-			b, err := e.fs.read(abs(files[0]))
-			if err != nil {
-				return fail("%v", unwrapPath(err))
-			}
-			in = bytes.NewReader(b)
-		}
-		sc := bufio.NewScanner(in)
-		for sc.Scan() {
-			f := strings.Split(sc.Text(), delim)
-			if field >= 1 && field <= len(f) {
-				fmt.Fprintln(stdout, f[field-1])
-			} else {
-				fmt.Fprintln(stdout)
-			}
-		}
-		return nil
+	c := &invocation{ctx: ctx, name: path.Base(argv[0]), args: argv[1:], dir: dir, stdin: stdin, stdout: stdout, stderr: stderr, shell: shell}
+	if run, ok := builtins[c.name]; ok {
+		return run(e, c)
 	}
 	fmt.Fprintf(stderr, "sh: %s: not found\n", argv[0])
 	return exitErr(127)
@@ -399,9 +172,24 @@ func (e *env) shell(ctx context.Context, args []string, dir string, stdin io.Rea
 		defer pr.Close()
 		in = pr
 	}
-	r, err := interp.New(
+	r, err := interp.New(append([]interp.RunnerOption{
 		interp.StdIO(in, stdout, stderr),
 		interp.Env(expand.ListEnviron(e.vars...)),
+	}, e.shellHandlers()...)...)
+	if err != nil {
+		return err
+	}
+	r.Dir = dir
+	if len(args) > 3 {
+		r.Params = args[3:]
+	}
+	return r.Run(ctx, file)
+}
+
+// shellHandlers make the shell's commands those of the table and its
+// files the container's.
+func (e *env) shellHandlers() []interp.RunnerOption {
+	return []interp.RunnerOption{
 		interp.ExecHandlers(func(interp.ExecHandlerFunc) interp.ExecHandlerFunc {
 			return func(ctx context.Context, argv []string) error {
 				hc := interp.HandlerCtx(ctx)
@@ -453,15 +241,7 @@ func (e *env) shell(ctx context.Context, args []string, dir string, stdin io.Rea
 			_, _, err := e.fs.stat(absIn(ctx, p))
 			return err
 		}),
-	)
-	if err != nil {
-		return err
 	}
-	r.Dir = dir
-	if len(args) > 3 {
-		r.Params = args[3:]
-	}
-	return r.Run(ctx, file)
 }
 
 // absIn makes p absolute against the shell's working directory.
