@@ -25,6 +25,13 @@ func invalid(key, format string, args ...any) *Error {
 var languageName = regexp.MustCompile(`^[a-z][a-z0-9_+-]{0,31}$`)
 
 func (c *Config) validate() error {
+	switch c.Backend.Kind {
+	case "", "docker":
+	case BackendKubernetes:
+		return invalid("backend.kind", "%q: the Kubernetes backend is not yet available in this version; use \"docker\"", c.Backend.Kind)
+	default:
+		return invalid("backend.kind", "%q is not one of \"\", docker", c.Backend.Kind)
+	}
 	switch c.Docker.Runtime {
 	case "", "runc", "runsc", "auto":
 	default:
