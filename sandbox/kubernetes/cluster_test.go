@@ -12,8 +12,10 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/httpstream"
+	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
@@ -163,5 +165,62 @@ func TestPodHardeningOnCluster(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// With agent-sandbox installed, a sandbox made as a Sandbox object (of the
+// version discovery finds) runs as a pod with every hardening item, and
+// the cluster itself deletes it, pod and all, at its shutdownTime: no
+// server needs to be alive for the expiry.
+func TestAgentSandboxOnCluster(t *testing.T) {
+	cs, cfg := testCluster(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	gvr, err := DiscoverAgentSandbox(cs.Discovery())
+	if err != nil {
+		t.Fatalf("agent-sandbox on the test cluster: %v", err)
+	}
+	dyn, err := dynamic.NewForConfig(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ns := testNamespace(ctx, t, cs)
+	spec := testSpec()
+	pod, err := Pod(spec, Options{Namespace: ns, RuntimeClass: "gvisor"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	np, err := cs.NetworkingV1().NetworkPolicies(ns).Create(ctx, DenyAll(pod), metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	expires := time.Now().Add(10 * time.Second)
+	sb, err := AgentSandbox(gvr, pod, expires)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := dyn.Resource(gvr).Namespace(ns).Create(ctx, sb, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	stored := waitRunning(ctx, t, cs, ns, pod.Name)
+	if p := hardeningProblems(stored, np, spec); len(p) > 0 {
+		t.Errorf("the Sandbox's pod lacks: %s", strings.Join(p, "; "))
+	}
+	if out, _, err := execIn(ctx, cs, cfg, stored, "/bin/sh", "-c", "id -u"); strings.TrimSpace(out) != "1000" {
+		t.Errorf("id -u in the Sandbox's pod: %q (%v)", out, err)
+	}
+	// Gone within 60 s of its shutdownTime, the Sandbox and its pod.
+	deadline := expires.Add(60 * time.Second)
+	for {
+		_, sbErr := dyn.Resource(gvr).Namespace(ns).Get(ctx, pod.Name, metav1.GetOptions{})
+		_, podErr := cs.CoreV1().Pods(ns).Get(ctx, pod.Name, metav1.GetOptions{})
+		if apierrors.IsNotFound(sbErr) && apierrors.IsNotFound(podErr) {
+			t.Logf("Sandbox and pod gone %.1f s after shutdownTime", time.Since(expires).Seconds())
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("60 s after its shutdownTime: Sandbox err %v, pod err %v", sbErr, podErr)
+		}
+		time.Sleep(500 * time.Millisecond)
 	}
 }
