@@ -25,7 +25,6 @@ var tooLong = map[string]int{
 	"sandbox/agent/cmd/mcp-sandbox-agent/files.go:writeFile": 81,
 	"sandbox/agent/cmd/mcp-sandbox-agent/main.go:agent.run":  92,
 	"sandbox/agent_conn.go:Engine.startAgent":                82,
-	"sandbox/config/validate.go:Config.validate":             105,
 	"sandbox/install.go:Engine.InstallPackages":              114,
 	"sandbox/runner_run.go:Engine.runResident":               123,
 }

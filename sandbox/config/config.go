@@ -21,6 +21,7 @@ import (
 
 // Config is the whole configuration file.
 type Config struct {
+	Backend   Backend             `toml:"backend"`
 	Docker    Docker              `toml:"docker"`
 	Images    Images              `toml:"images"`
 	Languages map[string]Language `toml:"languages"`
@@ -34,6 +35,17 @@ type Config struct {
 	// Source is the file this was read from ("" for pure defaults).
 	Source string `toml:"-"`
 }
+
+// Backend selects the container platform. Only Docker (and engines that
+// speak its API) is available: "kubernetes" is refused as not yet
+// available, and so is a [kubernetes] table (its keys are reserved).
+type Backend struct {
+	Kind string `toml:"kind"` // "" or "docker"
+}
+
+// BackendKubernetes is backend.kind's value for Kubernetes, which this
+// version refuses (ErrNotYetAvailable).
+const BackendKubernetes = "kubernetes"
 
 // Docker selects the engine and the container runtime.
 type Docker struct {

@@ -35,6 +35,10 @@ func (e *Error) Error() string {
 	return b.String()
 }
 
+// kubernetesNotYet is the error of a [kubernetes] table: its keys are
+// reserved for the Kubernetes backend, which this version does not have.
+const kubernetesNotYet = "the Kubernetes backend is not yet available in this version"
+
 // ErrInvalid is wrapped by every *Error, so callers can test errors.Is.
 var ErrInvalid = errors.New("invalid configuration")
 
@@ -89,14 +93,21 @@ func decodeError(path string, data []byte, err error) error {
 	var de *toml.DecodeError
 	if errors.As(err, &de) {
 		line, col := de.Position()
-		msg := strings.TrimPrefix(de.Error(), "toml: ")
-		return &Error{Path: path, Line: line, Key: strings.Join(de.Key(), "."), Msg: fixCharacter(msg, data, line, col)}
+		msg := fixCharacter(strings.TrimPrefix(de.Error(), "toml: "), data, line, col)
+		if k := de.Key(); len(k) > 0 && k[0] == BackendKubernetes {
+			msg = kubernetesNotYet
+		}
+		return &Error{Path: path, Line: line, Key: strings.Join(de.Key(), "."), Msg: msg}
 	}
 	var sm *toml.StrictMissingError
 	if errors.As(err, &sm) && len(sm.Errors) > 0 {
 		first := sm.Errors[0]
 		line, _ := first.Position()
-		return &Error{Path: path, Line: line, Key: strings.Join(first.Key(), "."), Msg: "unknown setting (check its spelling and section)"}
+		msg := "unknown setting (check its spelling and section)"
+		if k := first.Key(); len(k) > 0 && k[0] == BackendKubernetes {
+			msg = kubernetesNotYet
+		}
+		return &Error{Path: path, Line: line, Key: strings.Join(first.Key(), "."), Msg: msg}
 	}
 	return &Error{Path: path, Msg: err.Error()}
 }

@@ -30,6 +30,23 @@ func invalid(key, format string, args ...any) *Error {
 var languageName = regexp.MustCompile(`^[a-z][a-z0-9_+-]{0,31}$`)
 
 func (c *Config) validate() error {
+	for _, check := range []func() error{c.validateEngine, c.validateLanguages, c.validateLimits, c.validateNetwork, c.validateRest} {
+		if err := check(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// validateEngine checks the backend, the runtime and the images.
+func (c *Config) validateEngine() error {
+	switch c.Backend.Kind {
+	case "", "docker":
+	case BackendKubernetes:
+		return invalid("backend.kind", "%q: the Kubernetes backend is not yet available in this version; use \"docker\"", c.Backend.Kind)
+	default:
+		return invalid("backend.kind", "%q is not one of \"\", docker", c.Backend.Kind)
+	}
 	switch c.Docker.Runtime {
 	case "", "runc", "runsc", "auto":
 	default:
@@ -45,6 +62,11 @@ func (c *Config) validate() error {
 			return invalid(key, "%v", err)
 		}
 	}
+	return nil
+}
+
+// validateLanguages checks each [languages] table.
+func (c *Config) validateLanguages() error {
 	for name, l := range c.Languages {
 		k := "languages." + name
 		if !languageName.MatchString(name) {
@@ -72,6 +94,11 @@ func (c *Config) validate() error {
 			return invalid(k+".runner", "%q is not one of python, node, shell, none", l.Runner)
 		}
 	}
+	return nil
+}
+
+// validateLimits checks [limits].
+func (c *Config) validateLimits() error {
 	lim := c.Limits
 	switch {
 	case lim.MemoryMB < minMemoryMB || lim.MemoryMB > maxMemoryMB:
@@ -95,6 +122,11 @@ func (c *Config) validate() error {
 	case lim.MaxSandboxes < 1 || lim.MaxSandboxes > 1000:
 		return invalid("limits.max_sandboxes", "must be between 1 and 1000")
 	}
+	return nil
+}
+
+// validateNetwork checks [network].
+func (c *Config) validateNetwork() error {
 	switch c.Network.Default {
 	case "none", "allowlist", "egress":
 	default:
@@ -109,6 +141,11 @@ func (c *Config) validate() error {
 	if c.Network.Default == "egress" && !c.Network.AllowEgress {
 		return invalid("network.default", "egress as the default needs network.allow_egress = true")
 	}
+	return nil
+}
+
+// validateRest checks [files], [pool] and [tray].
+func (c *Config) validateRest() error {
 	if c.Files.MaxCopyMB < 1 {
 		return invalid("files.max_copy_mb", "must be at least 1")
 	}

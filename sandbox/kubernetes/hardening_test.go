@@ -1,0 +1,181 @@
+package kubernetes
+
+import (
+	"fmt"
+	"slices"
+
+	corev1 "k8s.io/api/core/v1"
+	networkingv1 "k8s.io/api/networking/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox/backend"
+)
+
+// hardeningItem is one hardening default and how to see it on a pod (as
+// built, or as the API server stored it) and its NetworkPolicy.
+type hardeningItem struct {
+	name  string
+	check func(p *corev1.Pod, np *networkingv1.NetworkPolicy, spec backend.ContainerSpec) bool
+	// breakIt removes the item from a pod or policy, so the test can see
+	// that check fails without it.
+	breakIt func(p *corev1.Pod, np *networkingv1.NetworkPolicy)
+}
+
+func box(p *corev1.Pod) *corev1.Container { return &p.Spec.Containers[0] }
+
+func isTrue(b *bool) bool  { return b != nil && *b }
+func isFalse(b *bool) bool { return b != nil && !*b }
+
+func volume(p *corev1.Pod, mountPath string) *corev1.Volume {
+	for _, m := range box(p).VolumeMounts {
+		if m.MountPath == mountPath {
+			for i := range p.Spec.Volumes {
+				if p.Spec.Volumes[i].Name == m.Name {
+					return &p.Spec.Volumes[i]
+				}
+			}
+		}
+	}
+	return nil
+}
+
+func memoryDir(p *corev1.Pod, mountPath string, mb int) bool {
+	v := volume(p, mountPath)
+	if v == nil || v.EmptyDir == nil || v.EmptyDir.Medium != corev1.StorageMediumMemory || v.EmptyDir.SizeLimit == nil {
+		return false
+	}
+	return v.EmptyDir.SizeLimit.Value() == int64(mb)<<20
+}
+
+func limit(p *corev1.Pod, name corev1.ResourceName, want resource.Quantity) bool {
+	q, ok := box(p).Resources.Limits[name]
+	return ok && q.Cmp(want) == 0
+}
+
+// hardeningItems lists every hardening default of a sandbox pod.
+var hardeningItems = []hardeningItem{
+	{"non-root user",
+		func(p *corev1.Pod, _ *networkingv1.NetworkPolicy, _ backend.ContainerSpec) bool {
+			sc := box(p).SecurityContext
+			return sc != nil && sc.RunAsUser != nil && *sc.RunAsUser > 0 &&
+				p.Spec.SecurityContext != nil && p.Spec.SecurityContext.RunAsUser != nil && *p.Spec.SecurityContext.RunAsUser > 0
+		},
+		func(p *corev1.Pod, _ *networkingv1.NetworkPolicy) { box(p).SecurityContext.RunAsUser = ptr(int64(0)) }},
+	{"runAsNonRoot",
+		func(p *corev1.Pod, _ *networkingv1.NetworkPolicy, _ backend.ContainerSpec) bool {
+			return isTrue(box(p).SecurityContext.RunAsNonRoot) && isTrue(p.Spec.SecurityContext.RunAsNonRoot)
+		},
+		func(p *corev1.Pod, _ *networkingv1.NetworkPolicy) { box(p).SecurityContext.RunAsNonRoot = nil }},
+	{"readOnlyRootFilesystem",
+		func(p *corev1.Pod, _ *networkingv1.NetworkPolicy, _ backend.ContainerSpec) bool {
+			return isTrue(box(p).SecurityContext.ReadOnlyRootFilesystem)
+		},
+		func(p *corev1.Pod, _ *networkingv1.NetworkPolicy) {
+			box(p).SecurityContext.ReadOnlyRootFilesystem = ptr(false)
+		}},
+	{"capabilities drop ALL, add none",
+		func(p *corev1.Pod, _ *networkingv1.NetworkPolicy, _ backend.ContainerSpec) bool {
+			c := box(p).SecurityContext.Capabilities
+			return c != nil && slices.Equal(c.Drop, []corev1.Capability{"ALL"}) && len(c.Add) == 0
+		},
+		func(p *corev1.Pod, _ *networkingv1.NetworkPolicy) {
+			box(p).SecurityContext.Capabilities.Add = []corev1.Capability{"NET_RAW"}
+		}},
+	{"allowPrivilegeEscalation false, not privileged",
+		func(p *corev1.Pod, _ *networkingv1.NetworkPolicy, _ backend.ContainerSpec) bool {
+			sc := box(p).SecurityContext
+			return isFalse(sc.AllowPrivilegeEscalation) && !isTrue(sc.Privileged)
+		},
+		func(p *corev1.Pod, _ *networkingv1.NetworkPolicy) {
+			box(p).SecurityContext.AllowPrivilegeEscalation = nil
+		}},
+	{"seccomp RuntimeDefault",
+		func(p *corev1.Pod, _ *networkingv1.NetworkPolicy, _ backend.ContainerSpec) bool {
+			sp := box(p).SecurityContext.SeccompProfile
+			return sp != nil && sp.Type == corev1.SeccompProfileTypeRuntimeDefault
+		},
+		func(p *corev1.Pod, _ *networkingv1.NetworkPolicy) {
+			box(p).SecurityContext.SeccompProfile = &corev1.SeccompProfile{Type: corev1.SeccompProfileTypeUnconfined}
+		}},
+	{"automountServiceAccountToken false",
+		func(p *corev1.Pod, _ *networkingv1.NetworkPolicy, _ backend.ContainerSpec) bool {
+			return isFalse(p.Spec.AutomountServiceAccountToken)
+		},
+		func(p *corev1.Pod, _ *networkingv1.NetworkPolicy) { p.Spec.AutomountServiceAccountToken = nil }},
+	{"enableServiceLinks false",
+		func(p *corev1.Pod, _ *networkingv1.NetworkPolicy, _ backend.ContainerSpec) bool {
+			return isFalse(p.Spec.EnableServiceLinks)
+		},
+		func(p *corev1.Pod, _ *networkingv1.NetworkPolicy) { p.Spec.EnableServiceLinks = ptr(true) }},
+	{"no host namespaces",
+		func(p *corev1.Pod, _ *networkingv1.NetworkPolicy, _ backend.ContainerSpec) bool {
+			return !p.Spec.HostNetwork && !p.Spec.HostPID && !p.Spec.HostIPC && !isTrue(p.Spec.ShareProcessNamespace)
+		},
+		func(p *corev1.Pod, _ *networkingv1.NetworkPolicy) { p.Spec.HostPID = true }},
+	{"no host paths, only the two memory volumes",
+		func(p *corev1.Pod, _ *networkingv1.NetworkPolicy, _ backend.ContainerSpec) bool {
+			for _, v := range p.Spec.Volumes {
+				if v.EmptyDir == nil {
+					return false
+				}
+			}
+			return len(p.Spec.Volumes) == 2 && len(box(p).VolumeMounts) == 2
+		},
+		func(p *corev1.Pod, _ *networkingv1.NetworkPolicy) {
+			p.Spec.Volumes = append(p.Spec.Volumes, corev1.Volume{Name: "host",
+				VolumeSource: corev1.VolumeSource{HostPath: &corev1.HostPathVolumeSource{Path: "/"}}})
+		}},
+	{"/workspace: emptyDir, medium Memory, sizeLimit",
+		func(p *corev1.Pod, _ *networkingv1.NetworkPolicy, spec backend.ContainerSpec) bool {
+			return memoryDir(p, backend.Workspace, spec.WorkspaceMB)
+		},
+		func(p *corev1.Pod, _ *networkingv1.NetworkPolicy) { volume(p, backend.Workspace).EmptyDir.Medium = "" }},
+	{"/tmp: emptyDir, medium Memory, sizeLimit",
+		func(p *corev1.Pod, _ *networkingv1.NetworkPolicy, spec backend.ContainerSpec) bool {
+			return memoryDir(p, "/tmp", tmpMB(spec.TmpMB))
+		},
+		func(p *corev1.Pod, _ *networkingv1.NetworkPolicy) { volume(p, "/tmp").EmptyDir.SizeLimit = nil }},
+	{"limits: cpu, memory, ephemeral-storage",
+		func(p *corev1.Pod, _ *networkingv1.NetworkPolicy, spec backend.ContainerSpec) bool {
+			return limit(p, corev1.ResourceCPU, *resource.NewMilliQuantity(spec.NanoCPUs/1_000_000, resource.DecimalSI)) &&
+				limit(p, corev1.ResourceMemory, *resource.NewQuantity(spec.MemoryBytes, resource.BinarySI)) &&
+				limit(p, corev1.ResourceEphemeralStorage, resource.MustParse(EphemeralStorage))
+		},
+		func(p *corev1.Pod, _ *networkingv1.NetworkPolicy) {
+			delete(box(p).Resources.Limits, corev1.ResourceEphemeralStorage)
+		}},
+	{"never restarted",
+		func(p *corev1.Pod, _ *networkingv1.NetworkPolicy, _ backend.ContainerSpec) bool {
+			return p.Spec.RestartPolicy == corev1.RestartPolicyNever
+		},
+		func(p *corev1.Pod, _ *networkingv1.NetworkPolicy) { p.Spec.RestartPolicy = corev1.RestartPolicyAlways }},
+	{"deny-all NetworkPolicy (ingress and egress) selecting the pod",
+		func(p *corev1.Pod, np *networkingv1.NetworkPolicy, _ backend.ContainerSpec) bool {
+			sel := np.Spec.PodSelector.MatchLabels
+			return np.Namespace == p.Namespace && len(sel) == 1 && sel[backend.LabelID] == p.Labels[backend.LabelID] &&
+				len(np.Spec.PodSelector.MatchExpressions) == 0 &&
+				slices.Contains(np.Spec.PolicyTypes, networkingv1.PolicyTypeIngress) &&
+				slices.Contains(np.Spec.PolicyTypes, networkingv1.PolicyTypeEgress) &&
+				len(np.Spec.Ingress) == 0 && len(np.Spec.Egress) == 0
+		},
+		func(_ *corev1.Pod, np *networkingv1.NetworkPolicy) {
+			np.Spec.Egress = []networkingv1.NetworkPolicyEgressRule{{}}
+		}},
+}
+
+// hardeningProblems names the hardening items p and np lack.
+func hardeningProblems(p *corev1.Pod, np *networkingv1.NetworkPolicy, spec backend.ContainerSpec) []string {
+	var out []string
+	if len(p.Spec.Containers) != 1 || len(p.Spec.InitContainers) != 0 || len(p.Spec.EphemeralContainers) != 0 {
+		return []string{fmt.Sprintf("want one container, got %d (+%d init)", len(p.Spec.Containers), len(p.Spec.InitContainers))}
+	}
+	if box(p).SecurityContext == nil || p.Spec.SecurityContext == nil {
+		return []string{"no security context"}
+	}
+	for _, it := range hardeningItems {
+		if !it.check(p, np, spec) {
+			out = append(out, it.name)
+		}
+	}
+	return out
+}

@@ -1,0 +1,226 @@
+package kubernetes
+
+import (
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+	networkingv1 "k8s.io/api/networking/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox/backend"
+)
+
+// ContainerName is the name of the one container in a sandbox pod.
+const ContainerName = "sandbox"
+
+// keepAlive is the pod's main process, the same as the Docker backend's: it
+// does nothing but wait to be stopped; the engine's processes are execs.
+var keepAlive = []string{"/bin/sh", "-c", "trap 'exit 0' TERM INT HUP; while :; do sleep 3600 & wait $!; done"}
+
+// Options are the backend's settings from the [kubernetes] table that shape
+// a pod.
+type Options struct {
+	Namespace string
+	// RuntimeClass is the pod's runtimeClassName (e.g. "gvisor"); empty:
+	// the cluster's default.
+	RuntimeClass string
+}
+
+// Pod returns the pod a sandbox is made as, with every hardening default
+// (the checks of hardening_test.go list them): a non-root user, runAsNonRoot,
+// a read-only root filesystem, every capability dropped, no privilege
+// escalation, seccomp RuntimeDefault, no service account token, no service
+// links, no host namespaces or paths, memory-backed size-capped emptyDirs
+// for /workspace and /tmp, and CPU, memory and ephemeral-storage limits.
+// The pids limit is the node's (the kubelet's podPidsLimit): a pod cannot
+// set one. A spec Pod cannot honour is an error, never a weaker pod.
+func Pod(spec backend.ContainerSpec, opts Options) (*corev1.Pod, error) {
+	if err := checkSpec(spec); err != nil {
+		return nil, err
+	}
+	uid, gid, err := sandboxUser(spec.User)
+	if err != nil {
+		return nil, err
+	}
+	limits := podLimits(spec)
+	labels, annotations := splitLabels(spec.Labels)
+	no, yes := false, true
+	runtimeDefault := &corev1.SeccompProfile{Type: corev1.SeccompProfileTypeRuntimeDefault}
+	pod := &corev1.Pod{
+		TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Pod"},
+		ObjectMeta: metav1.ObjectMeta{
+			Name: spec.Name, Namespace: opts.Namespace,
+			Labels: labels, Annotations: annotations,
+		},
+		Spec: corev1.PodSpec{
+			RestartPolicy:                 corev1.RestartPolicyNever,
+			TerminationGracePeriodSeconds: ptr(int64(1)),
+			AutomountServiceAccountToken:  &no,
+			EnableServiceLinks:            &no,
+			HostNetwork:                   false,
+			HostPID:                       false,
+			HostIPC:                       false,
+			ShareProcessNamespace:         &no,
+			Hostname:                      "sandbox",
+			SecurityContext: &corev1.PodSecurityContext{
+				RunAsUser: &uid, RunAsGroup: &gid, FSGroup: &gid,
+				RunAsNonRoot:   &yes,
+				SeccompProfile: runtimeDefault,
+			},
+			Containers: []corev1.Container{{
+				Name:            ContainerName,
+				Image:           spec.Image,
+				ImagePullPolicy: corev1.PullIfNotPresent,
+				Command:         keepAlive,
+				Env:             envVars(spec.Env),
+				WorkingDir:      backend.Workspace,
+				Resources:       corev1.ResourceRequirements{Limits: limits, Requests: limits},
+				SecurityContext: &corev1.SecurityContext{
+					RunAsUser: &uid, RunAsGroup: &gid,
+					RunAsNonRoot:             &yes,
+					ReadOnlyRootFilesystem:   &yes,
+					AllowPrivilegeEscalation: &no,
+					Privileged:               &no,
+					Capabilities:             &corev1.Capabilities{Drop: []corev1.Capability{"ALL"}},
+					SeccompProfile:           runtimeDefault,
+				},
+				VolumeMounts: []corev1.VolumeMount{
+					{Name: "workspace", MountPath: backend.Workspace},
+					{Name: "tmp", MountPath: "/tmp"},
+				},
+			}},
+			Volumes: []corev1.Volume{
+				memoryVolume("workspace", spec.WorkspaceMB),
+				memoryVolume("tmp", tmpMB(spec.TmpMB)),
+			},
+		},
+	}
+	if opts.RuntimeClass != "" {
+		pod.Spec.RuntimeClassName = ptr(opts.RuntimeClass)
+	}
+	return pod, nil
+}
+
+// DenyAll returns the NetworkPolicy that every sandbox pod gets: no
+// ingress and no egress, selected by the sandbox id label. (Only a
+// policy-enforcing network plugin enforces it; the pod has no other opening.)
+func DenyAll(pod *corev1.Pod) *networkingv1.NetworkPolicy {
+	return &networkingv1.NetworkPolicy{
+		TypeMeta: metav1.TypeMeta{APIVersion: "networking.k8s.io/v1", Kind: "NetworkPolicy"},
+		ObjectMeta: metav1.ObjectMeta{
+			Name: pod.Name, Namespace: pod.Namespace,
+			Labels: map[string]string{backend.LabelManaged: "true"},
+		},
+		Spec: networkingv1.NetworkPolicySpec{
+			PodSelector: metav1.LabelSelector{MatchLabels: map[string]string{
+				backend.LabelID: pod.Labels[backend.LabelID],
+			}},
+			PolicyTypes: []networkingv1.PolicyType{networkingv1.PolicyTypeIngress, networkingv1.PolicyTypeEgress},
+		},
+	}
+}
+
+// checkSpec refuses what a pod cannot carry as the Docker backend does.
+func checkSpec(spec backend.ContainerSpec) error {
+	switch {
+	case len(spec.Relax) > 0:
+		return fmt.Errorf("kubernetes: relaxing hardening (%s) is not supported", strings.Join(spec.Relax, ", "))
+	case spec.Network != "" && spec.Network != "none":
+		return fmt.Errorf("kubernetes: network %q is not yet available (sandboxes have none)", spec.Network)
+	case spec.CacheUser != "":
+		return fmt.Errorf("kubernetes: an install cache is not yet available")
+	case !dnsLabel.MatchString(spec.Name):
+		return fmt.Errorf("kubernetes: sandbox name %q is not a DNS label", spec.Name)
+	case spec.Labels[backend.LabelID] == "" || !labelValue.MatchString(spec.Labels[backend.LabelID]):
+		return fmt.Errorf("kubernetes: sandbox id label %q is missing or not a label value", spec.Labels[backend.LabelID])
+	case spec.WorkspaceMB <= 0:
+		return fmt.Errorf("kubernetes: the workspace needs a size")
+	case spec.MemoryBytes <= 0 || spec.NanoCPUs <= 0:
+		return fmt.Errorf("kubernetes: memory and CPU limits are required")
+	}
+	return nil
+}
+
+var (
+	dnsLabel   = regexp.MustCompile(`^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$`)
+	labelValue = regexp.MustCompile(`^([A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?)?$`)
+)
+
+// sandboxUser parses "uid:gid" (empty: 1000:1000) and refuses root.
+func sandboxUser(u string) (uid, gid int64, err error) {
+	if u == "" {
+		u = "1000:1000"
+	}
+	us, gs, ok := strings.Cut(u, ":")
+	if !ok {
+		gs = us
+	}
+	uid, err1 := strconv.ParseInt(us, 10, 64)
+	gid, err2 := strconv.ParseInt(gs, 10, 64)
+	if err1 != nil || err2 != nil {
+		return 0, 0, fmt.Errorf("kubernetes: user %q is not numeric uid:gid", u)
+	}
+	if uid <= 0 || gid < 0 {
+		return 0, 0, fmt.Errorf("kubernetes: user %q: sandboxes never run as root", u)
+	}
+	return uid, gid, nil
+}
+
+// podLimits turns the spec's limits into the container's: CPU, memory, and
+// ephemeral storage (the writable layer and logs; the memory-backed volumes
+// count against memory).
+func podLimits(spec backend.ContainerSpec) corev1.ResourceList {
+	return corev1.ResourceList{
+		corev1.ResourceCPU:              *resource.NewMilliQuantity(max(spec.NanoCPUs/1_000_000, 1), resource.DecimalSI),
+		corev1.ResourceMemory:           *resource.NewQuantity(spec.MemoryBytes, resource.BinarySI),
+		corev1.ResourceEphemeralStorage: resource.MustParse(EphemeralStorage),
+	}
+}
+
+// EphemeralStorage caps what a sandbox may write outside its memory-backed
+// volumes (its root is read-only, so this is only its logs).
+const EphemeralStorage = "64Mi"
+
+// memoryVolume is a tmpfs emptyDir of mb MiB.
+func memoryVolume(name string, mb int) corev1.Volume {
+	return corev1.Volume{Name: name, VolumeSource: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{
+		Medium:    corev1.StorageMediumMemory,
+		SizeLimit: resource.NewQuantity(int64(mb)<<20, resource.BinarySI),
+	}}}
+}
+
+func tmpMB(mb int) int {
+	if mb <= 0 {
+		return 64
+	}
+	return mb
+}
+
+// splitLabels keeps every contract label as an annotation with its exact
+// value, and as a label too when Kubernetes accepts the value (selectors
+// and List use those).
+func splitLabels(in map[string]string) (labels, annotations map[string]string) {
+	labels, annotations = map[string]string{}, map[string]string{}
+	for k, v := range in {
+		annotations[k] = v
+		if labelValue.MatchString(v) {
+			labels[k] = v
+		}
+	}
+	return labels, annotations
+}
+
+func envVars(env []string) []corev1.EnvVar {
+	var out []corev1.EnvVar
+	for _, kv := range env {
+		k, v, _ := strings.Cut(kv, "=")
+		out = append(out, corev1.EnvVar{Name: k, Value: v})
+	}
+	return out
+}
+
+func ptr[T any](v T) *T { return &v }

@@ -1,0 +1,100 @@
+package kubernetes
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox/backend"
+)
+
+func testSpec() backend.ContainerSpec {
+	return backend.ContainerSpec{
+		Name:   "mcp-sandbox-abc123",
+		Image:  "mcp-sandbox-test/busybox:1",
+		Labels: map[string]string{backend.LabelManaged: "true", backend.LabelID: "abc123", "io.mcp-sandbox.expires-at": "2026-11-25T22:00:00Z"},
+		Env:    []string{"A=1", "B=x=y"},
+		User:   "1000:1000", MemoryBytes: 128 << 20, NanoCPUs: 5e8, Pids: 64,
+		WorkspaceMB: 32, TmpMB: 16,
+	}
+}
+
+// Every hardening item is on the pod Pod builds, and the check of each
+// item fails on a pod without it (so the real-cluster test, which uses the
+// same checks, can fail).
+func TestPodHardening(t *testing.T) {
+	spec := testSpec()
+	pod, err := Pod(spec, Options{Namespace: "ns", RuntimeClass: "gvisor"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	np := DenyAll(pod)
+	if p := hardeningProblems(pod, np, spec); len(p) > 0 {
+		t.Fatalf("the pod lacks: %s", strings.Join(p, "; "))
+	}
+	for _, it := range hardeningItems {
+		t.Run(it.name, func(t *testing.T) {
+			p, _ := Pod(spec, Options{Namespace: "ns"})
+			n := DenyAll(p)
+			it.breakIt(p, n)
+			if it.check(p, n, spec) {
+				t.Errorf("the check passes on a pod without %q", it.name)
+			}
+		})
+	}
+}
+
+func TestPodShape(t *testing.T) {
+	spec := testSpec()
+	pod, err := Pod(spec, Options{Namespace: "ns", RuntimeClass: "gvisor"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if pod.Spec.RuntimeClassName == nil || *pod.Spec.RuntimeClassName != "gvisor" {
+		t.Errorf("runtimeClassName = %v", pod.Spec.RuntimeClassName)
+	}
+	if pod.Name != spec.Name || pod.Namespace != "ns" {
+		t.Errorf("name %q namespace %q", pod.Name, pod.Namespace)
+	}
+	// A label value Kubernetes refuses is kept as an annotation only.
+	if _, ok := pod.Labels["io.mcp-sandbox.expires-at"]; ok {
+		t.Error("expires-at (with colons) became a label")
+	}
+	if pod.Annotations["io.mcp-sandbox.expires-at"] != "2026-11-25T22:00:00Z" || pod.Labels[backend.LabelID] != "abc123" {
+		t.Errorf("labels %v annotations %v", pod.Labels, pod.Annotations)
+	}
+	if env := box(pod).Env; len(env) != 2 || env[1].Name != "B" || env[1].Value != "x=y" {
+		t.Errorf("env = %v", env)
+	}
+	if p, _ := Pod(spec, Options{}); p.Spec.RuntimeClassName != nil {
+		t.Errorf("runtimeClassName set without one configured: %v", *p.Spec.RuntimeClassName)
+	}
+}
+
+// A spec a pod cannot honour is refused, never made into a weaker pod.
+func TestPodRefuses(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		change func(*backend.ContainerSpec)
+		want   string
+	}{
+		{"root user", func(s *backend.ContainerSpec) { s.User = "0:0" }, "never run as root"},
+		{"named user", func(s *backend.ContainerSpec) { s.User = "sandbox" }, "not numeric"},
+		{"relaxed item", func(s *backend.ContainerSpec) { s.Relax = []string{"read_only_root"} }, "relaxing hardening"},
+		{"egress", func(s *backend.ContainerSpec) { s.Network = "egress" }, "not yet available"},
+		{"install cache", func(s *backend.ContainerSpec) { s.CacheUser = "1001:1001" }, "not yet available"},
+		{"bad name", func(s *backend.ContainerSpec) { s.Name = "Mcp_Sandbox" }, "not a DNS label"},
+		{"no id", func(s *backend.ContainerSpec) { delete(s.Labels, backend.LabelID) }, "id label"},
+		{"no workspace size", func(s *backend.ContainerSpec) { s.WorkspaceMB = 0 }, "workspace"},
+		{"no memory limit", func(s *backend.ContainerSpec) { s.MemoryBytes = 0 }, "limits are required"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			spec := testSpec()
+			spec.Labels = map[string]string{backend.LabelManaged: "true", backend.LabelID: "abc123"}
+			tc.change(&spec)
+			_, err := Pod(spec, Options{Namespace: "ns"})
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("err = %v, want it to say %q", err, tc.want)
+			}
+		})
+	}
+}
