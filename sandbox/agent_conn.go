@@ -98,8 +98,7 @@ func (e *Engine) startAgent(ctx context.Context, at Attacher, sb *Sandbox) (*age
 	if st.ExitCode != 0 {
 		return nil, fmt.Errorf("%w: copying the agent into the workspace failed (exit %d): %s", errInterpUnusable, st.ExitCode, bytes.TrimSpace(stderr.Bytes()))
 	}
-	dec := runner.NewDecoder(c.nonce, c.onFrame, c.fail).Limit(agent.MaxFrame, agent.KindExit, agent.KindFileDone,
-		agent.KindDialed, agent.KindData, agent.KindCredit, agent.KindEOF, agent.KindReset)
+	dec := c.decoder()
 	// No Env: the agent's environment is what the engine gives any exec
 	// (the image's), to which each command adds its own.
 	proc, err := at.Attach(ctx, sb.ContainerID, ExecSpec{
@@ -137,6 +136,12 @@ func (e *Engine) startAgent(ctx context.Context, at Attacher, sb *Sandbox) (*age
 		c.kill(ctx)
 		return nil, ctx.Err()
 	}
+}
+
+// decoder reads the agent's output into c's frames.
+func (c *agentConn) decoder() *runner.Decoder {
+	return runner.NewDecoder(c.nonce, c.onFrame, c.fail).Limit(agent.MaxFrame, agent.KindExit, agent.KindFileDone,
+		agent.KindDialed, agent.KindData, agent.KindCredit, agent.KindEOF, agent.KindReset)
 }
 
 func (c *agentConn) diagText() string {
