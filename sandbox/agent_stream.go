@@ -241,7 +241,8 @@ func (s *agentStream) push(p []byte) {
 		s.buf, s.r = s.buf[:n], 0
 	}
 	if len(s.buf)+len(p) > cap(s.buf) {
-		nb := make([]byte, len(s.buf), min(agent.StreamWindow, max(2*cap(s.buf), len(s.buf)+len(p), 4096)))
+		need := len(s.buf) + len(p) // at most the window: take checked the credit
+		nb := make([]byte, len(s.buf), max(need, min(agent.StreamWindow, max(2*cap(s.buf), 4096))))
 		copy(nb, s.buf)
 		s.buf = nb
 	}
