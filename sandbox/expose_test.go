@@ -203,6 +203,25 @@ func testForeignHost(t *testing.T, eng *sandbox.Engine, id string, x sandbox.Exp
 	if err != nil || resp.StatusCode != http.StatusForbidden {
 		t.Errorf("absolute URI of another host: %v %v", resp, err)
 	}
+	// On a kept-alive connection, every request is checked, not only the
+	// first.
+	c, err = net.Dial("tcp", "127.0.0.1:"+strconv.Itoa(x.HostPort))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	fmt.Fprintf(c, "GET /hello.txt HTTP/1.1\r\nHost: 127.0.0.1:%d\r\n\r\nGET /hello.txt?probe=rebind HTTP/1.1\r\nHost: evil.example:%d\r\n\r\n", x.HostPort, x.HostPort)
+	br := bufio.NewReader(c)
+	for i, want := range []int{http.StatusOK, http.StatusForbidden} {
+		resp, err := http.ReadResponse(br, nil)
+		if err != nil {
+			t.Fatalf("kept-alive request %d: %v", i, err)
+		}
+		_, _ = io.Copy(io.Discard, resp.Body)
+		if resp.StatusCode != want {
+			t.Errorf("kept-alive request %d: %d, want %d", i, resp.StatusCode, want)
+		}
+	}
 	if log := mustExec(t, eng, id, "cat /tmp/server.log").Stdout; strings.Contains(log, "probe=rebind") {
 		t.Errorf("a refused request reached the sandbox:\n%s", log)
 	}
