@@ -73,7 +73,7 @@ func (e *Engine) startAgent(ctx context.Context, at Attacher, sb *Sandbox) (*age
 	c := &agentConn{
 		nonce: runner.NewNonce(), diag: newCapture(4096, nil), ready: make(chan struct{}),
 		dead: make(chan struct{}), calls: map[int]*agentCall{},
-		mux: streamMux{streams: map[int]*agentStream{}},
+		mux: streamMux{streams: map[int]*agentStream{}, listeners: map[int]*agentListener{}},
 	}
 	// /tmp is mounted noexec: the agent goes to the workspace, and removes
 	// its file once it runs.
@@ -141,7 +141,8 @@ func (e *Engine) startAgent(ctx context.Context, at Attacher, sb *Sandbox) (*age
 // decoder reads the agent's output into c's frames.
 func (c *agentConn) decoder() *runner.Decoder {
 	return runner.NewDecoder(c.nonce, c.onFrame, c.fail).Limit(agent.MaxFrame, agent.KindExit, agent.KindFileDone,
-		agent.KindDialed, agent.KindData, agent.KindCredit, agent.KindEOF, agent.KindReset)
+		agent.KindDialed, agent.KindData, agent.KindCredit, agent.KindEOF, agent.KindReset,
+		agent.KindListening, agent.KindAccept)
 }
 
 func (c *agentConn) diagText() string {
@@ -170,7 +171,8 @@ func (c *agentConn) onFrame(f runner.Frame) {
 			c.mux.mu.Unlock()
 			close(c.ready)
 		}
-	case agent.KindDialed, agent.KindData, agent.KindCredit, agent.KindEOF, agent.KindReset:
+	case agent.KindDialed, agent.KindData, agent.KindCredit, agent.KindEOF, agent.KindReset,
+		agent.KindListening, agent.KindAccept:
 		c.onStream(f)
 	case runner.KindOut, runner.KindErr:
 		i := bytes.IndexByte(f.Payload, '\n')

@@ -46,6 +46,10 @@ type streamMux struct {
 	ok      bool // the agent announced streams
 	last    int  // the last id the server opened (odd; 0 before the first)
 	streams map[int]*agentStream
+
+	lastAgent    int // the last stream id an accept opened (even)
+	lastListener int
+	listeners    map[int]*agentListener
 }
 
 // agentStream is one TCP connection inside the sandbox, reached through the
@@ -127,10 +131,18 @@ func (c *agentConn) onStream(f runner.Frame) {
 		c.fail(fmt.Errorf("%w: %v", runner.ErrProtocol, err))
 		return
 	}
+	switch f.Kind {
+	case agent.KindListening:
+		c.onListening(id, body)
+		return
+	case agent.KindAccept:
+		c.onAccept(id, body)
+		return
+	}
 	m := &c.mux
 	m.mu.Lock()
 	s := m.streams[id]
-	known := m.ok && id > 0 && id%2 == 1 && id <= m.last
+	known := m.ok && id > 0 && (id%2 == 1 && id <= m.last || id%2 == 0 && id <= m.lastAgent)
 	m.mu.Unlock()
 	switch {
 	case !known:
@@ -169,21 +181,25 @@ func streamFrame(f runner.Frame) (int, streamBody, error) {
 		return id, streamBody{data: f.Payload[i+1:]}, nil
 	}
 	var m struct {
-		ID  int    `json:"id"`
-		N   int    `json:"n"`
-		Err string `json:"err"`
+		ID       int    `json:"id"`
+		N        int    `json:"n"`
+		Err      string `json:"err"`
+		Port     int    `json:"port"`
+		Listener int    `json:"listener"`
 	}
 	if err := json.Unmarshal(f.Payload, &m); err != nil {
 		return 0, streamBody{}, fmt.Errorf("bad %s frame: %v", f.Kind, err)
 	}
-	return m.ID, streamBody{n: m.N, err: m.Err}, nil
+	return m.ID, streamBody{n: m.N, err: m.Err, port: m.Port, listener: m.Listener}, nil
 }
 
 // streamBody is what a stream frame carries beyond its id.
 type streamBody struct {
-	data []byte
-	n    int
-	err  string
+	data     []byte
+	n        int
+	err      string
+	port     int
+	listener int
 }
 
 // take applies a frame to s; it returns why s breaks the rules, if it does.
@@ -438,8 +454,10 @@ func (s *agentStream) CloseWrite() error {
 	return s.send(agent.KindEOF, agent.StreamID{ID: s.id})
 }
 
-// Close abandons the stream (the connection inside is closed) unless both
-// ends had finished, and frees its buffer.
+// Close frees the stream's buffer and ends it, as closing a TCP socket
+// does: when the program inside had finished sending, what was written is
+// delivered and its connection half-closed (eof); when it had not, the
+// stream is abandoned (reset: its connection is closed at once).
 func (s *agentStream) Close() error {
 	s.mu.Lock()
 	if s.closed {
@@ -447,13 +465,24 @@ func (s *agentStream) Close() error {
 		return nil
 	}
 	s.closed = true
-	tell := s.err == nil && !(s.rEOF && s.wEOF)
+	kind := ""
+	switch {
+	case s.err != nil:
+	case !s.rEOF:
+		kind = agent.KindReset
+	case !s.wEOF:
+		kind = agent.KindEOF
+	}
 	s.buf, s.r = nil, 0
 	s.wake()
 	s.mu.Unlock()
 	s.c.mux.forget(s)
-	if tell && !s.c.gone() {
-		go s.c.sendReset(s.id)
+	if kind != "" && !s.c.gone() {
+		go func() {
+			ctx, cancel := context.WithTimeout(context.Background(), streamWriteTimeout)
+			defer cancel()
+			_ = s.c.send(ctx, kind, agent.StreamID{ID: s.id})
+		}()
 	}
 	return nil
 }

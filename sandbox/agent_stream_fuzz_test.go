@@ -9,7 +9,7 @@ import (
 )
 
 // FuzzAgentStreamFrames feeds what a hostile agent may say to a
-// connection with two open streams: whatever it is, the server neither
+// connection with two open streams and a listener: whatever it is, the server neither
 // panics nor holds more than a window per stream, more streams than the
 // cap, or credit beyond the window.
 func FuzzAgentStreamFrames(f *testing.F) {
@@ -24,6 +24,8 @@ func FuzzAgentStreamFrames(f *testing.F) {
 		fr(agent.KindData, "-1\nx") + fr(agent.KindCredit, `{"id":1,"n":-1}`),
 		fr(agent.KindExit, `{"id":1,"code":0}`) + fr(agent.KindData, "01\nx"),
 		testNonce + " data 99999999999999\n",
+		fr(agent.KindAccept, `{"id":2,"listener":1}`) + fr(agent.KindData, "2\nin") + fr(agent.KindAccept, `{"id":2,"listener":1}`),
+		fr(agent.KindListening, `{"id":1,"port":5}`) + fr(agent.KindAccept, `{"id":4,"listener":2}`),
 		strings.Repeat(fr(agent.KindData, "3\n"+strings.Repeat("z", agent.StreamChunk)), agent.StreamWindow/agent.StreamChunk+1),
 	} {
 		f.Add([]byte(seed))
@@ -32,6 +34,7 @@ func FuzzAgentStreamFrames(f *testing.F) {
 		fa := newTestConn(t)
 		fa.dial(8000)
 		fa.dial(8001)
+		fa.listen()
 		_, _ = fa.dec.Write(in)
 		m := &fa.c.mux
 		m.mu.Lock()
@@ -41,7 +44,7 @@ func FuzzAgentStreamFrames(f *testing.F) {
 		}
 		n := len(m.streams)
 		m.mu.Unlock()
-		if n > 2 {
+		if n > maxAgentStreams {
 			t.Fatalf("%d streams from frames the agent sent", n)
 		}
 		for _, s := range streams {

@@ -56,7 +56,7 @@ func newTestConn(t *testing.T) *fakeAgent {
 	c := &agentConn{
 		nonce: testNonce, proc: &pipeProc{w: srv, done: make(chan struct{})}, diag: newCapture(4096, nil),
 		ready: make(chan struct{}), dead: make(chan struct{}), calls: map[int]*agentCall{},
-		mux: streamMux{streams: map[int]*agentStream{}},
+		mux: streamMux{streams: map[int]*agentStream{}, listeners: map[int]*agentListener{}},
 	}
 	f := &fakeAgent{t: t, c: c, dec: c.decoder(), more: make(chan struct{}, 1)}
 	t.Cleanup(func() { c.fail(errors.New("test over")); c.proc.Close(); ag.Close() })
@@ -70,7 +70,7 @@ func newTestConn(t *testing.T) *fakeAgent {
 			case f.more <- struct{}{}:
 			default:
 			}
-		}, nil).Limit(64<<20, agent.KindDial, agent.KindData, agent.KindCredit, agent.KindEOF, agent.KindReset, agent.KindStart)
+		}, nil).Limit(64<<20, agent.KindDial, agent.KindData, agent.KindCredit, agent.KindEOF, agent.KindReset, agent.KindStart, agent.KindListen, agent.KindUnlisten)
 		_, _ = io.Copy(in, ag)
 	}()
 	f.say(runner.KindReady, `{"pid":1,"version":"2","streams":true}`)
@@ -364,4 +364,102 @@ func (m *streamMux) count() int {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	return len(m.streams)
+}
+
+// listen has the server ask for a listener, answered as an agent would;
+// accepted streams go to the channel.
+func (f *fakeAgent) listen() (int, chan net.Conn) {
+	f.t.Helper()
+	conns := make(chan net.Conn, maxAgentStreams+8)
+	type result struct {
+		id  int
+		err error
+	}
+	ch := make(chan result, 1)
+	go func() {
+		id, _, err := f.c.listen(context.Background(), 0, func(c net.Conn) { conns <- c })
+		ch <- result{id, err}
+	}()
+	var l agent.Listen
+	_ = json.Unmarshal(f.next(agent.KindListen).Payload, &l)
+	f.sayJSON(agent.KindListening, agent.Listening{ID: l.ID, Port: 4242})
+	r := <-ch
+	if r.err != nil || r.id != l.ID {
+		f.t.Fatalf("listen: %+v", r)
+	}
+	return r.id, conns
+}
+
+// Connections the agent accepts become streams; what a hostile agent says
+// about listeners ends the connection or resets the one stream.
+func TestStreamListen(t *testing.T) {
+	f := newTestConn(t)
+	lid, conns := f.listen()
+	f.sayJSON(agent.KindAccept, agent.Accept{ID: 2, Listener: lid})
+	c := <-conns
+	f.say(agent.KindData, data(2, []byte("from inside")))
+	f.sayJSON(agent.KindEOF, agent.StreamID{ID: 2})
+	if b, err := io.ReadAll(c); err != nil || string(b) != "from inside" {
+		t.Fatalf("accepted stream: %q %v", b, err)
+	}
+	if _, err := c.Write([]byte("answer")); err != nil {
+		t.Fatal(err)
+	}
+	if fr := f.next(agent.KindData); string(fr.Payload) != "2\nanswer" {
+		t.Errorf("data %q", fr.Payload)
+	}
+	c.Close() // the program had finished: a graceful end
+	if fr := f.next(agent.KindEOF); !strings.Contains(string(fr.Payload), `"id":2`) {
+		t.Errorf("eof %q", fr.Payload)
+	}
+	// A listener closed, then a connection for it: reset, nothing else.
+	f.c.unlisten(lid)
+	f.next(agent.KindUnlisten)
+	f.sayJSON(agent.KindAccept, agent.Accept{ID: 4, Listener: lid})
+	if fr := f.next(agent.KindReset); !strings.Contains(string(fr.Payload), `"id":4`) || f.c.gone() {
+		t.Errorf("accept for a closed listener: %q (gone %v)", fr.Payload, f.c.gone())
+	}
+
+	for _, tc := range []struct {
+		name string
+		say  func(f *fakeAgent, lid int)
+	}{
+		{"an odd stream id", func(f *fakeAgent, lid int) { f.sayJSON(agent.KindAccept, agent.Accept{ID: 3, Listener: lid}) }},
+		{"an id not increasing", func(f *fakeAgent, lid int) {
+			f.sayJSON(agent.KindAccept, agent.Accept{ID: 4, Listener: lid})
+			f.sayJSON(agent.KindAccept, agent.Accept{ID: 4, Listener: lid})
+		}},
+		{"a listener never asked for", func(f *fakeAgent, lid int) { f.sayJSON(agent.KindAccept, agent.Accept{ID: 2, Listener: lid + 1}) }},
+		{"a listening never asked for", func(f *fakeAgent, lid int) { f.sayJSON(agent.KindListening, agent.Listening{ID: lid + 1}) }},
+		{"a second listening", func(f *fakeAgent, lid int) { f.sayJSON(agent.KindListening, agent.Listening{ID: lid}) }},
+		{"data for an even id never accepted", func(f *fakeAgent, lid int) { f.say(agent.KindData, data(6, []byte("x"))) }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f := newTestConn(t)
+			lid, _ := f.listen()
+			tc.say(f, lid)
+			if !f.c.gone() {
+				t.Error("the connection did not end")
+			}
+		})
+	}
+
+	t.Run("beyond the cap", func(t *testing.T) {
+		f := newTestConn(t)
+		lid, conns := f.listen()
+		for i := range maxAgentStreams {
+			f.sayJSON(agent.KindAccept, agent.Accept{ID: 2 * (i + 1), Listener: lid})
+		}
+		f.sayJSON(agent.KindAccept, agent.Accept{ID: 2 * (maxAgentStreams + 1), Listener: lid})
+		if fr := f.next(agent.KindReset); !strings.Contains(string(fr.Payload), strconv.Itoa(2*(maxAgentStreams+1))) || f.c.gone() {
+			t.Errorf("the stream beyond the cap: %q (gone %v)", fr.Payload, f.c.gone())
+		}
+		for i := range maxAgentStreams {
+			select {
+			case <-conns:
+			case <-time.After(10 * time.Second):
+				t.Fatalf("%d streams handed over, want %d", i, maxAgentStreams)
+			}
+		}
+	})
 }

@@ -312,3 +312,41 @@ func heapInUse() uint64 {
 	runtime.ReadMemStats(&m)
 	return m.HeapInuse
 }
+
+// The agent listens on a loopback port inside the sandbox and hands each
+// connection a program there makes to the server, as a stream: bytes both
+// ways, half-closes included.
+func TestAgentListenHandsConnections(t *testing.T) {
+	eng, _ := newEngine(t, nil)
+	sb := mustCreate(t, eng, sandbox.CreateRequest{})
+	mustExec(t, eng, sb.ID, "true") // the agent runs
+	port, err := sandbox.ListenForTest(context.Background(), eng, sb.ID, 0, func(c net.Conn) {
+		defer c.Close()
+		in, err := io.ReadAll(c) // until the program's half-close
+		if err != nil {
+			return
+		}
+		fmt.Fprintf(c, "server got %q", in)
+	})
+	if err != nil || port == 0 {
+		t.Fatalf("listen: %d %v", port, err)
+	}
+	script := fmt.Sprintf(`python3 -c "
+import socket
+for i in range(3):
+    s = socket.create_connection(('127.0.0.1', %d), 5)
+    s.sendall(b'ping %%d' %% i)
+    s.shutdown(socket.SHUT_WR)
+    out = b''
+    while True:
+        b = s.recv(4096)
+        if not b:
+            break
+        out += b
+    print(out.decode())
+"`, port)
+	res := mustExec(t, eng, sb.ID, script)
+	if want := "server got \"ping 0\"\nserver got \"ping 1\"\nserver got \"ping 2\"\n"; res.ExitCode != 0 || res.Stdout != want {
+		t.Errorf("through the agent's listener: %+v, want %q", res, want)
+	}
+}

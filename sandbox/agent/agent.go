@@ -23,7 +23,9 @@
 // bytes read, or a listing's [ListEntry] JSON lines) and one "filedone"
 // frame (a JSON [FileDone]). An agent whose "ready" says "streams": true
 // also carries byte streams to TCP ports on the sandbox's loopback ("dial",
-// "dialed", "data", "credit", "eof", "reset"; see package proto); the
+// "dialed", "data", "credit", "eof", "reset"), and listens on loopback
+// ports, handing each connection to the engine as a stream ("listen",
+// "listening", "accept", "unlisten"; see package proto); the
 // engine sends those frames only to such an agent.
 package agent
 
@@ -66,6 +68,11 @@ const (
 	KindCredit = "credit" // a Credit
 	KindEOF    = "eof"    // a StreamID: no more data from this end
 	KindReset  = "reset"  // a StreamID: the stream is abandoned
+	// Listeners (see package proto's Listen).
+	KindListen    = "listen"    // engine → agent: a Listen
+	KindListening = "listening" // agent → engine: a Listening
+	KindAccept    = "accept"    // agent → engine: an Accept, opening a stream
+	KindUnlisten  = "unlisten"  // engine → agent: a StreamID naming a listener
 )
 
 // StreamWindow and StreamChunk bound a stream's buffered and framed bytes.
@@ -99,6 +106,9 @@ type (
 	Dialed    = proto.Dialed
 	Credit    = proto.Credit
 	StreamID  = proto.StreamID
+	Listen    = proto.Listen
+	Listening = proto.Listening
+	Accept    = proto.Accept
 )
 
 // File operations.

@@ -125,3 +125,27 @@ type Credit struct {
 type StreamID struct {
 	ID int `json:"id"`
 }
+
+// Listen asks the agent to listen on Port of the sandbox's loopback
+// (127.0.0.1; 0 for one it picks) as listener ID (ids increasing). It
+// answers with a Listening, then hands each connection it accepts to the
+// engine as a stream of its own: an "accept" frame (an Accept; stream ids
+// even and increasing), after which the stream is as a dialed one. An
+// "unlisten" frame (a StreamID naming the listener) closes it.
+type Listen struct {
+	ID   int `json:"id"`
+	Port int `json:"port"`
+}
+
+// Listening answers a Listen: the port listened on, or Err.
+type Listening struct {
+	ID   int    `json:"id"`
+	Port int    `json:"port"`
+	Err  string `json:"err,omitempty"`
+}
+
+// Accept opens stream ID for a connection listener Listener accepted.
+type Accept struct {
+	ID       int `json:"id"`
+	Listener int `json:"listener"`
+}

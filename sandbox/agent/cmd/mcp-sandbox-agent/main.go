@@ -16,6 +16,7 @@ import (
 	"errors"
 	"io"
 	"math"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -51,6 +52,9 @@ type agent struct {
 	runs    map[int]*running
 	killed  map[int]bool // ids killed before they had started
 	streams map[int]*stream
+
+	listeners map[int]net.Listener
+	accepted  int // the last stream id an accept opened (even)
 }
 
 func main() {
@@ -64,7 +68,7 @@ func main() {
 	if err != nil || len(line) > maxHeader {
 		os.Exit(2)
 	}
-	a := &agent{nonce: strings.TrimSpace(line), base: os.Environ(), out: os.Stdout, runs: map[int]*running{}, killed: map[int]bool{}, streams: map[int]*stream{}}
+	a := &agent{nonce: strings.TrimSpace(line), base: os.Environ(), out: os.Stdout, runs: map[int]*running{}, killed: map[int]bool{}, streams: map[int]*stream{}, listeners: map[int]net.Listener{}}
 	// Version 2 adds streams (package proto); a server that does not know
 	// them never sends their frames.
 	a.send("ready", []byte(`{"pid":`+strconv.Itoa(os.Getpid())+`,"version":"2","streams":true}`))
@@ -117,7 +121,7 @@ func (a *agent) serve(in *bufio.Reader) error {
 			if ok {
 				go run.kill()
 			}
-		case "dial", "data", "credit", "eof", "reset":
+		case "dial", "data", "credit", "eof", "reset", "listen", "unlisten":
 			if err := a.onStream(kind, payload); err != nil {
 				return err
 			}

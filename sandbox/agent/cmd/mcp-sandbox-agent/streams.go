@@ -61,6 +61,20 @@ func (a *agent) onStream(kind string, payload []byte) error {
 			return err
 		}
 		go a.dial(d)
+	case "listen":
+		var l proto.Listen
+		if err := json.Unmarshal(payload, &l); err != nil {
+			return err
+		}
+		go a.listen(l)
+	case "unlisten":
+		a.mu.Lock()
+		ln := a.listeners[m.ID]
+		delete(a.listeners, m.ID)
+		a.mu.Unlock()
+		if ln != nil {
+			_ = ln.Close()
+		}
 	case "credit":
 		if s := a.stream(m.ID); s != nil {
 			s.grant(m.N)
@@ -105,8 +119,7 @@ func (a *agent) dial(d proto.Dial) {
 		answer(err)
 		return
 	}
-	s := &stream{a: a, id: d.ID, conn: c.(*net.TCPConn), credit: proto.StreamWindow}
-	s.cond = sync.NewCond(&s.mu)
+	s := newStream(a, d.ID, c.(*net.TCPConn))
 	a.mu.Lock()
 	_, dup := a.streams[d.ID]
 	full := len(a.streams) >= maxStreams
@@ -122,6 +135,69 @@ func (a *agent) dial(d proto.Dial) {
 	answer(nil)
 	go s.pump()
 	go s.drain()
+}
+
+func newStream(a *agent, id int, c *net.TCPConn) *stream {
+	s := &stream{a: a, id: id, conn: c, credit: proto.StreamWindow}
+	s.cond = sync.NewCond(&s.mu)
+	return s
+}
+
+// listen listens on l.Port of the loopback, answers, and hands each
+// connection to the server as a new stream until unlisten (or the end).
+func (a *agent) listen(l proto.Listen) {
+	answer := func(port int, err error) {
+		m := proto.Listening{ID: l.ID, Port: port}
+		if err != nil {
+			m.Err = err.Error()
+		}
+		b, _ := json.Marshal(m)
+		a.send("listening", b)
+	}
+	if l.Port < 0 || l.Port > 65535 {
+		answer(0, errors.New("bad port"))
+		return
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:"+strconv.Itoa(l.Port))
+	if err != nil {
+		answer(0, err)
+		return
+	}
+	a.mu.Lock()
+	_, dup := a.listeners[l.ID]
+	if !dup {
+		a.listeners[l.ID] = ln
+	}
+	a.mu.Unlock()
+	if dup {
+		ln.Close()
+		answer(0, errors.New("duplicate listener id"))
+		return
+	}
+	answer(ln.Addr().(*net.TCPAddr).Port, nil)
+	for {
+		c, err := ln.Accept()
+		if err != nil {
+			return // closed by unlisten
+		}
+		a.mu.Lock()
+		full := len(a.streams) >= maxStreams
+		var s *stream
+		if !full {
+			a.accepted += 2
+			s = newStream(a, a.accepted, c.(*net.TCPConn))
+			a.streams[s.id] = s
+		}
+		a.mu.Unlock()
+		if full {
+			c.Close()
+			continue
+		}
+		b, _ := json.Marshal(proto.Accept{ID: s.id, Listener: l.ID})
+		a.send("accept", b)
+		go s.pump()
+		go s.drain()
+	}
 }
 
 // put takes bytes the server sent; more than the credit given is the
