@@ -61,6 +61,10 @@ class H(http.server.BaseHTTPRequestHandler):
         self.send_header("Content-Length", str(len(body)))
         self.end_headers()
         self.wfile.write(body)
+    def do_POST(self):
+        # /sink never reads what it is sent.
+        import time
+        time.sleep(3600)
 class S(socketserver.ThreadingMixIn, http.server.HTTPServer):
     daemon_threads = True
 S(("127.0.0.1", int(sys.argv[1])), H).serve_forever()
@@ -138,6 +142,7 @@ func TestExposePreview(t *testing.T) {
 		t.Errorf("the program must see the Host the browser used: %d %q", code, body)
 	}
 	t.Run("websocket", func(t *testing.T) { testWebSocket(t, app) })
+	t.Run("a stream nobody reads holds up nothing", func(t *testing.T) { testStuckStream(t, eng, sb.ID, app) })
 	t.Run("50 MB bounded", func(t *testing.T) { testBigResponse(t, app) })
 
 	list, err := eng.List(context.Background())
@@ -349,4 +354,42 @@ for i in range(3):
 	if want := "server got \"ping 0\"\nserver got \"ping 1\"\nserver got \"ping 2\"\n"; res.ExitCode != 0 || res.Stdout != want {
 		t.Errorf("through the agent's listener: %+v, want %q", res, want)
 	}
+}
+
+// testStuckStream sends 20 MB to a program that never reads them: that
+// stream waits for credit, while other requests and tool calls go on.
+func testStuckStream(t *testing.T, eng *sandbox.Engine, id string, x sandbox.Exposure) {
+	c, err := net.Dial("tcp", "127.0.0.1:"+strconv.Itoa(x.HostPort))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	body := 20 << 20
+	sent := make(chan int64, 1)
+	go func() {
+		fmt.Fprintf(c, "POST /sink HTTP/1.1\r\nHost: 127.0.0.1:%d\r\nContent-Length: %d\r\n\r\n", x.HostPort, body)
+		n, _ := io.Copy(c, io.LimitReader(zeros{}, int64(body)))
+		sent <- n
+	}()
+	time.Sleep(time.Second) // the sink's buffers fill
+	start := time.Now()
+	if code, _ := get(t, x.URL+"other"); code != 200 {
+		t.Errorf("another request while a stream is stuck: %d", code)
+	}
+	if res := mustExec(t, eng, id, "echo ok"); res.Stdout != "ok\n" {
+		t.Errorf("a tool call while a stream is stuck: %+v", res)
+	}
+	t.Logf("a request and a tool call beside a stuck stream took %s", time.Since(start).Round(time.Millisecond))
+	select {
+	case n := <-sent:
+		t.Errorf("all %d bytes were taken by a program that reads nothing", n)
+	default:
+	}
+}
+
+type zeros struct{}
+
+func (zeros) Read(p []byte) (int, error) {
+	clear(p)
+	return len(p), nil
 }
