@@ -73,7 +73,7 @@ func (e *Engine) startAgent(ctx context.Context, at Attacher, sb *Sandbox) (*age
 	c := &agentConn{
 		nonce: runner.NewNonce(), diag: newCapture(4096, nil), ready: make(chan struct{}),
 		dead: make(chan struct{}), calls: map[int]*agentCall{},
-		mux: streamMux{streams: map[int]*agentStream{}, listeners: map[int]*agentListener{}},
+		mux: streamMux{streams: map[int]*agentStream{}, listeners: map[int]*agentListener{}, budget: e.streams},
 	}
 	// /tmp is mounted noexec: the agent goes to the workspace, and removes
 	// its file once it runs.

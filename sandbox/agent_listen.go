@@ -107,7 +107,7 @@ func (c *agentConn) onAccept(id int, b streamBody) {
 	}
 	m.lastAgent = id
 	l := m.listeners[b.listener]
-	if l == nil || l.pending || len(m.streams) >= maxAgentStreams {
+	if l == nil || l.pending || len(m.streams) >= maxAgentStreams || !m.budget.take() {
 		m.mu.Unlock()
 		go c.sendReset(id)
 		return

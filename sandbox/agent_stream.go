@@ -21,6 +21,40 @@ import (
 // is at most 64 × 128 KiB = 8 MiB.
 const maxAgentStreams = 64
 
+// maxServerStreams bounds the streams open at once over all of a server's
+// agents (32 MiB of windows), so that many sandboxes cannot add up past it.
+const maxServerStreams = 256
+
+// streamBudget counts the streams open over all of a server's agents.
+type streamBudget struct {
+	mu     sync.Mutex
+	n, max int
+}
+
+// take reserves a stream, or reports that none is free; a nil budget
+// (tests) has room for any.
+func (b *streamBudget) take() bool {
+	if b == nil {
+		return true
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.n >= b.max {
+		return false
+	}
+	b.n++
+	return true
+}
+
+func (b *streamBudget) give() {
+	if b == nil {
+		return
+	}
+	b.mu.Lock()
+	b.n--
+	b.mu.Unlock()
+}
+
 // streamWriteTimeout bounds one frame's write to the agent: an agent that
 // takes in nothing for this long has been stopped from inside the
 // sandbox, and its connection ends.
@@ -32,6 +66,8 @@ var (
 	ErrNoStreams = errors.New("the sandbox's command agent carries no connections")
 	// ErrTooManyStreams: maxAgentStreams are open.
 	ErrTooManyStreams = fmt.Errorf("too many connections into the sandbox at once (at most %d)", maxAgentStreams)
+	// ErrTooManyServerStreams: maxServerStreams are open over all agents.
+	ErrTooManyServerStreams = fmt.Errorf("too many connections into sandboxes at once (at most %d for the server)", maxServerStreams)
 	// errStreamReset: the sandbox's end abandoned the stream.
 	errStreamReset = errors.New("the connection inside the sandbox was reset")
 )
@@ -50,6 +86,7 @@ type streamMux struct {
 	lastAgent    int // the last stream id an accept opened (even)
 	lastListener int
 	listeners    map[int]*agentListener
+	budget       *streamBudget // the server's, shared by its agents
 }
 
 // agentStream is one TCP connection inside the sandbox, reached through the
@@ -91,6 +128,10 @@ func (c *agentConn) dial(ctx context.Context, port int) (*agentStream, error) {
 	if len(m.streams) >= maxAgentStreams {
 		m.mu.Unlock()
 		return nil, ErrTooManyStreams
+	}
+	if !m.budget.take() {
+		m.mu.Unlock()
+		return nil, ErrTooManyServerStreams
 	}
 	if m.last == 0 {
 		m.last = 1
@@ -290,10 +331,14 @@ func (s *agentStream) broken(why string) {
 
 func (m *streamMux) forget(s *agentStream) {
 	m.mu.Lock()
-	if m.streams[s.id] == s {
+	held := m.streams[s.id] == s
+	if held {
 		delete(m.streams, s.id)
 	}
 	m.mu.Unlock()
+	if held {
+		m.budget.give()
+	}
 }
 
 // drop forgets a stream whose dial failed (the agent holds nothing of it).

@@ -463,3 +463,21 @@ func TestStreamListen(t *testing.T) {
 		}
 	})
 }
+
+// The streams of all a server's agents share one budget: a dial beyond it
+// is refused, and a closed stream gives its place back.
+func TestStreamServerBudget(t *testing.T) {
+	b := &streamBudget{max: 2}
+	f1, f2 := newTestConn(t), newTestConn(t)
+	f1.c.mux.budget, f2.c.mux.budget = b, b
+	s := f1.dial(1)
+	f2.dial(2)
+	if _, err := f1.c.dial(context.Background(), 3); !errors.Is(err, ErrTooManyServerStreams) {
+		t.Fatalf("a dial beyond the server's budget: %v", err)
+	}
+	s.Close()
+	f1.dial(4)
+	if b.n != 2 {
+		t.Errorf("budget holds %d, want 2", b.n)
+	}
+}
