@@ -92,10 +92,17 @@ func (sb *Sandbox) exposeSet(create bool) *exposeSet {
 	return x
 }
 
-// Exposed lists sb's exposed ports.
-func (sb *Sandbox) Exposed() []Exposure {
-	if x := sb.exposeSet(false); x != nil {
-		return x.list()
+// Exposed lists the exposed ports of sandbox id, by port (none for a
+// sandbox this engine does not own). It is apart from Info, which the
+// tray and window compare by value.
+func (e *Engine) Exposed(id string) []Exposure {
+	e.mu.Lock()
+	sb := e.boxes[id]
+	e.mu.Unlock()
+	if sb != nil {
+		if x := sb.exposeSet(false); x != nil {
+			return x.list()
+		}
 	}
 	return []Exposure{}
 }

@@ -145,9 +145,8 @@ func TestExposePreview(t *testing.T) {
 	t.Run("a stream nobody reads holds up nothing", func(t *testing.T) { testStuckStream(t, eng, sb.ID, app) })
 	t.Run("50 MB bounded", func(t *testing.T) { testBigResponse(t, app) })
 
-	list, err := eng.List(context.Background())
-	if err != nil || len(list) != 1 || len(list[0].Exposed) != 2 || list[0].Exposed[0].Port != 8000 || list[0].Exposed[1] != app {
-		t.Errorf("sandbox_list's exposed: %+v %v", list, err)
+	if x := eng.Exposed(sb.ID); len(x) != 2 || x[0] != web || x[1] != app {
+		t.Errorf("exposed: %+v", x)
 	}
 	if closed, err := eng.Unexpose(sb.ID, 8000); !closed || err != nil {
 		t.Errorf("close: %v %v", closed, err)

@@ -40,9 +40,6 @@ type Info struct {
 	// empty before the sandbox's first command.
 	Exec     string `json:"exec,omitempty"`
 	ExecNote string `json:"exec_note,omitempty"`
-	// Exposed lists the sandbox's ports reachable from the host
-	// (sandbox_expose), by this server only.
-	Exposed []Exposure `json:"exposed,omitempty"`
 }
 
 // List describes the sandboxes this engine owns, with the usage the
@@ -61,7 +58,6 @@ func (e *Engine) List(ctx context.Context) ([]Info, error) {
 			ContainerID: sb.ContainerID, Name: ContainerName(sb.ID),
 		}
 		out[i].Exec, out[i].ExecNote = sb.execPath()
-		out[i].Exposed = sb.Exposed()
 		s := sb.sample()
 		if s.at.IsZero() {
 			e.kickUsage() // the sampler catches up with new sandboxes

@@ -80,7 +80,7 @@ func (s *Server) handleList(ctx context.Context, req mcp.CallToolRequest) (*mcp.
 		fmt.Fprintf(&b, "%s  %s  %s  mem %.1f/%d MB  cpu %.1f%%  pids %d/%d  expires %s\n",
 			in.ID, in.Language, in.State, float64(in.Usage.MemoryBytes)/(1<<20), in.Limits.MemoryMB,
 			in.Usage.CPUPercent, in.Usage.Pids, in.Limits.Pids, in.ExpiresAt.Format(time.Kitchen))
-		for _, x := range in.Exposed {
+		for _, x := range s.eng.Exposed(in.ID) {
 			last := &out.Sandboxes[len(out.Sandboxes)-1]
 			last.Exposed = append(last.Exposed, exposedOut{Port: x.Port, URL: x.URL})
 			fmt.Fprintf(&b, "  port %d at %s\n", x.Port, x.URL)
