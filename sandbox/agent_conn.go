@@ -70,11 +70,7 @@ func (e *Engine) startAgent(ctx context.Context, at Attacher, sb *Sandbox) (*age
 		}
 		tools[i] = p
 	}
-	c := &agentConn{
-		nonce: runner.NewNonce(), diag: newCapture(4096, nil), ready: make(chan struct{}),
-		dead: make(chan struct{}), calls: map[int]*agentCall{},
-		mux: streamMux{streams: map[int]*agentStream{}, listeners: map[int]*agentListener{}, budget: e.streams},
-	}
+	c := newAgentConn(runner.NewNonce(), e.streams)
 	// /tmp is mounted noexec: the agent goes to the workspace, and removes
 	// its file once it runs.
 	file := Workspace + "/" + agent.FilePrefix + c.nonce[:12]
@@ -135,6 +131,16 @@ func (e *Engine) startAgent(ctx context.Context, at Attacher, sb *Sandbox) (*age
 	case <-ctx.Done():
 		c.kill(ctx)
 		return nil, ctx.Err()
+	}
+}
+
+// newAgentConn returns a connection, not attached yet, whose streams share
+// the server's budget.
+func newAgentConn(nonce string, budget *streamBudget) *agentConn {
+	return &agentConn{
+		nonce: nonce, diag: newCapture(4096, nil), ready: make(chan struct{}),
+		dead: make(chan struct{}), calls: map[int]*agentCall{},
+		mux: streamMux{streams: map[int]*agentStream{}, listeners: map[int]*agentListener{}, budget: budget},
 	}
 }
 

@@ -53,11 +53,8 @@ const testNonce = "0123456789abcdef0123456789abcdef"
 func newTestConn(t *testing.T) *fakeAgent {
 	t.Helper()
 	srv, ag := net.Pipe()
-	c := &agentConn{
-		nonce: testNonce, proc: &pipeProc{w: srv, done: make(chan struct{})}, diag: newCapture(4096, nil),
-		ready: make(chan struct{}), dead: make(chan struct{}), calls: map[int]*agentCall{},
-		mux: streamMux{streams: map[int]*agentStream{}, listeners: map[int]*agentListener{}},
-	}
+	c := newAgentConn(testNonce, nil)
+	c.proc = &pipeProc{w: srv, done: make(chan struct{})}
 	f := &fakeAgent{t: t, c: c, dec: c.decoder(), more: make(chan struct{}, 1)}
 	t.Cleanup(func() { c.fail(errors.New("test over")); c.proc.Close(); ag.Close() })
 	go func() {
