@@ -39,6 +39,8 @@ type agentConn struct {
 	mu     sync.Mutex
 	nextID int
 	calls  map[int]*agentCall
+
+	mux streamMux // byte streams into the sandbox (agent_stream.go)
 }
 
 // agentCall is a command in progress: where its output and exit go.
@@ -68,10 +70,7 @@ func (e *Engine) startAgent(ctx context.Context, at Attacher, sb *Sandbox) (*age
 		}
 		tools[i] = p
 	}
-	c := &agentConn{
-		nonce: runner.NewNonce(), diag: newCapture(4096, nil), ready: make(chan struct{}),
-		dead: make(chan struct{}), calls: map[int]*agentCall{},
-	}
+	c := newAgentConn(runner.NewNonce(), e.streams)
 	// /tmp is mounted noexec: the agent goes to the workspace, and removes
 	// its file once it runs.
 	file := Workspace + "/" + agent.FilePrefix + c.nonce[:12]
@@ -95,7 +94,7 @@ func (e *Engine) startAgent(ctx context.Context, at Attacher, sb *Sandbox) (*age
 	if st.ExitCode != 0 {
 		return nil, fmt.Errorf("%w: copying the agent into the workspace failed (exit %d): %s", errInterpUnusable, st.ExitCode, bytes.TrimSpace(stderr.Bytes()))
 	}
-	dec := runner.NewDecoder(c.nonce, c.onFrame, c.fail).Limit(agent.MaxFrame, agent.KindExit, agent.KindFileDone)
+	dec := c.decoder()
 	// No Env: the agent's environment is what the engine gives any exec
 	// (the image's), to which each command adds its own.
 	proc, err := at.Attach(ctx, sb.ContainerID, ExecSpec{
@@ -135,6 +134,23 @@ func (e *Engine) startAgent(ctx context.Context, at Attacher, sb *Sandbox) (*age
 	}
 }
 
+// newAgentConn returns a connection, not attached yet, whose streams share
+// the server's budget.
+func newAgentConn(nonce string, budget *streamBudget) *agentConn {
+	return &agentConn{
+		nonce: nonce, diag: newCapture(4096, nil), ready: make(chan struct{}),
+		dead: make(chan struct{}), calls: map[int]*agentCall{},
+		mux: streamMux{streams: map[int]*agentStream{}, listeners: map[int]*agentListener{}, budget: budget},
+	}
+}
+
+// decoder reads the agent's output into c's frames.
+func (c *agentConn) decoder() *runner.Decoder {
+	return runner.NewDecoder(c.nonce, c.onFrame, c.fail).Limit(agent.MaxFrame, agent.KindExit, agent.KindFileDone,
+		agent.KindDialed, agent.KindData, agent.KindCredit, agent.KindEOF, agent.KindReset,
+		agent.KindListening, agent.KindAccept)
+}
+
 func (c *agentConn) diagText() string {
 	s := bytes.TrimSpace([]byte(c.diag.String()))
 	if len(s) == 0 {
@@ -150,8 +166,20 @@ func (c *agentConn) onFrame(f runner.Frame) {
 		select {
 		case <-c.ready:
 		default:
+			// An agent that carries streams says so; one that does not
+			// (or says nothing readable) is never sent their frames.
+			var r struct {
+				Streams bool `json:"streams"`
+			}
+			_ = json.Unmarshal(f.Payload, &r)
+			c.mux.mu.Lock()
+			c.mux.ok = r.Streams
+			c.mux.mu.Unlock()
 			close(c.ready)
 		}
+	case agent.KindDialed, agent.KindData, agent.KindCredit, agent.KindEOF, agent.KindReset,
+		agent.KindListening, agent.KindAccept:
+		c.onStream(f)
 	case runner.KindOut, runner.KindErr:
 		i := bytes.IndexByte(f.Payload, '\n')
 		id, err := strconv.Atoi(string(f.Payload[:max(i, 0)]))

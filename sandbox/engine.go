@@ -98,7 +98,8 @@ type Engine struct {
 	usageEvery time.Duration // usage sampling period (usage.go)
 	usageKick  chan struct{} // asks the sampler for a round now
 
-	figures *byteBudget // the server-wide figure budget (budget.go)
+	figures *byteBudget   // the server-wide figure budget (budget.go)
+	streams *streamBudget // the server-wide stream budget (agent_stream.go)
 }
 
 // NewEngine returns an engine; call Run to start its background work and
@@ -134,6 +135,7 @@ func NewEngine(o Options) *Engine {
 		recs: newRecorder(o.State, o.Log), freed: make(chan struct{}),
 		usageEvery: o.UsageInterval, usageKick: make(chan struct{}, 1),
 		figures: newByteBudget(o.FigureBudget),
+		streams: &streamBudget{max: maxServerStreams},
 	}
 	e.register()
 	e.pool = newPool(e)

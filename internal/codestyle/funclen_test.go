@@ -24,7 +24,6 @@ var tooLong = map[string]int{
 	"app/trayapp/run.go:Run":                                 88,
 	"sandbox/agent/cmd/mcp-sandbox-agent/files.go:writeFile": 81,
 	"sandbox/agent/cmd/mcp-sandbox-agent/main.go:agent.run":  92,
-	"sandbox/agent_conn.go:Engine.startAgent":                82,
 	"sandbox/install.go:Engine.InstallPackages":              114,
 	"sandbox/runner_run.go:Engine.runResident":               123,
 }

@@ -21,7 +21,12 @@
 // its output has closed. A "file" frame (a JSON [File]) asks for the file
 // tools' work; the agent answers with any number of "out" frames (the
 // bytes read, or a listing's [ListEntry] JSON lines) and one "filedone"
-// frame (a JSON [FileDone]).
+// frame (a JSON [FileDone]). An agent whose "ready" says "streams": true
+// also carries byte streams to TCP ports on the sandbox's loopback ("dial",
+// "dialed", "data", "credit", "eof", "reset"), and listens on loopback
+// ports, handing each connection to the engine as a stream ("listen",
+// "listening", "accept", "unlisten"; see package proto); the
+// engine sends those frames only to such an agent.
 package agent
 
 //go:generate go run ./internal/build
@@ -55,6 +60,25 @@ const (
 	KindFile    = "file" // engine → agent: a File
 	// KindFileDone (agent → engine) ends a File's answer: a FileDone.
 	KindFileDone = "filedone"
+
+	// Streams (see package proto): both ways unless marked.
+	KindDial   = "dial"   // engine → agent: a Dial
+	KindDialed = "dialed" // agent → engine: a Dialed
+	KindData   = "data"   // the stream's id, a newline, bytes
+	KindCredit = "credit" // a Credit
+	KindEOF    = "eof"    // a StreamID: no more data from this end
+	KindReset  = "reset"  // a StreamID: the stream is abandoned
+	// Listeners (see package proto's Listen).
+	KindListen    = "listen"    // engine → agent: a Listen
+	KindListening = "listening" // agent → engine: a Listening
+	KindAccept    = "accept"    // agent → engine: an Accept, opening a stream
+	KindUnlisten  = "unlisten"  // engine → agent: a StreamID naming a listener
+)
+
+// StreamWindow and StreamChunk bound a stream's buffered and framed bytes.
+const (
+	StreamWindow = proto.StreamWindow
+	StreamChunk  = proto.StreamChunk
 )
 
 // FilePrefix starts the name of the agent's file in a sandbox; the agent
@@ -78,6 +102,13 @@ type (
 	File      = proto.File
 	FileDone  = proto.FileDone
 	ListEntry = proto.ListEntry
+	Dial      = proto.Dial
+	Dialed    = proto.Dialed
+	Credit    = proto.Credit
+	StreamID  = proto.StreamID
+	Listen    = proto.Listen
+	Listening = proto.Listening
+	Accept    = proto.Accept
 )
 
 // File operations.

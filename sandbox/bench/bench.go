@@ -361,12 +361,14 @@ func (h *Harness) dockerRunOnce(ctx context.Context) (func(), error) {
 	return nil, h.docker.runOnce(ctx)
 }
 
-// Finish measures what is measured once — the server's memory with ten
+// Finish measures what is measured once — the previews, the server's memory with ten
 // sandboxes open, twenty concurrent one-shot runs — and returns the report.
 func (h *Harness) Finish(ctx context.Context) (Report, error) {
+	// Previews are measured once, previewN requests a side.
+	perr := h.previewRow(ctx)
 	rep := h.report()
 	// Room for the ten under max_sandboxes.
-	errs := []error{h.closeForList(ctx)}
+	errs := []error{perr, h.closeForList(ctx)}
 	kb, err := h.tenOpen(ctx)
 	rep.RSS10KB = kb
 	errs = append(errs, err)

@@ -31,7 +31,7 @@ const (
 const burstN = 10
 
 // speedNames are the rows speedRound adds, in report order.
-var speedNames = []string{ExecPython, StopAnswered, StopGone, WriteFile, ReadFile, Burst}
+var speedNames = []string{ExecPython, StopAnswered, StopGone, WriteFile, ReadFile, Burst, Preview}
 
 func init() {
 	targets[ExecTrue] = 0.10

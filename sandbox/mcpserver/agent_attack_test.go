@@ -3,8 +3,10 @@ package mcpserver_test
 import (
 	"encoding/base64"
 	"fmt"
+	"io"
 	"io/fs"
 	"net"
+	"net/http"
 	"os"
 	"path"
 	"path/filepath"
@@ -495,5 +497,81 @@ func TestAttackAgentBadAnswerEndsIt(t *testing.T) {
 	// nothing after it.
 	if !strings.Contains(got, "start\nfile list\n") || strings.Contains(got, "file list\nstart") {
 		t.Errorf("the ended agent was sent more after its bad answer; its log:\n%s", got)
+	}
+}
+
+// A hostile agent behind sandbox_expose: one that sends far beyond the
+// credit it was given (256 MB) costs the server a stream and at most its
+// window, one that speaks of a stream the server never opened loses its
+// connection, and neither holds up a tool call; an agent that carries no
+// streams (an older one) makes sandbox_expose fail, and the sandbox gets
+// no network instead.
+func TestAttackHostileAgentStreams(t *testing.T) {
+	testenv.Docker(t, testenv.PythonImage)
+	p := startServer(t, serverEnv(t, "[limits]\nmax_sandboxes = 1000\n"))
+	sess := sdkClient(t, p, nil)
+	id := createWith(t, sess, nil)
+	hijackAgent(t, sess, id)
+	res := call(t, sess, "sandbox_expose", map[string]any{"sandbox_id": id, "port": 8000})
+	mustOK(t, res, "sandbox_expose")
+	var x struct {
+		URL string `json:"url"`
+	}
+	structured(t, res, &x)
+	client := &http.Client{Timeout: 60 * time.Second}
+	if resp, err := client.Get(x.URL); err != nil {
+		t.Fatal(err)
+	} else {
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if string(b) != "hostile" {
+			t.Fatalf("the hostile agent's well-behaved answer: %d %q", resp.StatusCode, b)
+		}
+	}
+
+	mustOK(t, call(t, sess, "sandbox_exec", map[string]any{"sandbox_id": id, "command": "hostile:stream-mode flood"}), "stream-mode")
+	resp, err := client.Get(x.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	head := make([]byte, 64<<10)
+	_, _ = io.ReadFull(resp.Body, head)
+	time.Sleep(2 * time.Second) // the flood arrives while nobody reads
+	n, err := io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	t.Logf("flood: read %d bytes more, then %v", n, err)
+	if err == nil || n > 32<<20 {
+		t.Errorf("a flood beyond the credit was carried: %d bytes, %v", n, err)
+	}
+	start := time.Now()
+	res = call(t, sess, "sandbox_exec", map[string]any{"sandbox_id": id, "command": "echo still", "timeout_seconds": 30})
+	var after execOut
+	structured(t, res, &after)
+	if res.IsError || after.Stdout != "hostile agent here\n" {
+		t.Errorf("a call after the flood (the same agent answers): %s", text(res))
+	}
+	t.Logf("a call after the flood answered in %s", time.Since(start).Round(time.Millisecond))
+	if mb := peakRSS(t, p.cmd.Process.Pid); mb > 100 {
+		t.Errorf("the server's peak memory was %d MB after a 256 MB flood", mb)
+	} else {
+		t.Logf("server peak RSS: %d MB", mb)
+	}
+
+	mustOK(t, call(t, sess, "sandbox_exec", map[string]any{"sandbox_id": id, "command": "hostile:stream-mode stranger"}), "stream-mode")
+	if resp, err := client.Get(x.URL); err == nil {
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusBadGateway || !strings.Contains(string(b), "never opened") {
+			t.Errorf("a frame for a stream never opened: %d %q", resp.StatusCode, b)
+		}
+	}
+
+	// An agent without streams: sandbox_expose says so.
+	old := createWith(t, sess, nil)
+	mustOK(t, call(t, sess, "write_file", map[string]any{"sandbox_id": old, "path": "agent-v1", "content": "1"}), "write_file")
+	hijackAgent(t, sess, old)
+	res = call(t, sess, "sandbox_expose", map[string]any{"sandbox_id": old, "port": 8000})
+	if !res.IsError || !strings.Contains(text(res), "carries no connections") || !strings.Contains(text(res), "no network") {
+		t.Errorf("sandbox_expose through an agent without streams: %s", text(res))
 	}
 }

@@ -71,6 +71,7 @@ func TestInProcEveryToolValid(t *testing.T) {
 			{"sandbox_list", map[string]any{}, id},
 			// The fake image has no pip: its helper says so in the result.
 			{"install_packages", map[string]any{"sandbox_id": id, "packages": []any{"x"}, "manager": "pip"}, "python3: not found"},
+			{"sandbox_expose", map[string]any{"sandbox_id": id, "port": 8000, "close": true}, "was not exposed"},
 			{"sandbox_stop", map[string]any{"sandbox_id": id}, "Stopped " + id},
 			{"sandbox_stop", map[string]any{"all": true}, ""},
 		} {
@@ -166,6 +167,13 @@ func TestInProcInvalidArguments(t *testing.T) {
 			{"sandbox_exec", map[string]any{"sandbox_id": id, "command": "ls", "timeout_seconds": 99999}, []string{"max_exec_timeout_seconds"}},
 			{"sandbox_exec", map[string]any{"sandbox_id": id, "command": "ls", "privileged": true}, []string{"privileged"}},
 			{"sandbox_stop", map[string]any{}, []string{"sandbox_id"}},
+			{"sandbox_expose", map[string]any{"sandbox_id": id, "port": 0}, []string{"port", "1"}},
+			{"sandbox_expose", map[string]any{"sandbox_id": id, "port": 65536}, []string{"port", "65535"}},
+			{"sandbox_expose", map[string]any{"sandbox_id": id}, []string{"port"}},
+			{"sandbox_expose", map[string]any{"sandbox_id": "nope", "port": 80}, []string{"nope"}},
+			// The fake backend's sandboxes cannot run the agent: no
+			// preview, and no network instead.
+			{"sandbox_expose", map[string]any{"sandbox_id": id, "port": 8000}, []string{"command agent", "no network"}},
 		} {
 			before := len(p.be.Containers())
 			res := p.call(t, c.tool, c.args)

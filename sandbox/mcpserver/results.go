@@ -25,7 +25,8 @@ func errorResult(err error) *mcp.CallToolResult {
 		errors.Is(err, sandbox.ErrPaused),
 		errors.Is(err, sandbox.ErrImageNotFound),
 		errors.Is(err, sandbox.ErrPull),
-		errors.Is(err, sandbox.ErrWorkspace):
+		errors.Is(err, sandbox.ErrWorkspace),
+		errors.Is(err, sandbox.ErrNoAgentForExpose):
 	case errors.Is(err, sandbox.ErrClosed):
 		msg = "the server is shutting down; try again in a moment"
 	default:

@@ -113,6 +113,7 @@ func (s *Server) tools() []toolDef {
 		s.runCodeTool(),
 		s.listTool(),
 		s.stopTool(),
+		s.exposeTool(),
 		s.writeFileTool(),
 		s.readFileTool(),
 		s.listFilesTool(),

@@ -24,6 +24,13 @@ type listEntry struct {
 	// why); absent before the sandbox's first command.
 	Exec     string `json:"exec,omitempty"`
 	ExecNote string `json:"exec_note,omitempty"`
+	// Exposed lists the ports sandbox_expose made reachable.
+	Exposed []exposedOut `json:"exposed"`
+}
+
+type exposedOut struct {
+	Port int    `json:"port"`
+	URL  string `json:"url"`
 }
 
 type usageOut struct {
@@ -68,11 +75,16 @@ func (s *Server) handleList(ctx context.Context, req mcp.CallToolRequest) (*mcp.
 			CreatedAt: in.CreatedAt.UTC().Format(time.RFC3339), ExpiresAt: in.ExpiresAt.UTC().Format(time.RFC3339),
 			Limits: in.Limits,
 			Usage:  usageOut{MemoryBytes: in.Usage.MemoryBytes, CPUPercent: in.Usage.CPUPercent, Pids: in.Usage.Pids, SampledAt: sampled},
-			Exec:   in.Exec, ExecNote: in.ExecNote,
+			Exec:   in.Exec, ExecNote: in.ExecNote, Exposed: []exposedOut{},
 		})
 		fmt.Fprintf(&b, "%s  %s  %s  mem %.1f/%d MB  cpu %.1f%%  pids %d/%d  expires %s\n",
 			in.ID, in.Language, in.State, float64(in.Usage.MemoryBytes)/(1<<20), in.Limits.MemoryMB,
 			in.Usage.CPUPercent, in.Usage.Pids, in.Limits.Pids, in.ExpiresAt.Format(time.Kitchen))
+		for _, x := range s.eng.Exposed(in.ID) {
+			last := &out.Sandboxes[len(out.Sandboxes)-1]
+			last.Exposed = append(last.Exposed, exposedOut{Port: x.Port, URL: x.URL})
+			fmt.Fprintf(&b, "  port %d at %s\n", x.Port, x.URL)
+		}
 	}
 	note(ctx, "", fmt.Sprintf("%d sandboxes", len(infos)), nil)
 	return mcp.NewToolResultStructured(out, strings.TrimRight(b.String(), "\n")), nil

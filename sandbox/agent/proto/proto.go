@@ -84,3 +84,68 @@ type ListEntry struct {
 	T int64  `json:"t"`
 	L string `json:"l,omitempty"`
 }
+
+// Streams: byte streams multiplexed over the agent's connection, each a
+// TCP connection on the sandbox's own loopback. The engine opens one with
+// a Dial (ids odd, increasing); the agent answers with a Dialed. Then both
+// ends send "data" frames (the stream's id, a newline and at most
+// StreamChunk bytes), "credit" frames (a Credit) and at most one "eof"
+// frame each (a StreamID: no more data from this end), or a "reset" (a
+// StreamID: the stream is abandoned, both ways). A sender never has more
+// than StreamWindow bytes of a stream unacknowledged: each end starts with
+// that much credit and gets more as the other end passes bytes on.
+
+// StreamWindow is the credit each end of a stream starts with: the most
+// one end buffers for a stream.
+const StreamWindow = 128 << 10
+
+// StreamChunk bounds a data frame's bytes.
+const StreamChunk = 32 << 10
+
+// Dial asks the agent to connect to Port on the sandbox's loopback
+// (127.0.0.1) as stream ID.
+type Dial struct {
+	ID   int `json:"id"`
+	Port int `json:"port"`
+}
+
+// Dialed answers a Dial: Err, when set, says why the connection failed.
+type Dialed struct {
+	ID  int    `json:"id"`
+	Err string `json:"err,omitempty"`
+}
+
+// Credit lets the other end send N more bytes on stream ID.
+type Credit struct {
+	ID int `json:"id"`
+	N  int `json:"n"`
+}
+
+// StreamID names a stream (the payload of eof and reset).
+type StreamID struct {
+	ID int `json:"id"`
+}
+
+// Listen asks the agent to listen on Port of the sandbox's loopback
+// (127.0.0.1; 0 for one it picks) as listener ID (ids increasing). It
+// answers with a Listening, then hands each connection it accepts to the
+// engine as a stream of its own: an "accept" frame (an Accept; stream ids
+// even and increasing), after which the stream is as a dialed one. An
+// "unlisten" frame (a StreamID naming the listener) closes it.
+type Listen struct {
+	ID   int `json:"id"`
+	Port int `json:"port"`
+}
+
+// Listening answers a Listen: the port listened on, or Err.
+type Listening struct {
+	ID   int    `json:"id"`
+	Port int    `json:"port"`
+	Err  string `json:"err,omitempty"`
+}
+
+// Accept opens stream ID for a connection listener Listener accepted.
+type Accept struct {
+	ID       int `json:"id"`
+	Listener int `json:"listener"`
+}

@@ -88,8 +88,9 @@ def run(req):
         tar_reply(i, mode)
         return
     cmd = argv[-1] if argv else ""
-    if cmd.startswith("hostile:tar-mode "):
-        open("/workspace/tar-mode", "w").write(cmd.split()[1])
+    if cmd.startswith("hostile:tar-mode ") or cmd.startswith("hostile:stream-mode "):
+        name = cmd.split()[0][len("hostile:"):]
+        open("/workspace/" + name, "w").write(cmd.split()[1])
         exit_(i, 0)
         return
     if cmd == "hostile:flood":  # endless output, never an exit
@@ -113,7 +114,31 @@ def run(req):
     exit_(i, 0)
 
 
-send("ready", b'{"pid":%d,"version":"1"}' % os.getpid())
+def on_dial(req):
+    # What it answers a dial with: /workspace/stream-mode says.
+    i = req["id"]
+    try:
+        mode = open("/workspace/stream-mode").read().strip()
+    except OSError:
+        mode = ""
+    send("dialed", json.dumps({"id": i}).encode())
+    if mode == "flood":  # a response head, then far beyond the credit given
+        send("data", b"%d\nHTTP/1.1 200 OK\r\nContent-Length: 1000000000\r\n\r\n" % i)
+        chunk = b"%d\n" % i + b"f" * 32768
+        for _ in range(8192):  # 256 MB
+            send("data", chunk)
+    elif mode == "stranger":  # data for a stream the server never opened
+        send("data", b"%d\nx" % (i + 1000))
+    else:  # a well-behaved answer
+        send("data", b"%d\nHTTP/1.1 200 OK\r\nContent-Length: 7\r\nConnection: close\r\n\r\nhostile" % i)
+        send("eof", json.dumps({"id": i}).encode())
+
+
+# An agent of version 1 (no streams) when /workspace/agent-v1 exists.
+if os.path.exists("/workspace/agent-v1"):
+    send("ready", b'{"pid":%d,"version":"1"}' % os.getpid())
+else:
+    send("ready", b'{"pid":%d,"version":"2","streams":true}' % os.getpid())
 while True:
     line = inp.readline()
     if not line:
@@ -129,6 +154,8 @@ while True:
         if req.get("op") == "list":  # an entry outside the directory asked for
             data(req["id"], b'{"p":"../../etc/shadow","s":1,"m":420,"t":0}\n')
             send("filedone", json.dumps({"id": req["id"], "path": req["path"], "n": 1}).encode())
+    elif kind == "dial":
+        threading.Thread(target=on_dial, args=(json.loads(payload),), daemon=True).start()
     elif kind == "kill":
         i = json.loads(payload)["id"]
         killed.add(i)

@@ -16,6 +16,7 @@ import (
 	"errors"
 	"io"
 	"math"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -47,9 +48,13 @@ type agent struct {
 	wmu sync.Mutex
 	out io.Writer
 
-	mu     sync.Mutex
-	runs   map[int]*running
-	killed map[int]bool // ids killed before they had started
+	mu      sync.Mutex
+	runs    map[int]*running
+	killed  map[int]bool // ids killed before they had started
+	streams map[int]*stream
+
+	listeners map[int]net.Listener
+	accepted  int // the last stream id an accept opened (even)
 }
 
 func main() {
@@ -63,8 +68,10 @@ func main() {
 	if err != nil || len(line) > maxHeader {
 		os.Exit(2)
 	}
-	a := &agent{nonce: strings.TrimSpace(line), base: os.Environ(), out: os.Stdout, runs: map[int]*running{}, killed: map[int]bool{}}
-	a.send("ready", []byte(`{"pid":`+strconv.Itoa(os.Getpid())+`,"version":"1"}`))
+	a := &agent{nonce: strings.TrimSpace(line), base: os.Environ(), out: os.Stdout, runs: map[int]*running{}, killed: map[int]bool{}, streams: map[int]*stream{}, listeners: map[int]net.Listener{}}
+	// Version 2 adds streams (package proto); a server that does not know
+	// them never sends their frames.
+	a.send("ready", []byte(`{"pid":`+strconv.Itoa(os.Getpid())+`,"version":"2","streams":true}`))
 	err = a.serve(in)
 	// The server is gone (or spoke nonsense): nothing may outlive it.
 	a.mu.Lock()
@@ -113,6 +120,10 @@ func (a *agent) serve(in *bufio.Reader) error {
 			a.mu.Unlock()
 			if ok {
 				go run.kill()
+			}
+		case "dial", "data", "credit", "eof", "reset", "listen", "unlisten":
+			if err := a.onStream(kind, payload); err != nil {
+				return err
 			}
 		case "killall":
 			// The sandbox is being stopped: everything the sandbox user

@@ -1,0 +1,21 @@
+package sandbox
+
+import (
+	"context"
+	"net"
+)
+
+// ListenForTest has sandbox id's agent listen on port of its loopback and
+// hand each connection to handle (what a proxy in the sandbox will need).
+func ListenForTest(ctx context.Context, e *Engine, id string, port int, handle func(net.Conn)) (int, error) {
+	sb, err := e.Get(id)
+	if err != nil {
+		return 0, err
+	}
+	c := e.agentFor(ctx, sb)
+	if c == nil {
+		return 0, ErrNoAgentForExpose
+	}
+	_, bound, err := c.listen(ctx, port, handle)
+	return bound, err
+}

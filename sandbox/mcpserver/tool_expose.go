@@ -1,0 +1,56 @@
+package mcpserver
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/mark3labs/mcp-go/mcp"
+)
+
+type exposeArgs struct {
+	SandboxID string `json:"sandbox_id" jsonschema:"The sandbox whose port to expose."`
+	Port      int    `json:"port" jsonschema:"The port a program in the sandbox listens on, on the sandbox's loopback (127.0.0.1)." min:"1" max:"65535"`
+	Close     bool   `json:"close,omitempty" jsonschema:"Stop exposing the port instead."`
+}
+
+type exposeOutput struct {
+	// URL opens the port from the host (empty after close).
+	URL      string `json:"url"`
+	HostPort int    `json:"host_port"`
+	Port     int    `json:"port"`
+	// Closed says a close: true found the port exposed and closed it.
+	Closed bool `json:"closed,omitempty"`
+}
+
+func (s *Server) exposeTool() toolDef {
+	return defineTool(spec{
+		name: "sandbox_expose",
+		description: "Make a port a program in the sandbox listens on (on its own loopback, e.g. `python3 -m http.server 8000`) reachable from the user's browser at a URL on the host's loopback (http://127.0.0.1:PORT/), without giving the sandbox a network: " +
+			"connections are carried over the sandbox's command agent. HTTP and WebSocket work; only requests addressed to that exact URL are answered. " +
+			"It lasts until the sandbox stops, the server exits, or close: true.",
+		annotations: annotations("Expose sandbox port", false, false, true, false),
+		output:      outputSchema[exposeOutput](),
+	}, s.handleExpose)
+}
+
+func (s *Server) handleExpose(ctx context.Context, req mcp.CallToolRequest, a exposeArgs) (*mcp.CallToolResult, error) {
+	if a.Close {
+		closed, err := s.eng.Unexpose(a.SandboxID, a.Port)
+		if err != nil {
+			return errorResult(err), nil
+		}
+		note(ctx, a.SandboxID, fmt.Sprintf("unexpose port %d", a.Port), nil)
+		text := fmt.Sprintf("Port %d was not exposed.", a.Port)
+		if closed {
+			text = fmt.Sprintf("Port %d is no longer exposed.", a.Port)
+		}
+		return mcp.NewToolResultStructured(exposeOutput{Port: a.Port, Closed: closed}, text), nil
+	}
+	x, err := s.eng.Expose(ctx, a.SandboxID, a.Port)
+	if err != nil {
+		return errorResult(err), nil
+	}
+	note(ctx, a.SandboxID, fmt.Sprintf("expose port %d at %s", a.Port, x.URL), nil)
+	text := fmt.Sprintf("Port %d of sandbox %s is at %s (nothing needs to listen yet; a request gets 502 until something does).", a.Port, a.SandboxID, x.URL)
+	return mcp.NewToolResultStructured(exposeOutput{URL: x.URL, HostPort: x.HostPort, Port: x.Port}, text), nil
+}
