@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"net"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -47,6 +48,8 @@ type Asker struct {
 	mu sync.Mutex
 	// sessions are the sessions by client name, most recent last.
 	sessions map[string][]server.ClientSession
+	// creators are the sessions that created each sandbox (while they last).
+	creators map[string]server.ClientSession
 	// saveMu serializes "Always" edits of the config file.
 	saveMu sync.Mutex
 }
@@ -59,7 +62,7 @@ func NewAsker(o AskerOptions) *Asker {
 	if o.Log == nil {
 		o.Log = slog.New(slog.DiscardHandler)
 	}
-	return &Asker{o: o, sessions: map[string][]server.ClientSession{}}
+	return &Asker{o: o, sessions: map[string][]server.ClientSession{}, creators: map[string]server.ClientSession{}}
 }
 
 // addHooks tells a about each session that initializes and ends.
@@ -85,7 +88,27 @@ func (a *Asker) forget(sess server.ClientSession) {
 	a.dropLocked(sess)
 }
 
+// created notes that sess created sandbox id: its people are asked first.
+func (a *Asker) created(id string, sess server.ClientSession) {
+	if a == nil || sess == nil {
+		return
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if len(a.creators) < maxCreators {
+		a.creators[id] = sess
+	}
+}
+
+// maxCreators bounds the sandboxes whose creating session is kept.
+const maxCreators = 4096
+
 func (a *Asker) dropLocked(sess server.ClientSession) {
+	for id, s := range a.creators {
+		if s.SessionID() == sess.SessionID() {
+			delete(a.creators, id)
+		}
+	}
 	for name, list := range a.sessions {
 		kept := list[:0]
 		for _, s := range list {
@@ -101,17 +124,30 @@ func (a *Asker) dropLocked(sess server.ClientSession) {
 	}
 }
 
-// session is the most recent session of client that can be asked.
-func (a *Asker) session(client string) server.SessionWithElicitation {
+// session is the session to ask about sandbox id of client: the one
+// that created it, else the most recent one of that client, if it can
+// be asked.
+func (a *Asker) session(id, client string) server.SessionWithElicitation {
 	a.mu.Lock()
 	defer a.mu.Unlock()
+	if e := canElicit(a.creators[id]); e != nil {
+		return e
+	}
 	list := a.sessions[client]
 	for i := len(list) - 1; i >= 0; i-- {
-		e, ok := list[i].(server.SessionWithElicitation)
-		info, hasInfo := list[i].(server.SessionWithClientInfo)
-		if ok && hasInfo && info.GetClientCapabilities().Elicitation != nil {
+		if e := canElicit(list[i]); e != nil {
 			return e
 		}
+	}
+	return nil
+}
+
+// canElicit is sess if its client declared the elicitation capability.
+func canElicit(sess server.ClientSession) server.SessionWithElicitation {
+	e, ok := sess.(server.SessionWithElicitation)
+	info, hasInfo := sess.(server.SessionWithClientInfo)
+	if ok && hasInfo && info.GetClientCapabilities().Elicitation != nil {
+		return e
 	}
 	return nil
 }
@@ -124,7 +160,7 @@ func (a *Asker) Ask(ctx context.Context, req AskRequest) (netproxy.Decision, err
 	msg := fmt.Sprintf("Sandbox %s (%s, %s) wants to reach %s.", shortID(req.SandboxID),
 		printable.Clean(req.Language, printable.NameMax), printable.Clean(req.Client, printable.NameMax),
 		printable.Clean(entry, 300))
-	ans := a.elicit(ctx, req.Client, msg)
+	ans := a.elicit(ctx, a.session(req.SandboxID, req.Client), msg)
 	a.o.Log.Info("asked a person about a host", "sandbox", req.SandboxID, "host", entry, "answer", ans)
 	switch ans {
 	case answerAllow:
@@ -144,4 +180,31 @@ func shortID(id string) string {
 		return string(r[:8]) + "…"
 	}
 	return id
+}
+
+// AskEntries asks the person behind the calling session (ctx is a
+// sandbox_create call's) once, for the whole list, whether a new sandbox
+// of language may reach entries that network.allow_domains does not
+// cover. Allow means for that sandbox only, unless the person chose
+// "Always", which also adds them to the config file. A client without
+// the elicitation capability gets Deny: the caller keeps its refusal.
+func (a *Asker) AskEntries(ctx context.Context, language string, entries []string) (netproxy.Decision, error) {
+	clean := make([]string, len(entries))
+	for i, e := range entries {
+		clean[i] = printable.Clean(e, 300)
+	}
+	msg := fmt.Sprintf("%s asks for a new %s sandbox that may reach %s.",
+		clientName(ctx), printable.Clean(language, printable.NameMax), strings.Join(clean, ", "))
+	ans := a.elicit(ctx, canElicit(server.ClientSessionFromContext(ctx)), msg)
+	a.o.Log.Info("asked a person about a new sandbox's hosts", "entries", clean, "answer", ans)
+	switch ans {
+	case answerAllow:
+		return netproxy.Allow, nil
+	case answerAlways:
+		if err := a.addAlways(entries...); err != nil {
+			a.o.Log.Warn("could not add the entries a person always allowed to the config; allowed for this sandbox only", "entries", clean, "err", err)
+		}
+		return netproxy.Allow, nil
+	}
+	return netproxy.Deny, nil
 }

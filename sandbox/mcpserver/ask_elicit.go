@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
 
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/config"
 )
@@ -34,10 +35,9 @@ var askSchema = map[string]any{
 	"required": []string{"answer"},
 }
 
-// elicit asks client's session and reads the person's choice; anything
-// but accept with allow or always is answerDeny or answerNone.
-func (a *Asker) elicit(ctx context.Context, client, msg string) answer {
-	sess := a.session(client)
+// elicit asks in sess and reads the person's choice; anything but accept
+// with allow or always is answerDeny or answerNone (nil sess: answerNone).
+func (a *Asker) elicit(ctx context.Context, sess server.SessionWithElicitation, msg string) answer {
 	if sess == nil {
 		return answerNone
 	}
@@ -62,19 +62,25 @@ func (a *Asker) elicit(ctx context.Context, client, msg string) answer {
 	return answerDeny
 }
 
-// addAlways adds entry to network.allow_domains in the config file,
+// addAlways adds entries to network.allow_domains in the config file,
 // keeping its comments and backing it up (config.Save).
-func (a *Asker) addAlways(entry string) error {
+func (a *Asker) addAlways(entries ...string) error {
 	a.saveMu.Lock()
 	defer a.saveMu.Unlock()
 	cfg, err := config.Load(a.o.ConfigPath)
 	if err != nil {
 		return err
 	}
-	if slices.Contains(cfg.Network.AllowDomains, entry) {
+	list := slices.Clone(cfg.Network.AllowDomains)
+	for _, e := range entries {
+		if !slices.Contains(list, e) {
+			list = append(list, e)
+		}
+	}
+	if len(list) == len(cfg.Network.AllowDomains) {
 		return nil
 	}
-	cfg.Network.AllowDomains = append(slices.Clone(cfg.Network.AllowDomains), entry)
+	cfg.Network.AllowDomains = list
 	_, err = config.Save(a.o.ConfigPath, cfg)
 	return err
 }
