@@ -154,13 +154,17 @@ func canElicit(sess server.ClientSession) server.SessionWithElicitation {
 
 // Ask is the engine's Ask (sandbox.Options.Ask): it asks the person
 // whether req's sandbox may reach req.Host:req.Port and waits at most
-// the timeout. It returns netproxy.Allow only for a person's yes.
+// the timeout, even when ctx ends sooner. It returns netproxy.Allow only
+// for a person's yes, and never an error: every other outcome is Deny.
 func (a *Asker) Ask(ctx context.Context, req AskRequest) (netproxy.Decision, error) {
 	entry := net.JoinHostPort(req.Host, strconv.Itoa(req.Port))
 	msg := fmt.Sprintf("Sandbox %s (%s, %s) wants to reach %s.", shortID(req.SandboxID),
 		printable.Clean(req.Language, printable.NameMax), printable.Clean(req.Client, printable.NameMax),
 		printable.Clean(entry, 300))
-	ans := a.elicit(ctx, a.session(req.SandboxID, req.Client), msg)
+	// The question outlives the connection that raised it (a client's own
+	// timeout is often shorter than a person's): the proxy remembers the
+	// answer for the retry. The timeout and the session's end bound it.
+	ans := a.elicit(context.WithoutCancel(ctx), a.session(req.SandboxID, req.Client), msg)
 	a.o.Log.Info("asked a person about a host", "sandbox", req.SandboxID, "host", entry, "answer", ans)
 	switch ans {
 	case answerAllow:

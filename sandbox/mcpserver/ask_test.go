@@ -154,3 +154,24 @@ func checkSaved(t *testing.T, cfgPath string, saved bool) {
 		t.Errorf("backups %q (saved: %v)", backups, saved)
 	}
 }
+
+// TestAskOutlivesConnection: the connection that raised the question may
+// end (a client's own timeout) before the person answers; the answer still
+// counts, for the proxy to remember for the retry.
+func TestAskOutlivesConnection(t *testing.T) {
+	t.Parallel()
+	answered := make(chan struct{})
+	asker, _ := askServer(t, func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+		<-answered
+		return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"answer": "allow"}}, nil
+	}, 30*time.Second)
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() {
+		cancel() // the connection gave up
+		close(answered)
+	}()
+	got, err := asker.Ask(ctx, mcpserver.AskRequest{SandboxID: "sb", Language: "python", Client: "Claude Desktop", Host: "pypi.org", Port: 443})
+	if err != nil || got != netproxy.Allow {
+		t.Fatalf("Ask = %v, %v; want Allow", got, err)
+	}
+}
