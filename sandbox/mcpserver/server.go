@@ -26,6 +26,9 @@ type Options struct {
 	Log     *slog.Logger
 	// State receives the audit log; nil: no audit.
 	State *state.Store
+	// Asker, when set, is told about the sessions this server serves, so
+	// that it can ask their people (see Asker).
+	Asker *Asker
 }
 
 // Server is the MCP server.
@@ -34,6 +37,7 @@ type Server struct {
 	mcp *server.MCPServer
 	log *slog.Logger
 	st  *state.Store
+	ask *Asker
 	// args are the tools' input schemas, for validate.
 	args map[string]*argSchema
 }
@@ -49,7 +53,7 @@ func New(o Options) *Server {
 	if o.Version == "" {
 		o.Version = "dev"
 	}
-	s := &Server{eng: o.Engine, log: o.Log, st: o.State}
+	s := &Server{eng: o.Engine, log: o.Log, st: o.State, ask: o.Asker}
 	s.mcp = server.NewMCPServer("mcp-sandbox", o.Version,
 		server.WithTitle("MCP Sandbox"),
 		server.WithInstructions(instructions),
@@ -81,6 +85,9 @@ func New(o Options) *Server {
 // request (server/discover first).
 func (s *Server) hooks() *server.Hooks {
 	h := &server.Hooks{}
+	if s.ask != nil {
+		s.ask.addHooks(h)
+	}
 	if s.eng == nil {
 		return h
 	}

@@ -59,6 +59,7 @@ func (s *Server) ServeStdio(ctx context.Context, in io.Reader, out io.Writer) er
 	defer cancel()
 
 	w := &orderedWriter{out: out, responses: make(chan []byte, maxInFlight), notes: sess.notifications, failed: make(chan struct{})}
+	sess.requests.start(ctx, w.send)
 	writerDone := make(chan struct{})
 	go func() {
 		defer close(writerDone)
@@ -68,6 +69,10 @@ func (s *Server) ServeStdio(ctx context.Context, in io.Reader, out io.Writer) er
 	var wg sync.WaitGroup
 	sem := make(chan struct{}, maxInFlight)
 	readErr := s.readMessages(ctx, in, func(raw []byte, id any, isRequest bool) {
+		if id != nil && !isRequest {
+			sess.requests.answer(raw, id)
+			return
+		}
 		if !isRequest {
 			// Notifications (cancelled, initialized) are handled in order,
 			// so a cancellation is seen before later requests.
@@ -159,12 +164,16 @@ func (s *Server) readMessages(ctx context.Context, in io.Reader, handle func(raw
 				continue
 			}
 			hasID := len(base.ID) > 0 && string(base.ID) != "null"
-			if base.Method == "" {
-				continue // a response to a request we never send
-			}
 			var id any
 			if hasID {
 				_ = json.Unmarshal(base.ID, &id)
+			}
+			if base.Method == "" {
+				if hasID {
+					// A response to a request of ours (elicitation).
+					handle(line, id, false)
+				}
+				continue
 			}
 			handle(line, id, hasID)
 		}
@@ -385,6 +394,8 @@ type session struct {
 	clientCaps    atomic.Value // mcp.ClientCapabilities
 	protocol      atomic.Value // string
 	logLevel      atomic.Value // mcp.LoggingLevel
+	// requests are the server's own requests to the client.
+	requests outbound
 }
 
 func newSession(id string) *session {
@@ -392,9 +403,10 @@ func newSession(id string) *session {
 }
 
 var (
-	_ server.ClientSession         = (*session)(nil)
-	_ server.SessionWithClientInfo = (*session)(nil)
-	_ server.SessionWithLogging    = (*session)(nil)
+	_ server.ClientSession          = (*session)(nil)
+	_ server.SessionWithClientInfo  = (*session)(nil)
+	_ server.SessionWithLogging     = (*session)(nil)
+	_ server.SessionWithElicitation = (*session)(nil)
 )
 
 func (s *session) SessionID() string { return s.id }

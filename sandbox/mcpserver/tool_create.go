@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
 
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox"
 )
@@ -59,6 +60,7 @@ func (s *Server) handleCreate(ctx context.Context, req mcp.CallToolRequest, a cr
 	if err != nil {
 		return errorResult(err), nil
 	}
+	s.ask.created(sb.ID, server.ClientSessionFromContext(ctx))
 	out := createOutput{
 		SandboxID: sb.ID, Language: sb.Language, Image: sb.Image, Network: sb.Network,
 		Limits: sb.Limits, ExpiresAt: sb.ExpiresAt().UTC().Format(time.RFC3339),

@@ -1,0 +1,86 @@
+package mcpserver
+
+import (
+	"context"
+	"slices"
+
+	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
+
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox/config"
+)
+
+// An answer is what a person chose.
+type answer string
+
+const (
+	answerAllow  answer = "allow"
+	answerAlways answer = "always"
+	answerDeny   answer = "deny"
+	// answerNone: nobody could be asked, or nobody answered in time.
+	answerNone answer = "none"
+)
+
+// askSchema is the form a person answers: one choice.
+var askSchema = map[string]any{
+	"type": "object",
+	"properties": map[string]any{
+		"answer": map[string]any{
+			"type":      "string",
+			"title":     "Answer",
+			"enum":      []string{string(answerAllow), string(answerAlways), string(answerDeny)},
+			"enumNames": []string{"Allow for this sandbox", "Always allow", "Deny"},
+		},
+	},
+	"required": []string{"answer"},
+}
+
+// elicit asks in sess and reads the person's choice; anything but accept
+// with allow or always is answerDeny or answerNone (nil sess: answerNone).
+func (a *Asker) elicit(ctx context.Context, sess server.SessionWithElicitation, msg string) answer {
+	if sess == nil {
+		return answerNone
+	}
+	ctx, cancel := context.WithTimeout(ctx, a.o.Timeout)
+	defer cancel()
+	res, err := sess.RequestElicitation(ctx, mcp.ElicitationRequest{
+		Request: mcp.Request{Method: string(mcp.MethodElicitationCreate)},
+		Params:  mcp.ElicitationParams{Message: msg, RequestedSchema: askSchema},
+	})
+	if err != nil {
+		a.o.Log.Info("elicitation failed", "err", err)
+		return answerNone
+	}
+	if res.Action != mcp.ElicitationResponseActionAccept {
+		return answerDeny
+	}
+	content, _ := res.Content.(map[string]any)
+	got, _ := content["answer"].(string)
+	if got == string(answerAllow) || got == string(answerAlways) {
+		return answer(got)
+	}
+	return answerDeny
+}
+
+// addAlways adds entries to network.allow_domains in the config file,
+// keeping its comments and backing it up (config.Save).
+func (a *Asker) addAlways(entries ...string) error {
+	a.saveMu.Lock()
+	defer a.saveMu.Unlock()
+	cfg, err := config.Load(a.o.ConfigPath)
+	if err != nil {
+		return err
+	}
+	list := slices.Clone(cfg.Network.AllowDomains)
+	for _, e := range entries {
+		if !slices.Contains(list, e) {
+			list = append(list, e)
+		}
+	}
+	if len(list) == len(cfg.Network.AllowDomains) {
+		return nil
+	}
+	cfg.Network.AllowDomains = list
+	_, err = config.Save(a.o.ConfigPath, cfg)
+	return err
+}
