@@ -133,6 +133,13 @@ func (e *Engine) agentFor(ctx context.Context, sb *Sandbox) *agentConn {
 		c.close()
 		return nil
 	}
+	if sb.Network == NetworkAllowlist {
+		// Every agent start (the first, and after each restart) listens
+		// again; without its proxy the sandbox simply has no network.
+		if err := e.startProxy(ctx, sb, c); err != nil {
+			e.log.Warn("allowlist proxy did not start", "id", sb.ID, "err", err)
+		}
+	}
 	return c
 }
 
