@@ -182,6 +182,24 @@ func TestAllowlistProxy(t *testing.T) {
 			}
 		})
 	}
+	t.Run("after the agent restarts", func(t *testing.T) {
+		// The agent dies (its command with it); the next command starts
+		// a new one, which listens again.
+		const agents = `for p in /proc/[0-9]*; do grep -qs 'mcp-sandbox-agen[t]-' $p/cmdline && echo ${p#/proc/}; done`
+		before := mustExec(t, eng, sb.ID, agents).Stdout
+		_, _ = eng.Exec(t.Context(), sb.ID, sandbox.ExecRequest{Command: "kill -9 $(" + agents + "); sleep 5"}, nil)
+		want := "200 plain /again"
+		got := ""
+		for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline) && got != want; {
+			got = fetch(t, eng, sb.ID, fmt.Sprintf("http://127.0.0.2:%d/again", plain), caPEM)
+		}
+		if got != want {
+			t.Errorf("got %q, want %q", got, want)
+		}
+		if after := mustExec(t, eng, sb.ID, agents).Stdout; before == "" || after == before {
+			t.Errorf("the agent was not restarted: pid %q, then %q", before, after)
+		}
+	})
 	t.Run("pip", func(t *testing.T) {
 		pip := "PIP_BREAK_SYSTEM_PACKAGES=1 python3 -m pip install --no-input --disable-pip-version-check --target /workspace/pk " +
 			fmt.Sprintf("--index-url http://127.0.0.2:%d/simple/ --trusted-host 127.0.0.2 mcpsbxtiny", index)
