@@ -20,6 +20,9 @@ import (
 // serves it with the sandbox's netproxy.Proxy.
 const ProxyPort = 3128
 
+// proxyStartTimeout bounds the agent's answer to the proxy's listen.
+const proxyStartTimeout = 10 * time.Second
+
 // proxyRunner is the runners key of a sandbox's proxy: closing the
 // runners (stop, expiry, reaping, the container's death, Close) ends its
 // connections.

@@ -267,3 +267,22 @@ func indexHandler(whl string, wheel []byte) http.Handler {
 		}
 	})
 }
+
+// TestAllowlistRunCodeDefault: run_code without a sandbox follows
+// network.default = "allowlist", and its one-shot sandbox reaches the
+// config's entries (it named none of its own) through the proxy.
+func TestAllowlistRunCodeDefault(t *testing.T) {
+	t.Parallel()
+	port := hostServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprintf(w, "one-shot %s", r.URL.Path)
+	}), nil)
+	eng, _ := newEngine(t, func(c *config.Config) {
+		c.Network.Default = sandbox.NetworkAllowlist
+		c.Network.AllowDomains = []string{"127.0.0.2:" + strconv.Itoa(port)}
+	})
+	code := fmt.Sprintf("import urllib.request\nprint(urllib.request.urlopen('http://127.0.0.2:%d/x', timeout=20).read().decode())", port)
+	res, err := eng.RunCode(t.Context(), sandbox.RunRequest{Language: "python", Code: code}, nil)
+	if err != nil || !strings.Contains(res.Stdout, "one-shot /x") {
+		t.Fatalf("run_code: %v\n%s\n%s", err, res.Stdout, res.Stderr)
+	}
+}
