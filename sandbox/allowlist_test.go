@@ -116,11 +116,11 @@ except urllib.error.HTTPError as e:
     print(e.code, e.read().decode())
 `
 
-// fetch runs fetchPy in sandbox id for url, trusting caPEM.
-func fetch(t *testing.T, eng *sandbox.Engine, id, url, caPEM string) string {
+// fetch runs fetchPy in sandbox id for url, trusting /tmp/ca.pem there.
+func fetch(t *testing.T, eng *sandbox.Engine, id, url string) string {
 	t.Helper()
 	res, err := eng.Exec(t.Context(), id, sandbox.ExecRequest{
-		Command: "cat >/tmp/fetch.py <<'EOF'\n" + fetchPy + "\nEOF\npython3 /tmp/fetch.py '" + url + "' </tmp/ca.pem", Stdin: "",
+		Command: "cat >/tmp/fetch.py <<'EOF'\n" + fetchPy + "\nEOF\npython3 /tmp/fetch.py '" + url + "' </tmp/ca.pem",
 	}, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -173,7 +173,7 @@ func TestAllowlistProxy(t *testing.T) {
 		{"port no entry names", fmt.Sprintf("http://127.0.0.2:%d/", other), "403 mcp-sandbox refused 127.0.0.2:"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			got := fetch(t, eng, sb.ID, tc.url, caPEM)
+			got := fetch(t, eng, sb.ID, tc.url)
 			if !strings.HasPrefix(got, tc.want) {
 				t.Errorf("got %q, want %q…", got, tc.want)
 			}
@@ -182,37 +182,8 @@ func TestAllowlistProxy(t *testing.T) {
 			}
 		})
 	}
-	t.Run("after the agent restarts", func(t *testing.T) {
-		// The agent dies (its command with it); the next command starts
-		// a new one, which listens again.
-		const agents = `for p in /proc/[0-9]*; do grep -qs 'mcp-sandbox-agen[t]-' $p/cmdline && echo ${p#/proc/}; done`
-		before := mustExec(t, eng, sb.ID, agents).Stdout
-		_, _ = eng.Exec(t.Context(), sb.ID, sandbox.ExecRequest{Command: "kill -9 $(" + agents + "); sleep 5"}, nil)
-		want := "200 plain /again"
-		got := ""
-		for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline) && got != want; {
-			got = fetch(t, eng, sb.ID, fmt.Sprintf("http://127.0.0.2:%d/again", plain), caPEM)
-		}
-		if got != want {
-			t.Errorf("got %q, want %q", got, want)
-		}
-		if after := mustExec(t, eng, sb.ID, agents).Stdout; before == "" || after == before {
-			t.Errorf("the agent was not restarted: pid %q, then %q", before, after)
-		}
-	})
-	t.Run("pip", func(t *testing.T) {
-		pip := "PIP_BREAK_SYSTEM_PACKAGES=1 python3 -m pip install --no-input --disable-pip-version-check --target /workspace/pk " +
-			fmt.Sprintf("--index-url http://127.0.0.2:%d/simple/ --trusted-host 127.0.0.2 mcpsbxtiny", index)
-		res := mustExec(t, eng, sb.ID, pip+" && python3 -c 'import sys; sys.path.insert(0, \"/workspace/pk\"); import mcpsbxtiny; print(mcpsbxtiny.HELLO)'")
-		if res.ExitCode != 0 || !strings.Contains(res.Stdout, "hello from mcpsbxtiny") {
-			t.Errorf("pip install with the entry: exit %d\n%s\n%s", res.ExitCode, res.Stdout, res.Stderr)
-		}
-		without := mustCreate(t, eng, sandbox.CreateRequest{Language: "python", Network: sandbox.NetworkAllowlist, AllowDomains: []string{entry(plain)}})
-		res = mustExec(t, eng, without.ID, strings.Replace(pip, "install", "install -vv --retries 0 --timeout 10", 1))
-		if res.ExitCode == 0 || !strings.Contains(res.Stdout+res.Stderr, "403 Client Error") {
-			t.Errorf("pip install without the entry: exit %d\n%s\n%s", res.ExitCode, res.Stdout, res.Stderr)
-		}
-	})
+	t.Run("after the agent restarts", func(t *testing.T) { checkAgentRestart(t, eng, sb.ID, plain) })
+	t.Run("pip", func(t *testing.T) { checkPip(t, eng, sb.ID, index, entry(plain)) })
 
 	n := eng.Network(sb.ID)
 	if n.Mode != sandbox.NetworkAllowlist || !slices.Equal(n.Allowed, allowed) || n.Stats == nil {
@@ -284,5 +255,44 @@ func TestAllowlistRunCodeDefault(t *testing.T) {
 	res, err := eng.RunCode(t.Context(), sandbox.RunRequest{Language: "python", Code: code}, nil)
 	if err != nil || !strings.Contains(res.Stdout, "one-shot /x") {
 		t.Fatalf("run_code: %v\n%s\n%s", err, res.Stdout, res.Stderr)
+	}
+}
+
+// checkAgentRestart kills sandbox id's agent from inside; the next
+// command starts a new one (its pid differs), which listens again.
+func checkAgentRestart(t *testing.T, eng *sandbox.Engine, id string, plain int) {
+	t.Helper()
+	// The agent dies (its command with it); the next command starts
+	// a new one, which listens again.
+	const agents = `for p in /proc/[0-9]*; do grep -qs 'mcp-sandbox-agen[t]-' $p/cmdline && echo ${p#/proc/}; done`
+	before := mustExec(t, eng, id, agents).Stdout
+	_, _ = eng.Exec(t.Context(), id, sandbox.ExecRequest{Command: "kill -9 $(" + agents + "); sleep 5"}, nil)
+	want := "200 plain /again"
+	got := ""
+	for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline) && got != want; {
+		got = fetch(t, eng, id, fmt.Sprintf("http://127.0.0.2:%d/again", plain))
+	}
+	if got != want {
+		t.Errorf("got %q, want %q", got, want)
+	}
+	if after := mustExec(t, eng, id, agents).Stdout; before == "" || after == before {
+		t.Errorf("the agent was not restarted: pid %q, then %q", before, after)
+	}
+}
+
+// checkPip installs a tiny wheel from the index on 127.0.0.2 in sandbox
+// id, which has its entry, and fails to in a sandbox with only other.
+func checkPip(t *testing.T, eng *sandbox.Engine, id string, index int, other string) {
+	t.Helper()
+	pip := "PIP_BREAK_SYSTEM_PACKAGES=1 python3 -m pip install --no-input --disable-pip-version-check --target /workspace/pk " +
+		fmt.Sprintf("--index-url http://127.0.0.2:%d/simple/ --trusted-host 127.0.0.2 mcpsbxtiny", index)
+	res := mustExec(t, eng, id, pip+" && python3 -c 'import sys; sys.path.insert(0, \"/workspace/pk\"); import mcpsbxtiny; print(mcpsbxtiny.HELLO)'")
+	if res.ExitCode != 0 || !strings.Contains(res.Stdout, "hello from mcpsbxtiny") {
+		t.Errorf("pip install with the entry: exit %d\n%s\n%s", res.ExitCode, res.Stdout, res.Stderr)
+	}
+	without := mustCreate(t, eng, sandbox.CreateRequest{Language: "python", Network: sandbox.NetworkAllowlist, AllowDomains: []string{other}})
+	res = mustExec(t, eng, without.ID, strings.Replace(pip, "install", "install -vv --retries 0 --timeout 10", 1))
+	if res.ExitCode == 0 || !strings.Contains(res.Stdout+res.Stderr, "403 Client Error") {
+		t.Errorf("pip install without the entry: exit %d\n%s\n%s", res.ExitCode, res.Stdout, res.Stderr)
 	}
 }
