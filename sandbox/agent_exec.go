@@ -133,6 +133,16 @@ func (e *Engine) agentFor(ctx context.Context, sb *Sandbox) *agentConn {
 		c.close()
 		return nil
 	}
+	if sb.Network == NetworkAllowlist {
+		// Every agent start (the first, and after each restart) listens
+		// again; without its proxy the sandbox simply has no network.
+		pctx, cancel := context.WithTimeout(ctx, proxyStartTimeout)
+		err := e.startProxy(pctx, sb, c)
+		cancel()
+		if err != nil {
+			e.log.Warn("allowlist proxy did not start", "id", sb.ID, "err", err)
+		}
+	}
 	return c
 }
 

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/config"
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox/netproxy"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/printable"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/state"
 )
@@ -38,10 +39,16 @@ type Options struct {
 	// FigureBudget bounds the figure bytes all runs keep at once (see
 	// budget.go); default four calls' worth of limits.image_bytes.
 	FigureBudget int64
+	// Ask asks a person whether an allowlist sandbox may reach a host no
+	// entry allows (never called when network.ask is false); nil refuses
+	// such hosts.
+	Ask func(ctx context.Context, req AskRequest) (netproxy.Decision, error)
 }
 
 // Engine creates, runs and removes the sandboxes of one server process.
 type Engine struct {
+	// ask is Options.Ask.
+	ask      func(ctx context.Context, req AskRequest) (netproxy.Decision, error)
 	be       Backend
 	cfg      *config.Watcher
 	st       *state.Store
@@ -136,6 +143,7 @@ func NewEngine(o Options) *Engine {
 		usageEvery: o.UsageInterval, usageKick: make(chan struct{}, 1),
 		figures: newByteBudget(o.FigureBudget),
 		streams: &streamBudget{max: maxServerStreams},
+		ask:     o.Ask,
 	}
 	e.register()
 	e.pool = newPool(e)
@@ -225,6 +233,9 @@ type Sandbox struct {
 	// env is sandbox_create's environment, given to the sandbox's own
 	// processes only (never to the server's: see serverenv.go).
 	env []string
+	// allowDomains are sandbox_create's allow_domains (allowlist only;
+	// empty: the config's network.allow_domains).
+	allowDomains []string
 	// tools caches toolPath's answers ("" for absent).
 	tools map[string]string
 
@@ -274,10 +285,19 @@ func (e *Engine) Create(ctx context.Context, req CreateRequest) (*Sandbox, error
 		e.mu.Unlock()
 		e.admitted()
 	}()
-	if sb := e.pool.claim(ctx, cfg, p, req, name); sb != nil {
-		return e.adopt(ctx, sb)
+	var sb *Sandbox
+	if sb = e.pool.claim(ctx, cfg, p, req, name); sb != nil {
+		sb, err = e.adopt(ctx, sb)
+	} else {
+		sb, err = e.create(ctx, cfg, p, req, name)
 	}
-	return e.create(ctx, cfg, p, req, name)
+	if err == nil && sb.Network == NetworkAllowlist {
+		if err = e.requireProxy(ctx, sb); err != nil {
+			e.stop(context.WithoutCancel(ctx), sb)
+			return nil, err
+		}
+	}
+	return sb, err
 }
 
 // admit checks the pause flag and max_sandboxes and reserves a slot.
@@ -411,6 +431,7 @@ func (e *Engine) create(ctx context.Context, cfg *config.Config, p plan, req Cre
 		ID: id, Language: p.Language, Lang: p.Lang, Image: p.Image, Network: p.Network,
 		Client: req.Client, Limits: p.Limits, User: sandboxUser(img.User), CreatedAt: now,
 		ttl: time.Duration(p.TTL) * e.ttlUnit, lastUsed: now, env: p.Env,
+		allowDomains: p.AllowDomains,
 	}
 	spec := e.containerSpec(ctx, cfg, sb, ContainerName(id), false)
 	name(spec.Name)
@@ -450,6 +471,14 @@ var baseEnv = []string{
 	"NODE_PATH=" + Workspace + "/node_modules",
 }
 
+// containerEnv is baseEnv, with the proxy's variables in allowlist mode.
+func containerEnv(network string) []string {
+	if network != NetworkAllowlist {
+		return baseEnv
+	}
+	return append(append([]string{}, baseEnv...), proxyEnv...)
+}
+
 func (e *Engine) containerSpec(ctx context.Context, cfg *config.Config, sb *Sandbox, name string, pool bool) ContainerSpec {
 	labels := map[string]string{
 		LabelManaged:      "true",
@@ -476,7 +505,7 @@ func (e *Engine) containerSpec(ctx context.Context, cfg *config.Config, sb *Sand
 		Name:        name,
 		Image:       sb.Image,
 		Labels:      labels,
-		Env:         baseEnv,
+		Env:         containerEnv(sb.Network),
 		User:        sb.User,
 		Network:     sb.Network,
 		MemoryBytes: int64(sb.Limits.MemoryMB) << 20,

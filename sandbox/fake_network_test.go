@@ -13,9 +13,11 @@ import (
 )
 
 // TestFakeNetworkModes: allowlist networking, asked for by sandbox_create
-// or by network.default, fails loudly until the agent's proxy exists (it
-// never falls back to no network or a real one); allow_domains beyond the
-// config's list are refused whatever the AI asks; nothing is created.
+// or by network.default, fails loudly where the command agent cannot run
+// (the fake's images have no chmod): it never falls back to no network or
+// a real one, and the container made for it is removed; allow_domains
+// beyond the config's list are refused whatever the AI asks, before
+// anything is created.
 func TestFakeNetworkModes(t *testing.T) {
 	withList := func(c *config.Config) {
 		c.Network.AllowDomains = []string{"pypi.org", "*.pythonhosted.org", "127.0.0.2:8080"}
@@ -28,9 +30,9 @@ func TestFakeNetworkModes(t *testing.T) {
 		says []string
 	}{
 		{"allowlist not available", withList, sandbox.CreateRequest{Network: "allowlist", AllowDomains: []string{"pypi.org", "files.pythonhosted.org:443"}},
-			sandbox.ErrAllowlistUnavailable, []string{"allowlist networking needs", "not yet available on this engine"}},
+			sandbox.ErrAllowlistUnavailable, []string{"allowlist networking needs the sandbox's command agent", "given no network instead", "no chmod"}},
 		{"allowlist default", func(c *config.Config) { c.Network.Default = "allowlist" }, sandbox.CreateRequest{},
-			sandbox.ErrAllowlistUnavailable, []string{"not yet available on this engine"}},
+			sandbox.ErrAllowlistUnavailable, []string{"needs the sandbox's command agent"}},
 		{"entry beyond the config", withList, sandbox.CreateRequest{Network: "allowlist", AllowDomains: []string{"pypi.org", "evil.example", "*.pypi.org"}},
 			sandbox.ErrPolicy, []string{`evil.example, *.pypi.org are not in network.allow_domains of test-config.toml`, "only a person can allow a host"}},
 		{"wildcard does not cover its domain", withList, sandbox.CreateRequest{Network: "allowlist", AllowDomains: []string{"pythonhosted.org"}},
@@ -58,7 +60,11 @@ func TestFakeNetworkModes(t *testing.T) {
 						t.Errorf("%q does not say %q", err, s)
 					}
 				}
-				if n := be.Calls(fake.OpCreate); n != 0 {
+				synctest.Wait() // the removal in the background
+				if n := len(be.Containers()); n != 0 {
+					t.Errorf("%d containers left", n)
+				}
+				if n := be.Calls(fake.OpCreate); n != 0 && !errors.Is(tc.want, sandbox.ErrAllowlistUnavailable) {
 					t.Errorf("%d containers created", n)
 				}
 			})
@@ -67,7 +73,8 @@ func TestFakeNetworkModes(t *testing.T) {
 }
 
 // TestFakeRunCodeAllowlistDefault: run_code without a sandbox follows
-// network.default, so "allowlist" there fails loudly too.
+// network.default, so "allowlist" there fails loudly too where the agent
+// cannot run, leaving no container.
 func TestFakeRunCodeAllowlistDefault(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		eng, be := fakeEngine(t, nil, func(c *config.Config) { c.Network.Default = "allowlist" })
@@ -75,8 +82,9 @@ func TestFakeRunCodeAllowlistDefault(t *testing.T) {
 		if !errors.Is(err, sandbox.ErrAllowlistUnavailable) {
 			t.Fatalf("got %v", err)
 		}
-		if n := be.Calls(fake.OpCreate); n != 0 {
-			t.Errorf("%d containers created", n)
+		synctest.Wait() // the removal in the background
+		if n := len(be.Containers()); n != 0 {
+			t.Errorf("%d containers left", n)
 		}
 	})
 }

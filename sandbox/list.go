@@ -160,7 +160,7 @@ func (l Lister) List(ctx context.Context) ([]Info, error) {
 					out[i].Limits.MemoryMB = int(ci.MemoryBytes >> 20)
 					out[i].Limits.CPUs = float64(ci.NanoCPUs) / 1e9
 					out[i].Limits.Pids = int(ci.Pids)
-					if ci.Network == "none" {
+					if ci.Network == "none" && out[i].Network != NetworkAllowlist {
 						out[i].Network = "none"
 					}
 				}

@@ -45,9 +45,11 @@ type plan struct {
 	Lang     config.Language
 	Image    string
 	Network  string
-	Limits   Limits
-	TTL      int // minutes
-	Env      []string
+	// AllowDomains are the sandbox's own allow_domains (checked).
+	AllowDomains []string
+	Limits       Limits
+	TTL          int // minutes
+	Env          []string
 }
 
 // Bounds on what a tool call may pass, whatever the policy says.
@@ -117,6 +119,7 @@ func makePlan(cfg *config.Config, req CreateRequest) (plan, error) {
 	if p.Network, err = planNetwork(cfg, req); err != nil {
 		return p, err
 	}
+	p.AllowDomains = req.AllowDomains
 
 	lim := cfg.Limits
 	p.Limits = Limits{MemoryMB: lim.MemoryMB, CPUs: lim.CPUs, Pids: lim.Pids, WorkspaceMB: lim.WorkspaceMB, ExecTimeoutSeconds: lim.ExecTimeoutSeconds}

@@ -16,8 +16,8 @@ const (
 )
 
 // ErrAllowlistUnavailable: allowlist networking was asked for (by
-// sandbox_create or network.default) on an engine that cannot give it
-// yet. It wraps ErrPolicy. The mode never falls back to no network or to
+// sandbox_create or network.default) for a sandbox whose command agent
+// cannot run (the proxy rides its connection). It wraps ErrPolicy. The mode never falls back to no network or to
 // a real one: an explicit choice is carried out or fails.
 var ErrAllowlistUnavailable = fmt.Errorf("%w: allowlist networking is not available", ErrPolicy)
 
@@ -43,7 +43,7 @@ func planNetwork(cfg *config.Config, req CreateRequest) (string, error) {
 		if err := checkAllowDomains(cfg, req.AllowDomains); err != nil {
 			return "", err
 		}
-		return "", fmt.Errorf("%w: allowlist networking needs the command agent's proxy inside the sandbox, which is not yet available on this engine; use network \"none\" (and install_packages for packages), or \"egress\" where network.allow_egress allows it", ErrAllowlistUnavailable)
+		return mode, nil
 	}
 	return "", invalidErr("network must be \"none\", \"allowlist\" or \"egress\", not %q", mode)
 }

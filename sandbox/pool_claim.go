@@ -71,8 +71,9 @@ func (p *pool) claim(ctx context.Context, cfg *config.Config, pl plan, req Creat
 // at creation, and applying it at exec time instead would leave it out of
 // everything that is not an engine exec (a person's `docker exec`, the
 // package installer's helper), so a pooled sandbox would behave unlike a
-// fresh one. Such requests get a fresh sandbox.
-func claimable(pl plan) bool { return len(pl.Env) == 0 }
+// fresh one. Nor may it name its own allow_domains (a pooled proxy
+// serves the config's). Such requests get a fresh sandbox.
+func claimable(pl plan) bool { return len(pl.Env) == 0 && len(pl.AllowDomains) == 0 }
 
 // createPooled makes a pooled sandbox: hardened exactly like any other
 // (the same containerSpec), labelled and named as the pool's, with its

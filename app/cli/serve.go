@@ -12,6 +12,7 @@ import (
 
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/buildinfo"
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox/config"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/mcpserver"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/memtrim"
 )
@@ -68,13 +69,14 @@ func runServe(ctx context.Context, e *Env, args []string) int {
 		log.Warn("no Docker engine is used yet; tool calls that need one say what to do", "hint", s.docker.Hint)
 	}
 
-	eng := sandbox.NewEngine(sandbox.Options{Backend: s.backend, Config: s.cfg, State: s.state, Log: log})
+	asker := newAsker(s, log)
+	eng := sandbox.NewEngine(sandbox.Options{Backend: s.backend, Config: s.cfg, State: s.state, Log: log, Ask: asker.Ask})
 	announce(log, eng, *httpAddr != "")
 	bg, cancelBG := context.WithCancel(ctx)
 	defer cancelBG()
 	wd := startEngine(bg, log, eng, s, *debug)
 
-	srv := mcpserver.New(mcpserver.Options{Engine: eng, Version: buildinfo.Version, Log: log, State: s.state})
+	srv := mcpserver.New(mcpserver.Options{Engine: eng, Version: buildinfo.Version, Log: log, State: s.state, Asker: asker})
 	if *httpAddr != "" {
 		err = serveHTTP(ctx, e, log, srv, s, *httpAddr, *allowRemote)
 	} else {
@@ -158,4 +160,14 @@ func serveStdio(ctx context.Context, log *slog.Logger, srv *mcpserver.Server, e 
 		log.Warn("the stdio transport did not end after the signal; cleaning up without it")
 		return nil
 	}
+}
+
+// newAsker asks the person for a host beyond the config's list through
+// the client (MCP elicitation); "Always allow" writes the config in use.
+func newAsker(s *setup, log *slog.Logger) *mcpserver.Asker {
+	path := s.cfg.Current().Source
+	if path == "" {
+		path = config.Path()
+	}
+	return mcpserver.NewAsker(mcpserver.AskerOptions{ConfigPath: path, Log: log})
 }

@@ -107,7 +107,7 @@ func newSettingsTab(w *Window, act SettingsActions) *SettingsTab {
 var (
 	runtimes = []option{{"", "engine default"}, {"runc", "runc"}, {"runsc", "gVisor (runsc)"}, {"auto", "gVisor when registered, else default"}}
 	pulls    = []option{{"never", "never"}, {"missing", "when missing"}, {"always", "always"}}
-	networks = []option{{"none", "none"}, {"allowlist", "allowlist (not yet available)"}, {"egress", "egress"}}
+	networks = []option{{"none", "none"}, {"allowlist", "allowlist (named hosts, through a proxy)"}, {"egress", "egress"}}
 )
 
 type option struct{ value, label string }

@@ -13,16 +13,14 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/netproxy"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/printable"
 )
 
-// AskRequest is what a sandbox wants to reach and whose sandbox it is.
-// It has the fields of sandbox.AskRequest, so one converts to the other.
-type AskRequest struct {
-	SandboxID, Language, Client, Host string
-	Port                              int
-}
+// AskRequest is what a sandbox wants to reach and whose sandbox it is: the
+// engine's, so Asker.Ask is the engine's Options.Ask.
+type AskRequest = sandbox.AskRequest
 
 // DefaultAskTimeout is how long a person has to answer; then it is Deny.
 const DefaultAskTimeout = 60 * time.Second

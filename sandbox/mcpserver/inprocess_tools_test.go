@@ -133,7 +133,7 @@ func TestInProcInvalidArguments(t *testing.T) {
 			{"run_code", map[string]any{"code": "x", "sandbox_id": "nope"}, []string{"nope", "sandbox_create"}},
 			{"run_code", map[string]any{"code": "x", "colour": "red"}, []string{"colour"}},
 			{"sandbox_create", map[string]any{"network": "internet"}, []string{"network", "none", "allowlist", "egress"}},
-			{"sandbox_create", map[string]any{"network": "allowlist"}, []string{"allowlist networking needs", "not yet available on this engine"}},
+			{"sandbox_create", map[string]any{"network": "allowlist"}, []string{"allowlist networking needs the sandbox's command agent"}},
 			{"sandbox_create", map[string]any{"network": "allowlist", "allow_domains": "pypi.org"}, []string{"allow_domains must be an array"}},
 			{"sandbox_create", map[string]any{"network": "allowlist", "allow_domains": []any{"https://pypi.org"}}, []string{"allow_domains", "write only the host"}},
 			{"sandbox_create", map[string]any{"network": "allowlist", "allow_domains": []any{"pypi.org"}}, []string{"pypi.org is not in network.allow_domains", "only a person can allow a host"}},

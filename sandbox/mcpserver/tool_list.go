@@ -9,6 +9,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox"
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox/netproxy"
 )
 
 type listEntry struct {
@@ -26,6 +27,44 @@ type listEntry struct {
 	ExecNote string `json:"exec_note,omitempty"`
 	// Exposed lists the ports sandbox_expose made reachable.
 	Exposed []exposedOut `json:"exposed"`
+	Network networkOut   `json:"network"`
+}
+
+// networkOut is a sandbox's network: its mode, and for allowlist the
+// entries its proxy allows, the hosts it refused lately (newest first)
+// and the bytes it carried.
+type networkOut struct {
+	Mode     string               `json:"mode" jsonschema:"none (loopback only), allowlist (loopback only, with a proxy on 127.0.0.1:3128 that reaches the allowed hosts) or egress (a real network)"`
+	Note     string               `json:"note"`
+	Allowed  []string             `json:"allowed" jsonschema:"allowlist: the entries the sandbox may reach without asking"`
+	Refused  []netproxy.HostCount `json:"refused" jsonschema:"allowlist: the host:port its proxy refused lately, newest first, with how often"`
+	BytesIn  int64                `json:"bytes_in" jsonschema:"allowlist: bytes its proxy carried into the sandbox"`
+	BytesOut int64                `json:"bytes_out" jsonschema:"allowlist: bytes its proxy carried out of the sandbox"`
+}
+
+// networkOf describes sandbox id's network; mode is Info's.
+func (s *Server) networkOf(id, mode string) networkOut {
+	n := s.eng.Network(id)
+	if n.Mode == "" {
+		n.Mode = mode
+	}
+	out := networkOut{Mode: n.Mode, Allowed: []string{}, Refused: []netproxy.HostCount{}}
+	switch n.Mode {
+	case sandbox.NetworkNone:
+		out.Note = "no network: a loopback interface only"
+	case sandbox.NetworkEgress:
+		out.Note = "a real network: the sandbox may reach any host"
+	case sandbox.NetworkAllowlist:
+		out.Note = fmt.Sprintf("no network interface; programs reach the allowed hosts through the proxy at http://127.0.0.1:%d (HTTP_PROXY and HTTPS_PROXY name it)", sandbox.ProxyPort)
+	}
+	if n.Allowed != nil {
+		out.Allowed = n.Allowed
+	}
+	if n.Stats != nil {
+		out.Refused = n.Stats.RefusedHosts
+		out.BytesIn, out.BytesOut = n.Stats.BytesIn, n.Stats.BytesOut
+	}
+	return out
 }
 
 type exposedOut struct {
@@ -76,10 +115,21 @@ func (s *Server) handleList(ctx context.Context, req mcp.CallToolRequest) (*mcp.
 			Limits: in.Limits,
 			Usage:  usageOut{MemoryBytes: in.Usage.MemoryBytes, CPUPercent: in.Usage.CPUPercent, Pids: in.Usage.Pids, SampledAt: sampled},
 			Exec:   in.Exec, ExecNote: in.ExecNote, Exposed: []exposedOut{},
+			Network: s.networkOf(in.ID, in.Network),
 		})
 		fmt.Fprintf(&b, "%s  %s  %s  mem %.1f/%d MB  cpu %.1f%%  pids %d/%d  expires %s\n",
 			in.ID, in.Language, in.State, float64(in.Usage.MemoryBytes)/(1<<20), in.Limits.MemoryMB,
 			in.Usage.CPUPercent, in.Usage.Pids, in.Limits.Pids, in.ExpiresAt.Format(time.Kitchen))
+		if n := out.Sandboxes[len(out.Sandboxes)-1].Network; n.Mode == sandbox.NetworkAllowlist {
+			fmt.Fprintf(&b, "  network allowlist (%s): %d B in, %d B out", strings.Join(n.Allowed, ", "), n.BytesIn, n.BytesOut)
+			for i, r := range n.Refused {
+				if i == 0 {
+					b.WriteString("; refused:")
+				}
+				fmt.Fprintf(&b, " %s (%d)", r.Host, r.Count)
+			}
+			b.WriteString("\n")
+		}
 		for _, x := range s.eng.Exposed(in.ID) {
 			last := &out.Sandboxes[len(out.Sandboxes)-1]
 			last.Exposed = append(last.Exposed, exposedOut{Port: x.Port, URL: x.URL})

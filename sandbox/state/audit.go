@@ -28,6 +28,8 @@ type AuditEntry struct {
 	// the window's view of the call.
 	ErrorText string `json:"error_text,omitempty"`
 	PID       int    `json:"pid"`
+	// Network is set on a proxied connection's entry (Tool "network").
+	Network *NetworkAudit `json:"network,omitempty"`
 }
 
 // Failed says whether the call failed, or a command it ran was killed
@@ -102,4 +104,18 @@ func (s *Store) ReadAudit(limit int) ([]AuditEntry, error) {
 		out = append(out, all[i])
 	}
 	return out, nil
+}
+
+// NetworkAudit is one connection an allowlist sandbox's proxy carried or
+// refused (Tool "network").
+type NetworkAudit struct {
+	Method   string `json:"method,omitempty"`
+	Host     string `json:"host"`
+	Port     int    `json:"port"`
+	Allowed  bool   `json:"allowed"`
+	Reason   string `json:"reason,omitempty"`
+	Error    string `json:"error,omitempty"`
+	Status   int    `json:"status,omitempty"`
+	BytesIn  int64  `json:"bytes_in"`
+	BytesOut int64  `json:"bytes_out"`
 }
