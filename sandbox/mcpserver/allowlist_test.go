@@ -1,14 +1,18 @@
 package mcpserver_test
 
 import (
+	"context"
 	"fmt"
 	"net"
 	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/state"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/testenv"
@@ -126,4 +130,91 @@ func checkAuditFile(t *testing.T, env []string, id string, ok, refused int) {
 		b, _ := os.ReadFile(filepath.Join(dir, "audit.jsonl"))
 		t.Errorf("audit log lacks the requests to %d (allowed) and %d (refused):\n%s", ok, refused, b)
 	}
+}
+
+// TestAllowlistAsksThePersonOverStdio: the real server, a client that
+// declared elicitation. A host no entry names is asked about once, in the
+// words the person sees (sandbox, language, client, host:port); Deny
+// answers the program 403 and saying so; Always lets the request past the
+// policy (to the host's resolver: .invalid names never resolve, so it ends
+// in a 502, never a 403) and writes the entry into the config file in use,
+// keeping its comment. The AI never opens it: the sandbox was created
+// without naming the host.
+func TestAllowlistAsksThePersonOverStdio(t *testing.T) {
+	testenv.Docker(t, testenv.PythonImage)
+	cfg := "# mine\n[network]\nallow_domains = []\n"
+	env := serverEnv(t, cfg)
+	var asked []string
+	var mu sync.Mutex
+	handler := func(_ context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		asked = append(asked, req.Params.Message)
+		choice := "deny"
+		if strings.Contains(req.Params.Message, "always.invalid") {
+			choice = "always"
+		}
+		return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"answer": choice}}, nil
+	}
+	p := startServer(t, env)
+	c := mcp.NewClient(&mcp.Implementation{Name: "Claude Desktop", Version: "1.0"}, &mcp.ClientOptions{ElicitationHandler: handler})
+	sess, err := c.Connect(testContext(t, 30*time.Second), &mcp.IOTransport{Reader: p.stdout, Writer: p.stdin},
+		&mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
+	if err != nil {
+		t.Fatalf("connect: %v\nstderr: %s", err, p.stderr.String())
+	}
+	t.Cleanup(func() { sess.Close() })
+	res := call(t, sess, "sandbox_create", map[string]any{"network": "allowlist"})
+	if res.IsError {
+		t.Fatal(text(res))
+	}
+	var made struct {
+		SandboxID string `json:"sandbox_id"`
+	}
+	structured(t, res, &made)
+	code := `import urllib.request, urllib.error
+for host in ("denied.invalid", "always.invalid", "denied.invalid"):
+    try:
+        urllib.request.urlopen("http://%s/x" % host, timeout=30)
+        print(host, 200)
+    except urllib.error.HTTPError as e:
+        print(host, e.code, e.read().decode().strip())`
+	res = call(t, sess, "run_code", map[string]any{"sandbox_id": made.SandboxID, "code": code})
+	out := text(res)
+	var lines []string
+	for _, l := range strings.Split(out, "\n") {
+		if strings.Contains(l, ".invalid ") {
+			lines = append(lines, strings.TrimSpace(l))
+		}
+	}
+	if res.IsError || len(lines) != 3 || !strings.HasPrefix(lines[0], "denied.invalid 403") ||
+		!strings.HasPrefix(lines[1], "always.invalid 502") || !strings.HasPrefix(lines[2], "denied.invalid 403") {
+		t.Fatalf("run_code: %s", out)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(asked) != 2 {
+		t.Fatalf("asked %d times, want once per host: %q", len(asked), asked)
+	}
+	for _, m := range asked {
+		if !strings.Contains(m, made.SandboxID[:8]) || !strings.Contains(m, "python") || !strings.Contains(m, "Claude Desktop") || !strings.Contains(m, ".invalid:80") {
+			t.Errorf("the question does not say whose sandbox wants what: %q", m)
+		}
+	}
+	b, err := os.ReadFile(configPathOf(t, env))
+	if err != nil || !strings.Contains(string(b), `"always.invalid:80"`) || strings.Contains(string(b), "denied.invalid") || !strings.Contains(string(b), "# mine") {
+		t.Errorf("config after Always (%v):\n%s", err, b)
+	}
+}
+
+// configPathOf is the config file serverEnv wrote.
+func configPathOf(t *testing.T, env []string) string {
+	t.Helper()
+	for _, kv := range env {
+		if v, found := strings.CutPrefix(kv, "MCP_SANDBOX_CONFIG="); found {
+			return v
+		}
+	}
+	t.Fatal("serverEnv sets no MCP_SANDBOX_CONFIG")
+	return ""
 }

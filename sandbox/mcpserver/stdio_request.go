@@ -9,6 +9,8 @@ import (
 	"sync"
 
 	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox/printable"
 )
 
 // outbound carries the server's own requests to a stdio client
@@ -104,8 +106,12 @@ func (s *session) RequestElicitation(ctx context.Context, req mcp.ElicitationReq
 	if err := json.Unmarshal(raw, &resp); err != nil {
 		return nil, fmt.Errorf("elicitation: the client's answer: %w", err)
 	}
-	if resp.Error != nil || resp.Result == nil {
-		return nil, errors.New("elicitation: the client answered with an error")
+	if resp.Error != nil {
+		// The client's words, cleaned and cut: they go to the log.
+		return nil, fmt.Errorf("elicitation: the client answered with error %d: %s", resp.Error.Code, printable.Clean(resp.Error.Message, 200))
+	}
+	if resp.Result == nil {
+		return nil, errors.New("elicitation: the client's answer holds no result")
 	}
 	return resp.Result, nil
 }
