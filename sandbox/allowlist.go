@@ -61,6 +61,9 @@ type sandboxProxy struct {
 	own    bool // the sandbox named its own allow_domains
 	ctx    context.Context
 	cancel context.CancelFunc
+	audit  auditBudget
+	// closed writes the audit line of what the budget kept out.
+	closed func()
 
 	mu       sync.Mutex
 	conn     *agentConn
@@ -75,6 +78,9 @@ func (sp *sandboxProxy) listening() bool {
 
 func (sp *sandboxProxy) close() {
 	sp.cancel()
+	if sp.closed != nil {
+		sp.closed()
+	}
 	sp.mu.Lock()
 	c, id := sp.conn, sp.listener
 	sp.conn = nil
@@ -169,7 +175,12 @@ func (e *Engine) newProxy(sb *Sandbox) *sandboxProxy {
 	o := netproxy.Options{
 		Entries:  e.proxyEntries(sb),
 		MaxConns: cfg.Network.MaxConnections,
-		Audit:    func(r netproxy.Record) { e.auditNetwork(sb, r) },
+		Audit:    func(r netproxy.Record) { e.auditNetwork(sb, &sp.audit, r) },
+	}
+	sp.closed = func() {
+		if d := sp.audit.flush(); d > 0 {
+			e.auditNetworkDropped(sb, d)
+		}
 	}
 	if e.ask != nil {
 		o.Ask = func(ctx context.Context, host string, port int) (netproxy.Decision, error) {
@@ -261,9 +272,14 @@ func (e *Engine) requireProxy(ctx context.Context, sb *Sandbox) error {
 	return nil
 }
 
-// auditNetwork writes one proxied connection to the audit log.
-func (e *Engine) auditNetwork(sb *Sandbox, r netproxy.Record) {
+// auditNetwork writes one proxied connection to the audit log, within
+// the sandbox's budget of lines.
+func (e *Engine) auditNetwork(sb *Sandbox, budget *auditBudget, r netproxy.Record) {
 	if e.st == nil {
+		return
+	}
+	ok, dropped := budget.take(time.Now())
+	if !ok {
 		return
 	}
 	what := "allowed"
@@ -277,10 +293,30 @@ func (e *Engine) auditNetwork(sb *Sandbox, r netproxy.Record) {
 		Error: r.Error, Status: r.Status, BytesIn: r.BytesIn, BytesOut: r.BytesOut}
 	err := e.st.Audit(state.AuditEntry{
 		Time: r.Start, Client: sb.client(), Tool: "network", SandboxID: sb.ID,
-		Summary:    fmt.Sprintf("%s %s %s (%d B in, %d B out)", r.Method, target, what, r.BytesIn, r.BytesOut),
+		Summary:    fmt.Sprintf("%s %s %s (%d B in, %d B out)%s", r.Method, target, what, r.BytesIn, r.BytesOut, droppedNote(dropped)),
 		DurationMS: r.Duration.Milliseconds(), Network: n,
 	})
 	if err != nil {
 		e.log.Warn("write audit log", "err", err)
 	}
+}
+
+// auditNetworkDropped writes how many of a sandbox's connections its
+// budget kept out of the audit log, when its proxy closes.
+func (e *Engine) auditNetworkDropped(sb *Sandbox, dropped int) {
+	if e.st == nil {
+		return
+	}
+	err := e.st.Audit(state.AuditEntry{Time: time.Now(), Client: sb.client(), Tool: "network", SandboxID: sb.ID,
+		Summary: "proxy closed" + droppedNote(dropped)})
+	if err != nil {
+		e.log.Warn("write audit log", "err", err)
+	}
+}
+
+func droppedNote(n int) string {
+	if n == 0 {
+		return ""
+	}
+	return fmt.Sprintf("; %d connections before this were not logged (over %d at once, then one each %s)", n, networkAuditBurst, networkAuditEvery)
 }

@@ -3,6 +3,7 @@ package sandbox_test
 import (
 	"archive/zip"
 	"bytes"
+	"context"
 	"crypto/ecdsa"
 	"crypto/elliptic"
 	"crypto/rand"
@@ -294,5 +295,61 @@ func checkPip(t *testing.T, eng *sandbox.Engine, id string, index int, other str
 	res = mustExec(t, eng, without.ID, strings.Replace(pip, "install", "install -vv --retries 0 --timeout 10", 1))
 	if res.ExitCode == 0 || !strings.Contains(res.Stdout+res.Stderr, "403 Client Error") {
 		t.Errorf("pip install without the entry: exit %d\n%s\n%s", res.ExitCode, res.Stdout, res.Stderr)
+	}
+}
+
+// floodPy opens N refused connections to the proxy, one after another,
+// and prints how many were answered 403.
+const floodPy = `
+import socket, sys
+n = int(sys.argv[1]); refused = 0
+for i in range(n):
+    s = socket.create_connection(("127.0.0.1", 3128), timeout=20)
+    s.sendall(b"CONNECT 127.0.0.2:1 HTTP/1.1\r\nHost: 127.0.0.2:1\r\n\r\n")
+    if s.recv(64).startswith(b"HTTP/1.1 403"):
+        refused += 1
+    s.close()
+print(refused)
+`
+
+// TestAllowlistAuditFlood: a program that opens connection after refused
+// connection cannot fill the audit log (which keeps a bounded size, so it
+// would push every tool call's record out): past a burst its lines are
+// counted, not written, and the line the sandbox's stop writes says how
+// many, so written and counted add up to every connection.
+func TestAllowlistAuditFlood(t *testing.T) {
+	t.Parallel()
+	eng, te := newEngineWith(t, engineOptions{scoped: true})
+	sb := mustCreate(t, eng, sandbox.CreateRequest{Language: "python", Network: sandbox.NetworkAllowlist})
+	const n = 300
+	res := mustExec(t, eng, sb.ID, "cat >/tmp/flood.py <<'EOF'\n"+floodPy+"\nEOF\npython3 /tmp/flood.py "+strconv.Itoa(n))
+	if got := strings.TrimSpace(res.Stdout); got != strconv.Itoa(n) {
+		t.Fatalf("refused connections: %q, want %d (stderr %s)", got, n, res.Stderr)
+	}
+	if err := eng.Stop(context.Background(), sb.ID); err != nil {
+		t.Fatal(err)
+	}
+	entries, err := te.st.ReadAudit(1000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	written, counted, closing := 0, 0, 0
+	for _, e := range entries {
+		if e.Tool != "network" || e.SandboxID != sb.ID {
+			continue
+		}
+		if e.Network != nil {
+			written++
+		} else if strings.HasPrefix(e.Summary, "proxy closed") {
+			closing++
+		}
+		var d int
+		if _, after, ok := strings.Cut(e.Summary, "; "); ok {
+			fmt.Sscanf(after, "%d connections before this were not logged", &d)
+		}
+		counted += d
+	}
+	if written > 70 || closing != 1 || written+counted != n {
+		t.Errorf("audit lines: %d written, %d counted as not written, %d closing lines; want at most 70 written, one closing line, and %d in all", written, counted, closing, n)
 	}
 }
