@@ -3,9 +3,11 @@ package sandbox
 import (
 	"bufio"
 	"context"
+	"errors"
 	"io"
 	"net"
 	"net/http"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -91,4 +93,55 @@ func connectThrough(t *testing.T, sp *sandboxProxy, hostport string) (int, strin
 	}
 	b, _ := io.ReadAll(io.LimitReader(resp.Body, 4096))
 	return resp.StatusCode, string(b)
+}
+
+// TestPlanAsking: allow_domains the config does not cover are put to a
+// person, once per create with the whole list, only while network.ask is
+// on and the engine has a way to ask; only an Allow lets them in, and
+// entries the config covers are never asked about.
+func TestPlanAsking(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		ask     bool
+		seam    bool
+		answer  netproxy.Decision
+		domains []string
+		asked   bool
+		ok      bool
+	}{
+		{"covered, nobody asked", true, true, netproxy.Deny, []string{"example.com"}, false, true},
+		{"a person allows", true, true, netproxy.Allow, []string{"pypi.org", "files.example"}, true, true},
+		{"a person denies", true, true, netproxy.Deny, []string{"pypi.org"}, true, false},
+		{"network.ask false", false, true, netproxy.Allow, []string{"pypi.org"}, false, false},
+		{"no seam", true, false, netproxy.Allow, []string{"pypi.org"}, false, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var got [][]string
+			c := askConfig(tc.ask)
+			c.Network.AllowDomains = []string{"example.com"}
+			o := Options{Backend: fake.New(), Config: config.Static(c)}
+			if tc.seam {
+				o.AskEntries = func(_ context.Context, language string, entries []string) (netproxy.Decision, error) {
+					got = append(got, append([]string{language}, entries...))
+					return tc.answer, nil
+				}
+			}
+			e := NewEngine(o)
+			t.Cleanup(func() { _ = e.Close(context.Background()) })
+			cfg := e.cfg.Current()
+			p, err := e.planAsking(context.Background(), cfg, CreateRequest{Language: "python", Network: NetworkAllowlist, AllowDomains: tc.domains})
+			if (err == nil) != tc.ok {
+				t.Fatalf("err = %v, want ok=%v", err, tc.ok)
+			}
+			if tc.ok && !slices.Equal(p.AllowDomains, tc.domains) {
+				t.Errorf("plan's allow_domains %q, want %q", p.AllowDomains, tc.domains)
+			}
+			if tc.asked != (len(got) == 1) || tc.asked && !slices.Equal(got[0], append([]string{"python"}, tc.domains...)) {
+				t.Errorf("asked %q, want asked=%v about %q", got, tc.asked, tc.domains)
+			}
+			if !tc.ok && !errors.Is(err, ErrPolicy) {
+				t.Errorf("refusal %v is not ErrPolicy", err)
+			}
+		})
+	}
 }

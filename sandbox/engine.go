@@ -43,19 +43,26 @@ type Options struct {
 	// entry allows (never called when network.ask is false); nil refuses
 	// such hosts.
 	Ask func(ctx context.Context, req AskRequest) (netproxy.Decision, error)
+	// AskEntries asks a person whether a new sandbox of language may
+	// reach entries its sandbox_create named that network.allow_domains
+	// does not cover (never called when network.ask is false); nil
+	// refuses such a create. ctx is the create's.
+	AskEntries func(ctx context.Context, language string, entries []string) (netproxy.Decision, error)
 }
 
 // Engine creates, runs and removes the sandboxes of one server process.
 type Engine struct {
 	// ask is Options.Ask.
-	ask      func(ctx context.Context, req AskRequest) (netproxy.Decision, error)
-	be       Backend
-	cfg      *config.Watcher
-	st       *state.Store
-	log      *slog.Logger
-	owner    string
-	pid      int
-	hostname string
+	ask func(ctx context.Context, req AskRequest) (netproxy.Decision, error)
+	// askEntries is Options.AskEntries.
+	askEntries func(ctx context.Context, language string, entries []string) (netproxy.Decision, error)
+	be         Backend
+	cfg        *config.Watcher
+	st         *state.Store
+	log        *slog.Logger
+	owner      string
+	pid        int
+	hostname   string
 	// installation is the state directory's installation id, on every
 	// object this engine makes (owners.go); an engine without a state
 	// directory is an installation of its own.
@@ -141,9 +148,10 @@ func NewEngine(o Options) *Engine {
 		boxes: map[string]*Sandbox{}, naming: map[string]int{},
 		recs: newRecorder(o.State, o.Log), freed: make(chan struct{}),
 		usageEvery: o.UsageInterval, usageKick: make(chan struct{}, 1),
-		figures: newByteBudget(o.FigureBudget),
-		streams: &streamBudget{max: maxServerStreams},
-		ask:     o.Ask,
+		figures:    newByteBudget(o.FigureBudget),
+		streams:    &streamBudget{max: maxServerStreams},
+		ask:        o.Ask,
+		askEntries: o.AskEntries,
 	}
 	e.register()
 	e.pool = newPool(e)
@@ -259,7 +267,7 @@ func (e *Engine) Create(ctx context.Context, req CreateRequest) (*Sandbox, error
 	// The client's name goes into a label, the record, logs and `ps`.
 	req.Client = printable.Clean(req.Client, printable.NameMax)
 	cfg := e.cfg.Current()
-	p, err := makePlan(cfg, req)
+	p, err := e.planAsking(ctx, cfg, req)
 	if err != nil {
 		return nil, err
 	}

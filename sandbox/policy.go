@@ -26,13 +26,17 @@ type CreateRequest struct {
 	Image    string
 	Network  string
 	// AllowDomains are allow_domains entries asked for (network
-	// "allowlist" only); each must already be allowed by the config.
+	// "allowlist" only); each must already be allowed by the config, or
+	// a person must allow them (Options.AskEntries).
 	AllowDomains []string
-	MemoryMB     int
-	CPUs         float64
-	Pids         int
-	TTLMinutes   int
-	Env          map[string]string
+	// personAllowed: a person allowed AllowDomains for this sandbox. It
+	// is unexported, so no caller (and no tool argument) can set it.
+	personAllowed bool
+	MemoryMB      int
+	CPUs          float64
+	Pids          int
+	TTLMinutes    int
+	Env           map[string]string
 	// Client is the MCP client's name, recorded in labels and the audit log.
 	Client string
 	// Progress receives image pull progress, if any.

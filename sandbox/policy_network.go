@@ -1,6 +1,8 @@
 package sandbox
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -40,7 +42,7 @@ func planNetwork(cfg *config.Config, req CreateRequest) (string, error) {
 		}
 		return mode, nil
 	case NetworkAllowlist:
-		if err := checkAllowDomains(cfg, req.AllowDomains); err != nil {
+		if err := checkAllowDomains(cfg, req.AllowDomains, req.personAllowed); err != nil {
 			return "", err
 		}
 		return mode, nil
@@ -48,14 +50,26 @@ func planNetwork(cfg *config.Config, req CreateRequest) (string, error) {
 	return "", invalidErr("network must be \"none\", \"allowlist\" or \"egress\", not %q", mode)
 }
 
+// notCoveredError: allow_domains names entries the config does not
+// allow. Create may ask a person about Missing (Options.AskEntries).
+type notCoveredError struct {
+	Missing []string
+	err     error
+}
+
+func (e *notCoveredError) Error() string { return e.err.Error() }
+func (e *notCoveredError) Unwrap() error { return e.err }
+
 // checkAllowDomains refuses entries that cannot be read, and entries the
-// config does not already allow: a tool argument alone never opens a
-// host; a person must add it to network.allow_domains (until a person
-// can be asked from here).
-func checkAllowDomains(cfg *config.Config, asked []string) error {
+// config does not already allow unless a person allowed them: a tool
+// argument alone never opens a host.
+func checkAllowDomains(cfg *config.Config, asked []string, personAllowed bool) error {
 	entries, err := netproxy.ParseEntries(asked)
 	if err != nil {
 		return invalidErr("allow_domains: %v", strings.TrimPrefix(err.Error(), netproxy.ErrEntry.Error()+" "))
+	}
+	if personAllowed {
+		return nil
 	}
 	allowed, err := netproxy.ParseEntries(cfg.Network.AllowDomains)
 	if err != nil {
@@ -68,8 +82,8 @@ func checkAllowDomains(cfg *config.Config, asked []string) error {
 		}
 	}
 	if len(missing) > 0 {
-		return policyErr("allow_domains: %s %s not in network.allow_domains of %s; only a person can allow a host: add %s there (the AI asking for it is not enough)",
-			strings.Join(missing, ", "), isAre(len(missing)), cfg.File(), quoteList(missing))
+		return &notCoveredError{Missing: missing, err: policyErr("allow_domains: %s %s not in network.allow_domains of %s; only a person can allow a host: add %s there (the AI asking for it is not enough)",
+			strings.Join(missing, ", "), isAre(len(missing)), cfg.File(), quoteList(missing))}
 	}
 	return nil
 }
@@ -96,4 +110,22 @@ func quoteList(xs []string) string {
 		q[i] = fmt.Sprintf("%q", x)
 	}
 	return strings.Join(q, ", ")
+}
+
+// planAsking is makePlan, but allow_domains the config does not cover are
+// put to a person first (when network.ask is on and the engine has a way
+// to ask): their yes is the only thing that lets them in.
+func (e *Engine) planAsking(ctx context.Context, cfg *config.Config, req CreateRequest) (plan, error) {
+	p, err := makePlan(cfg, req)
+	var nc *notCoveredError
+	if !errors.As(err, &nc) || !cfg.Network.Ask || e.askEntries == nil {
+		return p, err
+	}
+	// makePlan resolved the language (the default's, when none was named)
+	// before it judged the network.
+	if d, askErr := e.askEntries(ctx, p.Language, nc.Missing); askErr != nil || d != netproxy.Allow {
+		return p, fmt.Errorf("%w (a person was asked and did not allow it)", err)
+	}
+	req.personAllowed = true
+	return makePlan(cfg, req)
 }

@@ -70,7 +70,7 @@ func runServe(ctx context.Context, e *Env, args []string) int {
 	}
 
 	asker := newAsker(s, log)
-	eng := sandbox.NewEngine(sandbox.Options{Backend: s.backend, Config: s.cfg, State: s.state, Log: log, Ask: asker.Ask})
+	eng := sandbox.NewEngine(sandbox.Options{Backend: s.backend, Config: s.cfg, State: s.state, Log: log, Ask: asker.Ask, AskEntries: asker.AskEntries})
 	announce(log, eng, *httpAddr != "")
 	bg, cancelBG := context.WithCancel(ctx)
 	defer cancelBG()

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -151,8 +152,11 @@ func TestAllowlistAsksThePersonOverStdio(t *testing.T) {
 		defer mu.Unlock()
 		asked = append(asked, req.Params.Message)
 		choice := "deny"
-		if strings.Contains(req.Params.Message, "always.invalid") {
+		switch m := req.Params.Message; {
+		case strings.Contains(m, "always.invalid"):
 			choice = "always"
+		case strings.Contains(m, "asks for a new") && !strings.Contains(m, "deny-me"):
+			choice = "allow"
 		}
 		return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"answer": choice}}, nil
 	}
@@ -191,8 +195,20 @@ for host in ("denied.invalid", "always.invalid", "denied.invalid"):
 		!strings.HasPrefix(lines[1], "always.invalid 502") || !strings.HasPrefix(lines[2], "denied.invalid 403") {
 		t.Fatalf("run_code: %s", out)
 	}
+	checkCreateAsks(t, sess)
 	mu.Lock()
 	defer mu.Unlock()
+	var creates []string
+	asked = slices.DeleteFunc(asked, func(m string) bool {
+		if strings.Contains(m, "asks for a new") {
+			creates = append(creates, m)
+			return true
+		}
+		return false
+	})
+	if len(creates) != 2 || !strings.Contains(creates[0], "Claude Desktop asks for a new python sandbox that may reach 127.0.0.2:") {
+		t.Errorf("sandbox_create's questions: %q", creates)
+	}
 	if len(asked) != 2 {
 		t.Fatalf("asked %d times, want once per host: %q", len(asked), asked)
 	}
@@ -204,6 +220,30 @@ for host in ("denied.invalid", "always.invalid", "denied.invalid"):
 	b, err := os.ReadFile(configPathOf(t, env))
 	if err != nil || !strings.Contains(string(b), `"always.invalid:80"`) || strings.Contains(string(b), "denied.invalid") || !strings.Contains(string(b), "# mine") {
 		t.Errorf("config after Always (%v):\n%s", err, b)
+	}
+}
+
+// checkCreateAsks: sandbox_create naming a host the config does not
+// cover is put to the person, once for its list: allowed, the sandbox
+// reaches it; denied, the create fails saying a person was asked.
+func checkCreateAsks(t *testing.T, sess *mcp.ClientSession) {
+	t.Helper()
+	port := serveOn127002(t)
+	res := call(t, sess, "sandbox_create", map[string]any{"network": "allowlist", "allow_domains": []string{fmt.Sprintf("127.0.0.2:%d", port)}})
+	if res.IsError {
+		t.Fatalf("create with a host the person allows: %s", text(res))
+	}
+	var made struct {
+		SandboxID string `json:"sandbox_id"`
+	}
+	structured(t, res, &made)
+	code := fmt.Sprintf("import urllib.request\nprint(urllib.request.urlopen('http://127.0.0.2:%d/y', timeout=20).read().decode())", port)
+	if res := call(t, sess, "run_code", map[string]any{"sandbox_id": made.SandboxID, "code": code}); !strings.Contains(text(res), "hello /y") {
+		t.Errorf("the host a person allowed at create: %s", text(res))
+	}
+	res = call(t, sess, "sandbox_create", map[string]any{"network": "allowlist", "allow_domains": []string{"deny-me.invalid"}})
+	if !res.IsError || !strings.Contains(text(res), "a person was asked and did not allow it") {
+		t.Errorf("create with a host the person denies: %s", text(res))
 	}
 }
 
