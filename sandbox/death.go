@@ -35,6 +35,10 @@ func (d *diedError) what() string {
 		return fmt.Sprintf("was killed for using more than its %d MB of memory", d.memoryMB)
 	case d.exit.Removed:
 		return "was removed from outside (the tray, `mcp-sandbox stop`, docker rm)"
+	case d.exit.ExitCode == 137 && d.exit.Runtime == "runsc":
+		// gVisor's own memory accounting can end the whole sandbox with
+		// SIGKILL without the engine's OOM flag: say what is likely.
+		return fmt.Sprintf("was killed (SIGKILL): under gVisor most likely for using more than its %d MB of memory (the engine does not always say so), else from outside (docker kill)", d.memoryMB)
 	case d.exit.ExitCode == 137:
 		return "was killed from outside (docker kill, or the engine stopped it)"
 	case d.exit.ExitCode >= 0:

@@ -142,11 +142,11 @@ func TestKilledFromOutsideEndsCall(t *testing.T) {
 			if kerr := <-killed; kerr != nil {
 				t.Fatalf("docker kill: %v (the call returned %v)", kerr, err)
 			}
-			if !errors.Is(err, sandbox.ErrNotFound) || !strings.Contains(err.Error(), "killed from outside") {
+			if !errors.Is(err, sandbox.ErrNotFound) || !strings.Contains(err.Error(), "from outside") {
 				t.Fatalf("want ErrNotFound saying the sandbox was killed from outside, got %v", err)
 			}
 			_, err = eng.Exec(context.Background(), sb.ID, sandbox.ExecRequest{Command: "true"}, nil)
-			if !errors.Is(err, sandbox.ErrNotFound) || !strings.Contains(err.Error(), "no longer exists") || !strings.Contains(err.Error(), "killed from outside") {
+			if !errors.Is(err, sandbox.ErrNotFound) || !strings.Contains(err.Error(), "no longer exists") || !strings.Contains(err.Error(), "from outside") {
 				t.Errorf("a later call: want ErrNotFound saying what happened, got %v", err)
 			}
 		})

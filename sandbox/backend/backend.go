@@ -80,6 +80,9 @@ type ContainerExit struct {
 	// Removed is set when the container no longer exists, so how it ended
 	// is unknown.
 	Removed bool
+	// Runtime is the container's OCI runtime ("runsc", "runc"), when the
+	// engine says.
+	Runtime string
 }
 
 // VolumeInfo is a sandbox volume as the backend lists it.

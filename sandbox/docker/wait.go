@@ -2,6 +2,7 @@ package docker
 
 import (
 	"context"
+	"time"
 
 	cerrdefs "github.com/containerd/errdefs"
 	"github.com/docker/docker/api/types/container"
@@ -44,5 +45,43 @@ func (b *Backend) WaitExit(ctx context.Context, containerID string) (backend.Con
 	if ins.State != nil {
 		exit.ExitCode, exit.OOMKilled = ins.State.ExitCode, ins.State.OOMKilled
 	}
+	if ins.HostConfig != nil {
+		exit.Runtime = ins.HostConfig.Runtime
+	}
+	if exit.ExitCode == 137 && !exit.OOMKilled {
+		exit.OOMKilled = b.lateOOM(ctx, containerID)
+	}
 	return exit, nil
+}
+
+// oomGrace bounds how long a container killed by SIGKILL is looked at
+// again for the engine's OOM flag: the engine learns of an OOM kill from
+// an event of its own, which can come after the exit (seen under gVisor,
+// where the OOM killer takes the whole container).
+const (
+	oomGrace = time.Second
+	oomPoll  = 100 * time.Millisecond
+)
+
+// lateOOM inspects the stopped container until its OOM flag is set or
+// oomGrace has passed.
+func (b *Backend) lateOOM(ctx context.Context, containerID string) bool {
+	deadline := time.Now().Add(oomGrace)
+	for time.Now().Before(deadline) {
+		t := time.NewTimer(oomPoll)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return false
+		case <-t.C:
+		}
+		ins, err := b.cli.ContainerInspect(ctx, containerID)
+		if err != nil || ins.State == nil {
+			return false
+		}
+		if ins.State.OOMKilled {
+			return true
+		}
+	}
+	return false
 }

@@ -98,6 +98,13 @@ func TestWorkspaceOOMOverMCP(t *testing.T) {
 			var got execOut
 			structured(t, res, &got)
 			t.Logf("%s: %s", tc.tool, clipText(text(res)))
+			// gVisor's own memory accounting sometimes ends the whole
+			// sandbox with SIGKILL and no OOM flag from the engine: then
+			// the call must say memory is the likely cause, never only
+			// "killed from outside".
+			if testenv.Runtime == "runsc" && res.IsError && strings.Contains(text(res), "under gVisor most likely for using more than its 256 MB of memory") {
+				return
+			}
 			if res.IsError || got.ExitCode != 137 || !got.OOMKilled {
 				t.Errorf("want exit_code 137 and oom_killed; got %+v (isError %v: %s)", got, res.IsError, text(res))
 			}
