@@ -545,7 +545,8 @@ func (e *Engine) runtimeFor(ctx context.Context, cfg *config.Config) string {
 	return ""
 }
 
-// record updates the sandbox's state record for the tray; the write
+// record updates the sandbox's state record for the tray (its previews
+// too, which the window offers to open); the write
 // happens in the background, coalesced to about one a second (see
 // recorder.go), so no call waits for an fsync.
 func (e *Engine) record(sb *Sandbox, claimed bool) {
@@ -559,7 +560,13 @@ func (e *Engine) record(sb *Sandbox, claimed bool) {
 		Claimed: claimed, CreatedAt: sb.CreatedAt, ExpiresAt: sb.lastUsed.Add(sb.ttl), LastUsed: sb.lastUsed,
 		Busy: sb.busy > 0,
 	}
+	x, _ := sb.runners[exposeRunner].(*exposeSet)
 	sb.mu.Unlock()
+	if x != nil {
+		for _, p := range x.list() { // at most maxExposed
+			r.Exposed = append(r.Exposed, state.Preview{Port: p.Port, HostPort: p.HostPort})
+		}
+	}
 	e.recs.put(r)
 	sb.transcript.watch(func() { e.recs.putLog(sb.ID, &sb.transcript) })
 }

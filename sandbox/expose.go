@@ -14,6 +14,8 @@ import (
 	"strconv"
 	"sync"
 	"time"
+
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox/state"
 )
 
 // exposeRunner is the runners key of a sandbox's previews: closing the
@@ -21,8 +23,9 @@ import (
 // them.
 const exposeRunner = "expose"
 
-// maxExposed bounds the ports one sandbox may expose at once.
-const maxExposed = 16
+// maxExposed bounds the ports one sandbox may expose at once (and so
+// the previews its state record lists).
+const maxExposed = state.MaxPreviews
 
 // Exposure is a port of a sandbox reachable from the host: URL
 // (http://127.0.0.1:HostPort/) reaches Port on the sandbox's loopback.
@@ -186,6 +189,7 @@ func (e *Engine) startPreview(sb *Sandbox, x *exposeSet, port int) (Exposure, er
 	x.mu.Unlock()
 	go func() { _ = p.srv.Serve(ln) }() // ends when p.srv closes
 	e.log.Info("sandbox port exposed", "id", sb.ID, "port", port, "url", p.URL)
+	e.record(sb, true) // the window lists it
 	return p.Exposure, nil
 }
 
@@ -209,6 +213,7 @@ func (e *Engine) Unexpose(id string, port int) (bool, error) {
 	}
 	p.close()
 	e.log.Info("sandbox port no longer exposed", "id", sb.ID, "port", port)
+	e.record(sb, true)
 	return true, nil
 }
 

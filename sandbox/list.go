@@ -40,6 +40,35 @@ type Info struct {
 	// empty before the sandbox's first command.
 	Exec     string `json:"exec,omitempty"`
 	ExecNote string `json:"exec_note,omitempty"`
+	// Exposed holds the previews the sandbox's record lists, by port
+	// (Lister, for the window; sandbox_list asks its engine's Exposed).
+	// An array, not a slice, so Info stays comparable by value; unused
+	// entries are zero. Previews returns the used ones.
+	Exposed [maxExposed]Exposure `json:"-"`
+}
+
+// Previews returns the previews in in.Exposed.
+func (in Info) Previews() []Exposure {
+	var out []Exposure
+	for _, x := range in.Exposed {
+		if x.Port != 0 {
+			out = append(out, x)
+		}
+	}
+	return out
+}
+
+// previewsFrom fills an Info's Exposed from a record's previews: at most
+// maxExposed, each with ports in range, its URL made here.
+func previewsFrom(ps []state.Preview) (out [maxExposed]Exposure) {
+	n := 0
+	for _, p := range ps {
+		if u := p.URL(); u != "" && n < len(out) {
+			out[n] = Exposure{Port: p.Port, URL: u, HostPort: p.HostPort}
+			n++
+		}
+	}
+	return out
 }
 
 // List describes the sandboxes this engine owns, with the usage the
@@ -148,6 +177,7 @@ func (l Lister) List(ctx context.Context) ([]Info, error) {
 				if r.Claimed {
 					out[i].Pool = false
 				}
+				out[i].Exposed = previewsFrom(r.Exposed)
 			}
 		}
 		wg.Add(1)

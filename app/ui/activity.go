@@ -85,6 +85,9 @@ func (t *ActivityTab) cell(row, col int) string {
 	case "Sandbox":
 		return orDash(e.SandboxID)
 	case "Summary":
+		if isNetwork(e) {
+			return orDash(netSummary(e))
+		}
 		s := strings.ReplaceAll(e.Summary, "\n", " ⏎ ")
 		if e.Error && s == "" {
 			s = "error"
@@ -93,6 +96,8 @@ func (t *ActivityTab) cell(row, col int) string {
 	case "Result":
 		exit := "exit –"
 		switch {
+		case isNetwork(e):
+			exit = netResult(e)
 		case e.ExitCode != nil:
 			exit = "exit " + strconv.Itoa(*e.ExitCode)
 		case e.Error:
@@ -108,6 +113,16 @@ func fmtDuration(d time.Duration) string {
 		return fmt.Sprintf("%d ms", d.Milliseconds())
 	}
 	return fmt.Sprintf("%.1f s", d.Seconds())
+}
+
+// problem says whether "Errors only" shows e: a failed call, a command
+// that exited non-zero, or a connection refused or failed.
+func problem(e state.AuditEntry) bool {
+	if isNetwork(e) {
+		r := netResult(e)
+		return r == "refused" || r == "failed"
+	}
+	return e.Error || (e.ExitCode != nil && *e.ExitCode != 0)
 }
 
 // Reload reads the audit log again.
@@ -140,7 +155,7 @@ func (t *ActivityTab) apply() {
 	q := strings.ToLower(strings.TrimSpace(t.filter.Text))
 	t.shown = t.shown[:0]
 	for _, e := range t.all {
-		if t.errsOnly.Checked && !e.Error && (e.ExitCode == nil || *e.ExitCode == 0) {
+		if t.errsOnly.Checked && !problem(e) {
 			continue
 		}
 		if q != "" && !strings.Contains(strings.ToLower(strings.Join([]string{e.Client, e.Tool, e.SandboxID, e.Summary}, "\x00")), q) {

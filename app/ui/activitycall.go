@@ -39,6 +39,8 @@ func (t *ActivityTab) callContent(e state.AuditEntry) fyne.CanvasObject {
 	}
 	result := "finished"
 	switch {
+	case isNetwork(e):
+		result = netResult(e)
 	case e.ExitCode != nil:
 		result = "exit code " + strconv.Itoa(*e.ExitCode)
 	case e.Error:
@@ -54,7 +56,11 @@ func (t *ActivityTab) callContent(e state.AuditEntry) fyne.CanvasObject {
 	if e.SandboxID != "" {
 		form.Append("Sandbox", t.sandboxLink(e.SandboxID))
 	}
-	form.Append("Summary", text(orDash(e.Summary)))
+	if e.Network != nil {
+		netForm(form, e.Network, text)
+	} else {
+		form.Append("Summary", text(orDash(e.Summary)))
+	}
 	if e.ErrorText != "" {
 		errLabel := text(e.ErrorText)
 		errLabel.Importance = widget.DangerImportance

@@ -71,6 +71,7 @@ type Details struct {
 	selected   string // the selected file's path
 	save, stop *widget.Button
 	top        *fyne.Container // the header, the gone notice and the usage
+	previews   *fyne.Container // its previews, each with a button
 }
 
 // OpenDetails opens (or brings forward) the details view of sandbox id.
@@ -137,7 +138,9 @@ func (d *Details) build() {
 	d.stop = widget.NewButtonWithIcon("Stop sandbox", theme.MediaStopIcon(), d.confirmStop)
 	d.stop.Importance = widget.DangerImportance
 	refresh := widget.NewButtonWithIcon("Refresh", theme.ViewRefreshIcon(), d.Reload)
-	d.top = container.NewVBox(d.header, d.goneLabel, usage)
+	d.previews = container.NewVBox()
+	d.previews.Hide()
+	d.top = container.NewVBox(d.header, d.goneLabel, usage, d.previews)
 	d.win.SetContent(container.NewBorder(d.top, container.NewHBox(refresh, layout.NewSpacer(), d.stop), nil, nil, split))
 }
 
@@ -193,6 +196,7 @@ func (d *Details) update(s sandboxwatch.Snapshot) {
 		ws = sandboxwatch.Bytes(uint64(r.Limits.WorkspaceMB) << 20)
 	}
 	d.limits.SetText(fmt.Sprintf("workspace %s · each command %s · expires %s", ws, execTimeout(r.Limits.ExecTimeoutSeconds), r.Expires(d.t.w.o.Now())))
+	d.showPreviews(r.Previews())
 	d.top.Refresh() // the notice came, lines wrapped anew: lay out again
 	d.win.Content().Refresh()
 }

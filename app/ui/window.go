@@ -16,6 +16,7 @@ package ui
 
 import (
 	"context"
+	"net/url"
 	"time"
 
 	"fyne.io/fyne/v2"
@@ -65,6 +66,9 @@ type Options struct {
 	OnUsageSeen func(seen bool)
 	// OnClose is called when the user closes the window; nil hides it.
 	OnClose func()
+	// OpenURL opens a preview in the browser; nil means the app's
+	// OpenURL. Tests record it.
+	OpenURL func(*url.URL) error
 }
 
 // Window is the main window.

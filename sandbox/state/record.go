@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"time"
 
@@ -32,6 +33,29 @@ type Record struct {
 	// Busy is set while a call runs in the sandbox: a reaper never
 	// expires it then, however long ago it was last used.
 	Busy bool `json:"busy,omitempty"`
+	// Exposed lists the sandbox's previews (sandbox_expose), by port, at
+	// most MaxPreviews; the window offers to open them.
+	Exposed []Preview `json:"exposed,omitempty"`
+}
+
+// MaxPreviews bounds the previews a record lists (and a sandbox may have).
+const MaxPreviews = 16
+
+// Preview is one exposed port of a sandbox: Port on its loopback is
+// reached at http://127.0.0.1:HostPort/ on the host.
+type Preview struct {
+	Port     int `json:"port"`
+	HostPort int `json:"host_port"`
+}
+
+// URL is where the preview is reached, or "" when either port is out of
+// range (a record is a file on disk: its numbers are checked, and the
+// URL is never read from it).
+func (p Preview) URL() string {
+	if p.Port < 1 || p.Port > 65535 || p.HostPort < 1 || p.HostPort > 65535 {
+		return ""
+	}
+	return "http://127.0.0.1:" + strconv.Itoa(p.HostPort) + "/"
 }
 
 var validID = regexp.MustCompile(`^[a-z0-9]{4,32}$`)
