@@ -69,6 +69,8 @@ type Harness struct {
 	idle     Memory
 	// proxy serves the allowlist proxy's rows (proxy.go).
 	proxy *proxyBench
+	// net serves the allowlist rows through a real sandbox (sandboxnet.go).
+	net *sandboxNet
 
 	mu      sync.Mutex
 	rounds  int
@@ -98,8 +100,11 @@ func Start(ctx context.Context, o Options) (h *Harness, err error) {
 			h.Close()
 		}
 	}()
+	if h.net, err = listenSandboxNet(proxyDownloadBytes); err != nil {
+		return nil, err
+	}
 	h.logf("starting %s serve (image %s)", o.Server, o.Image)
-	if h.srv, err = startServer(ctx, o, dir); err != nil {
+	if h.srv, err = startServer(ctx, o, dir, h.net.entry); err != nil {
 		return nil, err
 	}
 	if err := h.srv.watch.waitPooled(ctx, poolWait); err != nil {
@@ -119,6 +124,9 @@ func Start(ctx context.Context, o Options) (h *Harness, err error) {
 		return nil, err
 	}
 	h.warmID = created.SandboxID
+	if err := h.openSandboxNet(ctx); err != nil {
+		return nil, err
+	}
 	if h.baseCID, err = h.docker.runDetached(ctx, randomName("mcp-sandbox-bench-baseline-")); err != nil {
 		return nil, err
 	}
@@ -208,6 +216,9 @@ func (h *Harness) Round(ctx context.Context) error {
 		return err
 	}
 	if err := h.proxyRound(ctx, swap); err != nil {
+		return err
+	}
+	if err := h.sandboxNetRound(ctx, swap); err != nil {
 		return err
 	}
 	h.mu.Lock()
@@ -367,6 +378,7 @@ func (h *Harness) Finish(ctx context.Context) (Report, error) {
 	// Previews are measured once, previewN requests a side.
 	perr := h.previewRow(ctx)
 	rep := h.report()
+	h.logSandboxNet(rep)
 	// Room for the ten under max_sandboxes.
 	errs := []error{perr, h.closeForList(ctx)}
 	kb, err := h.tenOpen(ctx)
@@ -440,7 +452,7 @@ func (h *Harness) report() Report {
 		Rounds: h.rounds, Image: h.o.Image, Docker: dv, CPUs: runtime.NumCPU(),
 		IdleRSSKB: h.idle.RSSKB, Idle: h.idle, PoolClaims: claims - h.claims0, When: time.Now().UTC(),
 	}
-	for _, name := range append(append([]string{Warm, Create, OneShot, ExecTrue, List}, speedNames...), proxyNames...) {
+	for _, name := range append(append([]string{Warm, Create, OneShot, ExecTrue, List}, speedNames...), append(proxyNames, sandboxNetNames...)...) {
 		o, b := summarize(h.ours[name]), summarize(h.base[name])
 		rep.Comparisons = append(rep.Comparisons, Comparison{
 			Name: name, Ours: o, Baseline: b, Ratio: ratio(o.Median, b.Median), P95Ratio: ratio(o.P95, b.P95), Target: targets[name],
@@ -456,6 +468,9 @@ func (h *Harness) Close() error {
 	var errs []error
 	if h.proxy != nil {
 		h.proxy.close()
+	}
+	if h.net != nil {
+		h.net.stop()
 	}
 	for _, cid := range h.listCIDs {
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
