@@ -69,6 +69,8 @@ type Harness struct {
 	idle     Memory
 	// proxy serves the allowlist proxy's rows (proxy.go).
 	proxy *proxyBench
+	// net serves the allowlist rows through a real sandbox (sandboxnet.go).
+	net *sandboxNet
 
 	mu      sync.Mutex
 	rounds  int
@@ -98,8 +100,16 @@ func Start(ctx context.Context, o Options) (h *Harness, err error) {
 			h.Close()
 		}
 	}()
+	// The allowlist rows need curl and 127.0.0.2 (not every host has the
+	// address, macOS for one): without them they are left out, said once.
+	var allow []string
+	if h.net, err = listenSandboxNet(proxyDownloadBytes); err != nil {
+		h.logf("%v: the allowlist rows are left out", err)
+	} else {
+		allow = append(allow, h.net.entry)
+	}
 	h.logf("starting %s serve (image %s)", o.Server, o.Image)
-	if h.srv, err = startServer(ctx, o, dir); err != nil {
+	if h.srv, err = startServer(ctx, o, dir, allow...); err != nil {
 		return nil, err
 	}
 	if err := h.srv.watch.waitPooled(ctx, poolWait); err != nil {
@@ -119,6 +129,11 @@ func Start(ctx context.Context, o Options) (h *Harness, err error) {
 		return nil, err
 	}
 	h.warmID = created.SandboxID
+	if h.net != nil {
+		if err := h.openSandboxNet(ctx); err != nil {
+			return nil, err
+		}
+	}
 	if h.baseCID, err = h.docker.runDetached(ctx, randomName("mcp-sandbox-bench-baseline-")); err != nil {
 		return nil, err
 	}
@@ -208,6 +223,9 @@ func (h *Harness) Round(ctx context.Context) error {
 		return err
 	}
 	if err := h.proxyRound(ctx, swap); err != nil {
+		return err
+	}
+	if err := h.sandboxNetRound(ctx, swap); err != nil {
 		return err
 	}
 	h.mu.Lock()
@@ -367,6 +385,7 @@ func (h *Harness) Finish(ctx context.Context) (Report, error) {
 	// Previews are measured once, previewN requests a side.
 	perr := h.previewRow(ctx)
 	rep := h.report()
+	h.logSandboxNet(rep)
 	// Room for the ten under max_sandboxes.
 	errs := []error{perr, h.closeForList(ctx)}
 	kb, err := h.tenOpen(ctx)
@@ -440,7 +459,11 @@ func (h *Harness) report() Report {
 		Rounds: h.rounds, Image: h.o.Image, Docker: dv, CPUs: runtime.NumCPU(),
 		IdleRSSKB: h.idle.RSSKB, Idle: h.idle, PoolClaims: claims - h.claims0, When: time.Now().UTC(),
 	}
-	for _, name := range append(append([]string{Warm, Create, OneShot, ExecTrue, List}, speedNames...), proxyNames...) {
+	names := append(append([]string{Warm, Create, OneShot, ExecTrue, List}, speedNames...), proxyNames...)
+	if h.net != nil {
+		names = append(names, sandboxNetNames...)
+	}
+	for _, name := range names {
 		o, b := summarize(h.ours[name]), summarize(h.base[name])
 		rep.Comparisons = append(rep.Comparisons, Comparison{
 			Name: name, Ours: o, Baseline: b, Ratio: ratio(o.Median, b.Median), P95Ratio: ratio(o.P95, b.P95), Target: targets[name],
@@ -456,6 +479,9 @@ func (h *Harness) Close() error {
 	var errs []error
 	if h.proxy != nil {
 		h.proxy.close()
+	}
+	if h.net != nil {
+		h.net.stop()
 	}
 	for _, cid := range h.listCIDs {
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)

@@ -50,19 +50,7 @@ func startProxyBench(size int) (*proxyBench, error) {
 	if err != nil {
 		return nil, fmt.Errorf("proxy bench: %w", err)
 	}
-	chunk := make([]byte, 64<<10)
-	mux := http.NewServeMux()
-	mux.HandleFunc("/download", func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Length", strconv.Itoa(size))
-		for left := size; left > 0; left -= len(chunk) {
-			if _, err := w.Write(chunk[:min(left, len(chunk))]); err != nil {
-				return
-			}
-		}
-	})
-	mux.HandleFunc("/first", func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "ok") })
-	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
-	go srv.Serve(ln)
+	srv := serveDownloads(ln, size)
 
 	ctx, cancel := context.WithCancel(context.Background())
 	p := netproxy.New(netproxy.Options{Entries: []netproxy.Entry{{Addr: ln.Addr().(*net.TCPAddr).AddrPort().Addr(), Port: ln.Addr().(*net.TCPAddr).Port}}})
@@ -80,6 +68,25 @@ func startProxyBench(size int) (*proxyBench, error) {
 		size: size, ln: ln, srv: srv, base: "http://" + ln.Addr().String(), cancel: cancel,
 		via: &http.Client{Transport: via, Timeout: time.Minute}, direct: &http.Client{Transport: direct, Timeout: time.Minute},
 	}, nil
+}
+
+// serveDownloads serves /download (size bytes) and /first (two bytes)
+// on ln until the returned server is closed.
+func serveDownloads(ln net.Listener, size int) *http.Server {
+	chunk := make([]byte, 64<<10)
+	mux := http.NewServeMux()
+	mux.HandleFunc("/download", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Length", strconv.Itoa(size))
+		for left := size; left > 0; left -= len(chunk) {
+			if _, err := w.Write(chunk[:min(left, len(chunk))]); err != nil {
+				return
+			}
+		}
+	})
+	mux.HandleFunc("/first", func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "ok") })
+	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	go srv.Serve(ln)
+	return srv
 }
 
 func (b *proxyBench) close() {

@@ -26,8 +26,9 @@ type server struct {
 }
 
 // writeConfig writes the server's config file: the measured image for
-// Python (and bash), one warm sandbox, room for the ten-sandbox test.
-func writeConfig(dir string, o Options) (string, error) {
+// Python (and bash), one warm sandbox, room for the ten-sandbox test, and
+// allow as the entries any allowlist sandbox may be given.
+func writeConfig(dir string, o Options, allow ...string) (string, error) {
 	text := fmt.Sprintf(`[images]
 python = %q
 bash = %q
@@ -39,15 +40,27 @@ max_sandboxes = 16
 [pool]
 size = 1
 languages = ["python"]
-`, o.Image, o.Image, o.Pull)
+
+[network]
+allow_domains = %s
+`, o.Image, o.Image, o.Pull, tomlStrings(allow))
 	p := filepath.Join(dir, "config.toml")
 	return p, os.WriteFile(p, []byte(text), 0o600)
 }
 
+// tomlStrings is a TOML array of ss.
+func tomlStrings(ss []string) string {
+	q := make([]string, len(ss))
+	for i, s := range ss {
+		q[i] = strconv.Quote(s)
+	}
+	return "[" + strings.Join(q, ", ") + "]"
+}
+
 // startServer runs `mcp-sandbox serve --debug` with its own config and
 // state directory and connects an MCP client to it.
-func startServer(ctx context.Context, o Options, dir string) (*server, error) {
-	cfg, err := writeConfig(dir, o)
+func startServer(ctx context.Context, o Options, dir string, allow ...string) (*server, error) {
+	cfg, err := writeConfig(dir, o, allow...)
 	if err != nil {
 		return nil, err
 	}
