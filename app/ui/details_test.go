@@ -7,6 +7,7 @@ import (
 	"image/png"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -247,6 +248,34 @@ func TestSandboxRowDoubleClickOpensDetails(t *testing.T) {
 	w.Sandboxes.grid.table.Select(widget.TableCellID{Row: 1, Col: 1})
 	if w.Sandboxes.Details("p9d2r8w3n6cd") == nil {
 		t.Fatal("a double click did not open the details")
+	}
+}
+
+// Two clicks on the same sandbox at different places (its row moved
+// under the pointer between them, as rows do while sandboxes come and go)
+// are two single clicks: only a double click on the spot opens details.
+func TestSandboxRowThatMovedIsNoDoubleClick(t *testing.T) {
+	w, _ := newWindow(t)
+	rows := sandboxRows()
+	w.Sandboxes.Set(rows)
+	second, ok := w.Sandboxes.grid.Key(1)
+	if !ok {
+		t.Fatal("no second row")
+	}
+	w.Sandboxes.grid.table.Select(widget.TableCellID{Row: 1, Col: 2})
+	first, _ := w.Sandboxes.grid.Key(0)
+	rows.Rows = slices.DeleteFunc(rows.Rows, func(r sandboxwatch.Row) bool { return r.ID == first })
+	w.Sandboxes.Set(rows)
+	if k, _ := w.Sandboxes.grid.Key(0); k != second {
+		t.Fatalf("row 0 is %q after the first went, want %q", k, second)
+	}
+	w.Sandboxes.grid.table.Select(widget.TableCellID{Row: 0, Col: 2})
+	if w.Sandboxes.Details(second) != nil {
+		t.Fatal("a click on a row that had moved under the pointer opened its details")
+	}
+	w.Sandboxes.grid.table.Select(widget.TableCellID{Row: 0, Col: 1})
+	if w.Sandboxes.Details(second) == nil {
+		t.Fatal("a double click on the spot did not open the details")
 	}
 }
 

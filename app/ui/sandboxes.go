@@ -52,8 +52,11 @@ type SandboxesTab struct {
 	open     map[string]*Details // the details views open, by sandbox id
 	openBtn  *widget.Button      // opens the selected sandbox's details
 	stopSel  *widget.Button      // stops the selected sandbox
-	// lastClick and lastAt spot a double click on a row.
+	// lastClick, lastRow and lastAt spot a double click on a row: two
+	// clicks on the same sandbox at the same place (a row that moved
+	// under the pointer between them is two single clicks).
 	lastClick string
+	lastRow   int
 	lastAt    time.Time
 }
 
@@ -120,10 +123,10 @@ func newSandboxesTab(w *Window, act SandboxActions) *SandboxesTab {
 			t.showDetails()
 			t.grid.selectionMoved()
 			// A second click on the row soon after opens its details.
-			if key == t.lastClick && time.Since(t.lastAt) < doubleClick {
+			if key == t.lastClick && id.Row == t.lastRow && time.Since(t.lastAt) < doubleClick {
 				t.OpenDetails(key)
 			}
-			t.lastClick, t.lastAt = key, time.Now()
+			t.lastClick, t.lastRow, t.lastAt = key, id.Row, time.Now()
 		}
 		t.grid.table.Unselect(id) // so that the next click is seen
 	}

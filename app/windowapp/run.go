@@ -187,9 +187,12 @@ func Run(ctx context.Context, o Options) error {
 			o.started(a)
 		}
 	})
-	// A caller's ctx ending quits the app like the Quit item does; once
-	// Run returns, nothing may call into Fyne any more.
-	stopWatch := context.AfterFunc(ctx, func() { fyne.Do(a.fyne.Quit) })
+	// A caller's ctx ending quits the app, as Fyne's own SIGTERM handler
+	// does, through the driver's Quit: it touches no window and runs once,
+	// so the two racing for one signal cannot close a window GLFW has
+	// already let go (the app's Quit did, and panicked). Once Run returns,
+	// nothing may call into Fyne any more.
+	stopWatch := context.AfterFunc(ctx, func() { fyne.Do(a.fyne.Driver().Quit) })
 	a.fyne.Run()
 	stopWatch()
 	a.uiDown.Store(true)
