@@ -62,6 +62,8 @@ type sandboxProxy struct {
 	ctx    context.Context
 	cancel context.CancelFunc
 	audit  auditBudget
+	// log holds the newest connections, for the logs resource.
+	log netLog
 	// closed writes the audit line of what the budget kept out.
 	closed func()
 
@@ -108,6 +110,12 @@ func (e *Engine) Network(id string) NetworkInfo {
 	if sb == nil {
 		return NetworkInfo{}
 	}
+	return e.networkOf(sb)
+}
+
+// networkOf is sb's network: the one source of sandbox_list's network
+// object and of the summary in sb's state record (for the window).
+func (e *Engine) networkOf(sb *Sandbox) NetworkInfo {
 	n := NetworkInfo{Mode: sb.Network}
 	if sb.Network != NetworkAllowlist {
 		return n
@@ -121,6 +129,23 @@ func (e *Engine) Network(id string) NetworkInfo {
 	st := sp.p.Stats()
 	n.Stats = &st
 	return n
+}
+
+// traffic is n as a state record holds it (bounded there), or nil when
+// n has no proxy counters yet.
+func (n NetworkInfo) traffic() *state.NetworkSummary {
+	if n.Stats == nil {
+		return nil
+	}
+	t := &state.NetworkSummary{
+		Allowed: n.Allowed, AllowedTotal: len(n.Allowed),
+		AllowedConns: n.Stats.Allowed, RefusedConns: n.Stats.Refused,
+		BytesIn: n.Stats.BytesIn, BytesOut: n.Stats.BytesOut, Open: n.Stats.Open,
+	}
+	for _, h := range n.Stats.RefusedHosts[:min(len(n.Stats.RefusedHosts), state.MaxRecordRefused)] {
+		t.Refused = append(t.Refused, state.HostHits{Host: h.Host, Count: h.Count})
+	}
+	return t.Bounded()
 }
 
 func entryStrings(es []netproxy.Entry) []string {
@@ -175,7 +200,11 @@ func (e *Engine) newProxy(sb *Sandbox) *sandboxProxy {
 	o := netproxy.Options{
 		Entries:  e.proxyEntries(sb),
 		MaxConns: cfg.Network.MaxConnections,
-		Audit:    func(r netproxy.Record) { e.auditNetwork(sb, &sp.audit, r) },
+		Audit: func(r netproxy.Record) {
+			sp.log.add(r)
+			e.auditNetwork(sb, &sp.audit, r)
+			e.record(sb, true) // a connection may carry several requests
+		},
 	}
 	sp.closed = func() {
 		if d := sp.audit.flush(); d > 0 {
@@ -208,12 +237,7 @@ func (e *Engine) startProxy(ctx context.Context, sb *Sandbox, c *agentConn) erro
 	if sp == nil {
 		return fmt.Errorf("%w: sandbox %s is stopping", ErrNotFound, sb.ID)
 	}
-	id, _, err := c.listen(ctx, ProxyPort, func(conn net.Conn) {
-		if !sp.own {
-			sp.p.SetEntries(e.proxyEntries(sb))
-		}
-		sp.p.Serve(sp.ctx, lingerConn{conn})
-	})
+	id, _, err := c.listen(ctx, ProxyPort, func(conn net.Conn) { e.serveProxy(sb, sp, lingerConn{conn}) })
 	if err != nil {
 		return fmt.Errorf("the proxy inside the sandbox: %w", err)
 	}
@@ -228,6 +252,19 @@ func (e *Engine) startProxy(ctx context.Context, sb *Sandbox, c *agentConn) erro
 		old.unlisten(oldID)
 	}
 	return nil
+}
+
+// serveProxy serves one connection from inside sb with its proxy. The
+// record's counters are written when it opens and when it ends (and
+// after each request, see newProxy); the recorder coalesces them to
+// about one write a second, however many connections come.
+func (e *Engine) serveProxy(sb *Sandbox, sp *sandboxProxy, conn net.Conn) {
+	if !sp.own {
+		sp.p.SetEntries(e.proxyEntries(sb))
+	}
+	e.record(sb, true)
+	sp.p.Serve(sp.ctx, conn)
+	e.record(sb, true) // no longer open
 }
 
 // lingerTimeout bounds how long a closed proxy connection waits for the

@@ -546,7 +546,7 @@ func (e *Engine) runtimeFor(ctx context.Context, cfg *config.Config) string {
 }
 
 // record updates the sandbox's state record for the tray (its previews
-// too, which the window offers to open); the write
+// too, which the window offers to open, and its network summary); the write
 // happens in the background, coalesced to about one a second (see
 // recorder.go), so no call waits for an fsync.
 func (e *Engine) record(sb *Sandbox, claimed bool) {
@@ -567,6 +567,7 @@ func (e *Engine) record(sb *Sandbox, claimed bool) {
 			r.Exposed = append(r.Exposed, state.Preview{Port: p.Port, HostPort: p.HostPort})
 		}
 	}
+	r.Traffic = e.networkOf(sb).traffic()
 	e.recs.put(r)
 	sb.transcript.watch(func() { e.recs.putLog(sb.ID, &sb.transcript) })
 }

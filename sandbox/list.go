@@ -45,6 +45,9 @@ type Info struct {
 	// An array, not a slice, so Info stays comparable by value; unused
 	// entries are zero. Previews returns the used ones.
 	Exposed [maxExposed]Exposure `json:"-"`
+	// Traffic is the network summary the sandbox's record holds (Lister,
+	// for the window).
+	Traffic Traffic `json:"-"`
 }
 
 // Previews returns the previews in in.Exposed.
@@ -178,6 +181,7 @@ func (l Lister) List(ctx context.Context) ([]Info, error) {
 					out[i].Pool = false
 				}
 				out[i].Exposed = previewsFrom(r.Exposed)
+				out[i].Traffic = trafficFrom(r.Traffic)
 			}
 		}
 		wg.Add(1)

@@ -92,6 +92,43 @@ func (r Row) NetworkLabel() string {
 	return r.Network
 }
 
+// NetworkSummary is the network in a few words: "none", "egress",
+// "allowlist", and for an allowlist sandbox whose record has its
+// counters, how many entries it may reach and how many connections were
+// refused ("allowlist · 3 hosts · 1 refused").
+func (r Row) NetworkSummary() string {
+	s := r.NetworkLabel()
+	if r.Network != "allowlist" || !r.Traffic.Known {
+		return s
+	}
+	s += " · " + plural(r.Traffic.AllowedTotal, "host", "hosts")
+	if r.Traffic.RefusedConns > 0 {
+		s += " · " + strconv.FormatInt(r.Traffic.RefusedConns, 10) + " refused"
+	}
+	return s
+}
+
+// TrafficLabel is an allowlist sandbox's bytes each way ("↓ 1.2 KB ↑ 300 B",
+// in from the hosts, out to them) and its open connections, or "" when
+// its record has no counters.
+func (r Row) TrafficLabel() string {
+	if r.Network != "allowlist" || !r.Traffic.Known {
+		return ""
+	}
+	s := "↓ " + Bytes(uint64(max(r.Traffic.BytesIn, 0))) + " ↑ " + Bytes(uint64(max(r.Traffic.BytesOut, 0)))
+	if r.Traffic.Open > 0 {
+		s += " · " + strconv.Itoa(r.Traffic.Open) + " open"
+	}
+	return s
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return strconv.Itoa(n) + " " + many
+}
+
 // ClientLabel names the client, or "–".
 func (r Row) ClientLabel() string {
 	if r.Client == "" {

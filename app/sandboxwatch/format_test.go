@@ -19,6 +19,9 @@ func TestCells(t *testing.T) {
 		Sampled: now,
 	}
 	fresh := Row{Info: sandbox.Info{CreatedAt: now.Add(-10 * time.Second), Limits: sandbox.Limits{MemoryMB: 1024}}}
+	listed := Row{Info: sandbox.Info{Network: "allowlist", Traffic: sandbox.Traffic{Known: true, AllowedTotal: 3, RefusedConns: 1,
+		BytesIn: 1300, BytesOut: 300, Open: 2}}}
+	quiet := Row{Info: sandbox.Info{Network: "allowlist", Traffic: sandbox.Traffic{Known: true, AllowedTotal: 1}}}
 	tests := []struct {
 		name, got, want string
 	}{
@@ -33,6 +36,15 @@ func TestCells(t *testing.T) {
 		{"memory unsampled", fresh.Memory(), "– / 1 GB"},
 		{"pids", sampled.Pids(), "4 / 256"},
 		{"pids unsampled, no limit", fresh.Pids(), "–"},
+		{"network none", sampled.NetworkSummary(), "none"},
+		{"network unknown", fresh.NetworkSummary(), "–"},
+		{"network egress", Row{Info: sandbox.Info{Network: "egress"}}.NetworkSummary(), "egress"},
+		{"allowlist before its proxy", Row{Info: sandbox.Info{Network: "allowlist"}}.NetworkSummary(), "allowlist"},
+		{"allowlist", listed.NetworkSummary(), "allowlist · 3 hosts · 1 refused"},
+		{"allowlist, none refused", quiet.NetworkSummary(), "allowlist · 1 host"},
+		{"traffic", listed.TrafficLabel(), "↓ 1.3 KB ↑ 300 B · 2 open"},
+		{"no traffic", quiet.TrafficLabel(), "↓ 0 B ↑ 0 B"},
+		{"traffic of none", sampled.TrafficLabel(), ""},
 		{"client", sampled.ClientLabel(), "Claude Desktop"},
 		{"no client", fresh.ClientLabel(), "–"},
 		{"running", Row{Info: sandbox.Info{State: "running"}}.StateLabel(), "running"},

@@ -72,6 +72,8 @@ type Details struct {
 	save, stop *widget.Button
 	top        *fyne.Container // the header, the gone notice and the usage
 	previews   *fyne.Container // its previews, each with a button
+	network    *fyne.Container // what it may reach and did (detailsnetwork.go)
+	netText    *widget.Label
 }
 
 // OpenDetails opens (or brings forward) the details view of sandbox id.
@@ -140,7 +142,8 @@ func (d *Details) build() {
 	refresh := widget.NewButtonWithIcon("Refresh", theme.ViewRefreshIcon(), d.Reload)
 	d.previews = container.NewVBox()
 	d.previews.Hide()
-	d.top = container.NewVBox(d.header, d.goneLabel, usage, d.previews)
+	d.newNetworkPart()
+	d.top = container.NewVBox(d.header, d.goneLabel, usage, d.network, d.previews)
 	d.win.SetContent(container.NewBorder(d.top, container.NewHBox(refresh, layout.NewSpacer(), d.stop), nil, nil, split))
 }
 
@@ -196,6 +199,7 @@ func (d *Details) update(s sandboxwatch.Snapshot) {
 		ws = sandboxwatch.Bytes(uint64(r.Limits.WorkspaceMB) << 20)
 	}
 	d.limits.SetText(fmt.Sprintf("workspace %s · each command %s · expires %s", ws, execTimeout(r.Limits.ExecTimeoutSeconds), r.Expires(d.t.w.o.Now())))
+	d.showNetwork(r)
 	d.showPreviews(r.Previews())
 	d.top.Refresh() // the notice came, lines wrapped anew: lay out again
 	d.win.Content().Refresh()

@@ -38,7 +38,7 @@ func longData(w *Window, f *fakes) {
 	rows := sandboxRows()
 	r := rows.Rows[0]
 	r.ID, r.Image, r.Client = "k3j5q2m7x4ab9z8y7w6v5u4t", longImage, longClient
-	r.Network = "bridge"
+	r.Network, r.Traffic = "allowlist", hostileTraffic()
 	rows.Rows = append(rows.Rows, r)
 	w.Sandboxes.Set(rows)
 
@@ -121,7 +121,7 @@ func TestTableRowsShowWholeValues(t *testing.T) {
 		all += w.Sandboxes.grid.Cell(row, c) + "\n"
 	}
 	joined := strings.ReplaceAll(all, "\n", "")
-	for _, want := range []string{"k3j5q2m7x4ab9z8y7w6v5u4t", longImage, longClient, "MB / 512 MB", "256 pids", "network bridge", "timeout 60 s", "python"} {
+	for _, want := range []string{"k3j5q2m7x4ab9z8y7w6v5u4t", longImage, longClient, "MB / 512 MB", "256 pids", "allowlist · 40 hosts · 9 refused", "↓ 1.3 KB ↑ 300 B · 1 open", "timeout 60 s", "python"} {
 		if !strings.Contains(joined, strings.ReplaceAll(want, " ", "")) && !strings.Contains(strings.ReplaceAll(joined, " ", ""), strings.ReplaceAll(want, " ", "")) {
 			t.Errorf("row %d does not show %q whole:\n%s", row, want, all)
 		}

@@ -78,8 +78,8 @@ var sandboxColumns = []struct {
 	{"State", 72, []string{"State"}, byState},
 	{"Image", 95, []string{"Image"}, byImage},
 	{"Usage / limit", 147, []string{"CPU", "Memory", "PIDs"}, byUsage},
-	{"Limits", 110, []string{"Network", "Timeout"}, byLimits},
-	{"Time", 125, []string{"Age", "Expires"}, byAge},
+	{"Network", 110, []string{"Network", "Traffic"}, byNetwork},
+	{"Time", 125, []string{"Age", "Expires", "Timeout"}, byAge},
 }
 
 // selectText is what the line below the table says while no row is
@@ -165,7 +165,9 @@ func (t *SandboxesTab) cell(row, col int) string {
 	fields := sandboxColumns[col].fields
 	lines := make([]string, 0, len(fields))
 	for _, f := range fields {
-		lines = append(lines, t.field(row, f))
+		if v := t.field(row, f); v != "" { // Traffic of a sandbox without a proxy
+			lines = append(lines, v)
+		}
 	}
 	return strings.Join(lines, "\n")
 }
@@ -194,7 +196,9 @@ func (t *SandboxesTab) field(row int, name string) string {
 	case "PIDs":
 		return r.Pids() + " pids"
 	case "Network":
-		return "network " + r.NetworkLabel()
+		return r.NetworkSummary()
+	case "Traffic":
+		return r.TrafficLabel()
 	case "Timeout":
 		return "timeout " + execTimeout(r.Limits.ExecTimeoutSeconds)
 	case "Expires":
@@ -282,7 +286,7 @@ func (t *SandboxesTab) showDetails() {
 	if r != nil {
 		now := t.w.o.Now()
 		t.details.SetText(fmt.Sprintf("%s · %s · %s · image %s · client %s · CPU %s · memory %s · PIDs %s · workspace %s · network %s · exec timeout %s · expires %s",
-			r.ID, r.StateLabel(), r.Language, r.Image, r.ClientLabel(), r.CPU(), r.Memory(), r.Pids(), workspace(r.Limits.WorkspaceMB), r.NetworkLabel(), execTimeout(r.Limits.ExecTimeoutSeconds), r.Expires(now)))
+			r.ID, r.StateLabel(), r.Language, r.Image, r.ClientLabel(), r.CPU(), r.Memory(), r.Pids(), workspace(r.Limits.WorkspaceMB), r.NetworkSummary(), execTimeout(r.Limits.ExecTimeoutSeconds), r.Expires(now)))
 		t.openBtn.Enable()
 		t.stopSel.Enable()
 		if t.stopping[r.ID] {

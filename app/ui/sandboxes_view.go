@@ -157,8 +157,11 @@ func byUsage(a, b sandboxwatch.Row) int {
 	return cmp.Or(cmp.Compare(mem(a), mem(b)), cmp.Compare(a.Usage.CPUPercent, b.Usage.CPUPercent))
 }
 
-func byLimits(a, b sandboxwatch.Row) int {
-	return cmp.Or(strings.Compare(a.NetworkLabel(), b.NetworkLabel()), cmp.Compare(a.Limits.ExecTimeoutSeconds, b.Limits.ExecTimeoutSeconds))
+// byNetwork is by mode, then the most refused connections first, then
+// the most bytes in.
+func byNetwork(a, b sandboxwatch.Row) int {
+	return cmp.Or(strings.Compare(a.NetworkLabel(), b.NetworkLabel()),
+		cmp.Compare(b.Traffic.RefusedConns, a.Traffic.RefusedConns), cmp.Compare(b.Traffic.BytesIn, a.Traffic.BytesIn))
 }
 
 // byAge is oldest first, then by id.

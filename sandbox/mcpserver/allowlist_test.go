@@ -2,6 +2,7 @@ package mcpserver_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net"
 	"net/http"
@@ -51,7 +52,8 @@ type networkOut struct {
 // run_code reaches an allowed host:port through the proxy and is answered
 // 403 for another; sandbox_list shows each sandbox's network as an object
 // (mode, allowed entries, refused hosts with counts, bytes each way), and
-// the audit log has one entry per proxied request.
+// the audit log has one entry per proxied request; the sandbox's state
+// record and its logs resource show the same connections.
 func TestAllowlistOverStdio(t *testing.T) {
 	testenv.Docker(t, testenv.PythonImage)
 	ok, refused := serveOn127002(t), serveOn127002(t)
@@ -101,6 +103,67 @@ for port in (%d, %d):
 		t.Errorf("none sandbox's network: %+v", n)
 	}
 	checkAuditFile(t, env, c.SandboxID, ok, refused)
+	checkTrafficSeen(t, sess, env, c.SandboxID, n, ok, refused)
+}
+
+// checkTrafficSeen: the allowlist sandbox's record in the state
+// directory (for the window) holds what sandbox_list showed, and its logs
+// resource has a line for the allowed and the refused request; the record
+// goes with the sandbox.
+func checkTrafficSeen(t *testing.T, sess *mcp.ClientSession, env []string, id string, listed networkOut, ok, refused int) {
+	t.Helper()
+	st, err := state.Open(stateDirOf(env))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rec state.Record
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		rec, err = st.ReadRecord(id)
+		if err == nil && rec.Traffic != nil && rec.Traffic.RefusedConns == 1 && rec.Traffic.Open == 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("record %+v (%v): no refused connection within 10 s", rec.Traffic, err)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	tr := rec.Traffic
+	if !slices.Equal(tr.Allowed, listed.Allowed) || len(tr.Refused) != 1 || tr.Refused[0].Host != listed.Refused[0].Host ||
+		tr.Refused[0].Count != 1 || tr.BytesIn != listed.BytesIn || tr.BytesOut != listed.BytesOut || tr.AllowedConns != 1 {
+		t.Errorf("record %+v, sandbox_list %+v", tr, listed)
+	}
+
+	res, err := sess.ReadResource(context.Background(), &mcp.ReadResourceParams{URI: "sandbox://" + id + "/logs"})
+	if err != nil || len(res.Contents) != 1 {
+		t.Fatalf("logs: %v %+v", err, res)
+	}
+	logs := res.Contents[0].Text
+	for _, want := range []string{
+		"=== network: 2 connections",
+		fmt.Sprintf("GET 127.0.0.2:%d allowed (", ok),
+		fmt.Sprintf("GET 127.0.0.2:%d refused: ", refused),
+	} {
+		if !strings.Contains(logs, want) {
+			t.Errorf("logs lack %q:\n%s", want, logs)
+		}
+	}
+
+	if res := call(t, sess, "sandbox_stop", map[string]any{"sandbox_id": id}); res.IsError {
+		t.Fatal(text(res))
+	}
+	if _, err := st.ReadRecord(id); !errors.Is(err, state.ErrNoRecord) {
+		t.Errorf("record after stop: %v", err)
+	}
+}
+
+func stateDirOf(env []string) string {
+	for _, kv := range env {
+		if v, found := strings.CutPrefix(kv, "MCP_SANDBOX_STATE_DIR="); found {
+			return v
+		}
+	}
+	return ""
 }
 
 // checkAuditFile finds the allowed and the refused request in the

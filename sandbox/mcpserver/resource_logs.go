@@ -9,11 +9,11 @@ import (
 )
 
 // addLogsResource serves sandbox://{id}/logs: the transcript of what ran in
-// a sandbox.
+// a sandbox, then (an allowlist sandbox) its newest connections.
 func (s *Server) addLogsResource() {
 	tmpl := mcp.NewResourceTemplate("sandbox://{id}/logs", "sandbox-logs",
 		mcp.WithTemplateTitle("Sandbox transcript"),
-		mcp.WithTemplateDescription("What ran in a sandbox (commands, code, exit codes, truncated output), newest last."),
+		mcp.WithTemplateDescription("What ran in a sandbox (commands, code, exit codes, truncated output), newest last; then its newest network connections (host, port, allowed or why refused, bytes, duration)."),
 		mcp.WithTemplateMIMEType("text/plain"),
 	)
 	s.mcp.AddResourceTemplate(tmpl, s.readLogs)
@@ -29,5 +29,6 @@ func (s *Server) readLogs(ctx context.Context, req mcp.ReadResourceRequest) ([]m
 	if text == "" {
 		text = "(nothing has run in this sandbox yet)\n"
 	}
+	text += s.eng.NetworkLog(id) // its proxied connections, bounded
 	return []mcp.ResourceContents{mcp.TextResourceContents{URI: req.Params.URI, MIMEType: "text/plain", Text: text}}, nil
 }

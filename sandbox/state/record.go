@@ -36,6 +36,10 @@ type Record struct {
 	// Exposed lists the sandbox's previews (sandbox_expose), by port, at
 	// most MaxPreviews; the window offers to open them.
 	Exposed []Preview `json:"exposed,omitempty"`
+	// Traffic is an allowlist sandbox's network summary (its proxy's
+	// counters), bounded (NetworkSummary.Bounded); nil for the other
+	// modes and before its proxy first started.
+	Traffic *NetworkSummary `json:"traffic,omitempty"`
 }
 
 // MaxPreviews bounds the previews a record lists (and a sandbox may have).
@@ -76,6 +80,7 @@ func (s *Store) WriteRecord(r Record) error {
 	if err != nil {
 		return err
 	}
+	r.Traffic = r.Traffic.Bounded()
 	data, err := json.MarshalIndent(r, "", "  ")
 	if err != nil {
 		return err
@@ -100,6 +105,7 @@ func (s *Store) ReadRecord(id string) (Record, error) {
 	if err := json.Unmarshal(data, &r); err != nil {
 		return r, fmt.Errorf("read record %s: %w", p, err)
 	}
+	r.Traffic = r.Traffic.Bounded()
 	return r, nil
 }
 
