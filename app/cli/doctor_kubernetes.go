@@ -5,11 +5,11 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"strings"
 	"text/tabwriter"
 
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/config"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/kubernetes"
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox/printable"
 )
 
 // diagnoseKubernetes fills the Kubernetes part of the report (backend.kind
@@ -28,30 +28,23 @@ func diagnoseKubernetes(ctx context.Context, cfg *config.Config, r *report, prob
 }
 
 // printKubernetesSection prints the cluster's checks for a person, one
-// line each. Every value the cluster sent is cleaned of control
-// characters first, so none can add a line.
+// line each. Every value the cluster or the kubeconfig gave is cleaned
+// (sandbox/printable) first, so none can add a line or restyle the
+// terminal.
 func printKubernetesSection(w io.Writer, k *kubernetes.Report) {
 	fmt.Fprintln(w, "Kubernetes")
-	fmt.Fprintf(w, "  context:   %s (cluster %s, %s)\n", clean(k.Context), clean(k.Cluster), clean(k.Server))
-	fmt.Fprintf(w, "  namespace: %s\n", clean(k.Namespace))
+	fmt.Fprintf(w, "  context:   %s (cluster %s, %s)\n", clean1(k.Context), clean1(k.Cluster), clean1(k.Server))
+	fmt.Fprintf(w, "  namespace: %s\n", clean1(k.Namespace))
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	for _, c := range k.Checks {
 		mark := "ok"
 		if !c.OK {
 			mark = "FAIL"
 		}
-		fmt.Fprintf(tw, "  %s\t%s\t%s\n", mark, c.Name, clean(c.Detail))
+		fmt.Fprintf(tw, "  %s\t%s\t%s\n", mark, c.Name, clean1(c.Detail))
 	}
 	tw.Flush()
 }
 
-// clean replaces control characters (a newline, an escape sequence) with
-// spaces.
-func clean(s string) string {
-	return strings.Map(func(r rune) rune {
-		if r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0) {
-			return ' '
-		}
-		return r
-	}, s)
-}
+// clean1 is a value from outside, cleaned for one line of a terminal.
+func clean1(s string) string { return printable.Clean(s, 0) }

@@ -15,6 +15,8 @@ import (
 	"time"
 
 	"k8s.io/client-go/tools/clientcmd"
+
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox/kubernetes"
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 )
 
@@ -150,7 +152,7 @@ func TestKubernetesSelectionOnCluster(t *testing.T) {
 }
 
 // ps --json carries the cluster and namespace on Kubernetes, nothing more
-// on Docker; the text header cannot be forged by a cluster's names.
+// on Docker; doctor's lines cannot be forged by a cluster's values.
 func TestPSKubernetesPlace(t *testing.T) {
 	var b bytes.Buffer
 	writePSJSON(&b, nil, &place{Cluster: "prod", Namespace: "sb"})
@@ -166,7 +168,10 @@ func TestPSKubernetesPlace(t *testing.T) {
 	if strings.TrimSpace(b.String()) != "{\n  \"sandboxes\": []\n}" {
 		t.Errorf("ps --json on Docker: %s", b.String())
 	}
-	if c := clean("a\nb\x1b[2Jc\u009b"); c != "a b [2Jc " {
-		t.Errorf("clean: %q", c)
+	var text bytes.Buffer
+	printKubernetesSection(&text, &kubernetes.Report{Context: "c\nFAIL  rbac  forged", Cluster: "\x1b[2Jx", Server: "s\u202e",
+		Checks: []kubernetes.Check{{Name: "context", OK: true, Detail: "ok\r\n  ok    rbac  forged"}}})
+	if lines := strings.Split(strings.TrimRight(text.String(), "\n"), "\n"); len(lines) != 4 || strings.ContainsAny(text.String(), "\x1b\r\u202e") {
+		t.Errorf("doctor's Kubernetes section forged by the cluster's values:\n%s", text.String())
 	}
 }

@@ -44,7 +44,7 @@ func runPS(ctx context.Context, e *Env, args []string) int {
 		return 0
 	}
 	if where != nil {
-		fmt.Fprintf(e.Stdout, "Kubernetes: cluster %s, namespace %s\n", clean(where.Cluster), clean(where.Namespace))
+		fmt.Fprintf(e.Stdout, "Kubernetes: cluster %s, namespace %s\n", clean1(where.Cluster), clean1(where.Namespace))
 	}
 	writePS(e.Stdout, infos, *all)
 	return 0
