@@ -206,6 +206,15 @@ func (w *WarmPools) EnsurePool(ctx context.Context, name string, size int) error
 	return w.apply(ctx, w.ext.WarmPools, u)
 }
 
+// Ensure makes the warm pool name: its NetworkPolicy, its template from
+// pod and its pool of size (EnsureTemplate, then EnsurePool).
+func (w *WarmPools) Ensure(ctx context.Context, name string, pod *corev1.Pod, size int) error {
+	if err := w.EnsureTemplate(ctx, name, pod); err != nil {
+		return err
+	}
+	return w.EnsurePool(ctx, name, size)
+}
+
 // Ready is the number of ready sandboxes the pool name holds now.
 func (w *WarmPools) Ready(ctx context.Context, name string) (int, error) {
 	u, err := w.dyn.Resource(w.ext.WarmPools).Namespace(w.ns).Get(ctx, name, metav1.GetOptions{})

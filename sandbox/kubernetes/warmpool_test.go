@@ -11,6 +11,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	networkingv1 "k8s.io/api/networking/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
@@ -87,15 +88,11 @@ func TestWarmPoolOnCluster(t *testing.T) {
 		t.Fatal(err)
 	}
 	pool := PoolName("busybox")
-	if err := w.EnsureTemplate(ctx, pool, tmpl); err != nil {
-		t.Fatal(err)
-	}
-	if err := w.EnsurePool(ctx, pool, 2); err != nil {
-		t.Fatal(err)
-	}
-	// Ensuring again changes nothing and is no error.
-	if err := w.EnsurePool(ctx, pool, 2); err != nil {
-		t.Fatal(err)
+	// Ensuring twice is no error (the second merges the same spec).
+	for range 2 {
+		if err := w.Ensure(ctx, pool, tmpl, 2); err != nil {
+			t.Fatal(err)
+		}
 	}
 	start := time.Now()
 	waitPoolReady(ctx, t, w, pool, 2)
@@ -118,6 +115,18 @@ func TestWarmPoolOnCluster(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitGone(ctx, t, cs, ns, "warm0")
+
+	// A claim agent-sandbox refuses fails at once with its reason, and is
+	// deleted.
+	cctx, ccancel := context.WithTimeout(ctx, 30*time.Second)
+	defer ccancel()
+	_, err = w.Claim(cctx, pool, "claim-bad", map[string]string{"bad key": "x"}, nil, time.Now().Add(time.Minute))
+	if err == nil || !strings.Contains(err.Error(), "agent-sandbox refuses the claim") || cctx.Err() != nil {
+		t.Errorf("a refused claim: %v (ctx %v)", err, cctx.Err())
+	}
+	if _, err := dyn.Resource(ext.Claims).Namespace(ns).Get(ctx, "claim-bad", metav1.GetOptions{}); !apierrors.IsNotFound(err) {
+		t.Errorf("the refused claim is still there: %v", err)
+	}
 }
 
 // waitPoolReady polls the pool until it has n ready sandboxes (3 minutes
