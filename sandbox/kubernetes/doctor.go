@@ -12,6 +12,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
 )
 
 // Permission is one verb on one resource (and subresource) that the
@@ -121,10 +122,7 @@ func (r *Report) add(c Check) {
 // RBAC: every permission the backend needs, asked with
 // SelfSubjectAccessReview as the kubeconfig's user.
 func Doctor(ctx context.Context, cfg Config, log *slog.Logger) *Report {
-	r := &Report{OK: true, Context: cfg.Context, Namespace: cfg.Namespace, RuntimeClass: cfg.RuntimeClass, Missing: []string{}}
-	if r.Context == "" {
-		r.Context = "(current context)"
-	}
+	r := &Report{OK: true, Context: contextName(cfg), Namespace: cfg.Namespace, RuntimeClass: cfg.RuntimeClass, Missing: []string{}}
 	b, err := New(ctx, cfg, log)
 	if err != nil {
 		r.add(Check{Name: "context", Detail: err.Error(),
@@ -143,6 +141,22 @@ func Doctor(ctx context.Context, cfg Config, log *slog.Logger) *Report {
 	r.checkRuntimeClass(ctx, b)
 	r.checkRBAC(ctx, b, Permissions(needs))
 	return r
+}
+
+// contextName is the kubeconfig context cfg uses: its Context, else the
+// kubeconfig's current one, else "(current context)".
+func contextName(cfg Config) string {
+	if cfg.Context != "" {
+		return cfg.Context
+	}
+	rules := clientcmd.NewDefaultClientConfigLoadingRules()
+	if cfg.Kubeconfig != "" {
+		rules.ExplicitPath = cfg.Kubeconfig
+	}
+	if raw, err := rules.Load(); err == nil && raw.CurrentContext != "" {
+		return raw.CurrentContext
+	}
+	return "(current context)"
 }
 
 // checkAgentSandbox finds what agent-sandbox serves and what the backend

@@ -33,7 +33,7 @@ func TestDoctorOnCluster(t *testing.T) {
 	t.Run("admin", func(t *testing.T) {
 		r := Doctor(ctx, base, nil)
 		wantGreen(t, r)
-		if !r.UsesAgentSandbox || r.AgentSandbox != AgentSandboxGroup+"/v1beta1" || r.Extensions != ExtensionsGroup+"/v1beta1" || r.Version == "" {
+		if r.Context != "mcp-sandbox-k8s" || !r.UsesAgentSandbox || r.AgentSandbox != AgentSandboxGroup+"/v1beta1" || r.Extensions != ExtensionsGroup+"/v1beta1" || r.Version == "" {
 			t.Errorf("report %+v", r)
 		}
 	})
@@ -62,6 +62,25 @@ func TestDoctorOnCluster(t *testing.T) {
 		}
 		if i := slices.IndexFunc(r.Checks, func(c Check) bool { return c.Name == "rbac" }); i < 0 || r.Checks[i].OK || !strings.Contains(r.Checks[i].Detail, "create pods/exec") {
 			t.Errorf("rbac check %+v", r.Checks)
+		}
+	})
+	t.Run("plain pods need no agent-sandbox rules", func(t *testing.T) {
+		plain := rbac
+		plain.role = *rbac.role.DeepCopy()
+		plain.role.Rules = slices.DeleteFunc(plain.role.Rules, func(r rbacv1.PolicyRule) bool {
+			return slices.Contains(r.APIGroups, AgentSandboxGroup) || slices.Contains(r.APIGroups, ExtensionsGroup)
+		})
+		c := base
+		c.UseAgentSandbox, c.WarmPool = "never", nil
+		c.Kubeconfig = bindServiceAccount(ctx, t, cs, cfg, ns, "plain", plain)
+		r := waitDoctor(ctx, t, c, func(r *Report) bool { return r.OK })
+		wantGreen(t, r)
+		if r.UsesAgentSandbox {
+			t.Errorf("use_agent_sandbox never, yet it would be used: %+v", r)
+		}
+		c.UseAgentSandbox = "auto"
+		if r := Doctor(ctx, c, nil); r.OK || !slices.Contains(r.Missing, "create sandboxes.agents.x-k8s.io") {
+			t.Errorf("auto on a cluster with agent-sandbox, without its rules: %+v", r)
 		}
 	})
 	t.Run("missing RuntimeClass", func(t *testing.T) {

@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	rbacv1 "k8s.io/api/rbac/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes/fake"
 	"sigs.k8s.io/yaml"
 )
 
@@ -141,5 +143,54 @@ func TestPermissionsByNeeds(t *testing.T) {
 		if !slices.ContainsFunc(full, func(p Permission) bool { return p.String() == want }) {
 			t.Errorf("%q missing", want)
 		}
+	}
+}
+
+// What use_agent_sandbox and warm_pool ask of the cluster, against what it
+// serves: the agent-sandbox check, and whether the backend would use it.
+func TestDoctorAgentSandboxModes(t *testing.T) {
+	served := func(agent, ext bool) []*metav1.APIResourceList {
+		lists := []*metav1.APIResourceList{{GroupVersion: "v1", APIResources: []metav1.APIResource{{Name: "pods"}}}}
+		if agent {
+			lists = append(lists, &metav1.APIResourceList{GroupVersion: AgentSandboxGroup + "/v1beta1", APIResources: []metav1.APIResource{{Name: "sandboxes"}}})
+		}
+		if ext {
+			lists = append(lists, &metav1.APIResourceList{GroupVersion: ExtensionsGroup + "/v1beta1", APIResources: []metav1.APIResource{{Name: "sandboxclaims"}}})
+		}
+		return lists
+	}
+	for _, tc := range []struct {
+		name       string
+		agent, ext bool
+		mode       string
+		warm       int
+		ok, uses   bool
+		want       string // part of a failed check's detail, or of the agent-sandbox check's
+	}{
+		{"auto, installed", true, true, "auto", 1, true, true, "installed: agents.x-k8s.io/v1beta1, extensions extensions.agents.x-k8s.io/v1beta1"},
+		{"auto, absent", false, false, "auto", 0, true, false, "not installed: plain pods"},
+		{"auto, absent, warm pool", false, false, "auto", 2, false, false, "kubernetes.warm_pool is set, but agent-sandbox is not used"},
+		{"always, absent", false, false, "always", 0, false, false, `not installed, and use_agent_sandbox = "always"`},
+		{"never, installed", true, true, "never", 0, true, false, "not used (use_agent_sandbox = \"never\"): plain pods; the cluster serves agents.x-k8s.io/v1beta1"},
+		{"never, warm pool", true, true, "never", 1, false, false, "kubernetes.warm_pool is set, but agent-sandbox is not used"},
+		{"no extensions, warm pool", true, false, "auto", 1, false, true, "warm_pool is set, but agent-sandbox's extensions"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cs := fake.NewClientset()
+			cs.Fake.Resources = served(tc.agent, tc.ext)
+			b := &Backend{cs: cs, cfg: Config{UseAgentSandbox: tc.mode, WarmPool: map[string]int{"python": tc.warm}}}
+			r := &Report{OK: true}
+			needs := r.checkAgentSandbox(b)
+			var details []string
+			for _, c := range r.Checks {
+				details = append(details, c.Detail)
+				if !c.OK && c.Fix == "" {
+					t.Errorf("check %s failed with no fix", c.Name)
+				}
+			}
+			if r.OK != tc.ok || r.UsesAgentSandbox != tc.uses || needs.AgentSandbox != tc.uses || !strings.Contains(strings.Join(details, " | "), tc.want) {
+				t.Errorf("ok %v uses %v needs %+v, checks %q; want ok %v uses %v and %q", r.OK, r.UsesAgentSandbox, needs, details, tc.ok, tc.uses, tc.want)
+			}
+		})
 	}
 }
