@@ -10,6 +10,7 @@ import (
 	authorizationv1 "k8s.io/api/authorization/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/discovery"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
@@ -134,7 +135,7 @@ func Doctor(ctx context.Context, cfg Config, log *slog.Logger) *Report {
 		r.Version = v.GitVersion
 	}
 	r.add(Check{Name: "context", OK: true, Detail: fmt.Sprintf("%s answers: Kubernetes %s", r.Server, r.Version)})
-	needs := r.checkAgentSandbox(b)
+	needs := r.checkAgentSandbox(b.cs.Discovery(), b.cfg)
 	r.Metrics = servesGroup(b, "metrics.k8s.io")
 	needs.Metrics = r.Metrics
 	needs.RuntimeClass = cfg.RuntimeClass != ""
@@ -161,8 +162,7 @@ func contextName(cfg Config) string {
 
 // checkAgentSandbox finds what agent-sandbox serves and what the backend
 // would use by kubernetes.use_agent_sandbox and warm_pool.
-func (r *Report) checkAgentSandbox(b *Backend) Needs {
-	d := b.cs.Discovery()
+func (r *Report) checkAgentSandbox(d discovery.DiscoveryInterface, cfg Config) Needs {
 	gvr, sbErr := DiscoverAgentSandbox(d)
 	if sbErr == nil {
 		r.AgentSandbox = gvr.GroupVersion().String()
@@ -172,10 +172,10 @@ func (r *Report) checkAgentSandbox(b *Backend) Needs {
 		r.Extensions = ext.Claims.GroupVersion().String()
 	}
 	warm := false
-	for _, n := range b.cfg.WarmPool {
+	for _, n := range cfg.WarmPool {
 		warm = warm || n > 0
 	}
-	mode := b.cfg.UseAgentSandbox
+	mode := cfg.UseAgentSandbox
 	c := Check{Name: "agent-sandbox", OK: true}
 	switch {
 	case sbErr != nil && !errors.Is(sbErr, ErrNoAgentSandbox):

@@ -9,7 +9,8 @@ import (
 
 	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/client-go/kubernetes/fake"
+	fakediscovery "k8s.io/client-go/discovery/fake"
+	clienttesting "k8s.io/client-go/testing"
 	"sigs.k8s.io/yaml"
 )
 
@@ -176,11 +177,9 @@ func TestDoctorAgentSandboxModes(t *testing.T) {
 		{"no extensions, warm pool", true, false, "auto", 1, false, true, "warm_pool is set, but agent-sandbox's extensions"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			cs := fake.NewClientset()
-			cs.Fake.Resources = served(tc.agent, tc.ext)
-			b := &Backend{cs: cs, cfg: Config{UseAgentSandbox: tc.mode, WarmPool: map[string]int{"python": tc.warm}}}
+			d := &fakediscovery.FakeDiscovery{Fake: &clienttesting.Fake{Resources: served(tc.agent, tc.ext)}}
 			r := &Report{OK: true}
-			needs := r.checkAgentSandbox(b)
+			needs := r.checkAgentSandbox(d, Config{UseAgentSandbox: tc.mode, WarmPool: map[string]int{"python": tc.warm}})
 			var details []string
 			for _, c := range r.Checks {
 				details = append(details, c.Detail)
