@@ -140,9 +140,13 @@ var networkPolicies = networkingv1.SchemeGroupVersion.WithResource("networkpolic
 // every pod made from it, selected by LabelWarmPool. (agent-sandbox
 // v0.5.0's own policy for a template selects a label its pods do not carry,
 // and left out it would allow the public internet: it is set empty
-// as well, for versions where it does select them.) The sandbox id (label
-// and annotation) is left out of the template: each claim sets its own,
-// and agent-sandbox refuses a claim that would change the template's.
+// as well, for versions where it does select them.)
+//
+// pod's labels and annotations must be what every sandbox of the pool
+// shares (managed, owner, installation, language, limits): agent-sandbox
+// refuses a claim that would change one of the template's, so what is a
+// sandbox's own (its id, expiry, client) goes with Claim. The sandbox id
+// is left out here whatever pod says.
 func (w *WarmPools) EnsureTemplate(ctx context.Context, name string, pod *corev1.Pod) error {
 	labels, annotations := maps.Clone(pod.Labels), maps.Clone(pod.Annotations)
 	delete(labels, backend.LabelID)
