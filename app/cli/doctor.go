@@ -17,6 +17,7 @@ import (
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/buildinfo"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/config"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/dockerhost"
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox/kubernetes"
 )
 
 func init() {
@@ -48,6 +49,10 @@ type report struct {
 	StateDir dirReport                  `json:"state_dir"`
 	Files    filesReport                `json:"files"`
 	Problems []string                   `json:"problems"`
+
+	// Kubernetes is the cluster's checks, with backend.kind "kubernetes"
+	// (Docker is then not looked for).
+	Kubernetes *kubernetes.Report `json:"kubernetes,omitempty"`
 
 	limitsTooHigh bool // a limit no sandbox can be given on this engine
 }
@@ -122,24 +127,11 @@ func diagnose(ctx context.Context, e *Env) *report {
 		cfg = config.Default()
 	}
 
-	dctx, cancel := context.WithTimeout(ctx, 10*time.Second)
-	det := dockerhost.Detect(dctx, dockerOptions(e, cfg))
-	cancel()
-	r.Docker = dockerReport{Chosen: det.Chosen, Candidates: det.Candidates, Reason: det.Reason, Hint: det.Hint}
-	r.Docker.Runtime.Configured = cfg.Docker.Runtime
-	switch {
-	case det.Chosen == nil && det.Explicit() != nil:
-		problem("no Docker engine is used: %s", det.Hint)
-	case det.Chosen == nil:
-		problem("no Docker engine answered: %s", det.Hint)
-		if nothingInstalled(det) {
-			problem("no container engine seems to be installed: %s", installAdvice(runtime.GOOS))
-		}
-	default:
-		if cli, err := client.NewClientWithOpts(det.Chosen.ClientOptions()...); err == nil {
-			defer cli.Close()
-			inspectEngine(ctx, cli, cfg, r, problem)
-		}
+	var engineOK bool
+	if cfg.Backend.Kind == config.BackendKubernetes {
+		engineOK = diagnoseKubernetes(ctx, cfg, r, problem)
+	} else {
+		engineOK = diagnoseDocker(ctx, e, cfg, r, problem)
 	}
 
 	r.Clients = clientconfig.Overview(clientconfig.Env{Getenv: e.getenv})
@@ -167,11 +159,37 @@ func diagnose(ctx context.Context, e *Env) *report {
 		home = h
 	}
 	r.Files = checkFiles(cfg, home)
-	r.OK = det.Chosen != nil && r.Config.Valid && !r.limitsTooHigh
+	r.OK = engineOK && r.Config.Valid && !r.limitsTooHigh
 	for _, im := range r.Images {
 		r.OK = r.OK && im.Runnable
 	}
 	return r
+}
+
+// diagnoseDocker fills the Docker part of the report: the engine the
+// rule picks, its runtime and images. It reports whether an engine is used.
+func diagnoseDocker(ctx context.Context, e *Env, cfg *config.Config, r *report, problem func(string, ...any)) bool {
+	dctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	det := dockerhost.Detect(dctx, dockerOptions(e, cfg))
+	cancel()
+	r.Docker = dockerReport{Chosen: det.Chosen, Candidates: det.Candidates, Reason: det.Reason, Hint: det.Hint}
+	r.Docker.Runtime.Configured = cfg.Docker.Runtime
+	switch {
+	case det.Chosen == nil && det.Explicit() != nil:
+		problem("no Docker engine is used: %s", det.Hint)
+	case det.Chosen == nil:
+		problem("no Docker engine answered: %s", det.Hint)
+		if nothingInstalled(det) {
+			problem("no container engine seems to be installed: %s", installAdvice(runtime.GOOS))
+		}
+	default:
+		if cli, err := client.NewClientWithOpts(det.Chosen.ClientOptions()...); err == nil {
+			defer cli.Close()
+			inspectEngine(ctx, cli, cfg, r, problem)
+		}
+	}
+
+	return det.Chosen != nil
 }
 
 // inspectEngine fills the runtime and image parts of the report through
@@ -202,12 +220,16 @@ func inspectEngine(ctx context.Context, cli *client.Client, cfg *config.Config, 
 }
 
 func printReport(w io.Writer, r *report) {
-	printDockerSection(w, &dockerhost.Result{Chosen: r.Docker.Chosen, Candidates: r.Docker.Candidates, Reason: r.Docker.Reason, Hint: r.Docker.Hint})
-	rt := r.Docker.Runtime
-	if rt.InUse != "" {
-		fmt.Fprintf(w, "  runtime: %s (gVisor runsc registered: %v)\n", rt.InUse, rt.RunscRegistered)
+	if r.Kubernetes != nil {
+		printKubernetesSection(w, r.Kubernetes)
+	} else {
+		printDockerSection(w, &dockerhost.Result{Chosen: r.Docker.Chosen, Candidates: r.Docker.Candidates, Reason: r.Docker.Reason, Hint: r.Docker.Hint})
+		rt := r.Docker.Runtime
+		if rt.InUse != "" {
+			fmt.Fprintf(w, "  runtime: %s (gVisor runsc registered: %v)\n", rt.InUse, rt.RunscRegistered)
+		}
+		fmt.Fprintln(w, "\nImages")
 	}
-	fmt.Fprintln(w, "\nImages")
 	for _, im := range r.Images {
 		state := "present"
 		switch {

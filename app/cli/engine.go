@@ -14,9 +14,11 @@ import (
 	"github.com/docker/docker/client"
 
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox"
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox/backend"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/config"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/docker"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/dockerhost"
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox/kubernetes"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/state"
 )
 
@@ -30,10 +32,15 @@ func dockerOptions(e *Env, cfg *config.Config) dockerhost.Options {
 // setup is what every command that touches sandboxes needs.
 type setup struct {
 	cfg     *config.Watcher
-	cli     *client.Client
-	backend *docker.Backend
+	backend backend.Backend
 	state   *state.Store
-	docker  *dockerhost.Result
+	// host says where the sandboxes run, for the server's log.
+	host string
+	// cli and docker are the Docker engine's (nil on Kubernetes).
+	cli    *client.Client
+	docker *dockerhost.Result
+	// kube is the Kubernetes backend (nil on Docker).
+	kube *kubernetes.Backend
 	// configHost is the config's docker.host the engine was chosen with
 	// (the server's watchdog chooses by the same).
 	configHost string
@@ -48,6 +55,9 @@ func newSetup(ctx context.Context, e *Env, log *slog.Logger) (*setup, error) {
 	if err != nil {
 		return nil, err
 	}
+	if w.Current().Backend.Kind == config.BackendKubernetes {
+		return newKubernetesSetup(ctx, w, st, log)
+	}
 	dctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
 	opts := dockerOptions(e, w.Current())
@@ -55,7 +65,8 @@ func newSetup(ctx context.Context, e *Env, log *slog.Logger) (*setup, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &setup{cfg: w, cli: cli, backend: docker.New(cli, log), state: st, docker: res, configHost: opts.ConfigHost}, nil
+	be := docker.New(cli, log)
+	return &setup{cfg: w, cli: cli, backend: be, host: be.Host(), state: st, docker: res, configHost: opts.ConfigHost}, nil
 }
 
 // newServeSetup is the server's set-up: it starts whatever is found, so
@@ -66,6 +77,9 @@ func newServeSetup(ctx context.Context, e *Env, log *slog.Logger) (*setup, error
 	w, st, err := openConfigState(e.configPath(), log)
 	if err != nil {
 		return nil, err
+	}
+	if w.Current().Backend.Kind == config.BackendKubernetes {
+		return newKubernetesSetup(ctx, w, st, log)
 	}
 	// An AI client waits for the server: detection is cut short after 5s
 	// (an engine that pinged still counts, its version then unknown).
@@ -79,7 +93,7 @@ func newServeSetup(ctx context.Context, e *Env, log *slog.Logger) (*setup, error
 	be := docker.New(conn.Client, log)
 	be.SetHostName(conn.Name)
 	be.SetAdvice(conn.Advice)
-	return &setup{cfg: w, cli: conn.Client, backend: be, state: st, docker: conn.Result, configHost: opts.ConfigHost}, nil
+	return &setup{cfg: w, cli: conn.Client, backend: be, host: be.Host(), state: st, docker: conn.Result, configHost: opts.ConfigHost}, nil
 }
 
 func openConfigState(path string, log *slog.Logger) (*config.Watcher, *state.Store, error) {
@@ -94,7 +108,11 @@ func openConfigState(path string, log *slog.Logger) (*config.Watcher, *state.Sto
 	return w, st, nil
 }
 
-func (s *setup) close() { s.cli.Close() }
+func (s *setup) close() {
+	if s.cli != nil {
+		s.cli.Close()
+	}
+}
 
 func (s *setup) lister(usage bool) sandbox.Lister {
 	return sandbox.Lister{Backend: s.backend, State: s.state, Usage: usage}

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox"
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox/config"
 )
 
 func init() {
@@ -37,16 +38,43 @@ func runPS(ctx context.Context, e *Env, args []string) int {
 		fmt.Fprintf(e.Stderr, "mcp-sandbox: %v\n", err)
 		return 1
 	}
+	where := placeOf(s)
 	if *asJSON {
-		if infos == nil {
-			infos = []sandbox.Info{}
-		}
-		b, _ := json.MarshalIndent(map[string]any{"sandboxes": infos}, "", "  ")
-		fmt.Fprintln(e.Stdout, string(b))
+		writePSJSON(e.Stdout, infos, where)
 		return 0
+	}
+	if where != nil {
+		fmt.Fprintf(e.Stdout, "Kubernetes: cluster %s, namespace %s\n", clean1(where.Cluster), clean1(where.Namespace))
 	}
 	writePS(e.Stdout, infos, *all)
 	return 0
+}
+
+// place is where a Kubernetes backend's sandboxes are, for ps.
+type place struct {
+	Cluster, Namespace string
+}
+
+// placeOf is the set-up's cluster and namespace; nil on Docker.
+func placeOf(s *setup) *place {
+	if s.kube == nil {
+		return nil
+	}
+	return &place{Cluster: s.kube.Cluster(), Namespace: s.kube.Namespace()}
+}
+
+// writePSJSON prints ps --json: {"sandboxes": [...]}, and on Kubernetes
+// "backend": "kubernetes" with the "cluster" and "namespace".
+func writePSJSON(w io.Writer, infos []sandbox.Info, where *place) {
+	if infos == nil {
+		infos = []sandbox.Info{}
+	}
+	out := map[string]any{"sandboxes": infos}
+	if where != nil {
+		out["backend"], out["cluster"], out["namespace"] = config.BackendKubernetes, where.Cluster, where.Namespace
+	}
+	b, _ := json.MarshalIndent(out, "", "  ")
+	fmt.Fprintln(w, string(b))
 }
 
 // writePS prints the sandboxes as a table, with a column saying whose each

@@ -123,7 +123,7 @@ func languageOfFile(names []string, file string, ext func(string) string) string
 func runEngine(ctx context.Context, s *setup) (*sandbox.Engine, func()) {
 	eng := sandbox.NewEngine(sandbox.Options{Backend: s.backend, Config: s.cfg, State: s.state})
 	wctx, cancelWatchdog := context.WithCancel(context.WithoutCancel(ctx))
-	wd := startWatchdog(wctx, slog.New(slog.DiscardHandler), watchdogArgs{owner: eng.Owner(), configHost: s.configHost, configFile: s.cfg.Current().Source})
+	wd := startWatchdog(wctx, slog.New(slog.DiscardHandler), watchdogArgs{owner: eng.Owner(), configHost: s.configHost, configFile: s.cfg.Current().Source, backend: s.backendKind()})
 	return eng, func() {
 		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
 		defer cancel()

@@ -64,9 +64,13 @@ func runServe(ctx context.Context, e *Env, args []string) int {
 		return 1
 	}
 	defer s.close()
-	log.Info("starting", "version", buildinfo.Get().String(), "docker", s.backend.Host(), "why", s.docker.Reason, "config", s.cfg.Current().Source)
-	if s.docker.Chosen == nil {
-		log.Warn("no Docker engine is used yet; tool calls that need one say what to do", "hint", s.docker.Hint)
+	if s.docker != nil {
+		log.Info("starting", "version", buildinfo.Get().String(), "docker", s.host, "why", s.docker.Reason, "config", s.cfg.Current().Source)
+		if s.docker.Chosen == nil {
+			log.Warn("no Docker engine is used yet; tool calls that need one say what to do", "hint", s.docker.Hint)
+		}
+	} else {
+		log.Info("starting", "version", buildinfo.Get().String(), "backend", s.host, "config", s.cfg.Current().Source)
 	}
 
 	asker := newAsker(s, log)
@@ -116,7 +120,7 @@ func announce(log *slog.Logger, eng *sandbox.Engine, http bool) {
 func startEngine(bg context.Context, log *slog.Logger, eng *sandbox.Engine, s *setup, debug bool) *watchdog {
 	// Before the first container: however this process ends, its
 	// watchdog removes what it leaves.
-	wd := startWatchdog(bg, log, watchdogArgs{owner: eng.Owner(), configHost: s.configHost, configFile: s.cfg.Current().Source, debug: debug})
+	wd := startWatchdog(bg, log, watchdogArgs{owner: eng.Owner(), configHost: s.configHost, configFile: s.cfg.Current().Source, backend: s.backendKind(), debug: debug})
 	go s.cfg.Run(bg)
 	go eng.Run(bg)
 	// Between tool calls the server is idle for minutes: the heap that

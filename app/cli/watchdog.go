@@ -32,12 +32,17 @@ type watchdogArgs struct {
 	owner      string
 	configHost string
 	configFile string
-	debug      bool
+	// backend is the server's backend.kind when it is not Docker.
+	backend string
+	debug   bool
 }
 
 func (a watchdogArgs) argv() []string {
 	argv := []string{watchdogCommand, "--owner", a.owner, "--server-pid", strconv.Itoa(os.Getpid()),
 		"--config-host", a.configHost, "--config-file", a.configFile}
+	if a.backend != "" {
+		argv = append(argv, "--backend", a.backend)
+	}
 	if a.debug {
 		argv = append(argv, "--debug")
 	}

@@ -21,31 +21,51 @@ import (
 
 // Config is the whole configuration file.
 type Config struct {
-	Backend   Backend             `toml:"backend"`
-	Docker    Docker              `toml:"docker"`
-	Images    Images              `toml:"images"`
-	Languages map[string]Language `toml:"languages"`
-	Limits    Limits              `toml:"limits"`
-	Network   Network             `toml:"network"`
-	Files     Files               `toml:"files"`
-	Pool      Pool                `toml:"pool"`
-	Update    Update              `toml:"update"`
-	Tray      Tray                `toml:"tray"`
+	Backend Backend `toml:"backend"`
+	Docker  Docker  `toml:"docker"`
+	// Kubernetes is read when Backend.Kind is "kubernetes".
+	Kubernetes Kubernetes          `toml:"kubernetes"`
+	Images     Images              `toml:"images"`
+	Languages  map[string]Language `toml:"languages"`
+	Limits     Limits              `toml:"limits"`
+	Network    Network             `toml:"network"`
+	Files      Files               `toml:"files"`
+	Pool       Pool                `toml:"pool"`
+	Update     Update              `toml:"update"`
+	Tray       Tray                `toml:"tray"`
 
 	// Source is the file this was read from ("" for pure defaults).
 	Source string `toml:"-"`
 }
 
-// Backend selects the container platform. Only Docker (and engines that
-// speak its API) is available: "kubernetes" is refused as not yet
-// available, and so is a [kubernetes] table (its keys are reserved).
+// Backend selects the container platform: Docker (and engines that speak
+// its API) or a Kubernetes cluster.
 type Backend struct {
-	Kind string `toml:"kind"` // "" or "docker"
+	Kind string `toml:"kind"` // "", "docker" or "kubernetes"
 }
 
-// BackendKubernetes is backend.kind's value for Kubernetes, which this
-// version refuses (ErrNotYetAvailable).
+// BackendKubernetes is backend.kind's value for Kubernetes: the sandboxes
+// are pods of the cluster the [kubernetes] table names.
 const BackendKubernetes = "kubernetes"
+
+// Kubernetes is where and how the Kubernetes backend makes its sandboxes
+// (sandbox/kubernetes.Config).
+type Kubernetes struct {
+	// Kubeconfig is the kubeconfig file; empty: $KUBECONFIG, then
+	// ~/.kube/config, then the in-cluster service account.
+	Kubeconfig string `toml:"kubeconfig"`
+	// Context is the kubeconfig context; empty: the current one.
+	Context string `toml:"context"`
+	// Namespace holds the sandboxes; empty: the context's, else "default".
+	Namespace string `toml:"namespace"`
+	// RuntimeClass is each pod's runtimeClassName ("gvisor"); empty: the
+	// cluster's default.
+	RuntimeClass string `toml:"runtime_class"`
+	// UseAgentSandbox is "auto", "always" or "never".
+	UseAgentSandbox string `toml:"use_agent_sandbox"`
+	// WarmPool is the number of pre-warmed sandboxes per language.
+	WarmPool map[string]int `toml:"warm_pool"`
+}
 
 // Docker selects the engine and the container runtime.
 type Docker struct {
@@ -251,6 +271,7 @@ type Tray struct {
 // Default returns the configuration used when there is no file.
 func Default() *Config {
 	return &Config{
+		Kubernetes: Kubernetes{UseAgentSandbox: "auto", WarmPool: map[string]int{}},
 		Images: Images{
 			Python:     "python:3.12-slim-bookworm",
 			JavaScript: "node:22-bookworm-slim",

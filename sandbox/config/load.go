@@ -35,10 +35,6 @@ func (e *Error) Error() string {
 	return b.String()
 }
 
-// kubernetesNotYet is the error of a [kubernetes] table: its keys are
-// reserved for the Kubernetes backend, which this version does not have.
-const kubernetesNotYet = "the Kubernetes backend is not yet available in this version"
-
 // ErrInvalid is wrapped by every *Error, so callers can test errors.Is.
 var ErrInvalid = errors.New("invalid configuration")
 
@@ -94,9 +90,6 @@ func decodeError(path string, data []byte, err error) error {
 	if errors.As(err, &de) {
 		line, col := de.Position()
 		msg := fixCharacter(strings.TrimPrefix(de.Error(), "toml: "), data, line, col)
-		if k := de.Key(); len(k) > 0 && k[0] == BackendKubernetes {
-			msg = kubernetesNotYet
-		}
 		return &Error{Path: path, Line: line, Key: strings.Join(de.Key(), "."), Msg: msg}
 	}
 	var sm *toml.StrictMissingError
@@ -104,9 +97,6 @@ func decodeError(path string, data []byte, err error) error {
 		first := sm.Errors[0]
 		line, _ := first.Position()
 		msg := "unknown setting (check its spelling and section)"
-		if k := first.Key(); len(k) > 0 && k[0] == BackendKubernetes {
-			msg = kubernetesNotYet
-		}
 		return &Error{Path: path, Line: line, Key: strings.Join(first.Key(), "."), Msg: msg}
 	}
 	return &Error{Path: path, Msg: err.Error()}

@@ -13,9 +13,12 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"reflect"
+	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -127,8 +130,9 @@ type setting struct {
 }
 
 // settingsOf lists every scalar and list setting of c, table by table in
-// the order of the Config struct. Maps ([languages], install_env) are left
-// out: Save does not write them.
+// the order of the Config struct, and kubernetes.warm_pool as an inline
+// table. Other maps ([languages], install_env) are left out: Save does not
+// write them.
 func settingsOf(c *Config) []setting {
 	var out []setting
 	v := reflect.ValueOf(c).Elem()
@@ -145,9 +149,10 @@ func settingsOf(c *Config) []setting {
 				continue
 			}
 			out = append(out, setting{table: table, key: key, value: tomlValue(sv.Field(j).Interface()),
-				always: table != "update" && table != "tray"})
+				always: table != "update" && table != "tray" && table != "kubernetes"})
 		}
 	}
+	out = append(out, setting{table: "kubernetes", key: "warm_pool", value: inlineSizes(c.Kubernetes.WarmPool)})
 	// A deny list is written as the file holds it: what it adds to the
 	// defaults (Parse merges them again).
 	for i, st := range out {
@@ -159,6 +164,27 @@ func settingsOf(c *Config) []setting {
 		}
 	}
 	return out
+}
+
+// bareKey is a TOML key written without quotes.
+var bareKey = regexp.MustCompile(`^[A-Za-z0-9_-]+$`)
+
+// inlineSizes writes a language → size table as a TOML inline table, keys
+// sorted: { python = 2 }.
+func inlineSizes(m map[string]int) string {
+	keys := slices.Sorted(maps.Keys(m))
+	parts := make([]string, len(keys))
+	for i, k := range keys {
+		key := k
+		if !bareKey.MatchString(k) {
+			key = QuoteString(k)
+		}
+		parts[i] = key + " = " + strconv.Itoa(m[k])
+	}
+	if len(parts) == 0 {
+		return "{}"
+	}
+	return "{ " + strings.Join(parts, ", ") + " }"
 }
 
 func tomlName(f reflect.StructField) string {

@@ -30,7 +30,7 @@ func invalid(key, format string, args ...any) *Error {
 var languageName = regexp.MustCompile(`^[a-z][a-z0-9_+-]{0,31}$`)
 
 func (c *Config) validate() error {
-	for _, check := range []func() error{c.validateEngine, c.validateLanguages, c.validateLimits, c.validateNetwork, c.validateRest} {
+	for _, check := range []func() error{c.validateEngine, c.validateKubernetes, c.validateLanguages, c.validateLimits, c.validateNetwork, c.validateRest} {
 		if err := check(); err != nil {
 			return err
 		}
@@ -41,11 +41,9 @@ func (c *Config) validate() error {
 // validateEngine checks the backend, the runtime and the images.
 func (c *Config) validateEngine() error {
 	switch c.Backend.Kind {
-	case "", "docker":
-	case BackendKubernetes:
-		return invalid("backend.kind", "%q: the Kubernetes backend is not yet available in this version; use \"docker\"", c.Backend.Kind)
+	case "", "docker", BackendKubernetes:
 	default:
-		return invalid("backend.kind", "%q is not one of \"\", docker", c.Backend.Kind)
+		return invalid("backend.kind", "%q is not one of \"\", docker, kubernetes", c.Backend.Kind)
 	}
 	switch c.Docker.Runtime {
 	case "", "runc", "runsc", "auto":

@@ -1,0 +1,70 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"maps"
+
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox/backend"
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox/config"
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox/kubernetes"
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox/state"
+)
+
+// kubernetesConfig is the Kubernetes backend's configuration from the
+// file's [kubernetes] table.
+func kubernetesConfig(c *config.Config) kubernetes.Config {
+	k := c.Kubernetes
+	return kubernetes.Config{
+		Kubeconfig: k.Kubeconfig, Context: k.Context, Namespace: k.Namespace,
+		RuntimeClass: k.RuntimeClass, UseAgentSandbox: k.UseAgentSandbox,
+		WarmPool: maps.Clone(k.WarmPool),
+	}
+}
+
+// errKubernetesNotMerged is what kubernetesBackend answers until the
+// Kubernetes backend's methods are merged.
+var errKubernetesNotMerged = errors.New("kubernetes: the Kubernetes backend's methods are not merged yet")
+
+// kubernetesBackend is kb as the engine's backend.
+//
+// At the merge of the backend's methods this body becomes `return kb, nil`.
+func kubernetesBackend(kb *kubernetes.Backend) (backend.Backend, error) {
+	_ = kb
+	return nil, errKubernetesNotMerged
+}
+
+// selectKubernetes connects to the cluster cfg's [kubernetes] table names
+// and returns its backend. A context that does not exist or does not
+// answer is an error naming it: never Docker in its place.
+func selectKubernetes(ctx context.Context, cfg *config.Config, log *slog.Logger) (*kubernetes.Backend, backend.Backend, error) {
+	kb, err := kubernetes.New(ctx, kubernetesConfig(cfg), log)
+	if err != nil {
+		return nil, nil, err
+	}
+	be, err := kubernetesBackend(kb)
+	if err != nil {
+		return nil, nil, err
+	}
+	return kb, be, nil
+}
+
+// newKubernetesSetup is the set-up of every command when backend.kind is
+// "kubernetes": the server's too, which fails to start rather than serve
+// on another engine.
+func newKubernetesSetup(ctx context.Context, w *config.Watcher, st *state.Store, log *slog.Logger) (*setup, error) {
+	kb, be, err := selectKubernetes(ctx, w.Current(), log)
+	if err != nil {
+		return nil, err
+	}
+	return &setup{cfg: w, backend: be, state: st, kube: kb, host: "kubernetes: cluster " + kb.Cluster() + ", namespace " + kb.Namespace()}, nil
+}
+
+// backendKind is the set-up's backend.kind for the watchdog: "" for Docker.
+func (s *setup) backendKind() string {
+	if s.kube != nil {
+		return config.BackendKubernetes
+	}
+	return ""
+}

@@ -1,0 +1,197 @@
+package kubernetes
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	authenticationv1 "k8s.io/api/authentication/v1"
+	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
+	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
+)
+
+// On the real cluster: as admin every check is green; as a ServiceAccount
+// bound to the README's RBAC block, too; bound to that Role without
+// pods/exec, doctor fails naming the two pods/exec verbs.
+func TestDoctorOnCluster(t *testing.T) {
+	cs, cfg := testCluster(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	ns := testNamespace(ctx, t, cs)
+	base := Config{Kubeconfig: os.Getenv(clusterEnv), Namespace: ns, RuntimeClass: "gvisor", UseAgentSandbox: "auto", WarmPool: map[string]int{"python": 1}}
+
+	t.Run("admin", func(t *testing.T) {
+		r := Doctor(ctx, base, nil)
+		wantGreen(t, r)
+		if r.Context != "mcp-sandbox-k8s" || !r.UsesAgentSandbox || r.AgentSandbox != AgentSandboxGroup+"/v1beta1" || r.Extensions != ExtensionsGroup+"/v1beta1" || r.Version == "" {
+			t.Errorf("report %+v", r)
+		}
+	})
+	rbac := readRBAC(t)
+	t.Run("the README's Role", func(t *testing.T) {
+		c := base
+		c.Kubeconfig = bindServiceAccount(ctx, t, cs, cfg, ns, "readme", rbac)
+		r := waitDoctor(ctx, t, c, func(r *Report) bool { return r.OK })
+		wantGreen(t, r)
+	})
+	t.Run("no pods/exec", func(t *testing.T) {
+		noExec := rbac
+		noExec.role = *rbac.role.DeepCopy()
+		for i, rule := range noExec.role.Rules {
+			noExec.role.Rules[i].Resources = slices.DeleteFunc(slices.Clone(rule.Resources), func(r string) bool { return r == "pods/exec" })
+		}
+		c := base
+		c.Kubeconfig = bindServiceAccount(ctx, t, cs, cfg, ns, "noexec", noExec)
+		// Wait for the binding to take effect (pods get allowed), then read.
+		r := waitDoctor(ctx, t, c, func(r *Report) bool { return !slices.Contains(r.Missing, "get pods") })
+		if r.OK {
+			t.Fatalf("doctor is green without pods/exec: %+v", r)
+		}
+		if !slices.Equal(r.Missing, []string{"create pods/exec", "get pods/exec"}) {
+			t.Errorf("missing %v, want the two pods/exec verbs", r.Missing)
+		}
+		if i := slices.IndexFunc(r.Checks, func(c Check) bool { return c.Name == "rbac" }); i < 0 || r.Checks[i].OK || !strings.Contains(r.Checks[i].Detail, "create pods/exec") {
+			t.Errorf("rbac check %+v", r.Checks)
+		}
+	})
+	t.Run("plain pods need no agent-sandbox rules", func(t *testing.T) {
+		plain := rbac
+		plain.role = *rbac.role.DeepCopy()
+		plain.role.Rules = slices.DeleteFunc(plain.role.Rules, func(r rbacv1.PolicyRule) bool {
+			return slices.Contains(r.APIGroups, AgentSandboxGroup) || slices.Contains(r.APIGroups, ExtensionsGroup)
+		})
+		c := base
+		c.UseAgentSandbox, c.WarmPool = "never", nil
+		c.Kubeconfig = bindServiceAccount(ctx, t, cs, cfg, ns, "plain", plain)
+		r := waitDoctor(ctx, t, c, func(r *Report) bool { return r.OK })
+		wantGreen(t, r)
+		if r.UsesAgentSandbox {
+			t.Errorf("use_agent_sandbox never, yet it would be used: %+v", r)
+		}
+		c.UseAgentSandbox = "auto"
+		if r := Doctor(ctx, c, nil); r.OK || !slices.Contains(r.Missing, "create sandboxes.agents.x-k8s.io") {
+			t.Errorf("auto on a cluster with agent-sandbox, without its rules: %+v", r)
+		}
+	})
+	t.Run("missing RuntimeClass", func(t *testing.T) {
+		c := base
+		c.RuntimeClass = "no-such-class"
+		r := Doctor(ctx, c, nil)
+		i := slices.IndexFunc(r.Checks, func(c Check) bool { return c.Name == "runtime class" })
+		if r.OK || i < 0 || r.Checks[i].OK || !strings.Contains(r.Checks[i].Detail, `"no-such-class" does not exist`) {
+			t.Errorf("report %+v", r)
+		}
+	})
+}
+
+func wantGreen(t *testing.T, r *Report) {
+	t.Helper()
+	for _, c := range r.Checks {
+		if !c.OK {
+			t.Errorf("check %s: %s (fix: %s)", c.Name, c.Detail, c.Fix)
+		}
+	}
+	if !r.OK || len(r.Missing) > 0 || len(r.Checks) < 4 {
+		t.Errorf("report %+v", r)
+	}
+}
+
+// waitDoctor runs Doctor until done holds (RBAC bindings take a moment to
+// reach the authorizer), for up to 20 s, and returns its last report.
+func waitDoctor(ctx context.Context, t *testing.T, c Config, done func(*Report) bool) *Report {
+	t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		r := Doctor(ctx, c, nil)
+		if done(r) || time.Now().After(deadline) {
+			return r
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+}
+
+// bindServiceAccount makes the ServiceAccount name in ns, applies the
+// RBAC objects to it (the Role in ns, the ClusterRole and its binding
+// named after ns and name, deleted after the test), and returns a
+// kubeconfig that authenticates as it with a short-lived token.
+func bindServiceAccount(ctx context.Context, t *testing.T, cs *kubernetes.Clientset, cfg *rest.Config, ns, name string, rb readmeRBAC) string {
+	t.Helper()
+	if _, err := cs.CoreV1().ServiceAccounts(ns).Create(ctx, &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: name}}, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	subject := []rbacv1.Subject{{Kind: "ServiceAccount", Name: name, Namespace: ns}}
+	role, binding := rb.role.DeepCopy(), rb.binding.DeepCopy()
+	role.Namespace, role.Name = ns, name
+	binding.Namespace, binding.Name, binding.RoleRef.Name, binding.Subjects = ns, name, name, subject
+	cr, crb := rb.clusterRole.DeepCopy(), rb.clusterRoleBinding.DeepCopy()
+	cluster := ns + "-" + name
+	cr.Name, crb.Name, crb.RoleRef.Name, crb.Subjects = cluster, cluster, cluster, subject
+	rbac := cs.RbacV1()
+	if _, err := rbac.Roles(ns).Create(ctx, role, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := rbac.RoleBindings(ns).Create(ctx, binding, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_ = rbac.ClusterRoleBindings().Delete(context.Background(), cluster, metav1.DeleteOptions{})
+		_ = rbac.ClusterRoles().Delete(context.Background(), cluster, metav1.DeleteOptions{})
+	})
+	if _, err := rbac.ClusterRoles().Create(ctx, cr, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := rbac.ClusterRoleBindings().Create(ctx, crb, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	tok, err := cs.CoreV1().ServiceAccounts(ns).CreateToken(ctx, name, &authenticationv1.TokenRequest{
+		Spec: authenticationv1.TokenRequestSpec{ExpirationSeconds: ptr(int64(600))}}, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	kc := clientcmdapi.NewConfig()
+	kc.Clusters["c"] = &clientcmdapi.Cluster{Server: cfg.Host, CertificateAuthorityData: cfg.CAData, CertificateAuthority: cfg.CAFile}
+	kc.AuthInfos["sa"] = &clientcmdapi.AuthInfo{Token: tok.Status.Token}
+	kc.Contexts["sa"] = &clientcmdapi.Context{Cluster: "c", AuthInfo: "sa", Namespace: ns}
+	kc.CurrentContext = "sa"
+	path := filepath.Join(t.TempDir(), fmt.Sprintf("%s.kubeconfig", name))
+	if err := clientcmd.WriteToFile(*kc, path); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// A context that does not answer, and one that does not exist, are errors
+// naming the context: never a report that looks healthy.
+func TestDoctorDeadContext(t *testing.T) {
+	kc := clientcmdapi.NewConfig()
+	kc.Clusters["dead"] = &clientcmdapi.Cluster{Server: "https://127.0.0.1:1"}
+	kc.AuthInfos["u"] = &clientcmdapi.AuthInfo{Token: "x"}
+	kc.Contexts["dead-ctx"] = &clientcmdapi.Context{Cluster: "dead", AuthInfo: "u"}
+	kc.CurrentContext = "dead-ctx"
+	path := filepath.Join(t.TempDir(), "kubeconfig")
+	if err := clientcmd.WriteToFile(*kc, path); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	for _, tc := range []struct{ context, want string }{
+		{"dead-ctx", "context dead-ctx (https://127.0.0.1:1) does not answer"},
+		{"", "context (current context) (https://127.0.0.1:1) does not answer"},
+		{"no-such", `context no-such: context "no-such" does not exist`},
+	} {
+		r := Doctor(ctx, Config{Kubeconfig: path, Context: tc.context, UseAgentSandbox: "auto"}, nil)
+		if r.OK || len(r.Checks) != 1 || r.Checks[0].Name != "context" || !strings.Contains(r.Checks[0].Detail, tc.want) || r.Checks[0].Fix == "" {
+			t.Errorf("context %q: %+v, want a failed context check with %q", tc.context, r, tc.want)
+		}
+	}
+}

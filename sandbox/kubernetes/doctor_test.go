@@ -1,0 +1,195 @@
+package kubernetes
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	rbacv1 "k8s.io/api/rbac/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	fakediscovery "k8s.io/client-go/discovery/fake"
+	clienttesting "k8s.io/client-go/testing"
+	"sigs.k8s.io/yaml"
+)
+
+// readmeRBAC is the README's ready RBAC block, parsed: the Role and
+// RoleBinding for the namespace, the ClusterRole and its binding for the
+// RuntimeClass.
+type readmeRBAC struct {
+	role               rbacv1.Role
+	binding            rbacv1.RoleBinding
+	clusterRole        rbacv1.ClusterRole
+	clusterRoleBinding rbacv1.ClusterRoleBinding
+}
+
+// readmeRBACMarker starts the README's RBAC block.
+const readmeRBACMarker = "```yaml\n# mcp-sandbox: the Role"
+
+func readRBAC(t *testing.T) readmeRBAC {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc := string(data)
+	i := strings.Index(doc, readmeRBACMarker)
+	if i < 0 {
+		t.Fatalf("README.md has no block starting %q", readmeRBACMarker)
+	}
+	body := doc[i+len("```yaml\n"):]
+	body = body[:strings.Index(body, "\n```")]
+	docs := strings.Split(body, "\n---\n")
+	if len(docs) != 4 {
+		t.Fatalf("the README's RBAC block has %d documents, want Role, RoleBinding, ClusterRole, ClusterRoleBinding", len(docs))
+	}
+	var r readmeRBAC
+	for i, into := range []any{&r.role, &r.binding, &r.clusterRole, &r.clusterRoleBinding} {
+		if err := yaml.UnmarshalStrict([]byte(docs[i]), into); err != nil {
+			t.Fatalf("the README's RBAC block, document %d: %v", i+1, err)
+		}
+	}
+	if r.role.Kind != "Role" || r.binding.Kind != "RoleBinding" || r.clusterRole.Kind != "ClusterRole" || r.clusterRoleBinding.Kind != "ClusterRoleBinding" {
+		t.Fatalf("the README's RBAC block holds %s, %s, %s, %s", r.role.Kind, r.binding.Kind, r.clusterRole.Kind, r.clusterRoleBinding.Kind)
+	}
+	return r
+}
+
+// grants reports whether one of rules allows p.
+func grants(rules []rbacv1.PolicyRule, p Permission) bool {
+	res := p.Resource
+	if p.Subresource != "" {
+		res += "/" + p.Subresource
+	}
+	for _, r := range rules {
+		if slices.Contains(r.APIGroups, p.Group) && slices.Contains(r.Resources, res) && slices.Contains(r.Verbs, p.Verb) {
+			return true
+		}
+	}
+	return false
+}
+
+// The README's Role grants every permission Doctor checks (with every
+// optional part in use), and nothing else: the two cannot drift apart.
+func TestReadmeRoleIsWhatDoctorChecks(t *testing.T) {
+	r := readRBAC(t)
+	all := Permissions(Needs{AgentSandbox: true, Extensions: true, RuntimeClass: true, Metrics: true})
+	for _, p := range all {
+		rules := r.role.Rules
+		if p.Cluster {
+			rules = r.clusterRole.Rules
+		}
+		if !grants(rules, p) {
+			t.Errorf("the README's RBAC block does not grant %s (cluster-scoped: %v)", p, p.Cluster)
+		}
+	}
+	for _, set := range []struct {
+		rules   []rbacv1.PolicyRule
+		cluster bool
+	}{{r.role.Rules, false}, {r.clusterRole.Rules, true}} {
+		for _, rule := range set.rules {
+			for _, g := range rule.APIGroups {
+				for _, res := range rule.Resources {
+					resource, sub, _ := strings.Cut(res, "/")
+					for _, v := range rule.Verbs {
+						p := Permission{Group: g, Resource: resource, Subresource: sub, Verb: v, Cluster: set.cluster}
+						if !slices.Contains(all, p) {
+							t.Errorf("the README's RBAC block grants %s, which the backend does not need", p)
+						}
+					}
+				}
+			}
+		}
+	}
+	if r.binding.RoleRef.Name != r.role.Name || r.clusterRoleBinding.RoleRef.Name != r.clusterRole.Name {
+		t.Errorf("the bindings name %q and %q, the roles are %q and %q", r.binding.RoleRef.Name, r.clusterRoleBinding.RoleRef.Name, r.role.Name, r.clusterRole.Name)
+	}
+}
+
+func TestPermissionString(t *testing.T) {
+	for _, tc := range []struct {
+		p    Permission
+		want string
+	}{
+		{Permission{Resource: "pods", Subresource: "exec", Verb: "create"}, "create pods/exec"},
+		{Permission{Group: "node.k8s.io", Resource: "runtimeclasses", Verb: "get", Cluster: true}, "get runtimeclasses.node.k8s.io"},
+		{Permission{Group: AgentSandboxGroup, Resource: "sandboxes", Verb: "patch"}, "patch sandboxes.agents.x-k8s.io"},
+	} {
+		if got := tc.p.String(); got != tc.want {
+			t.Errorf("%+v: %q, want %q", tc.p, got, tc.want)
+		}
+	}
+}
+
+// Permissions asks for agent-sandbox's, the extensions', the metrics' and
+// the RuntimeClass's permissions only when they are used.
+func TestPermissionsByNeeds(t *testing.T) {
+	has := func(ps []Permission, resource string) bool {
+		return slices.ContainsFunc(ps, func(p Permission) bool { return p.Resource == resource })
+	}
+	plain := Permissions(Needs{})
+	for _, r := range []string{"sandboxes", "sandboxclaims", "runtimeclasses"} {
+		if has(plain, r) {
+			t.Errorf("plain pods need %s", r)
+		}
+	}
+	full := Permissions(Needs{AgentSandbox: true, Extensions: true, RuntimeClass: true, Metrics: true})
+	for _, r := range []string{"pods", "networkpolicies", "events", "sandboxes", "sandboxclaims", "sandboxtemplates", "sandboxwarmpools", "runtimeclasses"} {
+		if !has(full, r) {
+			t.Errorf("everything in use: %s missing", r)
+		}
+	}
+	for _, want := range []string{"create pods/exec", "get pods/exec", "create pods/attach", "get pods.metrics.k8s.io"} {
+		if !slices.ContainsFunc(full, func(p Permission) bool { return p.String() == want }) {
+			t.Errorf("%q missing", want)
+		}
+	}
+}
+
+// What use_agent_sandbox and warm_pool ask of the cluster, against what it
+// serves: the agent-sandbox check, and whether the backend would use it.
+func TestDoctorAgentSandboxModes(t *testing.T) {
+	served := func(agent, ext bool) []*metav1.APIResourceList {
+		lists := []*metav1.APIResourceList{{GroupVersion: "v1", APIResources: []metav1.APIResource{{Name: "pods"}}}}
+		if agent {
+			lists = append(lists, &metav1.APIResourceList{GroupVersion: AgentSandboxGroup + "/v1beta1", APIResources: []metav1.APIResource{{Name: "sandboxes"}}})
+		}
+		if ext {
+			lists = append(lists, &metav1.APIResourceList{GroupVersion: ExtensionsGroup + "/v1beta1", APIResources: []metav1.APIResource{{Name: "sandboxclaims"}}})
+		}
+		return lists
+	}
+	for _, tc := range []struct {
+		name       string
+		agent, ext bool
+		mode       string
+		warm       int
+		ok, uses   bool
+		want       string // part of a failed check's detail, or of the agent-sandbox check's
+	}{
+		{"auto, installed", true, true, "auto", 1, true, true, "installed: agents.x-k8s.io/v1beta1, extensions extensions.agents.x-k8s.io/v1beta1"},
+		{"auto, absent", false, false, "auto", 0, true, false, "not installed: plain pods"},
+		{"auto, absent, warm pool", false, false, "auto", 2, false, false, "kubernetes.warm_pool is set, but agent-sandbox is not used"},
+		{"always, absent", false, false, "always", 0, false, false, `not installed, and use_agent_sandbox = "always"`},
+		{"never, installed", true, true, "never", 0, true, false, "not used (use_agent_sandbox = \"never\"): plain pods; the cluster serves agents.x-k8s.io/v1beta1"},
+		{"never, warm pool", true, true, "never", 1, false, false, "kubernetes.warm_pool is set, but agent-sandbox is not used"},
+		{"no extensions, warm pool", true, false, "auto", 1, false, true, "warm_pool is set, but agent-sandbox's extensions"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			d := &fakediscovery.FakeDiscovery{Fake: &clienttesting.Fake{Resources: served(tc.agent, tc.ext)}}
+			r := &Report{OK: true}
+			needs := r.checkAgentSandbox(d, Config{UseAgentSandbox: tc.mode, WarmPool: map[string]int{"python": tc.warm}})
+			var details []string
+			for _, c := range r.Checks {
+				details = append(details, c.Detail)
+				if !c.OK && c.Fix == "" {
+					t.Errorf("check %s failed with no fix", c.Name)
+				}
+			}
+			if r.OK != tc.ok || r.UsesAgentSandbox != tc.uses || needs.AgentSandbox != tc.uses || !strings.Contains(strings.Join(details, " | "), tc.want) {
+				t.Errorf("ok %v uses %v needs %+v, checks %q; want ok %v uses %v and %q", r.OK, r.UsesAgentSandbox, needs, details, tc.ok, tc.uses, tc.want)
+			}
+		})
+	}
+}
