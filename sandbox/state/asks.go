@@ -53,8 +53,6 @@ var ErrAsk = errors.New("ask file")
 // Question is what a server asks the person.
 type Question struct {
 	ID string `json:"id"`
-	// Owner is the asking server's owner id.
-	Owner string `json:"owner"`
 	// SandboxID is empty for a sandbox_create's list.
 	SandboxID string `json:"sandbox_id,omitempty"`
 	Client    string `json:"client"`

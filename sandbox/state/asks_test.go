@@ -10,7 +10,7 @@ import (
 )
 
 func testQuestion(now time.Time) Question {
-	return Question{ID: NewAskID(), Owner: "o1", SandboxID: "3f2a9c", Client: "Claude Desktop", Language: "python",
+	return Question{ID: NewAskID(), SandboxID: "3f2a9c", Client: "Claude Desktop", Language: "python",
 		Entries: []string{"pypi.org:443"}, AskedAt: now, Deadline: now.Add(time.Minute)}
 }
 
