@@ -36,7 +36,7 @@ type AskerOptions struct {
 	// State, when set, lets the Asker ask through the tray of this
 	// installation (ask_tray.go) when the client cannot be asked.
 	State *state.Store
-	Log     *slog.Logger
+	Log   *slog.Logger
 }
 
 // Asker asks the person at the keyboard, never the AI, whether a sandbox
