@@ -121,7 +121,7 @@ type App struct {
 	trayFileMu   sync.Mutex
 	trayFileLast string
 
-	alerts alerts // failed calls from the audit log (alert.go)
+	alerts alerts       // failed calls from the audit log (alert.go)
 	asks   *askNotifier // set before the first question is shown
 	askSt  askState
 }
