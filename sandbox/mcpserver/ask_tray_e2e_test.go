@@ -103,7 +103,7 @@ func TestAllowlistAsksThroughTheTrayOverStdio(t *testing.T) {
 		if !strings.HasPrefix(got[host], want) {
 			t.Errorf("%s: %q, want %s", host, got[host], want)
 		}
-		if want == "403" && !strings.Contains(got[host], "network.allow_domains") {
+		if want == "403" && (!strings.Contains(got[host], "network.allow_domains") || !strings.Contains(got[host], "no person allowed it")) {
 			t.Errorf("%s: the 403 does not say how to allow it in the config: %q", host, got[host])
 		}
 	}
