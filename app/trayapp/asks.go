@@ -23,7 +23,8 @@ import (
 // such: the asking server adds the entry to the config file it uses.
 
 // askRecheck is how often the questions are read again without a
-// change in the folder, for deadlines that pass.
+// change in the folder, for deadlines that pass, and the folder swept of
+// what nobody will read (state.SweepAsks).
 const askRecheck = 2 * time.Second
 
 // listenAsks shows the servers' questions until ctx is done.
@@ -45,6 +46,7 @@ func (a *App) listenAsks(ctx context.Context) {
 			case <-ctx.Done():
 				return
 			case <-t.C:
+				a.st.SweepAsks(time.Now())
 				a.refreshAsks()
 			}
 		}

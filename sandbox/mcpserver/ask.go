@@ -56,6 +56,8 @@ type Asker struct {
 	creators map[string]server.ClientSession
 	// saveMu serializes "Always" edits of the config file.
 	saveMu sync.Mutex
+	// trayAsking holds a token per question waiting in the tray.
+	trayAsking chan struct{}
 }
 
 // NewAsker returns an Asker; it asks nobody until New has been given it.
@@ -66,7 +68,8 @@ func NewAsker(o AskerOptions) *Asker {
 	if o.Log == nil {
 		o.Log = slog.New(slog.DiscardHandler)
 	}
-	return &Asker{o: o, sessions: map[string][]server.ClientSession{}, creators: map[string]server.ClientSession{}}
+	return &Asker{o: o, sessions: map[string][]server.ClientSession{}, creators: map[string]server.ClientSession{},
+		trayAsking: make(chan struct{}, maxTrayQuestions)}
 }
 
 // addHooks tells a about each session that initializes and ends.

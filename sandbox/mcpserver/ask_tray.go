@@ -10,6 +10,11 @@ import (
 // trayPoll is how often a server looks for the tray's answer.
 const trayPoll = 100 * time.Millisecond
 
+// maxTrayQuestions bounds a server's questions waiting in the tray at
+// once, so a sandbox that tries many hosts cannot bury the person in
+// notifications (each sandbox's proxy already asks once per host:port).
+const maxTrayQuestions = 4
+
 // askTray puts the question to the tray of this installation, when one
 // listens (state.AskListening), and waits for the person's answer until
 // the timeout: a question file in the state directory's asks folder, the
@@ -21,6 +26,13 @@ const trayPoll = 100 * time.Millisecond
 func (a *Asker) askTray(q state.Question) answer {
 	st := a.o.State
 	if st == nil || !st.AskListening() {
+		return answerNone
+	}
+	select {
+	case a.trayAsking <- struct{}{}:
+		defer func() { <-a.trayAsking }()
+	default:
+		a.o.Log.Warn("too many questions wait for the person in the tray; refused without asking", "max", maxTrayQuestions, "entries", q.Entries)
 		return answerNone
 	}
 	now := time.Now()

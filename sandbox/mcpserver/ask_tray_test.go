@@ -121,3 +121,53 @@ func TestAskThroughTray(t *testing.T) {
 		})
 	}
 }
+
+// TestAskTrayBounded: a sandbox trying many hosts at once has at most
+// maxTrayQuestions of them waiting in the tray; the rest are refused
+// without asking, and the ones asked get the person's answer.
+func TestAskTrayBounded(t *testing.T) {
+	t.Parallel()
+	st, err := state.Open(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	l, err := st.ListenAsks()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	a := NewAsker(AskerOptions{ConfigPath: filepath.Join(t.TempDir(), "config.toml"), Timeout: 30 * time.Second, State: st})
+	const n = 3 * maxTrayQuestions
+	done := make(chan netproxy.Decision, n)
+	for i := range n {
+		go func() {
+			d, _ := a.Ask(context.Background(), AskRequest{SandboxID: "3f2a9c01", Client: "c", Language: "python", Host: "h" + strings.Repeat("x", i) + ".example", Port: 443})
+			done <- d
+		}()
+	}
+	// The ones beyond the bound are refused while the others wait.
+	for range n - maxTrayQuestions {
+		if d := <-done; d != netproxy.Deny {
+			t.Fatalf("beyond the bound: %v, want Deny", d)
+		}
+	}
+	// The others are written a moment after they took their place.
+	var qs []state.Question
+	for deadline := time.Now().Add(10 * time.Second); len(qs) < maxTrayQuestions && time.Now().Before(deadline); {
+		time.Sleep(10 * time.Millisecond)
+		qs = st.Questions(time.Now())
+	}
+	if len(qs) != maxTrayQuestions {
+		t.Fatalf("%d questions wait in the tray, want %d", len(qs), maxTrayQuestions)
+	}
+	for _, q := range qs {
+		if err := st.PutAnswer(state.Answer{ID: q.ID, Choice: state.ChoiceAllow, AnsweredAt: time.Now()}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for range maxTrayQuestions {
+		if d := <-done; d != netproxy.Allow {
+			t.Errorf("asked and allowed: %v", d)
+		}
+	}
+}

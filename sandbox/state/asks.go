@@ -235,6 +235,33 @@ func sortQuestions(qs []Question) {
 	}
 }
 
+// SweepAsks removes what no one will read: an answer whose question is
+// gone (its server stopped waiting as the person answered) and a
+// question past its deadline by a minute (its server died waiting).
+func (s *Store) SweepAsks(now time.Time) {
+	ents, err := os.ReadDir(s.asksDir())
+	if err != nil {
+		return
+	}
+	for _, e := range ents {
+		if id, ok := strings.CutSuffix(e.Name(), ".answer.json"); ok && validAskID.MatchString(id) {
+			if _, err := os.Lstat(s.questionPath(id)); errors.Is(err, fs.ErrNotExist) {
+				os.Remove(s.answerPath(id))
+			}
+			continue
+		}
+		id, ok := strings.CutSuffix(e.Name(), ".ask.json")
+		if !ok || !validAskID.MatchString(id) {
+			continue
+		}
+		var q Question
+		err := readAskFile(s.asksDir(), e.Name(), &q)
+		if errors.Is(err, ErrAsk) || err == nil && now.After(q.Deadline.Add(time.Minute)) {
+			s.DropQuestion(id)
+		}
+	}
+}
+
 func (s *Store) questionPath(id string) string { return filepath.Join(s.asksDir(), id+".ask.json") }
 func (s *Store) answerPath(id string) string   { return filepath.Join(s.asksDir(), id+".answer.json") }
 

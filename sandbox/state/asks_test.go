@@ -173,3 +173,34 @@ func write(t *testing.T, p, s string) {
 		t.Fatal(err)
 	}
 }
+
+// TestSweepAsks: answers without a question, questions long past their
+// deadline and files that are no question go; a live question and its
+// answer stay.
+func TestSweepAsks(t *testing.T) {
+	now := time.Now()
+	st := openStore(t)
+	live := testQuestion(now)
+	dead := testQuestion(now.Add(-time.Hour))
+	for _, q := range []Question{live, dead} {
+		if err := st.PutQuestion(q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := st.PutAnswer(Answer{ID: live.ID, Choice: ChoiceDeny, AnsweredAt: now}); err != nil {
+		t.Fatal(err)
+	}
+	orphan := NewAskID()
+	write(t, st.answerPath(orphan), "{}")
+	junk := NewAskID()
+	write(t, st.questionPath(junk), "not json")
+	st.SweepAsks(now)
+	for p, want := range map[string]bool{
+		st.questionPath(live.ID): true, st.answerPath(live.ID): true,
+		st.questionPath(dead.ID): false, st.answerPath(orphan): false, st.questionPath(junk): false,
+	} {
+		if _, err := os.Lstat(p); (err == nil) != want {
+			t.Errorf("%s: exists %v, want %v", filepath.Base(p), err == nil, want)
+		}
+	}
+}
