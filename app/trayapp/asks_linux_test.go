@@ -71,6 +71,20 @@ func TestAskOverNotifications(t *testing.T) {
 		}
 		st.DropQuestion(q.ID) // the server has read it
 	}
+	// Names a client or sandbox chose are shown cleaned: no escape
+	// sequence or bidi override reaches the desktop.
+	now := time.Now()
+	hostile := state.Question{ID: state.NewAskID(), SandboxID: "\u202e9c01", Client: "Claude\x1b[2J Desktop", Language: "py\x07",
+		Entries: []string{"x.example:443\x1b]8;;https://evil\x07"}, AskedAt: now, Deadline: now.Add(time.Minute)}
+	if err := st.PutQuestion(hostile); err != nil {
+		t.Fatal(err)
+	}
+	d.waitNote(t, "the hostile question's notification", "x.example:443")
+	for _, n := range d.notes.all() {
+		if strings.ContainsAny(n, "\x1b\x07\u202e") {
+			t.Errorf("a notification carries control or bidi characters: %q", n)
+		}
+	}
 	q := askAsServer(t, st, "77aa", "gone.example:443")
 	d.waitNote(t, "the question's notification", "gone.example:443")
 	st.DropQuestion(q.ID) // its deadline passed
