@@ -22,10 +22,12 @@ import (
 // everywhere, and writes the person's answer. "Always" is written as
 // such: the asking server adds the entry to the config file it uses.
 
-// askRecheck is how often the questions are read again without a
-// change in the folder, for deadlines that pass, and the folder swept of
-// what nobody will read (state.SweepAsks).
-const askRecheck = 2 * time.Second
+// askRecheck is how often the folder is swept of what nobody will read
+// (state.SweepAsks) and the questions read again without a change in it:
+// a live server removes its question at its deadline, which the watch
+// sees, so this only catches a server that died waiting, and an idle
+// tray wakes up for it rarely.
+const askRecheck = 30 * time.Second
 
 // listenAsks shows the servers' questions until ctx is done.
 func (a *App) listenAsks(ctx context.Context) {
