@@ -29,7 +29,7 @@ func TestProxyAskSeam(t *testing.T) {
 		asked   bool
 		because string
 	}{
-		{"asked, a person refuses", true, true, true, "a person refused it"},
+		{"asked, a person refuses", true, true, true, "no person allowed it"},
 		{"network.ask false", false, true, false, "network.ask is false"},
 		{"no seam", true, false, false, "not on this sandbox's allow list"},
 	} {

@@ -21,7 +21,11 @@ func TestFenceKeepsOwnPathsWhateverTheLists(t *testing.T) {
 	t.Setenv("MCP_SANDBOX_CONFIG", "")
 	t.Setenv("MCP_SANDBOX_STATE_DIR", filepath.Join(home, "state"))
 	cfgPath := config.Path()
-	for _, p := range []string{cfgPath, filepath.Join(home, "state", "http.token")} {
+	// The tray's answers too: an AI that could write one there would
+	// answer its own question (state.AsksDir).
+	asks := filepath.Join(home, "state", "asks")
+	answer := filepath.Join(asks, "0123456789abcdef0123456789abcdef.answer.json")
+	for _, p := range []string{cfgPath, filepath.Join(home, "state", "http.token"), filepath.Join(asks, "listener.lock")} {
 		if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
 			t.Fatal(err)
 		}
@@ -34,7 +38,7 @@ func TestFenceKeepsOwnPathsWhateverTheLists(t *testing.T) {
 		t.Fatal(err)
 	}
 	f := fence(cfg)
-	for _, p := range []string{cfgPath, filepath.Dir(cfgPath), filepath.Join(home, "state", "http.token")} {
+	for _, p := range []string{cfgPath, filepath.Dir(cfgPath), filepath.Join(home, "state", "http.token"), asks, answer} {
 		if _, err := f.ReadPath(p); !errors.Is(err, hostfs.ErrFence) {
 			t.Errorf("copy_in of %s: %v; want a refusal", p, err)
 		}
@@ -48,5 +52,8 @@ func TestFenceKeepsOwnPathsWhateverTheLists(t *testing.T) {
 	}
 	if b, _ := os.ReadFile(cfgPath); string(b) != "SECRET" {
 		t.Error("the config changed")
+	}
+	if _, err := os.Lstat(answer); err == nil {
+		t.Error("copy_out wrote an answer in the asks folder")
 	}
 }

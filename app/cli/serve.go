@@ -167,11 +167,29 @@ func serveStdio(ctx context.Context, log *slog.Logger, srv *mcpserver.Server, e 
 }
 
 // newAsker asks the person for a host beyond the config's list through
-// the client (MCP elicitation); "Always allow" writes the config in use.
+// the client (MCP elicitation), else through the tray (the state
+// directory's asks folder); "Always allow" writes the config in use.
+// MCP_SANDBOX_ASK_TIMEOUT may shorten the wait for an answer (tests),
+// never lengthen it.
 func newAsker(s *setup, log *slog.Logger) *mcpserver.Asker {
 	path := s.cfg.Current().Source
 	if path == "" {
 		path = config.Path()
 	}
-	return mcpserver.NewAsker(mcpserver.AskerOptions{ConfigPath: path, Log: log})
+	return mcpserver.NewAsker(mcpserver.AskerOptions{ConfigPath: path, Log: log, State: s.state, Timeout: askTimeout(log)})
+}
+
+// askTimeout is MCP_SANDBOX_ASK_TIMEOUT when it is a duration shorter
+// than the default, else 0 (the default).
+func askTimeout(log *slog.Logger) time.Duration {
+	v := os.Getenv("MCP_SANDBOX_ASK_TIMEOUT")
+	if v == "" {
+		return 0
+	}
+	d, err := time.ParseDuration(v)
+	if err != nil || d <= 0 || d > mcpserver.DefaultAskTimeout {
+		log.Warn("MCP_SANDBOX_ASK_TIMEOUT ignored: not a duration up to the default", "value", v, "default", mcpserver.DefaultAskTimeout)
+		return 0
+	}
+	return d
 }

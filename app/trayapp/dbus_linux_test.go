@@ -80,10 +80,14 @@ func startWatcher(addr string) (*watcher, error) {
 	return w, nil
 }
 
-// notifier plays org.freedesktop.Notifications and keeps every message.
+// notifier plays org.freedesktop.Notifications and keeps every message,
+// its actions, and which ones the tray closed.
 type notifier struct {
-	mu     sync.Mutex
-	bodies []string
+	conn    *dbus.Conn
+	mu      sync.Mutex
+	bodies  []string
+	actions [][]string
+	closed  map[uint32]bool
 }
 
 // Notify is the desktop notification call.
@@ -91,7 +95,38 @@ func (n *notifier) Notify(app string, replaces uint32, icon, summary, body strin
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	n.bodies = append(n.bodies, summary+": "+body)
+	n.actions = append(n.actions, actions)
 	return uint32(len(n.bodies)), nil
+}
+
+// CloseNotification is the call that withdraws a notification.
+func (n *notifier) CloseNotification(id uint32) *dbus.Error {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if n.closed == nil {
+		n.closed = map[uint32]bool{}
+	}
+	n.closed[id] = true
+	return nil
+}
+
+// invoke is a person choosing action on notification id: the signal the
+// service emits.
+func (n *notifier) invoke(id uint32, action string) error {
+	return n.conn.Emit("/org/freedesktop/Notifications", "org.freedesktop.Notifications.ActionInvoked", id, action)
+}
+
+// find returns the id and actions of the first notification whose text
+// holds want (0 when none does yet), and whether it was closed.
+func (n *notifier) find(want string) (uint32, []string, bool) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	for i, b := range n.bodies {
+		if strings.Contains(b, want) {
+			return uint32(i + 1), n.actions[i], n.closed[uint32(i+1)]
+		}
+	}
+	return 0, nil, false
 }
 
 func (n *notifier) all() []string {
@@ -105,7 +140,7 @@ func startNotifier(addr string) (*notifier, error) {
 	if err != nil {
 		return nil, err
 	}
-	n := &notifier{}
+	n := &notifier{conn: conn}
 	if err := conn.Export(n, "/org/freedesktop/Notifications", "org.freedesktop.Notifications"); err != nil {
 		return nil, err
 	}

@@ -121,7 +121,9 @@ type App struct {
 	trayFileMu   sync.Mutex
 	trayFileLast string
 
-	alerts alerts // failed calls from the audit log (alert.go)
+	alerts alerts       // failed calls from the audit log (alert.go)
+	asks   *askNotifier // set before the first question is shown
+	askSt  askState
 }
 
 // trayState is what the menu is drawn from. Guarded by App.mu.
@@ -135,6 +137,7 @@ type trayState struct {
 	clients   []traymenu.Client
 	http      traywin.HTTPInfo
 	failed    int // failed calls since the person last looked (the badge)
+	questions []state.Question
 }
 
 // Run runs the tray until the user quits it or ctx is done. It returns nil
@@ -207,6 +210,9 @@ func Run(ctx context.Context, o Options) error {
 	a.goBG(a.engine.Run)
 	a.goBG(a.watchStateDir)
 	a.goBG(a.watchAudit)
+	if a.host.Bus {
+		a.goBG(a.listenAsks) // only where a menu can ask (asks.go)
+	}
 	a.goBG(a.updateLoop)
 	a.applyHTTP()
 	a.syncAutostart()
@@ -302,6 +308,7 @@ func (a *App) menuState() traymenu.State {
 		MoveOffered: a.place.Transient() && a.place.Bundle != "",
 		HTTP:        a.cfg.Current().Tray.HTTPPort > 0,
 		Failed:      a.s.failed,
+		Questions:   menuQuestions(a.s.questions),
 	}
 	if a.offer != nil {
 		s.Offer = a.offer.Version

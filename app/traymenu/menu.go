@@ -4,6 +4,9 @@
 //
 //	Docker: Colima · 2 sandboxes
 //	──────────
+//	1 sandbox waits for your answer ▸   (only while a server asks the person)
+//	    Sandbox 3f2a9c01… (python, Claude Desktop) wants to reach pypi.org:443.
+//	    Allow pypi.org:443 for this sandbox / Always allow … / Deny …
 //	Start               (only while paused)
 //	Pause ▸             (only while running)
 //	    Servers refuse new sandboxes until Start   (a note)
@@ -83,6 +86,8 @@ type State struct {
 	// macOS disk image or App Translocation copy) and can move itself to
 	// Applications.
 	MoveOffered bool
+	// Questions are the servers' questions waiting for the person.
+	Questions []Question
 }
 
 // Client is one entry of the Clients submenu.
@@ -97,6 +102,8 @@ type Actions struct {
 	Start, Pause, Open, StopAll, Quit, CheckUpdates, Install, Move func()
 	// Configure configures (or repairs) the named client.
 	Configure func(name string)
+	// Answer answers question id with a Choice.
+	Answer func(id, choice string)
 }
 
 // Item is one menu entry.
@@ -223,6 +230,7 @@ func Build(s State, a Actions) []Item {
 	return []Item{
 		{Label: StatusLine(s), Disabled: true},
 		{Separator: true},
+		questionsItem(s, a),
 		start,
 		pause,
 		{Label: LabelOpen, Action: a.Open},

@@ -152,3 +152,38 @@ func TestTitle(t *testing.T) {
 		t.Errorf("the status line does not say %q", PausedWord)
 	}
 }
+
+// TestQuestions: each waiting question shows its text and three choices
+// that answer it by id; the item is hidden while nothing waits.
+func TestQuestions(t *testing.T) {
+	var got []string
+	a := Actions{Answer: func(id, choice string) { got = append(got, id+" "+choice) }}
+	if it := Build(State{DockerOK: true}, a)[2]; !it.Hidden || len(it.Children) != 0 {
+		t.Errorf("with no question: %+v", it)
+	}
+	qs := []Question{
+		{ID: "q1", Text: "Sandbox 3f2a9c01… (python, Claude Desktop) wants to reach pypi.org:443.", Entries: "pypi.org:443"},
+		{ID: "q2", Text: "Cursor asks for a new node sandbox that may reach a.example:443.", Entries: "a.example:443"},
+	}
+	m := Build(State{DockerOK: true, Questions: qs}, a)
+	want := []string{
+		"2 sandboxes wait for your answer",
+		"  " + qs[0].Text + " (off)",
+		"  Allow pypi.org:443 for this sandbox",
+		"  Always allow pypi.org:443",
+		"  Deny pypi.org:443",
+		"  " + qs[1].Text + " (off)",
+		"  Allow a.example:443 for this sandbox",
+		"  Always allow a.example:443",
+		"  Deny a.example:443",
+	}
+	if diff := cmp.Diff(want, outline(m[2:3], "")); diff != "" {
+		t.Errorf("questions item (-want +got):\n%s", diff)
+	}
+	for _, i := range []int{1, 2, 3, 5, 6, 7} {
+		m[2].Children[i].Action()
+	}
+	if want := "q1 allow|q1 always|q1 deny|q2 allow|q2 always|q2 deny"; strings.Join(got, "|") != want {
+		t.Errorf("answers %q, want %q", strings.Join(got, "|"), want)
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -16,6 +17,7 @@ import (
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/netproxy"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/printable"
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox/state"
 )
 
 // AskRequest is what a sandbox wants to reach and whose sandbox it is: the
@@ -31,13 +33,17 @@ type AskerOptions struct {
 	ConfigPath string
 	// Timeout bounds each question (0: DefaultAskTimeout).
 	Timeout time.Duration
-	Log     *slog.Logger
+	// State, when set, lets the Asker ask through the tray of this
+	// installation (ask_tray.go) when the client cannot be asked.
+	State *state.Store
+	Log   *slog.Logger
 }
 
 // Asker asks the person at the keyboard, never the AI, whether a sandbox
 // may reach a host no entry allows: through MCP elicitation, in the
 // session of the client the sandbox belongs to (the most recent session
-// of that client name that declared the elicitation capability). Any
+// of that client name that declared the elicitation capability), else,
+// when a tray of this installation listens, through the tray. Any
 // answer other than a person's explicit yes is Deny: decline, cancel,
 // no answer within the timeout, no session that can be asked, an error.
 // Give it to New (Options.Asker), which tells it about sessions.
@@ -50,6 +56,8 @@ type Asker struct {
 	creators map[string]server.ClientSession
 	// saveMu serializes "Always" edits of the config file.
 	saveMu sync.Mutex
+	// trayAsking holds a token per question waiting in the tray.
+	trayAsking chan struct{}
 }
 
 // NewAsker returns an Asker; it asks nobody until New has been given it.
@@ -60,7 +68,8 @@ func NewAsker(o AskerOptions) *Asker {
 	if o.Log == nil {
 		o.Log = slog.New(slog.DiscardHandler)
 	}
-	return &Asker{o: o, sessions: map[string][]server.ClientSession{}, creators: map[string]server.ClientSession{}}
+	return &Asker{o: o, sessions: map[string][]server.ClientSession{}, creators: map[string]server.ClientSession{},
+		trayAsking: make(chan struct{}, maxTrayQuestions)}
 }
 
 // addHooks tells a about each session that initializes and ends.
@@ -162,7 +171,12 @@ func (a *Asker) Ask(ctx context.Context, req AskRequest) (netproxy.Decision, err
 	// The question outlives the connection that raised it (a client's own
 	// timeout is often shorter than a person's): the proxy remembers the
 	// answer for the retry. The timeout and the session's end bound it.
-	ans := a.elicit(context.WithoutCancel(ctx), a.session(req.SandboxID, req.Client), msg)
+	ans := answerNone
+	if sess := a.session(req.SandboxID, req.Client); sess != nil {
+		ans = a.elicit(context.WithoutCancel(ctx), sess, msg)
+	} else {
+		ans = a.askTray(state.Question{SandboxID: req.SandboxID, Client: req.Client, Language: req.Language, Entries: []string{entry}})
+	}
 	a.o.Log.Info("asked a person about a host", "sandbox", req.SandboxID, "host", entry, "answer", ans)
 	switch ans {
 	case answerAllow:
@@ -187,9 +201,10 @@ func shortID(id string) string {
 // AskEntries asks the person behind the calling session (ctx is a
 // sandbox_create call's) once, for the whole list, whether a new sandbox
 // of language may reach entries that network.allow_domains does not
-// cover. Allow means for that sandbox only, unless the person chose
-// "Always", which also adds them to the config file. A client without
-// the elicitation capability gets Deny: the caller keeps its refusal.
+// cover (through the tray when the client cannot elicit). Allow means
+// for that sandbox only, unless the person chose "Always", which also
+// adds them to the config file. With neither an elicitation capability
+// nor a listening tray it is Deny: the caller keeps its refusal.
 func (a *Asker) AskEntries(ctx context.Context, language string, entries []string) (netproxy.Decision, error) {
 	clean := make([]string, len(entries))
 	for i, e := range entries {
@@ -197,7 +212,12 @@ func (a *Asker) AskEntries(ctx context.Context, language string, entries []strin
 	}
 	msg := fmt.Sprintf("%s asks for a new %s sandbox that may reach %s.",
 		clientName(ctx), printable.Clean(language, printable.NameMax), strings.Join(clean, ", "))
-	ans := a.elicit(ctx, canElicit(server.ClientSessionFromContext(ctx)), msg)
+	ans := answerNone
+	if sess := canElicit(server.ClientSessionFromContext(ctx)); sess != nil {
+		ans = a.elicit(ctx, sess, msg)
+	} else {
+		ans = a.askTray(state.Question{Client: clientName(ctx), Language: language, Entries: slices.Clone(entries)})
+	}
 	a.o.Log.Info("asked a person about a new sandbox's hosts", "entries", clean, "answer", ans)
 	switch ans {
 	case answerAllow:

@@ -112,7 +112,7 @@ func answerRefusal(h Host, port int, d Decision, err error) *refusal {
 	case err != nil:
 		return notAllowed(h, port, "not on this sandbox's allow list, and no person allowed it (%v)", err)
 	case d != Allow:
-		return notAllowed(h, port, "not on this sandbox's allow list, and a person refused it")
+		return notAllowed(h, port, "not on this sandbox's allow list, and no person allowed it (refused, not answered in time, or nobody could be asked)")
 	}
 	return nil
 }

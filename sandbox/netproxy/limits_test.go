@@ -269,7 +269,7 @@ func TestAsk(t *testing.T) {
 	p2 := New(Options{Ask: func(ctx context.Context, host string, port int) (Decision, error) { asks.Add(1); return Deny, nil }})
 	proxy2, _ := proxyListener(t, p2)
 	for i := 0; i < 2; i++ {
-		if code, body := rawRequest(t, proxy2, "CONNECT no.example:443 HTTP/1.1\r\n\r\n"); code != 403 || !strings.Contains(body, "a person refused it") {
+		if code, body := rawRequest(t, proxy2, "CONNECT no.example:443 HTTP/1.1\r\n\r\n"); code != 403 || !strings.Contains(body, "no person allowed it") {
 			t.Errorf("denied: %d %q", code, body)
 		}
 	}

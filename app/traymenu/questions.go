@@ -1,0 +1,59 @@
+package traymenu
+
+import "fmt"
+
+// LabelQuestions is the item, shown only while a server waits for the
+// person's answer, whose submenu holds each question and its choices.
+// It is the way to answer where notifications carry no actions (macOS,
+// Windows, a Linux desktop without them).
+func LabelQuestions(n int) string {
+	if n == 1 {
+		return "1 sandbox waits for your answer"
+	}
+	return fmt.Sprintf("%d sandboxes wait for your answer", n)
+}
+
+// Question is a server's question to the person, as the menu shows it.
+type Question struct {
+	ID string
+	// Text says who asks for what ("Sandbox 3f2a9c01… (python, Claude
+	// Desktop) wants to reach pypi.org:443.").
+	Text string
+	// Entries is what a yes grants, shown in the choices' labels.
+	Entries string
+}
+
+// The choices Actions.Answer is given.
+const (
+	ChoiceAllow  = "allow"
+	ChoiceAlways = "always"
+	ChoiceDeny   = "deny"
+)
+
+// Choice labels: the D-Bus tests click them by label.
+func AllowLabel(q Question) string  { return "Allow " + q.Entries + " for this sandbox" }
+func AlwaysLabel(q Question) string { return "Always allow " + q.Entries }
+func DenyLabel(q Question) string   { return "Deny " + q.Entries }
+
+// questionsItem is the questions' item: for each question its text (not
+// clickable), then Allow, Always allow and Deny.
+func questionsItem(s State, a Actions) Item {
+	it := Item{Label: LabelQuestions(len(s.Questions)), Hidden: len(s.Questions) == 0}
+	for _, q := range s.Questions {
+		id := q.ID
+		answer := func(choice string) func() {
+			return func() {
+				if a.Answer != nil {
+					a.Answer(id, choice)
+				}
+			}
+		}
+		it.Children = append(it.Children,
+			Item{Label: q.Text, Disabled: true},
+			Item{Label: AllowLabel(q), Action: answer(ChoiceAllow)},
+			Item{Label: AlwaysLabel(q), Action: answer(ChoiceAlways)},
+			Item{Label: DenyLabel(q), Action: answer(ChoiceDeny)},
+		)
+	}
+	return it
+}
