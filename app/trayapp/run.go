@@ -198,25 +198,7 @@ func Run(ctx context.Context, o Options) error {
 		a.log.Warn("no tray icon can be shown: " + a.host.Why + "; opening the window instead")
 	}
 
-	a.goBG(func(ctx context.Context) { p.Instance.Serve(ctx, func() { a.openWindow() }) })
-	a.goBG(a.cfg.Run)
-	a.cfg.OnChange(func(c *config.Config) {
-		a.applyHTTP()
-		a.syncAutostart()
-		a.updateSettingChanged(c)
-		a.redraw()
-	})
-	a.cfg.OnChange(a.dockerHostChanged)
-	a.goBG(a.engine.Run)
-	a.goBG(a.watchStateDir)
-	a.goBG(a.watchAudit)
-	if a.host.Bus {
-		a.goBG(a.listenAsks) // only where a menu can ask (asks.go)
-	}
-	a.goBG(a.updateLoop)
-	a.applyHTTP()
-	a.syncAutostart()
-	a.goBG(func(context.Context) { a.refreshClients() })
+	a.startBackground(p)
 
 	if !o.Hidden || !a.host.Watcher {
 		a.openWindow()
@@ -330,3 +312,29 @@ func (a *App) redraw() {
 }
 
 var errNoDocker = fmt.Errorf("%w: Docker is not reachable", dockerhost.ErrNoEngine)
+
+// startBackground starts the tray's background work: the second-launch
+// listener, the config watcher, the engine loop, the state, audit and asks
+// watchers, the updater, the HTTP server and autostart.
+func (a *App) startBackground(p *startup.Process) {
+	inst := p.Instance
+	a.goBG(func(ctx context.Context) { inst.Serve(ctx, func() { a.openWindow() }) })
+	a.goBG(a.cfg.Run)
+	a.cfg.OnChange(func(c *config.Config) {
+		a.applyHTTP()
+		a.syncAutostart()
+		a.updateSettingChanged(c)
+		a.redraw()
+	})
+	a.cfg.OnChange(a.dockerHostChanged)
+	a.goBG(a.engine.Run)
+	a.goBG(a.watchStateDir)
+	a.goBG(a.watchAudit)
+	if a.host.Bus {
+		a.goBG(a.listenAsks) // only where a menu can ask (asks.go)
+	}
+	a.goBG(a.updateLoop)
+	a.applyHTTP()
+	a.syncAutostart()
+	a.goBG(func(context.Context) { a.refreshClients() })
+}
