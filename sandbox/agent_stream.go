@@ -98,7 +98,8 @@ type agentStream struct {
 	id   int
 	port int
 
-	wmu sync.Mutex // one Write at a time
+	wmu   sync.Mutex // one Write at a time
+	frame []byte     // Write's data frame, reused (wmu held)
 
 	mu      sync.Mutex
 	sig     chan struct{} // closed and replaced on every change
@@ -438,7 +439,6 @@ func (s *agentStream) Write(p []byte) (int, error) {
 	s.wmu.Lock()
 	defer s.wmu.Unlock()
 	done := 0
-	prefix := strconv.Itoa(s.id) + "\n"
 	for done < len(p) {
 		s.mu.Lock()
 		err := s.state()
@@ -461,13 +461,29 @@ func (s *agentStream) Write(p []byte) (int, error) {
 		n := min(s.credit, agent.StreamChunk, len(p)-done)
 		s.credit -= n
 		s.mu.Unlock()
-		body := append([]byte(prefix), p[done:done+n]...)
-		if err := s.writeFrame(agent.KindData, body); err != nil {
+		if err := s.writeData(p[done : done+n]); err != nil {
 			return done, err
 		}
 		done += n
 	}
 	return done, nil
+}
+
+// writeData writes one data frame of p, built in a buffer the stream
+// reuses (s.wmu held): a frame is written whole or the connection is cut
+// (write), so the buffer is never read again once write has returned.
+func (s *agentStream) writeData(p []byte) error {
+	var id [20]byte
+	prefix := append(strconv.AppendInt(id[:0], int64(s.id), 10), '\n')
+	f := append(s.frame[:0], s.c.nonce...)
+	f = append(f, " "+agent.KindData+" "...)
+	f = strconv.AppendInt(f, int64(len(prefix)+len(p)), 10)
+	f = append(f, '\n')
+	f = append(f, prefix...)
+	s.frame = append(f, p...)
+	ctx, cancel := context.WithTimeout(context.Background(), streamWriteTimeout)
+	defer cancel()
+	return s.c.write(ctx, s.frame)
 }
 
 func (s *agentStream) send(kind string, v any) error {

@@ -31,6 +31,7 @@ type stream struct {
 	cond   *sync.Cond
 	credit int    // bytes this end may still send the server
 	buf    []byte // bytes from the server not yet written to conn
+	spare  []byte // the buffer drain last wrote from, for put to fill next
 	eof    bool   // the server sends no more
 	reset  bool   // abandoned
 	halves int    // directions finished (2: the stream is done)
@@ -271,7 +272,7 @@ func (s *stream) drain() {
 			s.cond.Wait()
 		}
 		b, eof, reset := s.buf, s.eof, s.reset
-		s.buf = nil
+		s.buf, s.spare = s.spare[:0], nil
 		s.mu.Unlock()
 		if reset {
 			return
@@ -285,6 +286,11 @@ func (s *stream) drain() {
 			s.abort(true)
 			return
 		}
+		s.mu.Lock()
+		if !s.reset {
+			s.spare = b // two buffers take turns, instead of one per frame
+		}
+		s.mu.Unlock()
 		m, _ := json.Marshal(proto.Credit{ID: s.id, N: len(b)})
 		s.a.send("credit", m)
 	}
