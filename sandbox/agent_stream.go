@@ -87,6 +87,18 @@ type streamMux struct {
 	lastListener int
 	listeners    map[int]*agentListener
 	budget       *streamBudget // the server's, shared by its agents
+	window       int           // the credit the agent gives (agentWindow)
+}
+
+// agentWindow is the credit the server starts each stream with, from the
+// window an agent's ready frame announced: at most agent.AgentWindow (what
+// the agent buffers, in the sandbox), and agent.StreamWindow for an agent
+// that announced none, or one out of bounds.
+func agentWindow(announced int) int {
+	if announced < agent.StreamChunk || announced > agent.AgentWindow {
+		return agent.StreamWindow
+	}
+	return announced
 }
 
 // agentStream is one TCP connection inside the sandbox, reached through the
@@ -109,6 +121,7 @@ type agentStream struct {
 	r       int
 	avail   int  // bytes the agent may still send
 	owed    int  // bytes read but not yet given back as credit
+	window  int  // the most the server may send beyond the agent's credit
 	credit  int  // bytes the server may still send
 	rEOF    bool // the agent sends no more
 	wEOF    bool // the server sends no more
@@ -141,7 +154,7 @@ func (c *agentConn) dial(ctx context.Context, port int) (*agentStream, error) {
 	}
 	s := &agentStream{
 		c: c, id: m.last, port: port, sig: make(chan struct{}), dialed: make(chan string, 1),
-		pending: true, avail: agent.StreamWindow, credit: agent.StreamWindow,
+		pending: true, avail: agent.StreamWindow, window: m.window, credit: m.window,
 	}
 	m.streams[s.id] = s
 	m.mu.Unlock()
@@ -270,7 +283,7 @@ func (s *agentStream) take(kind string, b streamBody) string {
 		s.push(b.data)
 		s.avail -= len(b.data)
 	case agent.KindCredit:
-		if b.n <= 0 || b.n > agent.StreamWindow-s.credit {
+		if b.n <= 0 || b.n > s.window-s.credit {
 			return "credit beyond the window"
 		}
 		s.credit += b.n

@@ -81,8 +81,9 @@ func main() {
 	}
 	a := &agent{nonce: strings.TrimSpace(line), base: os.Environ(), out: bufio.NewWriterSize(os.Stdout, outBuffer), runs: map[int]*running{}, killed: map[int]bool{}, streams: map[int]*stream{}, listeners: map[int]net.Listener{}}
 	// Version 2 adds streams (package proto); a server that does not know
-	// them never sends their frames.
-	a.send("ready", []byte(`{"pid":`+strconv.Itoa(os.Getpid())+`,"version":"2","streams":true}`))
+	// them never sends their frames. Version 3 announces the window the
+	// agent gives the server on each stream (proto.AgentWindow).
+	a.send("ready", []byte(`{"pid":`+strconv.Itoa(os.Getpid())+`,"version":"3","streams":true,"window":`+strconv.Itoa(proto.AgentWindow)+`}`))
 	err = a.serve(in)
 	// The server is gone (or spoke nonsense): nothing may outlive it.
 	a.mu.Lock()

@@ -35,6 +35,7 @@ type stream struct {
 	eof    bool   // the server sends no more
 	reset  bool   // abandoned
 	halves int    // directions finished (2: the stream is done)
+	owed   int    // bytes drain wrote and has not given credit for (drain's)
 }
 
 // onStream handles a stream frame; an error ends the agent (the server
@@ -205,7 +206,7 @@ func (a *agent) listen(l proto.Listen) {
 // server's error, and abandons the stream.
 func (s *stream) put(b []byte) {
 	s.mu.Lock()
-	if s.reset || s.eof || len(s.buf)+len(b) > proto.StreamWindow {
+	if s.reset || s.eof || len(s.buf)+len(b) > proto.AgentWindow {
 		s.mu.Unlock()
 		s.abort(true)
 		return
@@ -291,8 +292,15 @@ func (s *stream) drain() {
 			s.spare = b // two buffers take turns, instead of one per frame
 		}
 		s.mu.Unlock()
-		m, _ := json.Marshal(proto.Credit{ID: s.id, N: len(b)})
-		s.a.send("credit", m)
+		// Credit goes back a quarter window at a time: the server, which
+		// sent a whole window without it, is never left waiting on bytes
+		// drain has written but not credited.
+		s.owed += len(b)
+		if s.owed >= proto.AgentWindow/4 {
+			m, _ := json.Marshal(proto.Credit{ID: s.id, N: s.owed})
+			s.a.send("credit", m)
+			s.owed = 0
+		}
 	}
 }
 
