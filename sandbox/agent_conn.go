@@ -170,10 +170,12 @@ func (c *agentConn) onFrame(f runner.Frame) {
 			// (or says nothing readable) is never sent their frames.
 			var r struct {
 				Streams bool `json:"streams"`
+				Window  int  `json:"window"`
 			}
 			_ = json.Unmarshal(f.Payload, &r)
 			c.mux.mu.Lock()
 			c.mux.ok = r.Streams
+			c.mux.window = agentWindow(r.Window)
 			c.mux.mu.Unlock()
 			close(c.ready)
 		}

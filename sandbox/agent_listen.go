@@ -112,7 +112,7 @@ func (c *agentConn) onAccept(id int, b streamBody) {
 		go c.sendReset(id)
 		return
 	}
-	s := &agentStream{c: c, id: id, sig: make(chan struct{}), dialed: make(chan string, 1), avail: agent.StreamWindow, credit: agent.StreamWindow}
+	s := &agentStream{c: c, id: id, sig: make(chan struct{}), dialed: make(chan string, 1), avail: agent.StreamWindow, window: m.window, credit: m.window}
 	m.streams[id] = s
 	m.mu.Unlock()
 	go l.handle(s)

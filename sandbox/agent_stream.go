@@ -87,6 +87,18 @@ type streamMux struct {
 	lastListener int
 	listeners    map[int]*agentListener
 	budget       *streamBudget // the server's, shared by its agents
+	window       int           // the credit the agent gives (agentWindow)
+}
+
+// agentWindow is the credit the server starts each stream with, from the
+// window an agent's ready frame announced: at most agent.AgentWindow (what
+// the agent buffers, in the sandbox), and agent.StreamWindow for an agent
+// that announced none, or one out of bounds.
+func agentWindow(announced int) int {
+	if announced < agent.StreamChunk || announced > agent.AgentWindow {
+		return agent.StreamWindow
+	}
+	return announced
 }
 
 // agentStream is one TCP connection inside the sandbox, reached through the
@@ -98,7 +110,8 @@ type agentStream struct {
 	id   int
 	port int
 
-	wmu sync.Mutex // one Write at a time
+	wmu   sync.Mutex // one Write at a time
+	frame []byte     // Write's data frame, reused (wmu held)
 
 	mu      sync.Mutex
 	sig     chan struct{} // closed and replaced on every change
@@ -108,6 +121,7 @@ type agentStream struct {
 	r       int
 	avail   int  // bytes the agent may still send
 	owed    int  // bytes read but not yet given back as credit
+	window  int  // the most the server may send beyond the agent's credit
 	credit  int  // bytes the server may still send
 	rEOF    bool // the agent sends no more
 	wEOF    bool // the server sends no more
@@ -140,7 +154,7 @@ func (c *agentConn) dial(ctx context.Context, port int) (*agentStream, error) {
 	}
 	s := &agentStream{
 		c: c, id: m.last, port: port, sig: make(chan struct{}), dialed: make(chan string, 1),
-		pending: true, avail: agent.StreamWindow, credit: agent.StreamWindow,
+		pending: true, avail: agent.StreamWindow, window: m.window, credit: m.window,
 	}
 	m.streams[s.id] = s
 	m.mu.Unlock()
@@ -269,7 +283,7 @@ func (s *agentStream) take(kind string, b streamBody) string {
 		s.push(b.data)
 		s.avail -= len(b.data)
 	case agent.KindCredit:
-		if b.n <= 0 || b.n > agent.StreamWindow-s.credit {
+		if b.n <= 0 || b.n > s.window-s.credit {
 			return "credit beyond the window"
 		}
 		s.credit += b.n
@@ -438,7 +452,6 @@ func (s *agentStream) Write(p []byte) (int, error) {
 	s.wmu.Lock()
 	defer s.wmu.Unlock()
 	done := 0
-	prefix := strconv.Itoa(s.id) + "\n"
 	for done < len(p) {
 		s.mu.Lock()
 		err := s.state()
@@ -461,13 +474,29 @@ func (s *agentStream) Write(p []byte) (int, error) {
 		n := min(s.credit, agent.StreamChunk, len(p)-done)
 		s.credit -= n
 		s.mu.Unlock()
-		body := append([]byte(prefix), p[done:done+n]...)
-		if err := s.writeFrame(agent.KindData, body); err != nil {
+		if err := s.writeData(p[done : done+n]); err != nil {
 			return done, err
 		}
 		done += n
 	}
 	return done, nil
+}
+
+// writeData writes one data frame of p, built in a buffer the stream
+// reuses (s.wmu held): a frame is written whole or the connection is cut
+// (write), so the buffer is never read again once write has returned.
+func (s *agentStream) writeData(p []byte) error {
+	var id [20]byte
+	prefix := append(strconv.AppendInt(id[:0], int64(s.id), 10), '\n')
+	f := append(s.frame[:0], s.c.nonce...)
+	f = append(f, " "+agent.KindData+" "...)
+	f = strconv.AppendInt(f, int64(len(prefix)+len(p)), 10)
+	f = append(f, '\n')
+	f = append(f, prefix...)
+	s.frame = append(f, p...)
+	ctx, cancel := context.WithTimeout(context.Background(), streamWriteTimeout)
+	defer cancel()
+	return s.c.write(ctx, s.frame)
 }
 
 func (s *agentStream) send(kind string, v any) error {

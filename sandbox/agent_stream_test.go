@@ -49,8 +49,15 @@ type fakeAgent struct {
 
 const testNonce = "0123456789abcdef0123456789abcdef"
 
-// newTestConn connects an agentConn (streams on) to a fake agent.
+// newTestConn connects an agentConn (streams on) to a fake agent of
+// protocol version 2 (no window announced).
 func newTestConn(t *testing.T) *fakeAgent {
+	t.Helper()
+	return newTestConnReady(t, `{"pid":1,"version":"2","streams":true}`)
+}
+
+// newTestConnReady is newTestConn with the agent's ready payload.
+func newTestConnReady(t *testing.T, ready string) *fakeAgent {
 	t.Helper()
 	srv, ag := net.Pipe()
 	c := newAgentConn(testNonce, nil)
@@ -70,7 +77,7 @@ func newTestConn(t *testing.T) *fakeAgent {
 		}, nil).Limit(64<<20, agent.KindDial, agent.KindData, agent.KindCredit, agent.KindEOF, agent.KindReset, agent.KindStart, agent.KindListen, agent.KindUnlisten)
 		_, _ = io.Copy(in, ag)
 	}()
-	f.say(runner.KindReady, `{"pid":1,"version":"2","streams":true}`)
+	f.say(runner.KindReady, ready)
 	return f
 }
 
@@ -193,6 +200,50 @@ func TestStreamCarriesBytesWithinCredit(t *testing.T) {
 	s.Close()
 	if n := f.c.mux.count(); n != 0 {
 		t.Errorf("%d streams left", n)
+	}
+}
+
+// The server sends a stream as far as the window its agent announced
+// allows (version 3), within agent.AgentWindow; an agent that announced
+// none, or one out of bounds, gets agent.StreamWindow. Credit beyond the
+// window in use resets the stream.
+func TestStreamAgentWindow(t *testing.T) {
+	for _, tc := range []struct {
+		name, ready string
+		want        int
+	}{
+		{"version 2", `{"pid":1,"version":"2","streams":true}`, agent.StreamWindow},
+		{"version 3", `{"pid":1,"version":"3","streams":true,"window":1048576}`, agent.AgentWindow},
+		{"a smaller window", `{"pid":1,"version":"3","streams":true,"window":262144}`, 256 << 10},
+		{"beyond AgentWindow", `{"pid":1,"version":"3","streams":true,"window":1073741824}`, agent.StreamWindow},
+		{"below a chunk", `{"pid":1,"version":"3","streams":true,"window":1}`, agent.StreamWindow},
+		{"negative", `{"pid":1,"version":"3","streams":true,"window":-1}`, agent.StreamWindow},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f := newTestConnReady(t, tc.ready)
+			s := f.dial(8000)
+			go func() { _, _ = s.Write(make([]byte, 2*agent.AgentWindow)) }()
+			sent := 0
+			for sent < tc.want {
+				sent += len(f.next(agent.KindData).Payload) - 2
+			}
+			// The writer has used its credit: nothing more comes until
+			// the agent gives some (polled: a frame would be in f.got).
+			time.Sleep(50 * time.Millisecond)
+			f.mu.Lock()
+			for _, fr := range f.got {
+				if fr.Kind == agent.KindData {
+					sent += len(fr.Payload) - 2
+				}
+			}
+			f.mu.Unlock()
+			if sent != tc.want {
+				t.Fatalf("%d bytes sent before any credit, want the window %d", sent, tc.want)
+			}
+			// The whole window back is allowed, a byte more is not.
+			f.sayJSON(agent.KindCredit, agent.Credit{ID: s.id, N: tc.want + 1})
+			f.next(agent.KindReset)
+		})
 	}
 }
 

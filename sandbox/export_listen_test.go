@@ -19,3 +19,19 @@ func ListenForTest(ctx context.Context, e *Engine, id string, port int, handle f
 	_, bound, err := c.listen(ctx, port, handle)
 	return bound, err
 }
+
+// AgentWindowForTest returns the credit the server gives each stream of
+// sandbox id's agent: the window its ready frame announced, in bounds.
+func AgentWindowForTest(ctx context.Context, e *Engine, id string) (int, error) {
+	sb, err := e.Get(id)
+	if err != nil {
+		return 0, err
+	}
+	c := e.agentFor(ctx, sb)
+	if c == nil {
+		return 0, ErrNoAgentForExpose
+	}
+	c.mux.mu.Lock()
+	defer c.mux.mu.Unlock()
+	return c.mux.window, nil
+}

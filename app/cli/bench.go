@@ -16,10 +16,11 @@ func init() {
 }
 
 func runBench(ctx context.Context, e *Env, args []string) int {
-	fs := newFlagSet(e, "bench", "[--rounds N] [--image IMAGE] [--pull POLICY] [--out FILE]")
+	fs := newFlagSet(e, "bench", "[--rounds N] [--image IMAGE] [--pull POLICY] [--runtime RUNTIME] [--out FILE]")
 	rounds := fs.Int("rounds", 20, "`N` interleaved rounds of each comparison")
 	image := fs.String("image", "", "the Python `IMAGE` both sides run (default: images.python of the config)")
 	pull := fs.String("pull", "", "images.pull `POLICY` for the measured server (default: the config's)")
+	rt := fs.String("runtime", "", "the OCI `RUNTIME` of the server's sandboxes and the baselines' docker run (runsc: gVisor; default: the engine's)")
 	out := fs.String("out", "", "also write the table to `FILE` (and JSON to FILE.json)")
 	if code, done := parseFlags(e, fs, args); done {
 		return code
@@ -46,7 +47,7 @@ func runBench(ctx context.Context, e *Env, args []string) int {
 	}
 	ctx, stop := signal.NotifyContext(ctx, syscall.SIGTERM, syscall.SIGINT)
 	defer stop()
-	h, err := bench.Start(ctx, bench.Options{Server: self, Image: *image, Pull: *pull, Log: e.Stderr})
+	h, err := bench.Start(ctx, bench.Options{Server: self, Image: *image, Pull: *pull, Runtime: *rt, Log: e.Stderr})
 	if err != nil {
 		fmt.Fprintf(e.Stderr, "mcp-sandbox: bench: %v\n", err)
 		return 1

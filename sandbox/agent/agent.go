@@ -26,7 +26,9 @@
 // "dialed", "data", "credit", "eof", "reset"), and listens on loopback
 // ports, handing each connection to the engine as a stream ("listen",
 // "listening", "accept", "unlisten"; see package proto); the
-// engine sends those frames only to such an agent.
+// engine sends those frames only to such an agent. From version 3 the
+// "ready" also says "window": the credit the engine starts each stream
+// with (proto.AgentWindow; without it, proto.StreamWindow).
 package agent
 
 //go:generate go run ./internal/build
@@ -78,6 +80,7 @@ const (
 // StreamWindow and StreamChunk bound a stream's buffered and framed bytes.
 const (
 	StreamWindow = proto.StreamWindow
+	AgentWindow  = proto.AgentWindow
 	StreamChunk  = proto.StreamChunk
 )
 

@@ -13,8 +13,9 @@ import (
 
 // dockerCLI runs the docker command-line client, as a person would.
 type dockerCLI struct {
-	path  string
-	image string
+	path    string
+	image   string
+	runtime string // docker run's --runtime; empty: the engine's default
 }
 
 // findDocker returns the docker CLI: path if set, else docker on PATH,
@@ -34,6 +35,9 @@ func findDocker(path string) (string, error) {
 
 // run runs docker with args and returns its trimmed stdout.
 func (d dockerCLI) run(ctx context.Context, args ...string) (string, error) {
+	if d.runtime != "" && len(args) > 0 && args[0] == "run" {
+		args = append([]string{"run", "--runtime", d.runtime}, args[1:]...)
+	}
 	var out, errOut bytes.Buffer
 	cmd := exec.CommandContext(ctx, d.path, args...)
 	cmd.Stdout, cmd.Stderr = &out, &errOut

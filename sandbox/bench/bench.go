@@ -21,6 +21,10 @@ type Options struct {
 	Image string
 	// Pull is the server's images.pull; empty: "missing".
 	Pull string
+	// Runtime is the server's docker.runtime, and the OCI runtime the
+	// baselines' docker run use (runsc for gVisor); empty: the engine's
+	// default for both.
+	Runtime string
 	// Log receives a line per step; nil: none.
 	Log io.Writer
 }
@@ -93,7 +97,7 @@ func Start(ctx context.Context, o Options) (h *Harness, err error) {
 	if err != nil {
 		return nil, err
 	}
-	h = &Harness{o: o, dir: dir, docker: dockerCLI{path: dpath, image: o.Image}}
+	h = &Harness{o: o, dir: dir, docker: dockerCLI{path: dpath, image: o.Image, runtime: o.Runtime}}
 	h.Reset()
 	defer func() {
 		if err != nil {
@@ -456,7 +460,7 @@ func (h *Harness) report() Report {
 	dv, _ := h.docker.run(context.Background(), "version", "--format", "{{.Server.Version}}")
 	_, claims, _ := h.srv.watch.counts()
 	rep := Report{
-		Rounds: h.rounds, Image: h.o.Image, Docker: dv, CPUs: runtime.NumCPU(),
+		Rounds: h.rounds, Image: h.o.Image, Docker: dv, Runtime: h.o.Runtime, CPUs: runtime.NumCPU(),
 		IdleRSSKB: h.idle.RSSKB, Idle: h.idle, PoolClaims: claims - h.claims0, When: time.Now().UTC(),
 	}
 	names := append(append([]string{Warm, Create, OneShot, ExecTrue, List}, speedNames...), proxyNames...)

@@ -46,7 +46,12 @@ func (h *Harness) previewRow(ctx context.Context) (err error) {
 	if err != nil {
 		return err
 	}
-	cid, err := h.docker.run(ctx, "run", "-d", "--network", "host", "--name", randomName("mcp-sandbox-bench-preview-"),
+	// The direct server runs under the engine's default runtime: gVisor
+	// has its own network stack, and with --network host it does not
+	// listen on the host's loopback unless runsc itself is configured so.
+	direct := h.docker
+	direct.runtime = ""
+	cid, err := direct.run(ctx, "run", "-d", "--network", "host", "--name", randomName("mcp-sandbox-bench-preview-"),
 		h.o.Image, "python3", "-m", "http.server", strconv.Itoa(port), "--bind", "127.0.0.1")
 	if err != nil {
 		return err

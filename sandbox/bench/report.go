@@ -14,6 +14,7 @@ type Report struct {
 	Rounds      int          `json:"rounds"`
 	Image       string       `json:"image"`
 	Docker      string       `json:"docker_version"`
+	Runtime     string       `json:"runtime,omitempty"` // Options.Runtime
 	CPUs        int          `json:"cpus"`
 	When        time.Time    `json:"when"`
 	Comparisons []Comparison `json:"comparisons"`
@@ -71,8 +72,12 @@ func mark(ok bool) string {
 // WriteText writes the report as a table for people.
 func (r Report) WriteText(w io.Writer) error {
 	var b strings.Builder
-	fmt.Fprintf(&b, "MCP Sandbox benchmark: %d interleaved rounds, image %s, Docker %s, %d CPUs, %s\n\n",
-		r.Rounds, r.Image, r.Docker, r.CPUs, r.When.Format(time.RFC3339))
+	runtime := ""
+	if r.Runtime != "" {
+		runtime = " (runtime " + r.Runtime + ")"
+	}
+	fmt.Fprintf(&b, "MCP Sandbox benchmark: %d interleaved rounds, image %s, Docker %s%s, %d CPUs, %s\n\n",
+		r.Rounds, r.Image, r.Docker, runtime, r.CPUs, r.When.Format(time.RFC3339))
 	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "comparison\tours median / p95 (ms)\tbaseline median / p95 (ms)\tratio (p95)\ttarget")
 	for _, c := range r.Comparisons {

@@ -44,6 +44,9 @@ languages = ["python"]
 [network]
 allow_domains = %s
 `, o.Image, o.Image, o.Pull, tomlStrings(allow))
+	if o.Runtime != "" {
+		text += fmt.Sprintf("\n[docker]\nruntime = %q\n", o.Runtime)
+	}
 	p := filepath.Join(dir, "config.toml")
 	return p, os.WriteFile(p, []byte(text), 0o600)
 }

@@ -95,9 +95,18 @@ type ListEntry struct {
 // than StreamWindow bytes of a stream unacknowledged: each end starts with
 // that much credit and gets more as the other end passes bytes on.
 
-// StreamWindow is the credit each end of a stream starts with: the most
-// one end buffers for a stream.
+// StreamWindow is the credit the agent starts with on each stream: the
+// most the server buffers of a stream, what it has not read yet. It is
+// also the server's credit with an agent that announces no window.
 const StreamWindow = 128 << 10
+
+// AgentWindow is the credit the server starts with on each stream of an
+// agent whose ready frame says "window": the most the agent buffers of a
+// stream (in the sandbox's memory, not the server's). It is larger than
+// StreamWindow so that a download into the sandbox needs fewer credit
+// frames back through the engine's attach stream; a server never takes a
+// window larger than this from an agent.
+const AgentWindow = 1 << 20
 
 // StreamChunk bounds a data frame's bytes.
 const StreamChunk = 32 << 10

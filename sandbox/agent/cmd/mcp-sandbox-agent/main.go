@@ -23,6 +23,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -34,6 +35,9 @@ const (
 	maxHeader  = 96
 	maxPayload = 32 << 20
 	chunk      = 32 << 10
+	// outBuffer holds a full-sized frame (chunk and its header) with room
+	// to spare, so that bufio never splits one into two writes.
+	outBuffer  = 64 << 10
 	filePrefix = ".mcp-sandbox-agent-" // package agent's FilePrefix
 
 	// drainGrace is how long output is still read after a command has
@@ -45,8 +49,15 @@ type agent struct {
 	nonce string
 	base  []string // the environment docker gave the agent: an exec's
 
-	wmu sync.Mutex
-	out io.Writer
+	// Frames go out through a buffer, flushed as soon as no other frame
+	// is waiting to be written: one write (one message through the
+	// engine's attach stream) carries a frame's header and payload, and
+	// frames sent at the same moment share it.
+	wmu     sync.Mutex
+	out     *bufio.Writer
+	waiting atomic.Int32 // senders in send, written or not
+
+	rbuf []byte // the last frame's payload, reused by the next read
 
 	mu      sync.Mutex
 	runs    map[int]*running
@@ -68,10 +79,11 @@ func main() {
 	if err != nil || len(line) > maxHeader {
 		os.Exit(2)
 	}
-	a := &agent{nonce: strings.TrimSpace(line), base: os.Environ(), out: os.Stdout, runs: map[int]*running{}, killed: map[int]bool{}, streams: map[int]*stream{}, listeners: map[int]net.Listener{}}
+	a := &agent{nonce: strings.TrimSpace(line), base: os.Environ(), out: bufio.NewWriterSize(os.Stdout, outBuffer), runs: map[int]*running{}, killed: map[int]bool{}, streams: map[int]*stream{}, listeners: map[int]net.Listener{}}
 	// Version 2 adds streams (package proto); a server that does not know
-	// them never sends their frames.
-	a.send("ready", []byte(`{"pid":`+strconv.Itoa(os.Getpid())+`,"version":"2","streams":true}`))
+	// them never sends their frames. Version 3 announces the window the
+	// agent gives the server on each stream (proto.AgentWindow).
+	a.send("ready", []byte(`{"pid":`+strconv.Itoa(os.Getpid())+`,"version":"3","streams":true,"window":`+strconv.Itoa(proto.AgentWindow)+`}`))
 	err = a.serve(in)
 	// The server is gone (or spoke nonsense): nothing may outlive it.
 	a.mu.Lock()
@@ -152,7 +164,13 @@ func (a *agent) read(in *bufio.Reader) (string, []byte, error) {
 	if err != nil || n < 0 || n > maxPayload {
 		return "", nil, errors.New("bad length")
 	}
-	p := make([]byte, n)
+	// Every handler is done with a payload before the next read (it
+	// copies what it keeps, or decodes it), so the buffer is reused; one
+	// grown past a chunk for a large request is not kept.
+	if cap(a.rbuf) < n || cap(a.rbuf) > outBuffer {
+		a.rbuf = make([]byte, max(n, chunk+maxHeader))
+	}
+	p := a.rbuf[:n]
 	if _, err := io.ReadFull(in, p); err != nil {
 		return "", nil, err
 	}
@@ -183,12 +201,22 @@ func (a *agent) forward(kind string, id int, rd io.Reader, max int64) (int64, er
 	return sent, nil
 }
 
+// send writes a frame. The buffer is flushed by the last of the senders
+// waiting at once, so a frame never waits for one that is not coming.
 func (a *agent) send(kind string, payload []byte) {
-	h := a.nonce + " " + kind + " " + strconv.Itoa(len(payload)) + "\n"
+	a.waiting.Add(1)
 	a.wmu.Lock()
 	defer a.wmu.Unlock()
-	_, _ = io.WriteString(a.out, h)
+	_, _ = a.out.WriteString(a.nonce)
+	_ = a.out.WriteByte(' ')
+	_, _ = a.out.WriteString(kind)
+	_ = a.out.WriteByte(' ')
+	_, _ = a.out.WriteString(strconv.Itoa(len(payload)))
+	_ = a.out.WriteByte('\n')
 	_, _ = a.out.Write(payload)
+	if a.waiting.Add(-1) == 0 {
+		_ = a.out.Flush()
+	}
 }
 
 func (a *agent) exit(m proto.Exit) {

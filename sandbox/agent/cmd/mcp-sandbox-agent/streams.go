@@ -31,9 +31,11 @@ type stream struct {
 	cond   *sync.Cond
 	credit int    // bytes this end may still send the server
 	buf    []byte // bytes from the server not yet written to conn
+	spare  []byte // the buffer drain last wrote from, for put to fill next
 	eof    bool   // the server sends no more
 	reset  bool   // abandoned
 	halves int    // directions finished (2: the stream is done)
+	owed   int    // bytes drain wrote and has not given credit for (drain's)
 }
 
 // onStream handles a stream frame; an error ends the agent (the server
@@ -204,7 +206,7 @@ func (a *agent) listen(l proto.Listen) {
 // server's error, and abandons the stream.
 func (s *stream) put(b []byte) {
 	s.mu.Lock()
-	if s.reset || s.eof || len(s.buf)+len(b) > proto.StreamWindow {
+	if s.reset || s.eof || len(s.buf)+len(b) > proto.AgentWindow {
 		s.mu.Unlock()
 		s.abort(true)
 		return
@@ -271,7 +273,7 @@ func (s *stream) drain() {
 			s.cond.Wait()
 		}
 		b, eof, reset := s.buf, s.eof, s.reset
-		s.buf = nil
+		s.buf, s.spare = s.spare[:0], nil
 		s.mu.Unlock()
 		if reset {
 			return
@@ -285,8 +287,20 @@ func (s *stream) drain() {
 			s.abort(true)
 			return
 		}
-		m, _ := json.Marshal(proto.Credit{ID: s.id, N: len(b)})
-		s.a.send("credit", m)
+		s.mu.Lock()
+		if !s.reset {
+			s.spare = b // two buffers take turns, instead of one per frame
+		}
+		s.mu.Unlock()
+		// Credit goes back a quarter window at a time: the server, which
+		// sent a whole window without it, is never left waiting on bytes
+		// drain has written but not credited.
+		s.owed += len(b)
+		if s.owed >= proto.AgentWindow/4 {
+			m, _ := json.Marshal(proto.Credit{ID: s.id, N: s.owed})
+			s.a.send("credit", m)
+			s.owed = 0
+		}
 	}
 }
 
