@@ -127,12 +127,12 @@ func startEngine(bg context.Context, log *slog.Logger, eng *sandbox.Engine, s *s
 	// start-up and each burst leave free goes back to the system.
 	go memtrim.Run(bg, memtrim.Options{Log: log})
 	go func() {
-		ids, err := eng.Reap(bg)
+		res, err := eng.Reap(bg, sandbox.ReapRequest{})
 		switch {
 		case err != nil:
 			log.Warn("reap orphaned sandboxes", "err", err)
-		case len(ids) > 0:
-			log.Info("removed orphaned sandboxes", "ids", ids)
+		case len(res.Removed) > 0:
+			log.Info("removed orphaned sandboxes", "ids", res.Removed)
 		}
 		log.Debug("start-up reaping done")
 	}()
