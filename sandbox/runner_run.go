@@ -246,21 +246,6 @@ func clipResult(s string, limit int) string {
 	return c.String()
 }
 
-// containerRunning reports whether sb's container still runs (an
-// interpreter that ended may have ended with its container).
-func (e *Engine) containerRunning(ctx context.Context, sb *Sandbox) bool {
-	list, err := e.be.List(ctx)
-	if err != nil {
-		return true // cannot tell; do not claim it is gone
-	}
-	for _, c := range list {
-		if c.ID == sb.ContainerID {
-			return c.State == "running"
-		}
-	}
-	return false
-}
-
 // warmRunner starts sb's resident interpreter of kind ahead of the first
 // call (for pooled sandboxes, so a one-shot run_code finds it running).
 func (e *Engine) warmRunner(ctx context.Context, sb *Sandbox, kind string) {

@@ -65,6 +65,17 @@ const (
 
 // lateOOM inspects the stopped container until its OOM flag is set or
 // oomGrace has passed.
+//
+// The flag is the engine's "oom" event, recorded: the engine emits the
+// event and sets the flag when containerd reports the task's OOM, and
+// under gVisor that report can follow the exit. Watching the events
+// stream instead would not remove the wait: an event that comes after the
+// exit must still be waited for, bounded, and it would cost a second long
+// request per sandbox (and one more API for Podman to get right) for the
+// same answer. Under runsc on Docker 20.10 the event does come (seen
+// before the die event in every probe here, for a memory bomb and for a
+// full tmpfs workspace); the late flag was seen in CI, which is why this
+// second look stays.
 func (b *Backend) lateOOM(ctx context.Context, containerID string) bool {
 	deadline := time.Now().Add(oomGrace)
 	for time.Now().Before(deadline) {
