@@ -68,14 +68,20 @@ const (
 //
 // The flag is the engine's "oom" event, recorded: the engine emits the
 // event and sets the flag when containerd reports the task's OOM, and
-// under gVisor that report can follow the exit. Watching the events
-// stream instead would not remove the wait: an event that comes after the
-// exit must still be waited for, bounded, and it would cost a second long
-// request per sandbox (and one more API for Podman to get right) for the
-// same answer. Under runsc on Docker 20.10 the event does come (seen
-// before the die event in every probe here, for a memory bomb and for a
-// full tmpfs workspace); the late flag was seen in CI, which is why this
-// second look stays.
+// under gVisor that report can follow the exit (seen in CI). Watching the
+// events stream in the death watcher instead was tried, and is not done,
+// though the event does come under runsc (in every probe here it came
+// before the die event, for a memory bomb and for a full tmpfs workspace):
+//
+//   - an event that follows the exit must still be waited for, bounded, as
+//     here;
+//   - a stream opened when the sandbox starts also reports, under runc, a
+//     process killed for memory earlier in a container that lived on: a
+//     later `docker kill` would then read as an OOM kill, unless each
+//     event's time were matched with the container's FinishedAt;
+//   - Podman sends no oom event for a process in a container, so the flag
+//     must be read there anyway;
+//   - and it costs a second long request per sandbox.
 func (b *Backend) lateOOM(ctx context.Context, containerID string) bool {
 	deadline := time.Now().Add(oomGrace)
 	for time.Now().Before(deadline) {
