@@ -18,11 +18,11 @@ import (
 // execPath returns how sandbox id runs commands, as sandbox_list says.
 func execPath(t *testing.T, eng *sandbox.Engine, id string) (string, string) {
 	t.Helper()
-	list, err := eng.List(context.Background())
+	list, err := eng.List(context.Background(), sandbox.ListRequest{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, in := range list {
+	for _, in := range list.Sandboxes {
 		if in.ID == id {
 			return in.Exec, in.ExecNote
 		}
@@ -104,10 +104,10 @@ func TestAgentExecBehaviours(t *testing.T) {
 			for i := range bin {
 				bin[i] = byte(i)
 			}
-			if _, err := eng.WriteFile(context.Background(), sb.ID, "bin.dat", bin, false); err != nil {
+			if _, err := eng.WriteFile(context.Background(), sb.ID, sandbox.WriteFileRequest{Path: "bin.dat", Content: bin}); err != nil {
 				t.Fatal(err)
 			}
-			got, err := eng.ReadFile(context.Background(), sb.ID, "bin.dat", 0, 0)
+			got, err := eng.ReadFile(context.Background(), sb.ID, sandbox.ReadFileRequest{Path: "bin.dat"})
 			if err != nil || !bytes.Equal(got.Data, bin) {
 				t.Errorf("read back %d bytes (%v), want the %d written", len(got.Data), err, len(bin))
 			}

@@ -3,6 +3,8 @@ package sandbox
 import (
 	"sync"
 	"time"
+
+	"golang.org/x/time/rate"
 )
 
 // The audit lines one sandbox's network may write: a burst, then one per
@@ -16,32 +18,28 @@ const (
 	networkAuditEvery = 10 * time.Second
 )
 
-// auditBudget is one sandbox's allowance of network audit lines.
+// auditBudget is one sandbox's allowance of network audit lines: a token
+// bucket (golang.org/x/time/rate) and a count of the lines it refused. Its
+// zero value is ready to use.
 type auditBudget struct {
 	mu      sync.Mutex
-	tokens  float64
-	last    time.Time
+	lim     *rate.Limiter
 	dropped int
 }
 
 // take reports whether a line may be written at now and, if so, how many
-// were not written since the last one that was.
+// were not written since the last one that was. A clock that goes back
+// refills nothing.
 func (b *auditBudget) take(now time.Time) (ok bool, dropped int) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	if b.last.IsZero() {
-		b.tokens = networkAuditBurst
-	} else if now.After(b.last) {
-		b.tokens = min(networkAuditBurst, b.tokens+float64(now.Sub(b.last))/float64(networkAuditEvery))
+	if b.lim == nil {
+		b.lim = rate.NewLimiter(rate.Every(networkAuditEvery), networkAuditBurst)
 	}
-	if now.After(b.last) {
-		b.last = now
-	}
-	if b.tokens < 1 {
+	if !b.lim.AllowN(now, 1) {
 		b.dropped++
 		return false, 0
 	}
-	b.tokens--
 	dropped, b.dropped = b.dropped, 0
 	return true, dropped
 }

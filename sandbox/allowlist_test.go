@@ -326,7 +326,7 @@ func TestAllowlistAuditFlood(t *testing.T) {
 	if got := strings.TrimSpace(res.Stdout); got != strconv.Itoa(n) {
 		t.Fatalf("refused connections: %q, want %d (stderr %s)", got, n, res.Stderr)
 	}
-	if err := eng.Stop(context.Background(), sb.ID); err != nil {
+	if _, err := eng.Stop(context.Background(), sb.ID, sandbox.StopRequest{}); err != nil {
 		t.Fatal(err)
 	}
 	entries, err := te.st.ReadAudit(1000)

@@ -13,6 +13,28 @@ import (
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/hostfs"
 )
 
+// CopyInRequest says what CopyIn copies from the host, and where to.
+type CopyInRequest struct {
+	// HostPath is the host file or directory, below files.read_roots.
+	HostPath string
+	// DestPath is the path the copy gets in the sandbox
+	// ("": /workspace/<base name>).
+	DestPath string
+	// IncludeIgnored copies what the directory's ignore files leave out.
+	IncludeIgnored bool
+}
+
+// CopyOutRequest says what CopyOut copies from the sandbox, and where to.
+type CopyOutRequest struct {
+	// Path is the sandbox file or directory, resolved against /workspace.
+	Path string
+	// HostPath is the destination, relative to files.write_root or
+	// absolute inside it ("": <write root>/<sandbox id>/<base name>).
+	HostPath string
+	// Overwrite lets the copy replace files that exist on the host.
+	Overwrite bool
+}
+
 // CopyResult is what copy_in and copy_out report.
 type CopyResult struct {
 	Files    int            `json:"files"`
@@ -59,8 +81,9 @@ func hostErr(err error) error {
 }
 
 // CopyIn copies a host file or directory (below files.read_roots) into the
-// sandbox, placing it at dest (default /workspace/<base name>).
-func (e *Engine) CopyIn(ctx context.Context, id, hostPath, dest string, includeIgnored bool) (CopyResult, error) {
+// sandbox, placing it at DestPath (default /workspace/<base name>).
+func (e *Engine) CopyIn(ctx context.Context, id string, req CopyInRequest) (CopyResult, error) {
+	hostPath, dest, includeIgnored := req.HostPath, req.DestPath, req.IncludeIgnored
 	sb, err := e.Get(id)
 	if err != nil {
 		return CopyResult{}, err
@@ -116,18 +139,18 @@ func (e *Engine) CopyIn(ctx context.Context, id, hostPath, dest string, includeI
 
 // CopyOut copies a sandbox file or directory to the host, below
 // files.write_root (default <write root>/<sandbox id>/<base name>).
-func (e *Engine) CopyOut(ctx context.Context, id, p, hostPath string, overwrite bool) (CopyResult, error) {
+func (e *Engine) CopyOut(ctx context.Context, id string, req CopyOutRequest) (CopyResult, error) {
 	sb, err := e.Get(id)
 	if err != nil {
 		return CopyResult{}, err
 	}
-	clean, err := ResolvePath(p)
+	clean, err := ResolvePath(req.Path)
 	if err != nil {
 		return CopyResult{}, err
 	}
 	e.begin(sb)
 	defer e.end(sb)
-	res, src, err := e.copyOut(ctx, sb, clean, hostPath, overwrite)
+	res, src, err := e.copyOut(ctx, sb, clean, req.HostPath, req.Overwrite)
 	if err != nil {
 		return CopyResult{}, err
 	}

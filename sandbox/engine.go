@@ -717,7 +717,7 @@ func (e *Engine) Close(ctx context.Context) error {
 		defer close(drained)
 		e.pool.close(ctx)
 	}()
-	_, err := e.StopAll(ctx)
+	_, err := e.StopAll(ctx, StopRequest{})
 	e.bg.Wait()
 	// Watchers of sandboxes that could not be removed stop too.
 	e.mu.Lock()

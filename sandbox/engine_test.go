@@ -278,7 +278,7 @@ func TestCancelledCreateLeavesNothing(t *testing.T) {
 		sb, err := eng.Create(ctx, sandbox.CreateRequest{})
 		cancel()
 		if err == nil {
-			eng.Stop(context.Background(), sb.ID)
+			eng.Stop(context.Background(), sb.ID, sandbox.StopRequest{})
 		}
 	}
 	eng.Close(context.Background())

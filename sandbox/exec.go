@@ -1,11 +1,9 @@
 package sandbox
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
-	"strconv"
 	"strings"
 	"time"
 )
@@ -157,79 +155,11 @@ func (e *Engine) run(ctx context.Context, sb *Sandbox, rs runSpec) (ExecResult, 
 	return res, nil
 }
 
-// oomResult is the result of a command killed for memory: exit 137,
-// oom_killed, and a note that says so.
-func (e *Engine) oomResult(res ExecResult, stdout, stderr *capture, sb *Sandbox) ExecResult {
-	res.ExitCode, res.OOMKilled = 137, true
-	fmt.Fprintf(stderr, "\n[mcp-sandbox: killed for using more than the sandbox's %d MB of memory (files in /workspace count too)]\n", sb.Limits.MemoryMB)
-	res.Stdout, res.Stderr = stdout.String(), stderr.String()
-	res.Truncated = stdout.Truncated() || stderr.Truncated()
-	return res
-}
-
 func streamTo(out OutputFunc, name string) func([]byte) {
 	if out == nil {
 		return nil
 	}
 	return func(p []byte) { out(name, p) }
-}
-
-// containerGone turns an exec error on a container that no longer exists
-// (stopped from the tray, removed by hand) into ErrNotFound and forgets the
-// sandbox.
-func (e *Engine) containerGone(ctx context.Context, sb *Sandbox, err error) error {
-	if errors.Is(err, ErrDockerUnreachable) {
-		return err
-	}
-	if d := e.stoppedDuring(ctx, sb, true); d != nil {
-		return goneErr(d)
-	}
-	list, lerr := e.be.List(ctx)
-	if lerr != nil {
-		return err
-	}
-	for _, c := range list {
-		if c.ID == sb.ContainerID && c.State == "running" {
-			return err
-		}
-	}
-	e.forget(sb.ID)
-	return fmt.Errorf("%w: sandbox %s is gone (stopped from the tray or removed); create a new one with sandbox_create", ErrNotFound, sb.ID)
-}
-
-// oomCountScript prints the container's cgroup OOM-kill counter (cgroup v2
-// or v1), using only sh builtins.
-const oomCountScript = `f=/sys/fs/cgroup/memory.events; [ -r "$f" ] || f=/sys/fs/cgroup/memory/memory.oom_control
-while read -r k v; do [ "$k" = oom_kill ] && echo "$v"; done < "$f"; exit 0`
-
-// oomKilled reports whether the kernel's OOM killer struck in sb since the
-// last check; a process killed with SIGKILL (exit 137) for another reason
-// does not count.
-func (e *Engine) oomKilled(ctx context.Context, sb *Sandbox) bool {
-	// Any process of the sandbox user can write into the probe's
-	// stdout (through /proc/PID/fd/1): only a counter's worth is kept.
-	var buf bytes.Buffer
-	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
-	defer cancel()
-	_, err := e.be.Exec(cctx, sb.ContainerID, ExecSpec{Cmd: []string{"/bin/sh", "-c", oomCountScript}, Env: serverEnv, User: sb.User, Stdout: &limitedBuffer{b: &buf, n: 64}})
-	if err != nil && !e.containerRunning(cctx, sb) {
-		return false
-	}
-	n, err := strconv.Atoi(strings.TrimSpace(buf.String()))
-	if err != nil {
-		// No counter (gVisor, some VMs), or a sandbox so full that the
-		// probe itself could not run: exit 137 with memory at the limit
-		// is the best evidence there is.
-		u, uerr := e.be.Usage(cctx, sb.ContainerID)
-		return uerr == nil && u.MemoryLimit > 0 && u.MemoryBytes*10 >= u.MemoryLimit*9
-	}
-	sb.mu.Lock()
-	defer sb.mu.Unlock()
-	if n > sb.oomKills {
-		sb.oomKills = n
-		return true
-	}
-	return false
 }
 
 // begin marks the sandbox busy, so it does not expire mid-command, and

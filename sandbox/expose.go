@@ -115,9 +115,22 @@ func (e *Engine) Exposed(id string) []Exposure {
 // the sandbox a network.
 var ErrNoAgentForExpose = errors.New("previews need the sandbox's command agent, which does not run in this sandbox; the sandbox is given no network instead")
 
-// Expose makes port on sandbox id's loopback reachable at a URL on the
+// ExposeRequest says which port Expose and Unexpose act on.
+type ExposeRequest struct {
+	// Port is a port a program in the sandbox listens on, on its loopback.
+	Port int
+}
+
+// UnexposeResult is what Unexpose reports.
+type UnexposeResult struct {
+	// Closed says there was a preview of the port, and it is closed now.
+	Closed bool
+}
+
+// Expose makes Port on sandbox id's loopback reachable at a URL on the
 // host's loopback (the same URL again if it already is).
-func (e *Engine) Expose(ctx context.Context, id string, port int) (Exposure, error) {
+func (e *Engine) Expose(ctx context.Context, id string, req ExposeRequest) (Exposure, error) {
+	port := req.Port
 	if port < 1 || port > 65535 {
 		return Exposure{}, fmt.Errorf("%w: port must be between 1 and 65535 (got %d)", ErrInvalid, port)
 	}
@@ -193,28 +206,28 @@ func (e *Engine) startPreview(sb *Sandbox, x *exposeSet, port int) (Exposure, er
 	return p.Exposure, nil
 }
 
-// Unexpose closes the preview of port in sandbox id; it reports whether
+// Unexpose closes the preview of Port in sandbox id; it reports whether
 // there was one.
-func (e *Engine) Unexpose(id string, port int) (bool, error) {
+func (e *Engine) Unexpose(id string, req ExposeRequest) (UnexposeResult, error) {
 	sb, err := e.Get(id)
 	if err != nil {
-		return false, err
+		return UnexposeResult{}, err
 	}
 	x := sb.exposeSet(false)
 	if x == nil {
-		return false, nil
+		return UnexposeResult{}, nil
 	}
 	x.mu.Lock()
-	p := x.ports[port]
-	delete(x.ports, port)
+	p := x.ports[req.Port]
+	delete(x.ports, req.Port)
 	x.mu.Unlock()
 	if p == nil {
-		return false, nil
+		return UnexposeResult{}, nil
 	}
 	p.close()
-	e.log.Info("sandbox port no longer exposed", "id", sb.ID, "port", port)
+	e.log.Info("sandbox port no longer exposed", "id", sb.ID, "port", req.Port)
 	e.record(sb, true)
-	return true, nil
+	return UnexposeResult{Closed: true}, nil
 }
 
 // close stops listening and ends every connection the preview carries.

@@ -34,8 +34,8 @@ func TestExposeRecorded(t *testing.T) {
 	waitFor(t, "both previews in the record", 10*time.Second, func() bool {
 		return slices.Equal(listed(), []sandbox.Exposure{a, b})
 	})
-	if closed, err := eng.Unexpose(sb.ID, 8000); !closed || err != nil {
-		t.Fatalf("close: %v %v", closed, err)
+	if res, err := eng.Unexpose(sb.ID, sandbox.ExposeRequest{Port: 8000}); !res.Closed || err != nil {
+		t.Fatalf("close: %v %v", res.Closed, err)
 	}
 	waitFor(t, "only 8001 in the record", 10*time.Second, func() bool {
 		return slices.Equal(listed(), []sandbox.Exposure{b})

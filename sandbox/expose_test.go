@@ -87,7 +87,7 @@ func startInSandbox(t *testing.T, eng *sandbox.Engine, id, cmd string, port int)
 
 func mustExpose(t *testing.T, eng *sandbox.Engine, id string, port int) sandbox.Exposure {
 	t.Helper()
-	x, err := eng.Expose(context.Background(), id, port)
+	x, err := eng.Expose(context.Background(), id, sandbox.ExposeRequest{Port: port})
 	if err != nil {
 		t.Fatalf("expose %d: %v", port, err)
 	}
@@ -116,10 +116,10 @@ func get(t *testing.T, url string) (int, string) {
 func TestExposePreview(t *testing.T) {
 	eng, _ := newEngine(t, nil)
 	sb := mustCreate(t, eng, sandbox.CreateRequest{})
-	if _, err := eng.WriteFile(context.Background(), sb.ID, "www/hello.txt", []byte("hello from the sandbox\n"), false); err != nil {
+	if _, err := eng.WriteFile(context.Background(), sb.ID, sandbox.WriteFileRequest{Path: "www/hello.txt", Content: []byte("hello from the sandbox\n")}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := eng.WriteFile(context.Background(), sb.ID, "srv.py", []byte(previewServer), false); err != nil {
+	if _, err := eng.WriteFile(context.Background(), sb.ID, sandbox.WriteFileRequest{Path: "srv.py", Content: []byte(previewServer)}); err != nil {
 		t.Fatal(err)
 	}
 	startInSandbox(t, eng, sb.ID, "cd /workspace/www && exec python3 -m http.server 8000 --bind 127.0.0.1", 8000)
@@ -148,11 +148,11 @@ func TestExposePreview(t *testing.T) {
 	if x := eng.Exposed(sb.ID); len(x) != 2 || x[0] != web || x[1] != app {
 		t.Errorf("exposed: %+v", x)
 	}
-	if closed, err := eng.Unexpose(sb.ID, 8000); !closed || err != nil {
-		t.Errorf("close: %v %v", closed, err)
+	if res, err := eng.Unexpose(sb.ID, sandbox.ExposeRequest{Port: 8000}); !res.Closed || err != nil {
+		t.Errorf("close: %v %v", res.Closed, err)
 	}
 	waitRefused(t, web.HostPort)
-	if err := eng.Stop(context.Background(), sb.ID); err != nil {
+	if _, err := eng.Stop(context.Background(), sb.ID, sandbox.StopRequest{}); err != nil {
 		t.Fatal(err)
 	}
 	waitRefused(t, app.HostPort)

@@ -357,7 +357,7 @@ func TestFakeStopRemovesInBackground(t *testing.T) {
 		}
 		be.Delay(fake.OpRemove, 20*time.Second)
 		start := time.Now()
-		if err := eng.Stop(context.Background(), sb.ID); err != nil {
+		if _, err := eng.Stop(context.Background(), sb.ID, sandbox.StopRequest{}); err != nil {
 			t.Fatal(err)
 		}
 		if d := time.Since(start); d != 0 {
@@ -386,7 +386,7 @@ func TestFakeStopRemovesInBackground(t *testing.T) {
 		}
 		be.Fail(fake.OpRemove, 2, errors.New("injected: remove fails"))
 		calls := be.Calls(fake.OpRemove)
-		if err := eng.Stop(context.Background(), sb3.ID); err != nil {
+		if _, err := eng.Stop(context.Background(), sb3.ID, sandbox.StopRequest{}); err != nil {
 			t.Fatal(err)
 		}
 		advance(2 * time.Second)
@@ -555,11 +555,12 @@ func TestFakeLimitNamesOtherServers(t *testing.T) {
 			t.Errorf("refusal points at sandbox_list, which shows none of them: %v", err)
 		}
 
-		list, err := other.List(ctx)
+		res, err := other.List(ctx, sandbox.ListRequest{})
+		list := res.Sandboxes
 		if err != nil || len(list) != 2 {
 			t.Fatalf("other server's list = %v, %v", list, err)
 		}
-		if err := other.Stop(ctx, list[0].ID); err != nil {
+		if _, err := other.Stop(ctx, list[0].ID, sandbox.StopRequest{}); err != nil {
 			t.Fatal(err)
 		}
 		synctest.Wait()

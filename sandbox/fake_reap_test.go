@@ -123,11 +123,11 @@ func TestFakeReapRules(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		removed, err := eng.Reap(context.Background())
+		res, err := eng.Reap(context.Background(), sandbox.ReapRequest{})
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got, want := strings.Join(sorted(removed), ","), "crashedexited,crashedowner,liveidle,nolockfile"; got != want {
+		if got, want := strings.Join(sorted(res.Removed), ","), "crashedexited,crashedowner,liveidle,nolockfile"; got != want {
 			t.Errorf("reaped %s, want %s", got, want)
 		}
 		want := strings.Join(sorted([]string{own.ID, "liveused", "livenorecord", "liveexited", "livebusy", "livegrace", "otherinst", "legacy", "noowner", "badowner"}), ",")
@@ -165,9 +165,9 @@ func TestFakeReapAnotherStateDir(t *testing.T) {
 		}
 		stB, _ := openState(t)
 		engB, _ := fakeEngineOn(t, be, stB, fakeTick, nil)
-		removed, err := engB.Reap(context.Background())
-		if err != nil || len(removed) != 0 {
-			t.Errorf("another installation's reaper removed %v (%v)", removed, err)
+		res, err := engB.Reap(context.Background(), sandbox.ReapRequest{})
+		if err != nil || len(res.Removed) != 0 {
+			t.Errorf("another installation's reaper removed %v (%v)", res.Removed, err)
 		}
 		if res, err := engA.Exec(context.Background(), sb.ID, sandbox.ExecRequest{Command: "echo alive"}, nil); err != nil || res.Stdout != "alive\n" {
 			t.Errorf("the sandbox after the other reaper: %+v, %v", res, err)
@@ -243,7 +243,7 @@ func TestFakeVolumeSweep(t *testing.T) {
 			t.Fatal(err)
 		}
 		before := len(be.Volumes())
-		if _, err := eng.Reap(context.Background()); err != nil {
+		if _, err := eng.Reap(context.Background(), sandbox.ReapRequest{}); err != nil {
 			t.Fatal(err)
 		}
 		after := be.Volumes()

@@ -94,7 +94,7 @@ func TestFakeTrafficRecorded(t *testing.T) {
 		t.Log(logs)
 	}
 
-	if err := eng.Stop(context.Background(), sb.ID); err != nil {
+	if _, err := eng.Stop(context.Background(), sb.ID, sandbox.StopRequest{}); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := st.ReadRecord(sb.ID); err == nil {

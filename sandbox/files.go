@@ -25,6 +25,16 @@ const (
 	maxListNameBytes = 2 << 20
 )
 
+// WriteFileRequest says what WriteFile writes, and where.
+type WriteFileRequest struct {
+	// Path is the file's path, resolved against /workspace.
+	Path string
+	// Content is what the file holds afterwards (appended with Append).
+	Content []byte
+	// Append adds Content at the file's end instead of replacing it.
+	Append bool
+}
+
 // FileResult is what write_file reports.
 type FileResult struct {
 	Path  string `json:"path"`
@@ -33,7 +43,8 @@ type FileResult struct {
 
 // WriteFile writes (or appends) content to a file in the sandbox, creating
 // its parent directories, owned by the sandbox user.
-func (e *Engine) WriteFile(ctx context.Context, id, p string, content []byte, appendTo bool) (FileResult, error) {
+func (e *Engine) WriteFile(ctx context.Context, id string, req WriteFileRequest) (FileResult, error) {
+	p, content, appendTo := req.Path, req.Content, req.Append
 	sb, err := e.Get(id)
 	if err != nil {
 		return FileResult{}, err
@@ -85,6 +96,16 @@ func (e *Engine) WriteFile(ctx context.Context, id, p string, content []byte, ap
 	return FileResult{Path: target, Bytes: int64(len(content))}, nil
 }
 
+// ReadFileRequest says which file ReadFile reads, and which part.
+type ReadFileRequest struct {
+	// Path is the file's path, resolved against /workspace.
+	Path string
+	// Offset is the first byte read.
+	Offset int64
+	// MaxBytes bounds the bytes read (0: a default).
+	MaxBytes int64
+}
+
 // ReadResult is a file read from a sandbox.
 type ReadResult struct {
 	Path      string
@@ -94,13 +115,14 @@ type ReadResult struct {
 	Truncated bool
 }
 
-// ReadFile reads up to maxBytes (0: a default) of a file from offset,
+// ReadFile reads up to MaxBytes (0: a default) of a file from Offset,
 // following symlinks only while they stay inside /workspace and /tmp.
 //
 // The file tools go through the sandbox's agent where it runs (one round
 // trip, see files_agent.go); otherwise through the engine and the image's
 // tar, as below.
-func (e *Engine) ReadFile(ctx context.Context, id, p string, offset, maxBytes int64) (ReadResult, error) {
+func (e *Engine) ReadFile(ctx context.Context, id string, req ReadFileRequest) (ReadResult, error) {
+	p, offset, maxBytes := req.Path, req.Offset, req.MaxBytes
 	sb, err := e.Get(id)
 	if err != nil {
 		return ReadResult{}, err
@@ -200,26 +222,43 @@ type FileEntry struct {
 	Link string `json:"link,omitempty"`
 }
 
-// ListFiles lists a directory (recursively if asked), from the tar
-// headers of the engine's archive, which every image can answer.
-func (e *Engine) ListFiles(ctx context.Context, id, p string, recursive bool) ([]FileEntry, bool, error) {
+// ListFilesRequest says which directory ListFiles lists.
+type ListFilesRequest struct {
+	// Path is the directory, resolved against /workspace ("": /workspace).
+	Path string
+	// Recursive lists everything below Path, not only its entries.
+	Recursive bool
+}
+
+// ListFilesResult is a directory listing.
+type ListFilesResult struct {
+	Entries []FileEntry
+	// Truncated says the listing stopped at its bounds (entries or names).
+	Truncated bool
+}
+
+// ListFiles lists a directory (recursively if asked), through the agent
+// where it runs, else from the tar headers of the engine's archive, which
+// every image can answer.
+func (e *Engine) ListFiles(ctx context.Context, id string, req ListFilesRequest) (ListFilesResult, error) {
 	sb, err := e.Get(id)
 	if err != nil {
-		return nil, false, err
+		return ListFilesResult{}, err
 	}
-	clean, err := ResolvePath(p)
+	clean, err := ResolvePath(req.Path)
 	if err != nil {
-		return nil, false, err
+		return ListFilesResult{}, err
 	}
 	e.begin(sb)
 	defer e.end(sb)
 	if c := e.agentFor(ctx, sb); c != nil {
-		entries, truncated, err := e.listFilesAgent(ctx, c, sb, clean, recursive)
+		entries, truncated, err := e.listFilesAgent(ctx, c, sb, clean, req.Recursive)
 		if err = endOnBadAnswer(ctx, c, err); !errors.Is(err, errAgentDied) {
-			return entries, truncated, err
+			return ListFilesResult{Entries: entries, Truncated: truncated}, err
 		}
 	}
-	return e.listByTar(ctx, sb, clean, recursive)
+	entries, truncated, err := e.listByTar(ctx, sb, clean, req.Recursive)
+	return ListFilesResult{Entries: entries, Truncated: truncated}, err
 }
 
 // listByTar is ListFiles through the sandbox's tar (or the engine's

@@ -50,11 +50,11 @@ func testWriteReadListFiles(t *testing.T, eng *sandbox.Engine, sb *sandbox.Sandb
 		{"/workspace/abs.txt", "/workspace/abs.txt"},
 		{"/tmp/scratch.txt", "/tmp/scratch.txt"},
 	} {
-		res, err := eng.WriteFile(ctx, sb.ID, tc.path, []byte("hello "+tc.path), false)
+		res, err := eng.WriteFile(ctx, sb.ID, sandbox.WriteFileRequest{Path: tc.path, Content: []byte("hello " + tc.path)})
 		if err != nil || res.Path != tc.want {
 			t.Fatalf("write %s: %+v %v", tc.path, res, err)
 		}
-		got, err := eng.ReadFile(ctx, sb.ID, tc.path, 0, 0)
+		got, err := eng.ReadFile(ctx, sb.ID, sandbox.ReadFileRequest{Path: tc.path})
 		if err != nil || string(got.Data) != "hello "+tc.path {
 			t.Fatalf("read %s: %q %v", tc.path, got.Data, err)
 		}
@@ -65,28 +65,29 @@ func testWriteReadListFiles(t *testing.T, eng *sandbox.Engine, sb *sandbox.Sandb
 		t.Errorf("ownership: %q %q", res.Stdout, res.Stderr)
 	}
 	// Append and binary content.
-	if _, err := eng.WriteFile(ctx, sb.ID, "notes.txt", []byte(" again"), true); err != nil {
+	if _, err := eng.WriteFile(ctx, sb.ID, sandbox.WriteFileRequest{Path: "notes.txt", Content: []byte(" again"), Append: true}); err != nil {
 		t.Fatal(err)
 	}
-	got, _ := eng.ReadFile(ctx, sb.ID, "notes.txt", 0, 0)
+	got, _ := eng.ReadFile(ctx, sb.ID, sandbox.ReadFileRequest{Path: "notes.txt"})
 	if string(got.Data) != "hello notes.txt again" {
 		t.Errorf("append: %q", got.Data)
 	}
 	bin := []byte{0, 1, 2, 255, 254}
-	eng.WriteFile(ctx, sb.ID, "b.bin", bin, false)
-	got, _ = eng.ReadFile(ctx, sb.ID, "b.bin", 0, 0)
+	eng.WriteFile(ctx, sb.ID, sandbox.WriteFileRequest{Path: "b.bin", Content: bin})
+	got, _ = eng.ReadFile(ctx, sb.ID, sandbox.ReadFileRequest{Path: "b.bin"})
 	if !bytes.Equal(got.Data, bin) {
 		t.Errorf("binary: %v", got.Data)
 	}
 	// Offset and max_bytes.
-	eng.WriteFile(ctx, sb.ID, "digits", []byte("0123456789"), false)
-	got, _ = eng.ReadFile(ctx, sb.ID, "digits", 3, 4)
+	eng.WriteFile(ctx, sb.ID, sandbox.WriteFileRequest{Path: "digits", Content: []byte("0123456789")})
+	got, _ = eng.ReadFile(ctx, sb.ID, sandbox.ReadFileRequest{Path: "digits", Offset: 3, MaxBytes: 4})
 	if string(got.Data) != "3456" || !got.Truncated || got.Size != 10 {
 		t.Errorf("offset read: %+v", got)
 	}
 
-	entries, truncated, err := eng.ListFiles(ctx, sb.ID, "", false)
-	if err != nil || truncated {
+	list, err := eng.ListFiles(ctx, sb.ID, sandbox.ListFilesRequest{})
+	entries := list.Entries
+	if err != nil || list.Truncated {
 		t.Fatal(err)
 	}
 	var names []string
@@ -98,12 +99,13 @@ func testWriteReadListFiles(t *testing.T, eng *sandbox.Engine, sb *sandbox.Sandb
 	if diff := cmp.Diff(want, filterInternal(names)); diff != "" {
 		t.Errorf("list (-want +got):\n%s", diff)
 	}
-	entries, _, _ = eng.ListFiles(ctx, sb.ID, "deep", true)
+	list, _ = eng.ListFiles(ctx, sb.ID, sandbox.ListFilesRequest{Path: "deep", Recursive: true})
+	entries = list.Entries
 	if len(entries) != 2 || entries[1].Path != "/workspace/deep/er/data.csv" || entries[1].Size == 0 {
 		t.Errorf("recursive: %+v", entries)
 	}
-	if entries, _, err := eng.ListFiles(ctx, sb.ID, "/tmp", false); err != nil || len(entries) == 0 {
-		t.Errorf("list /tmp: %+v %v", entries, err)
+	if list, err := eng.ListFiles(ctx, sb.ID, sandbox.ListFilesRequest{Path: "/tmp"}); err != nil || len(list.Entries) == 0 {
+		t.Errorf("list /tmp: %+v %v", list.Entries, err)
 	}
 }
 
@@ -129,18 +131,51 @@ func testFileToolsHostile(t *testing.T, eng *sandbox.Engine, sb *sandbox.Sandbox
 		op   func() error
 		want error
 	}{
-		{"read ../../etc/passwd", func() error { _, err := eng.ReadFile(ctx, sb.ID, "../../etc/passwd", 0, 0); return err }, sandbox.ErrPolicy},
-		{"read /etc/shadow", func() error { _, err := eng.ReadFile(ctx, sb.ID, "/etc/shadow", 0, 0); return err }, sandbox.ErrPolicy},
-		{"read link to /etc/shadow", func() error { _, err := eng.ReadFile(ctx, sb.ID, "shadow-link", 0, 0); return err }, sandbox.ErrPolicy},
-		{"read through linked dir", func() error { _, err := eng.ReadFile(ctx, sb.ID, "etc-link/shadow", 0, 0); return err }, sandbox.ErrPolicy},
-		{"read relative link out", func() error { _, err := eng.ReadFile(ctx, sb.ID, "rel-link", 0, 0); return err }, sandbox.ErrPolicy},
-		{"list linked dir", func() error { _, _, err := eng.ListFiles(ctx, sb.ID, "etc-link", false); return err }, sandbox.ErrPolicy},
-		{"write through linked dir", func() error { _, err := eng.WriteFile(ctx, sb.ID, "etc-link/evil", []byte("x"), false); return err }, sandbox.ErrPolicy},
-		{"write /etc", func() error { _, err := eng.WriteFile(ctx, sb.ID, "/etc/evil", []byte("x"), false); return err }, sandbox.ErrPolicy},
-		{"write newline name", func() error { _, err := eng.WriteFile(ctx, sb.ID, "a\nb", []byte("x"), false); return err }, sandbox.ErrInvalid},
-		{"write too big", func() error { _, err := eng.WriteFile(ctx, sb.ID, "big", make([]byte, 17<<20), false); return err }, sandbox.ErrInvalid},
-		{"read a directory", func() error { _, err := eng.ReadFile(ctx, sb.ID, "d", 0, 0); return err }, sandbox.ErrInvalid},
-		{"read missing", func() error { _, err := eng.ReadFile(ctx, sb.ID, "nope.txt", 0, 0); return err }, sandbox.ErrInvalid},
+		{"read ../../etc/passwd", func() error {
+			_, err := eng.ReadFile(ctx, sb.ID, sandbox.ReadFileRequest{Path: "../../etc/passwd"})
+			return err
+		}, sandbox.ErrPolicy},
+		{"read /etc/shadow", func() error {
+			_, err := eng.ReadFile(ctx, sb.ID, sandbox.ReadFileRequest{Path: "/etc/shadow"})
+			return err
+		}, sandbox.ErrPolicy},
+		{"read link to /etc/shadow", func() error {
+			_, err := eng.ReadFile(ctx, sb.ID, sandbox.ReadFileRequest{Path: "shadow-link"})
+			return err
+		}, sandbox.ErrPolicy},
+		{"read through linked dir", func() error {
+			_, err := eng.ReadFile(ctx, sb.ID, sandbox.ReadFileRequest{Path: "etc-link/shadow"})
+			return err
+		}, sandbox.ErrPolicy},
+		{"read relative link out", func() error {
+			_, err := eng.ReadFile(ctx, sb.ID, sandbox.ReadFileRequest{Path: "rel-link"})
+			return err
+		}, sandbox.ErrPolicy},
+		{"list linked dir", func() error {
+			_, err := eng.ListFiles(ctx, sb.ID, sandbox.ListFilesRequest{Path: "etc-link"})
+			return err
+		}, sandbox.ErrPolicy},
+		{"write through linked dir", func() error {
+			_, err := eng.WriteFile(ctx, sb.ID, sandbox.WriteFileRequest{Path: "etc-link/evil", Content: []byte("x")})
+			return err
+		}, sandbox.ErrPolicy},
+		{"write /etc", func() error {
+			_, err := eng.WriteFile(ctx, sb.ID, sandbox.WriteFileRequest{Path: "/etc/evil", Content: []byte("x")})
+			return err
+		}, sandbox.ErrPolicy},
+		{"write newline name", func() error {
+			_, err := eng.WriteFile(ctx, sb.ID, sandbox.WriteFileRequest{Path: "a\nb", Content: []byte("x")})
+			return err
+		}, sandbox.ErrInvalid},
+		{"write too big", func() error {
+			_, err := eng.WriteFile(ctx, sb.ID, sandbox.WriteFileRequest{Path: "big", Content: make([]byte, 17<<20)})
+			return err
+		}, sandbox.ErrInvalid},
+		{"read a directory", func() error { _, err := eng.ReadFile(ctx, sb.ID, sandbox.ReadFileRequest{Path: "d"}); return err }, sandbox.ErrInvalid},
+		{"read missing", func() error {
+			_, err := eng.ReadFile(ctx, sb.ID, sandbox.ReadFileRequest{Path: "nope.txt"})
+			return err
+		}, sandbox.ErrInvalid},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if err := tc.op(); !errors.Is(err, tc.want) {
@@ -149,10 +184,10 @@ func testFileToolsHostile(t *testing.T, eng *sandbox.Engine, sb *sandbox.Sandbox
 		})
 	}
 	// Links that stay inside the areas are followed.
-	if got, err := eng.ReadFile(ctx, sb.ID, "ok-link", 0, 0); err != nil || string(got.Data) != "hi\n" {
+	if got, err := eng.ReadFile(ctx, sb.ID, sandbox.ReadFileRequest{Path: "ok-link"}); err != nil || string(got.Data) != "hi\n" {
 		t.Errorf("link inside the workspace: %q %v", got.Data, err)
 	}
-	if got, err := eng.ReadFile(ctx, sb.ID, "d/tmp-link/t.txt", 0, 0); err != nil || string(got.Data) != "t\n" {
+	if got, err := eng.ReadFile(ctx, sb.ID, sandbox.ReadFileRequest{Path: "d/tmp-link/t.txt"}); err != nil || string(got.Data) != "t\n" {
 		t.Errorf("link into /tmp: %q %v", got.Data, err)
 	}
 	// /etc/shadow was never changed or read: the image still has it intact.
@@ -180,7 +215,7 @@ func TestCopyInOut(t *testing.T) {
 	sb := mustCreate(t, eng, sandbox.CreateRequest{})
 	ctx := context.Background()
 
-	res, err := eng.CopyIn(ctx, sb.ID, proj, "", false)
+	res, err := eng.CopyIn(ctx, sb.ID, sandbox.CopyInRequest{HostPath: proj})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -192,12 +227,12 @@ func TestCopyInOut(t *testing.T) {
 		t.Errorf("in the sandbox: %q %q", r.Stdout, r.Stderr)
 	}
 	// A single file, to a chosen place.
-	if res, err := eng.CopyIn(ctx, sb.ID, filepath.Join(proj, "main.py"), "/workspace/x/renamed.py", false); err != nil || res.DestPath != "/workspace/x/renamed.py" || res.Files != 1 {
+	if res, err := eng.CopyIn(ctx, sb.ID, sandbox.CopyInRequest{HostPath: filepath.Join(proj, "main.py"), DestPath: "/workspace/x/renamed.py"}); err != nil || res.DestPath != "/workspace/x/renamed.py" || res.Files != 1 {
 		t.Errorf("copy_in file: %+v %v", res, err)
 	}
 
 	mustExec(t, eng, sb.ID, "mkdir -p result/sub && echo 1,2 > result/sub/data.csv && printf '#!/bin/sh\\n' > result/run.sh && chmod 755 result/run.sh && ln -s /etc/shadow result/shadow && ln -s sub/data.csv result/ok")
-	res, err = eng.CopyOut(ctx, sb.ID, "result", "", false)
+	res, err = eng.CopyOut(ctx, sb.ID, sandbox.CopyOutRequest{Path: "result"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -226,10 +261,10 @@ func TestCopyInOut(t *testing.T) {
 		t.Errorf("skipped_links (-want +got):\n%s", diff)
 	}
 	// Again without overwrite: refused, host unchanged.
-	if _, err := eng.CopyOut(ctx, sb.ID, "result", "", false); !errors.Is(err, sandbox.ErrPolicy) {
+	if _, err := eng.CopyOut(ctx, sb.ID, sandbox.CopyOutRequest{Path: "result"}); !errors.Is(err, sandbox.ErrPolicy) {
 		t.Errorf("second copy without overwrite: %v", err)
 	}
-	if _, err := eng.CopyOut(ctx, sb.ID, "result", "", true); err != nil {
+	if _, err := eng.CopyOut(ctx, sb.ID, sandbox.CopyOutRequest{Path: "result", Overwrite: true}); err != nil {
 		t.Errorf("with overwrite: %v", err)
 	}
 }
@@ -274,29 +309,47 @@ func TestCopyHostile(t *testing.T) {
 		op   func() error
 		want error
 	}{
-		{"copy_in ../../etc/passwd", func() error { _, err := eng.CopyIn(ctx, sb.ID, src+"/../../../etc/passwd", "", false); return err }, sandbox.ErrPolicy},
-		{"copy_in /etc/passwd", func() error { _, err := eng.CopyIn(ctx, sb.ID, "/etc/passwd", "", false); return err }, sandbox.ErrPolicy},
-		{"copy_in a link out of the root", func() error { _, err := eng.CopyIn(ctx, sb.ID, filepath.Join(src, "to-secret"), "", false); return err }, sandbox.ErrPolicy},
+		{"copy_in ../../etc/passwd", func() error {
+			_, err := eng.CopyIn(ctx, sb.ID, sandbox.CopyInRequest{HostPath: src + "/../../../etc/passwd"})
+			return err
+		}, sandbox.ErrPolicy},
+		{"copy_in /etc/passwd", func() error {
+			_, err := eng.CopyIn(ctx, sb.ID, sandbox.CopyInRequest{HostPath: "/etc/passwd"})
+			return err
+		}, sandbox.ErrPolicy},
+		{"copy_in a link out of the root", func() error {
+			_, err := eng.CopyIn(ctx, sb.ID, sandbox.CopyInRequest{HostPath: filepath.Join(src, "to-secret")})
+			return err
+		}, sandbox.ErrPolicy},
 		{"copy_in a key in read_deny", func() error {
-			_, err := eng.CopyIn(ctx, sb.ID, filepath.Join(src, ".ssh", "id_ed25519"), "", false)
+			_, err := eng.CopyIn(ctx, sb.ID, sandbox.CopyInRequest{HostPath: filepath.Join(src, ".ssh", "id_ed25519")})
 			return err
 		}, sandbox.ErrPolicy},
-		{"copy_in 10 GB", func() error { _, err := eng.CopyIn(ctx, sb.ID, filepath.Join(src, "huge.bin"), "", false); return err }, sandbox.ErrPolicy},
-		{"copy_in 100 000 files", func() error { _, err := eng.CopyIn(ctx, sb.ID, many, "", false); return err }, sandbox.ErrPolicy},
-		{"copy_in newline in name", func() error { _, err := eng.CopyIn(ctx, sb.ID, src+"/ok\n.txt", "", false); return err }, sandbox.ErrPolicy},
+		{"copy_in 10 GB", func() error {
+			_, err := eng.CopyIn(ctx, sb.ID, sandbox.CopyInRequest{HostPath: filepath.Join(src, "huge.bin")})
+			return err
+		}, sandbox.ErrPolicy},
+		{"copy_in 100 000 files", func() error { _, err := eng.CopyIn(ctx, sb.ID, sandbox.CopyInRequest{HostPath: many}); return err }, sandbox.ErrPolicy},
+		{"copy_in newline in name", func() error {
+			_, err := eng.CopyIn(ctx, sb.ID, sandbox.CopyInRequest{HostPath: src + "/ok\n.txt"})
+			return err
+		}, sandbox.ErrPolicy},
 		{"copy_in dest outside", func() error {
-			_, err := eng.CopyIn(ctx, sb.ID, filepath.Join(src, "ok.txt"), "/etc/ok.txt", false)
+			_, err := eng.CopyIn(ctx, sb.ID, sandbox.CopyInRequest{HostPath: filepath.Join(src, "ok.txt"), DestPath: "/etc/ok.txt"})
 			return err
 		}, sandbox.ErrPolicy},
-		{"copy_out to ../", func() error { _, err := eng.CopyOut(ctx, sb.ID, "big", "../escape", false); return err }, sandbox.ErrPolicy},
+		{"copy_out to ../", func() error {
+			_, err := eng.CopyOut(ctx, sb.ID, sandbox.CopyOutRequest{Path: "big", HostPath: "../escape"})
+			return err
+		}, sandbox.ErrPolicy},
 		{"copy_out to absolute outside", func() error {
-			_, err := eng.CopyOut(ctx, sb.ID, "big", filepath.Join(home, "escape"), false)
+			_, err := eng.CopyOut(ctx, sb.ID, sandbox.CopyOutRequest{Path: "big", HostPath: filepath.Join(home, "escape")})
 			return err
 		}, sandbox.ErrPolicy},
-		{"copy_out link to /etc/shadow", func() error { _, err := eng.CopyOut(ctx, sb.ID, "shadow", "", false); return err }, sandbox.ErrPolicy},
-		{"copy_out over the size cap", func() error { _, err := eng.CopyOut(ctx, sb.ID, "big", "", false); return err }, sandbox.ErrPolicy},
-		{"copy_out a name with a newline", func() error { _, err := eng.CopyOut(ctx, sb.ID, "nl", "", false); return err }, sandbox.ErrPolicy},
-		{"copy_out /etc", func() error { _, err := eng.CopyOut(ctx, sb.ID, "/etc", "", false); return err }, sandbox.ErrPolicy},
+		{"copy_out link to /etc/shadow", func() error { _, err := eng.CopyOut(ctx, sb.ID, sandbox.CopyOutRequest{Path: "shadow"}); return err }, sandbox.ErrPolicy},
+		{"copy_out over the size cap", func() error { _, err := eng.CopyOut(ctx, sb.ID, sandbox.CopyOutRequest{Path: "big"}); return err }, sandbox.ErrPolicy},
+		{"copy_out a name with a newline", func() error { _, err := eng.CopyOut(ctx, sb.ID, sandbox.CopyOutRequest{Path: "nl"}); return err }, sandbox.ErrPolicy},
+		{"copy_out /etc", func() error { _, err := eng.CopyOut(ctx, sb.ID, sandbox.CopyOutRequest{Path: "/etc"}); return err }, sandbox.ErrPolicy},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if err := tc.op(); !errors.Is(err, tc.want) {
@@ -357,13 +410,28 @@ func TestFileToolsThroughAgent(t *testing.T) {
 		op   func() error
 		want error
 	}{
-		{"read a /tmp link out", func() error { _, err := eng.ReadFile(ctx, sb.ID, "/tmp/pw", 0, 0); return err }, sandbox.ErrPolicy},
-		{"list a /tmp link out", func() error { _, _, err := eng.ListFiles(ctx, sb.ID, "/tmp/pw", false); return err }, sandbox.ErrPolicy},
-		{"read a fifo", func() error { _, err := eng.ReadFile(ctx, sb.ID, "fifo", 0, 0); return err }, sandbox.ErrInvalid},
-		{"write over a directory", func() error { _, err := eng.WriteFile(ctx, sb.ID, "adir", []byte("x"), false); return err }, sandbox.ErrInvalid},
-		{"write below a file", func() error { _, err := eng.WriteFile(ctx, sb.ID, "afile/x", []byte("x"), false); return err }, sandbox.ErrInvalid},
-		{"append past the cap", func() error { _, err := eng.WriteFile(ctx, sb.ID, "big", make([]byte, 1<<20), true); return err }, sandbox.ErrInvalid},
-		{"read past the end", func() error { _, err := eng.ReadFile(ctx, sb.ID, "afile", 10, 0); return err }, sandbox.ErrInvalid},
+		{"read a /tmp link out", func() error { _, err := eng.ReadFile(ctx, sb.ID, sandbox.ReadFileRequest{Path: "/tmp/pw"}); return err }, sandbox.ErrPolicy},
+		{"list a /tmp link out", func() error {
+			_, err := eng.ListFiles(ctx, sb.ID, sandbox.ListFilesRequest{Path: "/tmp/pw"})
+			return err
+		}, sandbox.ErrPolicy},
+		{"read a fifo", func() error { _, err := eng.ReadFile(ctx, sb.ID, sandbox.ReadFileRequest{Path: "fifo"}); return err }, sandbox.ErrInvalid},
+		{"write over a directory", func() error {
+			_, err := eng.WriteFile(ctx, sb.ID, sandbox.WriteFileRequest{Path: "adir", Content: []byte("x")})
+			return err
+		}, sandbox.ErrInvalid},
+		{"write below a file", func() error {
+			_, err := eng.WriteFile(ctx, sb.ID, sandbox.WriteFileRequest{Path: "afile/x", Content: []byte("x")})
+			return err
+		}, sandbox.ErrInvalid},
+		{"append past the cap", func() error {
+			_, err := eng.WriteFile(ctx, sb.ID, sandbox.WriteFileRequest{Path: "big", Content: make([]byte, 1<<20), Append: true})
+			return err
+		}, sandbox.ErrInvalid},
+		{"read past the end", func() error {
+			_, err := eng.ReadFile(ctx, sb.ID, sandbox.ReadFileRequest{Path: "afile", Offset: 10})
+			return err
+		}, sandbox.ErrInvalid},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if err := tc.op(); !errors.Is(err, tc.want) {
@@ -371,10 +439,10 @@ func TestFileToolsThroughAgent(t *testing.T) {
 			}
 		})
 	}
-	if res, err := eng.WriteFile(ctx, sb.ID, "ro.txt", []byte("new"), false); err != nil || res.Bytes != 3 {
+	if res, err := eng.WriteFile(ctx, sb.ID, sandbox.WriteFileRequest{Path: "ro.txt", Content: []byte("new")}); err != nil || res.Bytes != 3 {
 		t.Errorf("replace a read-only file: %+v %v", res, err)
 	}
-	if res, err := eng.WriteFile(ctx, sb.ID, "ro.txt", []byte("+"), true); err != nil || res.Bytes != 4 {
+	if res, err := eng.WriteFile(ctx, sb.ID, sandbox.WriteFileRequest{Path: "ro.txt", Content: []byte("+"), Append: true}); err != nil || res.Bytes != 4 {
 		t.Errorf("append: %+v %v", res, err)
 	}
 	r := mustExec(t, eng, sb.ID, "cat ro.txt; echo; wc -c < big; ls -A | grep -c mcp-sandbox-write || true")

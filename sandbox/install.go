@@ -94,88 +94,29 @@ func (e *Engine) InstallPackages(ctx context.Context, id string, req InstallRequ
 	if !cfg.Network.Install {
 		return InstallResult{}, fmt.Errorf("%w: package installs are turned off; set network.install = true in %s to allow them", ErrPolicy, cfg.Source)
 	}
-	manager := req.Manager
-	if manager == "" || manager == "auto" {
-		switch sb.Lang.Runner {
-		case "node":
-			manager = "npm"
-		case "python":
-			manager = "pip"
-		default:
-			return InstallResult{}, invalidErr("cannot tell the package manager for a %s sandbox; pass manager: pip or npm", sb.Language)
-		}
-	}
-	if manager != "pip" && manager != "npm" {
-		return InstallResult{}, invalidErr("manager must be pip, npm or auto, not %q", manager)
+	manager, err := installManager(sb, req.Manager)
+	if err != nil {
+		return InstallResult{}, err
 	}
 	if err := CheckPackages(manager, req.Packages); err != nil {
 		return InstallResult{}, err
-	}
-	var cmd []string
-	switch manager {
-	case "pip":
-		cmd = []string{"python3", "-m", "pip", "install", "--user", "--no-input", "--no-warn-script-location", "--progress-bar", "off", "--"}
-	case "npm":
-		cmd = []string{"npm", "install", "--no-audit", "--no-fund", "--loglevel", "error", "--prefix", Workspace, "--"}
 	}
 	// Every package asked for so far is installed again, in the helper's
 	// fresh workspace, so that the result is one coherent set.
 	sb.installMu.Lock()
 	defer sb.installMu.Unlock()
 	specs := mergeSpecs(manager, sb.installs.specs[manager], req.Packages)
-	cmd = append(cmd, specs...)
-	// Downloads are cached in a volume only this sandbox's helpers can
-	// use, so a later install does not fetch the earlier packages again.
-	env := make([]string, 0, len(baseEnv)+8)
-	for _, kv := range baseEnv {
-		if !strings.HasPrefix(kv, "PIP_NO_CACHE_DIR=") && !strings.HasPrefix(kv, "npm_config_cache=") {
-			env = append(env, kv)
-		}
-	}
-	env = append(env, "PIP_BREAK_SYSTEM_PACKAGES=1", "PIP_ROOT_USER_ACTION=ignore",
-		"PIP_CACHE_DIR="+installCache+"/pip", "npm_config_cache="+installCache+"/npm")
-	keys := make([]string, 0, len(cfg.Network.InstallEnv))
-	for k := range cfg.Network.InstallEnv {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	for _, k := range keys {
-		env = append(env, k+"="+cfg.Network.InstallEnv[k])
-	}
+	cmd := append(append([]string{}, installCommand[manager]...), specs...)
 
 	e.begin(sb)
 	defer e.end(sb)
-	limit := cfg.Limits.OutputBytes
-	stdout := newCapture(limit, streamTo(out, "stdout"))
-	stderr := newCapture(limit, streamTo(out, "stderr"))
+	stdout := newCapture(cfg.Limits.OutputBytes, streamTo(out, "stdout"))
+	stderr := newCapture(cfg.Limits.OutputBytes, streamTo(out, "stderr"))
 	tctx, cancel := context.WithTimeout(ctx, time.Duration(cfg.Limits.MaxExecTimeoutSeconds)*time.Second)
 	defer cancel()
-	status, err := e.be.RunHelper(tctx, sb.ContainerID, HelperSpec{
-		Image: sb.Image, Cmd: cmd, Env: env, User: helperUser(sb.User), Network: "egress",
-		MemoryBytes: max(int64(sb.Limits.MemoryMB)<<20, 512<<20), NanoCPUs: int64(sb.Limits.CPUs * 1e9), Pids: int64(max(sb.Limits.Pids, 256)),
-		Labels: map[string]string{
-			LabelManaged: "true", LabelHelper: sb.ID, LabelID: sb.ID + "-install",
-			LabelOwner: e.owner, LabelInstallation: e.installation, LabelOwnerPID: strconv.Itoa(e.pid), LabelOwnerHost: e.hostname,
-		},
+	status, err := e.runInstallHelper(tctx, sb, manager, specs, HelperSpec{
+		Image: sb.Image, Cmd: cmd, Env: installEnv(cfg.Network.InstallEnv), User: helperUser(sb.User), Network: "egress",
 		Stdout: stdout, Stderr: stderr,
-		WorkspaceMB: sb.Limits.WorkspaceMB,
-		CacheDir:    installCache,
-		Collect:     collectDir[manager],
-		Into: func(r io.Reader) error {
-			units, err := e.placePackages(tctx, sb, collectDir[manager], sb.installs.units[manager], r)
-			// Whatever was placed is what the next install replaces.
-			if sb.installs.units == nil {
-				sb.installs.units = map[string][]string{}
-			}
-			sb.installs.units[manager] = units
-			if err == nil {
-				if sb.installs.specs == nil {
-					sb.installs.specs = map[string][]string{}
-				}
-				sb.installs.specs[manager] = specs
-			}
-			return err
-		},
 	})
 	res := InstallResult{Manager: manager, ExitCode: status.ExitCode, Installed: []string{},
 		Note: "Installed by a short-lived helper container that had network access and a fresh workspace of its own (it never sees this sandbox's files), then copied into /workspace; the sandbox itself still has no network."}
@@ -191,11 +132,105 @@ func (e *Engine) InstallPackages(ctx context.Context, id string, req InstallRequ
 	res.Stdout, res.Stderr = stdout.String(), stderr.String()
 	if res.ExitCode == 0 {
 		res.Installed = append(res.Installed, req.Packages...)
-	} else if strings.Contains(res.Stderr, "No matching distribution") || strings.Contains(res.Stderr, "Could not find a version") || strings.Contains(res.Stderr, "E404") {
-		res.Note += " The package index did not have it: check the name (and network.install_env for a private index)."
-	} else if strings.Contains(res.Stderr, "Failed to establish") || strings.Contains(res.Stderr, "ENOTFOUND") || strings.Contains(res.Stderr, "Network is unreachable") {
-		res.Note += " The package index could not be reached from the Docker engine."
+	} else {
+		res.Note += installFailureNote(res.Stderr)
 	}
 	sb.transcript.add("install_packages ("+manager+")", strings.Join(req.Packages, " "), &ExecResult{ExitCode: res.ExitCode, Stdout: res.Stdout, Stderr: res.Stderr}, "")
 	return res, nil
+}
+
+// installManager is the package manager an install in sb uses: the one
+// asked for, or for "" and "auto" the one of sb's language.
+func installManager(sb *Sandbox, asked string) (string, error) {
+	manager := asked
+	if manager == "" || manager == "auto" {
+		switch sb.Lang.Runner {
+		case "node":
+			manager = "npm"
+		case "python":
+			manager = "pip"
+		default:
+			return "", invalidErr("cannot tell the package manager for a %s sandbox; pass manager: pip or npm", sb.Language)
+		}
+	}
+	if _, ok := installCommand[manager]; !ok {
+		return "", invalidErr("manager must be pip, npm or auto, not %q", manager)
+	}
+	return manager, nil
+}
+
+// installCommand is each package manager's command, before the packages.
+var installCommand = map[string][]string{
+	"pip": {"python3", "-m", "pip", "install", "--user", "--no-input", "--no-warn-script-location", "--progress-bar", "off", "--"},
+	"npm": {"npm", "install", "--no-audit", "--no-fund", "--loglevel", "error", "--prefix", Workspace, "--"},
+}
+
+// installEnv is an install helper's environment: the sandbox's base one
+// with downloads cached in a volume only this sandbox's helpers can use
+// (so a later install does not fetch the earlier packages again), and
+// network.install_env's variables, in name order.
+func installEnv(extra map[string]string) []string {
+	env := make([]string, 0, len(baseEnv)+4+len(extra))
+	for _, kv := range baseEnv {
+		if !strings.HasPrefix(kv, "PIP_NO_CACHE_DIR=") && !strings.HasPrefix(kv, "npm_config_cache=") {
+			env = append(env, kv)
+		}
+	}
+	env = append(env, "PIP_BREAK_SYSTEM_PACKAGES=1", "PIP_ROOT_USER_ACTION=ignore",
+		"PIP_CACHE_DIR="+installCache+"/pip", "npm_config_cache="+installCache+"/npm")
+	keys := make([]string, 0, len(extra))
+	for k := range extra {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		env = append(env, k+"="+extra[k])
+	}
+	return env
+}
+
+// runInstallHelper runs spec (its image, command, environment, user,
+// network and output set) as sb's install helper: within sb's limits,
+// labelled as this server's, and placing what it installed into sb's
+// workspace, where it records the units placed and, when all went in,
+// specs as what sb has installed with manager.
+func (e *Engine) runInstallHelper(ctx context.Context, sb *Sandbox, manager string, specs []string, spec HelperSpec) (ExecStatus, error) {
+	spec.MemoryBytes = max(int64(sb.Limits.MemoryMB)<<20, 512<<20)
+	spec.NanoCPUs = int64(sb.Limits.CPUs * 1e9)
+	spec.Pids = int64(max(sb.Limits.Pids, 256))
+	spec.Labels = map[string]string{
+		LabelManaged: "true", LabelHelper: sb.ID, LabelID: sb.ID + "-install",
+		LabelOwner: e.owner, LabelInstallation: e.installation, LabelOwnerPID: strconv.Itoa(e.pid), LabelOwnerHost: e.hostname,
+	}
+	spec.WorkspaceMB = sb.Limits.WorkspaceMB
+	spec.CacheDir = installCache
+	spec.Collect = collectDir[manager]
+	spec.Into = func(r io.Reader) error {
+		units, err := e.placePackages(ctx, sb, collectDir[manager], sb.installs.units[manager], r)
+		// Whatever was placed is what the next install replaces.
+		if sb.installs.units == nil {
+			sb.installs.units = map[string][]string{}
+		}
+		sb.installs.units[manager] = units
+		if err == nil {
+			if sb.installs.specs == nil {
+				sb.installs.specs = map[string][]string{}
+			}
+			sb.installs.specs[manager] = specs
+		}
+		return err
+	}
+	return e.be.RunHelper(ctx, sb.ContainerID, spec)
+}
+
+// installFailureNote says, from a failed install's stderr, what most
+// likely went wrong ("" when nothing familiar is in it).
+func installFailureNote(stderr string) string {
+	switch {
+	case strings.Contains(stderr, "No matching distribution") || strings.Contains(stderr, "Could not find a version") || strings.Contains(stderr, "E404"):
+		return " The package index did not have it: check the name (and network.install_env for a private index)."
+	case strings.Contains(stderr, "Failed to establish") || strings.Contains(stderr, "ENOTFOUND") || strings.Contains(stderr, "Network is unreachable"):
+		return " The package index could not be reached from the Docker engine."
+	}
+	return ""
 }

@@ -42,8 +42,8 @@ func (e *Engine) Run(ctx context.Context) {
 
 func (e *Engine) housekeep(ctx context.Context) {
 	if e.st != nil && e.st.Paused() {
-		if ids, _ := e.StopAll(ctx); len(ids) > 0 {
-			e.log.Info("service paused from the tray; stopped sandboxes", "ids", ids)
+		if res, _ := e.StopAll(ctx, StopRequest{}); len(res.Stopped) > 0 {
+			e.log.Info("service paused from the tray; stopped sandboxes", "ids", res.Stopped)
 		}
 		return
 	}
@@ -102,8 +102,19 @@ func (e *Engine) reconcile(ctx context.Context) {
 // gone owners (owners.go, volumes.go). Another installation's objects, and
 // objects without the installation label, are never touched. It returns
 // the ids it removed.
-func (e *Engine) Reap(ctx context.Context) ([]string, error) {
-	return Reap(ctx, e.be, e.st, e.owner)
+func (e *Engine) Reap(ctx context.Context, _ ReapRequest) (ReapResult, error) {
+	ids, err := Reap(ctx, e.be, e.st, e.owner)
+	return ReapResult{Removed: ids}, err
+}
+
+// ReapRequest says how Engine.Reap reaps; it has no fields yet, and is
+// there so that adding one changes no caller.
+type ReapRequest struct{}
+
+// ReapResult is what Engine.Reap reports.
+type ReapResult struct {
+	// Removed lists the ids of the sandboxes removed.
+	Removed []string
 }
 
 // Reap is Engine.Reap for callers without an engine; self is an owner id

@@ -77,7 +77,7 @@ func previewsFrom(ps []state.Preview) (out [maxExposed]Exposure) {
 // List describes the sandboxes this engine owns, with the usage the
 // background sampler holds (usage.go): no stats call per sandbox, except
 // for one not sampled yet, which is sampled now (bounded, concurrently).
-func (e *Engine) List(ctx context.Context) ([]Info, error) {
+func (e *Engine) List(ctx context.Context, _ ListRequest) (ListResult, error) {
 	boxes := e.Sandboxes()
 	out := make([]Info, len(boxes))
 	var wg sync.WaitGroup
@@ -106,7 +106,17 @@ func (e *Engine) List(ctx context.Context) ([]Info, error) {
 	}
 	wg.Wait()
 	sort.Slice(out, func(i, j int) bool { return out[i].CreatedAt.Before(out[j].CreatedAt) })
-	return out, nil
+	return ListResult{Sandboxes: out}, nil
+}
+
+// ListRequest says how Engine.List lists; it has no fields yet, and is
+// there so that adding one changes no caller.
+type ListRequest struct{}
+
+// ListResult is what Engine.List reports.
+type ListResult struct {
+	// Sandboxes are the engine's sandboxes, oldest first.
+	Sandboxes []Info
 }
 
 // setSample fills in usage from a sample; a failed last sample shows as

@@ -64,24 +64,26 @@ func OpenPeer(ctx context.Context, be Backend, st *state.Store, cfg *config.Conf
 	return nil, fmt.Errorf("%w: no managed sandbox %q", ErrNotFound, printable.Clean(id, printable.NameMax))
 }
 
-// ListFiles lists p (below /workspace or /tmp) as list_files does.
-func (p *Peer) ListFiles(ctx context.Context, dir string, recursive bool) ([]FileEntry, bool, error) {
-	clean, err := ResolvePath(dir)
+// ListFiles lists a directory (below /workspace or /tmp) as list_files
+// does.
+func (p *Peer) ListFiles(ctx context.Context, req ListFilesRequest) (ListFilesResult, error) {
+	clean, err := ResolvePath(req.Path)
 	if err != nil {
-		return nil, false, err
+		return ListFilesResult{}, err
 	}
-	return p.e.listByTar(ctx, p.sb, clean, recursive)
+	entries, truncated, err := p.e.listByTar(ctx, p.sb, clean, req.Recursive)
+	return ListFilesResult{Entries: entries, Truncated: truncated}, err
 }
 
-// CopyOut copies the sandbox file or directory src to hostPath through
+// CopyOut copies the sandbox file or directory Path to HostPath through
 // copy_out's write fence: below files.write_root, never onto write_deny
-// (compared by identity), never over an existing file unless overwrite,
+// (compared by identity), never over an existing file unless Overwrite,
 // without exec bits or (unless files.copy_out_links) symlinks.
-func (p *Peer) CopyOut(ctx context.Context, src, hostPath string, overwrite bool) (CopyResult, error) {
-	clean, err := ResolvePath(src)
+func (p *Peer) CopyOut(ctx context.Context, req CopyOutRequest) (CopyResult, error) {
+	clean, err := ResolvePath(req.Path)
 	if err != nil {
 		return CopyResult{}, err
 	}
-	res, _, err := p.e.copyOut(ctx, p.sb, clean, hostPath, overwrite)
+	res, _, err := p.e.copyOut(ctx, p.sb, clean, req.HostPath, req.Overwrite)
 	return res, err
 }

@@ -33,9 +33,10 @@ func TestPeerFiles(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	entries, truncated, err := p.ListFiles(ctx, "/workspace", true)
-	if err != nil || truncated {
-		t.Fatalf("list: %v (truncated %v)", err, truncated)
+	list, err := p.ListFiles(ctx, sandbox.ListFilesRequest{Path: "/workspace", Recursive: true})
+	entries := list.Entries
+	if err != nil || list.Truncated {
+		t.Fatalf("list: %v (truncated %v)", err, list.Truncated)
 	}
 	seen := map[string]bool{}
 	for _, e := range entries {
@@ -46,7 +47,7 @@ func TestPeerFiles(t *testing.T) {
 			t.Errorf("list lacks %s: %+v", want, entries)
 		}
 	}
-	res, err := p.CopyOut(ctx, "/workspace/out", filepath.Join(root, "out"), false)
+	res, err := p.CopyOut(ctx, sandbox.CopyOutRequest{Path: "/workspace/out", HostPath: filepath.Join(root, "out")})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -68,7 +69,7 @@ func TestPeerFiles(t *testing.T) {
 		{"existing file", "/workspace/out/data.csv", filepath.Join(root, "out", "data.csv")},
 	}
 	for _, c := range refused {
-		if _, err := p.CopyOut(ctx, c.src, c.dest, false); !errors.Is(err, sandbox.ErrPolicy) {
+		if _, err := p.CopyOut(ctx, sandbox.CopyOutRequest{Path: c.src, HostPath: c.dest}); !errors.Is(err, sandbox.ErrPolicy) {
 			t.Errorf("%s: %v, want ErrPolicy", c.name, err)
 		}
 	}
@@ -78,13 +79,13 @@ func TestPeerFiles(t *testing.T) {
 	if err := os.WriteFile(existing, []byte("old\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := p.CopyOut(ctx, "/workspace/out/data.csv", existing, false); !errors.Is(err, sandbox.ErrExists) {
+	if _, err := p.CopyOut(ctx, sandbox.CopyOutRequest{Path: "/workspace/out/data.csv", HostPath: existing}); !errors.Is(err, sandbox.ErrExists) {
 		t.Errorf("existing file: %v, want ErrExists", err)
 	}
 	if b, _ := os.ReadFile(existing); string(b) != "old\n" {
 		t.Errorf("a refused copy changed the file: %q", b)
 	}
-	if _, err := p.CopyOut(ctx, "/workspace/out/data.csv", existing, true); err != nil {
+	if _, err := p.CopyOut(ctx, sandbox.CopyOutRequest{Path: "/workspace/out/data.csv", HostPath: existing, Overwrite: true}); err != nil {
 		t.Errorf("overwrite: %v", err)
 	}
 	if b, _ := os.ReadFile(existing); string(b) != "1,2\n" {
@@ -95,7 +96,7 @@ func TestPeerFiles(t *testing.T) {
 	if err := os.WriteFile(keep, []byte("keep\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := p.CopyOut(ctx, "/workspace/out/data.csv", keep, true); !errors.Is(err, sandbox.ErrPolicy) || errors.Is(err, sandbox.ErrExists) {
+	if _, err := p.CopyOut(ctx, sandbox.CopyOutRequest{Path: "/workspace/out/data.csv", HostPath: keep, Overwrite: true}); !errors.Is(err, sandbox.ErrPolicy) || errors.Is(err, sandbox.ErrExists) {
 		t.Errorf("overwrite in write_deny: %v, want ErrPolicy and not ErrExists", err)
 	}
 	if ents, _ := os.ReadDir(denied); len(ents) != 1 {

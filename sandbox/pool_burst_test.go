@@ -82,7 +82,7 @@ func TestPoolDoesNotGrowForOtherSettings(t *testing.T) {
 	waitReady(t, eng, "python", 1)
 	for range 2 {
 		sb := mustCreate(t, eng, sandbox.CreateRequest{Language: "python", Env: map[string]string{"A": "1"}})
-		if err := eng.Stop(context.Background(), sb.ID); err != nil {
+		if _, err := eng.Stop(context.Background(), sb.ID, sandbox.StopRequest{}); err != nil {
 			t.Fatal(err)
 		}
 	}

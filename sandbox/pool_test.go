@@ -144,7 +144,7 @@ func TestPoolFallsBackWhenSettingsDiffer(t *testing.T) {
 			if tc.req.Env != nil {
 				runCells(t, eng, sb.ID, "", []cell{{code: "import os\nos.environ['GREETING']", want: cellOut{Result: "'hi'"}}})
 			}
-			if err := eng.Stop(context.Background(), sb.ID); err != nil {
+			if _, err := eng.Stop(context.Background(), sb.ID, sandbox.StopRequest{}); err != nil {
 				t.Fatal(err)
 			}
 		})

@@ -43,6 +43,52 @@ func (s *runnerSlot) acquire(ctx context.Context) error {
 
 func (s *runnerSlot) release() { <-s.sem }
 
+// slotState is what a runnerSlot holds under its lock, as one value.
+type slotState struct {
+	it   *interp
+	bad  string
+	ran  bool
+	lost bool
+}
+
+// state returns the slot's state at one moment.
+func (s *runnerSlot) state() slotState {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return slotState{it: s.it, bad: s.bad, ran: s.ran, lost: s.lost}
+}
+
+// set replaces the slot's interpreter.
+func (s *runnerSlot) set(it *interp, ran bool) {
+	s.mu.Lock()
+	s.it, s.ran = it, ran
+	s.mu.Unlock()
+}
+
+// markRan records that the slot's interpreter ran code: losing it now
+// loses state.
+func (s *runnerSlot) markRan() {
+	s.mu.Lock()
+	s.ran = true
+	s.mu.Unlock()
+}
+
+// setLost records whether a cancelled call lost the interpreter's state
+// without a result saying so.
+func (s *runnerSlot) setLost(lost bool) {
+	s.mu.Lock()
+	s.lost = lost
+	s.mu.Unlock()
+}
+
+// markBad records why no interpreter can run here: calls fall back to
+// exec from now on.
+func (s *runnerSlot) markBad(why string) {
+	s.mu.Lock()
+	s.bad = why
+	s.mu.Unlock()
+}
+
 // close stops the slot's interpreter (the sandbox is being removed).
 func (s *runnerSlot) close() {
 	s.mu.Lock()

@@ -31,110 +31,149 @@ func (e *Engine) runResident(ctx context.Context, sb *Sandbox, kind string, req 
 	bctx, unbind := sb.bound(ctx)
 	defer unbind()
 
-	slot.mu.Lock()
-	bad, it, ran := slot.bad, slot.it, slot.ran
+	st := slot.state()
 	// A call cancelled earlier lost the state, and its result, which
 	// would have said so, never reached the client: the next result that
 	// does says it.
-	res.StateLost = slot.lost
-	slot.mu.Unlock()
+	res.StateLost = st.lost
 	defer func() {
 		if err == nil {
-			slot.mu.Lock()
-			slot.lost = false
-			slot.mu.Unlock()
+			slot.setLost(false)
 		}
 	}()
-	if bad != "" {
+	if st.bad != "" {
 		return res, false, nil
 	}
-	it, lost, handled, err := e.readyInterp(ctx, bctx, at, sb, slot, kind, req.Reset, it, ran)
+	it, lost, handled, err := e.readyInterp(ctx, bctx, at, sb, slot, kind, req.Reset, st.it, st.ran)
 	res.StateLost = res.StateLost || lost
 	if !handled || err != nil {
 		return res, handled, err
 	}
+	call := residentCall{ctx: ctx, sb: sb, slot: slot, it: it, kind: kind, timeout: timeout}
+	return res, true, e.runInInterp(bctx, &call, req.Code, out, &res)
+}
 
-	e.begin(sb)
-	defer e.end(sb)
-	limit := e.cfg.Current().Limits.OutputBytes
-	stdout := newCapture(limit, streamTo(out, "stdout"))
-	stderr := newCapture(limit, streamTo(out, "stderr"))
-	tctx, cancel := context.WithTimeout(bctx, timeout)
+// residentCall is one run_code call in a resident interpreter: what
+// runInInterp sets up and the steps after it read to say how it ended.
+type residentCall struct {
+	ctx     context.Context // the caller's
+	tctx    context.Context // the caller's, bound to the container, with the timeout
+	sb      *Sandbox
+	slot    *runnerSlot
+	it      *interp
+	kind    string
+	timeout time.Duration
+	stdout  *capture
+	stderr  *capture
+	r       interpResult
+}
+
+// runInInterp runs code in c.it with the output budget and c.timeout, and
+// fills in res from how the run ended.
+func (e *Engine) runInInterp(bctx context.Context, c *residentCall, code string, out OutputFunc, res *RunResult) error {
+	e.begin(c.sb)
+	defer e.end(c.sb)
+	limits := e.cfg.Current().Limits
+	c.stdout = newCapture(limits.OutputBytes, streamTo(out, "stdout"))
+	c.stderr = newCapture(limits.OutputBytes, streamTo(out, "stderr"))
+	tctx, cancel := context.WithTimeout(bctx, c.timeout)
 	defer cancel()
+	c.tctx = tctx
 	start := time.Now()
-	r := it.run(tctx, req.Code, stdout, stderr, e.cfg.Current().Limits.ImageBytes)
-	kept := false // whether the figures' budget went to res
-	defer func() {
-		if !kept {
-			e.figures.give(r.figs.reserved)
-		}
-	}()
+	c.r = c.it.run(tctx, code, c.stdout, c.stderr, limits.ImageBytes)
 	res.DurationMS = time.Since(start).Milliseconds()
-	slot.mu.Lock()
-	slot.ran = true
-	slot.mu.Unlock()
+	c.slot.markRan()
+	kept, err := e.endResident(c, res, limits.OutputBytes, limits.ImageBytes)
+	if !kept {
+		e.figures.give(c.r.figs.reserved)
+	}
+	return err
+}
 
-	suspect := r.exited || r.killed && ctx.Err() == nil && !errors.Is(tctx.Err(), context.DeadlineExceeded)
-	if d := e.stoppedDuring(ctx, sb, suspect); d != nil {
-		it.close()
-		slot.set(nil, false)
+// endResident fills in res from how c's run ended; kept says the run's
+// figures (and their share of the budget) went to res.
+func (e *Engine) endResident(c *residentCall, res *RunResult, outputBytes, imageBytes int) (kept bool, err error) {
+	r := c.r
+	suspect := r.exited || r.killed && c.ctx.Err() == nil && !errors.Is(c.tctx.Err(), context.DeadlineExceeded)
+	if d := e.stoppedDuring(c.ctx, c.sb, suspect); d != nil {
+		c.it.close()
+		c.slot.set(nil, false)
 		res.StateLost = true
-		err := d.result(&res.ExecResult, stdout, stderr)
-		return res, true, err
+		return false, d.result(&res.ExecResult, c.stdout, c.stderr)
 	}
 	switch {
 	case r.killed:
-		slot.set(nil, false)
-		res.StateLost = true
-		if ctx.Err() != nil {
-			slot.mu.Lock()
-			slot.lost = true
-			slot.mu.Unlock()
-			res.fill(stdout, stderr)
-			return res, true, fmt.Errorf("cancelled: %w", ctx.Err())
+		if err := residentKilled(c, res); err != nil {
+			return false, err
 		}
-		res.TimedOut = true
-		res.ExitCode = exitTimedOut
-		fmt.Fprintf(stderr, "\n[mcp-sandbox: timed out after %s; the interpreter and everything it started were killed, and its variables are gone]\n", timeout)
 	case r.exited:
-		it.close()
-		slot.set(nil, false)
-		res.StateLost = true
-		if sb.isRemoving() {
-			return res, true, fmt.Errorf("%w: sandbox %s was stopped while the code ran", ErrNotFound, sb.ID)
-		}
-		if !e.containerRunning(ctx, sb) {
-			return res, true, e.containerGone(ctx, sb, errors.New("the interpreter's container stopped"))
-		}
-		res.ExitCode = r.status.ExitCode
-		if res.ExitCode == 137 && e.oomKilled(ctx, sb) {
-			res.OOMKilled = true
-			fmt.Fprintf(stderr, "\n[mcp-sandbox: killed for using more than the sandbox's %d MB of memory; the interpreter's variables are gone]\n", sb.Limits.MemoryMB)
-		} else {
-			fmt.Fprintf(stderr, "\n[mcp-sandbox: the interpreter exited with code %d; its variables are gone]\n", res.ExitCode)
+		if err := e.residentExited(c, res); err != nil {
+			return false, err
 		}
 	case r.broken != nil:
-		// It may have run the code, so running it again with exec could
-		// do things twice: report the failure instead, and use exec from
-		// now on.
-		e.log.Warn("resident interpreter broke the protocol; using exec from now on", "id", sb.ID, "kind", kind, "err", r.broken)
-		slot.mu.Lock()
-		slot.it, slot.ran, slot.bad = nil, false, r.broken.Error()
-		slot.mu.Unlock()
-		res.StateLost = true
-		res.ExitCode = 1
-		fmt.Fprintf(stderr, "\n[mcp-sandbox: the interpreter stopped answering properly (%v); it was stopped and its variables are gone; run the code again]\n", r.broken)
+		e.residentBroken(c, res)
 	default:
 		res.ExitCode = r.done.ExitCode
 		if r.done.Result != nil {
-			res.Result = clipResult(*r.done.Result, limit)
+			res.Result = clipResult(*r.done.Result, outputBytes)
 		}
 		res.Figures, res.release, kept = r.figs.figures, e.releaseOnce(r.figs.reserved), true
 	}
-	figuresDropped(stderr, r.figs, e.cfg.Current().Limits.ImageBytes)
-	res.fill(stdout, stderr)
+	figuresDropped(c.stderr, r.figs, imageBytes)
+	res.fill(c.stdout, c.stderr)
 	res.Truncated = res.Truncated || r.figs.dropped > 0
-	return res, true, nil
+	return kept, nil
+}
+
+// residentKilled is a run whose interpreter the engine killed: on the
+// caller's cancel (an error; the next result says the state was lost) or
+// on timeout (a normal result).
+func residentKilled(c *residentCall, res *RunResult) error {
+	c.slot.set(nil, false)
+	res.StateLost = true
+	if c.ctx.Err() != nil {
+		c.slot.setLost(true)
+		res.fill(c.stdout, c.stderr)
+		return fmt.Errorf("cancelled: %w", c.ctx.Err())
+	}
+	res.TimedOut = true
+	res.ExitCode = exitTimedOut
+	fmt.Fprintf(c.stderr, "\n[mcp-sandbox: timed out after %s; the interpreter and everything it started were killed, and its variables are gone]\n", c.timeout)
+	return nil
+}
+
+// residentExited is a run whose interpreter exited on its own: the code
+// ended it, the OOM killer took it, or its container went with it.
+func (e *Engine) residentExited(c *residentCall, res *RunResult) error {
+	c.it.close()
+	c.slot.set(nil, false)
+	res.StateLost = true
+	if c.sb.isRemoving() {
+		return fmt.Errorf("%w: sandbox %s was stopped while the code ran", ErrNotFound, c.sb.ID)
+	}
+	if !e.containerRunning(c.ctx, c.sb) {
+		return e.containerGone(c.ctx, c.sb, errors.New("the interpreter's container stopped"))
+	}
+	res.ExitCode = c.r.status.ExitCode
+	if res.ExitCode == 137 && e.oomKilled(c.ctx, c.sb) {
+		res.OOMKilled = true
+		fmt.Fprintf(c.stderr, "\n[mcp-sandbox: killed for using more than the sandbox's %d MB of memory; the interpreter's variables are gone]\n", c.sb.Limits.MemoryMB)
+	} else {
+		fmt.Fprintf(c.stderr, "\n[mcp-sandbox: the interpreter exited with code %d; its variables are gone]\n", res.ExitCode)
+	}
+	return nil
+}
+
+// residentBroken is a run whose interpreter broke the protocol. It may
+// have run the code, so running it again with exec could do things twice:
+// the failure is reported instead, and exec is used from now on.
+func (e *Engine) residentBroken(c *residentCall, res *RunResult) {
+	e.log.Warn("resident interpreter broke the protocol; using exec from now on", "id", c.sb.ID, "kind", c.kind, "err", c.r.broken)
+	c.slot.set(nil, false)
+	c.slot.markBad(c.r.broken.Error())
+	res.StateLost = true
+	res.ExitCode = 1
+	fmt.Fprintf(c.stderr, "\n[mcp-sandbox: the interpreter stopped answering properly (%v); it was stopped and its variables are gone; run the code again]\n", c.r.broken)
 }
 
 // figuresDropped notes in stderr the figures a run dropped, and why.
@@ -181,9 +220,7 @@ func (e *Engine) readyInterp(ctx, bctx context.Context, at Attacher, sb *Sandbox
 			}
 			if errors.Is(err, errInterpUnusable) {
 				e.log.Info("resident interpreter unavailable; running code with one exec per call", "id", sb.ID, "kind", kind, "why", err)
-				slot.mu.Lock()
-				slot.bad = err.Error()
-				slot.mu.Unlock()
+				slot.markBad(err.Error())
 				return nil, lost, false, nil
 			}
 			if ctx.Err() != nil {
@@ -194,13 +231,6 @@ func (e *Engine) readyInterp(ctx, bctx context.Context, at Attacher, sb *Sandbox
 		slot.set(it, false)
 	}
 	return it, lost, true, nil
-}
-
-// set replaces the slot's interpreter.
-func (s *runnerSlot) set(it *interp, ran bool) {
-	s.mu.Lock()
-	s.it, s.ran = it, ran
-	s.mu.Unlock()
 }
 
 // fill copies captured output into the result.
@@ -214,21 +244,6 @@ func clipResult(s string, limit int) string {
 	c := newCapture(limit, nil)
 	_, _ = c.Write([]byte(s))
 	return c.String()
-}
-
-// containerRunning reports whether sb's container still runs (an
-// interpreter that ended may have ended with its container).
-func (e *Engine) containerRunning(ctx context.Context, sb *Sandbox) bool {
-	list, err := e.be.List(ctx)
-	if err != nil {
-		return true // cannot tell; do not claim it is gone
-	}
-	for _, c := range list {
-		if c.ID == sb.ContainerID {
-			return c.State == "running"
-		}
-	}
-	return false
 }
 
 // warmRunner starts sb's resident interpreter of kind ahead of the first
@@ -246,9 +261,7 @@ func (e *Engine) warmRunner(ctx context.Context, sb *Sandbox, kind string) {
 	it, err := startInterp(ctx, at, sb, kind, e.figures)
 	switch {
 	case errors.Is(err, errInterpUnusable):
-		slot.mu.Lock()
-		slot.bad = err.Error()
-		slot.mu.Unlock()
+		slot.markBad(err.Error())
 	case err != nil:
 		e.log.Debug("warm interpreter", "id", sb.ID, "kind", kind, "err", err)
 	default:

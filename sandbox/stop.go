@@ -10,25 +10,37 @@ import (
 // container and volumes are removed in the background (Close waits for
 // that). Should the server die first, the reaper of the next server of
 // this installation removes them: its lock proves the owner gone (Reap).
-func (e *Engine) Stop(ctx context.Context, id string) error {
+//
+// A sandbox another caller is already stopping counts as stopped.
+func (e *Engine) Stop(ctx context.Context, id string, _ StopRequest) (StopResult, error) {
 	sb, err := e.Get(id)
 	if err != nil {
-		return err
+		return StopResult{}, err
 	}
 	e.stop(ctx, sb)
-	return nil
+	return StopResult{Stopped: []string{sb.ID}}, nil
+}
+
+// StopRequest says how Stop and StopAll stop; it has no fields yet, and
+// is there so that adding one changes no caller.
+type StopRequest struct{}
+
+// StopResult is what Stop and StopAll report.
+type StopResult struct {
+	// Stopped lists the ids of the sandboxes stopped.
+	Stopped []string
 }
 
 // StopAll stops every sandbox this engine owns, as Stop does, and returns
-// their ids.
-func (e *Engine) StopAll(ctx context.Context) ([]string, error) {
+// the ids of those no other caller was stopping already.
+func (e *Engine) StopAll(ctx context.Context, _ StopRequest) (StopResult, error) {
 	var ids []string
 	for _, sb := range e.Sandboxes() {
 		if e.stop(ctx, sb) {
 			ids = append(ids, sb.ID)
 		}
 	}
-	return ids, nil
+	return StopResult{Stopped: ids}, nil
 }
 
 // stop is Stop for one sandbox; it reports false when another caller is

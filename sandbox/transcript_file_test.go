@@ -33,7 +33,7 @@ func TestTranscriptFileWritten(t *testing.T) {
 	if fi, err := os.Stat(p); err != nil || fi.Size() > state.TranscriptMax {
 		t.Fatalf("transcript file: %v, size beyond %d", err, state.TranscriptMax)
 	}
-	if err := eng.Stop(context.Background(), sb.ID); err != nil {
+	if _, err := eng.Stop(context.Background(), sb.ID, sandbox.StopRequest{}); err != nil {
 		t.Fatal(err)
 	}
 	deadline := time.Now().Add(15 * time.Second)

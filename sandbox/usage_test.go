@@ -62,11 +62,11 @@ func TestListAnswersFromSampledUsage(t *testing.T) {
 	listCtx := context.WithValue(ctx, listCall{}, true)
 	list := func() []sandbox.Info {
 		t.Helper()
-		infos, err := eng.List(listCtx)
+		infos, err := eng.List(listCtx, sandbox.ListRequest{})
 		if err != nil {
 			t.Fatal(err)
 		}
-		return infos
+		return infos.Sandboxes
 	}
 	waitFor(t, "a usage sample of every sandbox", 2*time.Minute, func() bool {
 		for _, in := range list() {

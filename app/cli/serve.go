@@ -12,7 +12,6 @@ import (
 
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/buildinfo"
-	"github.com/mcp-sandbox/mcp-sandbox/sandbox/config"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/mcpserver"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/memtrim"
 )
@@ -127,12 +126,12 @@ func startEngine(bg context.Context, log *slog.Logger, eng *sandbox.Engine, s *s
 	// start-up and each burst leave free goes back to the system.
 	go memtrim.Run(bg, memtrim.Options{Log: log})
 	go func() {
-		ids, err := eng.Reap(bg)
+		res, err := eng.Reap(bg, sandbox.ReapRequest{})
 		switch {
 		case err != nil:
 			log.Warn("reap orphaned sandboxes", "err", err)
-		case len(ids) > 0:
-			log.Info("removed orphaned sandboxes", "ids", ids)
+		case len(res.Removed) > 0:
+			log.Info("removed orphaned sandboxes", "ids", res.Removed)
 		}
 		log.Debug("start-up reaping done")
 	}()
@@ -168,15 +167,13 @@ func serveStdio(ctx context.Context, log *slog.Logger, srv *mcpserver.Server, e 
 
 // newAsker asks the person for a host beyond the config's list through
 // the client (MCP elicitation), else through the tray (the state
-// directory's asks folder); "Always allow" writes the config in use.
+// directory's asks folder); "Always allow" writes the config in use: its
+// Source, never empty, since the watcher names its own file (the --config
+// path or config.Path()) even while the file is missing.
 // MCP_SANDBOX_ASK_TIMEOUT may shorten the wait for an answer (tests),
 // never lengthen it.
 func newAsker(s *setup, log *slog.Logger) *mcpserver.Asker {
-	path := s.cfg.Current().Source
-	if path == "" {
-		path = config.Path()
-	}
-	return mcpserver.NewAsker(mcpserver.AskerOptions{ConfigPath: path, Log: log, State: s.state, Timeout: askTimeout(log)})
+	return mcpserver.NewAsker(mcpserver.AskerOptions{ConfigPath: s.cfg.Current().Source, Log: log, State: s.state, Timeout: askTimeout(log)})
 }
 
 // askTimeout is MCP_SANDBOX_ASK_TIMEOUT when it is a duration shorter

@@ -49,7 +49,7 @@ func peerSave(t *testing.T, root, denied string) (DetailsActions, string) {
 			if err != nil {
 				return sandbox.CopyResult{}, err
 			}
-			return p.CopyOut(ctx, src, dest, overwrite)
+			return p.CopyOut(ctx, sandbox.CopyOutRequest{Path: src, HostPath: dest, Overwrite: overwrite})
 		},
 	}, sb.ID
 }

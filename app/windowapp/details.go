@@ -19,14 +19,15 @@ func (a *App) detailsActions() ui.DetailsActions {
 			if err != nil {
 				return nil, false, err
 			}
-			return p.ListFiles(ctx, sandbox.Workspace, true)
+			res, err := p.ListFiles(ctx, sandbox.ListFilesRequest{Path: sandbox.Workspace, Recursive: true})
+			return res.Entries, res.Truncated, err
 		},
 		Save: func(ctx context.Context, id, src, dest string, overwrite bool) (sandbox.CopyResult, error) {
 			p, err := a.peer(ctx, id)
 			if err != nil {
 				return sandbox.CopyResult{}, err
 			}
-			res, err := p.CopyOut(ctx, src, dest, overwrite)
+			res, err := p.CopyOut(ctx, sandbox.CopyOutRequest{Path: src, HostPath: dest, Overwrite: overwrite})
 			if err != nil {
 				a.log.Warn("save from sandbox refused or failed", "id", id, "src", src, "dest", dest, "overwrite", overwrite, "err", err)
 			} else {

@@ -23,8 +23,6 @@ const maxLines = 80
 var tooLong = map[string]int{
 	"sandbox/agent/cmd/mcp-sandbox-agent/files.go:writeFile": 81,
 	"sandbox/agent/cmd/mcp-sandbox-agent/main.go:agent.run":  92,
-	"sandbox/install.go:Engine.InstallPackages":              114,
-	"sandbox/runner_run.go:Engine.runResident":               123,
 }
 
 // TestFunctionLength: no function in a non-test Go file of the module is

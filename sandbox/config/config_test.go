@@ -195,6 +195,37 @@ func TestWatcherReloads(t *testing.T) {
 	}
 }
 
+// TestWatcherSourceIsItsPath: the configuration a watcher holds names the
+// watcher's file as its Source whether the file is missing, present, or
+// removed since (the server's Asker writes "Always allow" to that Source,
+// with no fallback of its own).
+func TestWatcherSourceIsItsPath(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "config.toml")
+	w, err := NewWatcher(p, time.Hour, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	steps := []struct {
+		name   string
+		change func() error
+	}{
+		{"missing", func() error { return nil }},
+		{"written", func() error { return os.WriteFile(p, []byte("[limits]\nmemory_mb = 256\n"), 0o600) }},
+		{"removed", func() error { return os.Remove(p) }},
+	}
+	for _, st := range steps {
+		if err := st.change(); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := w.reload(false); err != nil {
+			t.Fatalf("%s: %v", st.name, err)
+		}
+		if got := w.Current().Source; got != p {
+			t.Errorf("%s: Source = %q, want %q", st.name, got, p)
+		}
+	}
+}
+
 func TestInvalidFileRefusedAtStart(t *testing.T) {
 	p := filepath.Join(t.TempDir(), "config.toml")
 	os.WriteFile(p, []byte("[limits\n"), 0o600)

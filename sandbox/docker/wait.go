@@ -65,6 +65,23 @@ const (
 
 // lateOOM inspects the stopped container until its OOM flag is set or
 // oomGrace has passed.
+//
+// The flag is the engine's "oom" event, recorded: the engine emits the
+// event and sets the flag when containerd reports the task's OOM, and
+// under gVisor that report can follow the exit (seen in CI). Watching the
+// events stream in the death watcher instead was tried, and is not done,
+// though the event does come under runsc (in every probe here it came
+// before the die event, for a memory bomb and for a full tmpfs workspace):
+//
+//   - an event that follows the exit must still be waited for, bounded, as
+//     here;
+//   - a stream opened when the sandbox starts also reports, under runc, a
+//     process killed for memory earlier in a container that lived on: a
+//     later `docker kill` would then read as an OOM kill, unless each
+//     event's time were matched with the container's FinishedAt;
+//   - Podman sends no oom event for a process in a container, so the flag
+//     must be read there anyway;
+//   - and it costs a second long request per sandbox.
 func (b *Backend) lateOOM(ctx context.Context, containerID string) bool {
 	deadline := time.Now().Add(oomGrace)
 	for time.Now().Before(deadline) {

@@ -28,7 +28,7 @@ func (s *Server) copyInTool() toolDef {
 
 func (s *Server) handleCopyIn(ctx context.Context, req mcp.CallToolRequest, a copyInArgs) (*mcp.CallToolResult, error) {
 	note(ctx, a.SandboxID, "copy_in host "+oneLine(a.HostPath, 200), nil)
-	res, err := s.eng.CopyIn(ctx, a.SandboxID, a.HostPath, a.DestPath, a.IncludeIgnored)
+	res, err := s.eng.CopyIn(ctx, a.SandboxID, sandbox.CopyInRequest{HostPath: a.HostPath, DestPath: a.DestPath, IncludeIgnored: a.IncludeIgnored})
 	if err != nil {
 		return errorResult(err), nil
 	}
@@ -56,7 +56,7 @@ func (s *Server) copyOutTool() toolDef {
 
 func (s *Server) handleCopyOut(ctx context.Context, req mcp.CallToolRequest, a copyOutArgs) (*mcp.CallToolResult, error) {
 	note(ctx, a.SandboxID, fmt.Sprintf("copy_out %s -> host %s", oneLine(a.Path, 200), oneLine(a.HostPath, 200)), nil)
-	res, err := s.eng.CopyOut(ctx, a.SandboxID, a.Path, a.HostPath, a.Overwrite)
+	res, err := s.eng.CopyOut(ctx, a.SandboxID, sandbox.CopyOutRequest{Path: a.Path, HostPath: a.HostPath, Overwrite: a.Overwrite})
 	if err != nil {
 		return errorResult(err), nil
 	}

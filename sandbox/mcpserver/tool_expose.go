@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox"
 )
 
 type exposeArgs struct {
@@ -35,18 +36,18 @@ func (s *Server) exposeTool() toolDef {
 
 func (s *Server) handleExpose(ctx context.Context, req mcp.CallToolRequest, a exposeArgs) (*mcp.CallToolResult, error) {
 	if a.Close {
-		closed, err := s.eng.Unexpose(a.SandboxID, a.Port)
+		res, err := s.eng.Unexpose(a.SandboxID, sandbox.ExposeRequest{Port: a.Port})
 		if err != nil {
 			return errorResult(err), nil
 		}
 		note(ctx, a.SandboxID, fmt.Sprintf("unexpose port %d", a.Port), nil)
 		text := fmt.Sprintf("Port %d was not exposed.", a.Port)
-		if closed {
+		if res.Closed {
 			text = fmt.Sprintf("Port %d is no longer exposed.", a.Port)
 		}
-		return mcp.NewToolResultStructured(exposeOutput{Port: a.Port, Closed: closed}, text), nil
+		return mcp.NewToolResultStructured(exposeOutput{Port: a.Port, Closed: res.Closed}, text), nil
 	}
-	x, err := s.eng.Expose(ctx, a.SandboxID, a.Port)
+	x, err := s.eng.Expose(ctx, a.SandboxID, sandbox.ExposeRequest{Port: a.Port})
 	if err != nil {
 		return errorResult(err), nil
 	}

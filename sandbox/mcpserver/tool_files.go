@@ -41,7 +41,7 @@ func (s *Server) handleWriteFile(ctx context.Context, req mcp.CallToolRequest, a
 			return mcp.NewToolResultError("content is not valid base64: " + err.Error()), nil
 		}
 	}
-	res, err := s.eng.WriteFile(ctx, a.SandboxID, a.Path, data, a.Append)
+	res, err := s.eng.WriteFile(ctx, a.SandboxID, sandbox.WriteFileRequest{Path: a.Path, Content: data, Append: a.Append})
 	if err != nil {
 		return errorResult(err), nil
 	}
@@ -87,7 +87,7 @@ func (s *Server) handleReadFile(ctx context.Context, req mcp.CallToolRequest, a 
 	if max == 0 && mime != "" {
 		max = 10 << 20 // a whole image, not its first 256 KB
 	}
-	res, err := s.eng.ReadFile(ctx, a.SandboxID, a.Path, a.Offset, max)
+	res, err := s.eng.ReadFile(ctx, a.SandboxID, sandbox.ReadFileRequest{Path: a.Path, Offset: a.Offset, MaxBytes: max})
 	if err != nil {
 		return errorResult(err), nil
 	}
@@ -149,10 +149,11 @@ func (s *Server) listFilesTool() toolDef {
 
 func (s *Server) handleListFiles(ctx context.Context, req mcp.CallToolRequest, a listFilesArgs) (*mcp.CallToolResult, error) {
 	note(ctx, a.SandboxID, "list "+oneLine(a.Path, 200), nil)
-	entries, truncated, err := s.eng.ListFiles(ctx, a.SandboxID, a.Path, a.Recursive)
+	list, err := s.eng.ListFiles(ctx, a.SandboxID, sandbox.ListFilesRequest{Path: a.Path, Recursive: a.Recursive})
 	if err != nil {
 		return errorResult(err), nil
 	}
+	entries, truncated := list.Entries, list.Truncated
 	if entries == nil {
 		entries = []sandbox.FileEntry{}
 	}

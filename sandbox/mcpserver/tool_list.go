@@ -95,10 +95,11 @@ func (s *Server) listTool() toolDef {
 }
 
 func (s *Server) handleList(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-	infos, err := s.eng.List(ctx)
+	list, err := s.eng.List(ctx, sandbox.ListRequest{})
 	if err != nil {
 		return errorResult(err), nil
 	}
+	infos := list.Sandboxes
 	out := listOutput{Sandboxes: []listEntry{}}
 	var b strings.Builder
 	if len(infos) == 0 {

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox"
 )
 
 type stopArgs struct {
@@ -32,16 +33,17 @@ func (s *Server) handleStop(ctx context.Context, req mcp.CallToolRequest, a stop
 	case a.All && a.SandboxID != "":
 		return mcp.NewToolResultError("pass either sandbox_id or all: true, not both"), nil
 	case a.All:
-		ids, err := s.eng.StopAll(ctx)
-		out.Stopped = append(out.Stopped, ids...)
+		res, err := s.eng.StopAll(ctx, sandbox.StopRequest{})
+		out.Stopped = append(out.Stopped, res.Stopped...)
 		if err != nil {
 			return errorResult(err), nil
 		}
 	case a.SandboxID != "":
-		if err := s.eng.Stop(ctx, a.SandboxID); err != nil {
+		res, err := s.eng.Stop(ctx, a.SandboxID, sandbox.StopRequest{})
+		if err != nil {
 			return errorResult(err), nil
 		}
-		out.Stopped = append(out.Stopped, a.SandboxID)
+		out.Stopped = append(out.Stopped, res.Stopped...)
 	default:
 		return mcp.NewToolResultError("pass sandbox_id (sandbox_list shows them) or all: true"), nil
 	}
