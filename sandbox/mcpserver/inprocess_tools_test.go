@@ -114,7 +114,9 @@ func jsonValue(t *testing.T, v any) any {
 // TestInProcInvalidArguments: arguments of the wrong type, missing,
 // unknown or out of range, and requests the engine refuses, are each an
 // isError result that names the argument and says what to do; none is a
-// protocol error and none reaches the engine's backend.
+// protocol error and none leaves a container behind (allowlist without
+// an agent is refused only after the backend made the container, which is
+// then removed in the background).
 func TestInProcInvalidArguments(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		p := startInProc(t, nil)
@@ -175,6 +177,7 @@ func TestInProcInvalidArguments(t *testing.T) {
 			// preview, and no network instead.
 			{"sandbox_expose", map[string]any{"sandbox_id": id, "port": 8000}, []string{"command agent", "no network"}},
 		} {
+			synctest.Wait() // a refused create's removal ends first
 			before := len(p.be.Containers())
 			res := p.call(t, c.tool, c.args)
 			got := text(res)
@@ -190,8 +193,9 @@ func TestInProcInvalidArguments(t *testing.T) {
 			if strings.Contains(got, "&{") || strings.Contains(got, "Got:") {
 				t.Errorf("%s %v: error %q shows Go internals", c.tool, c.args, got)
 			}
+			synctest.Wait()
 			if n := len(p.be.Containers()); n != before {
-				t.Errorf("%s %v: %d containers after a refused call, %d before", c.tool, c.args, n, before)
+				t.Errorf("%s %v: %d containers left after a refused call, %d before", c.tool, c.args, n, before)
 			}
 		}
 	})
