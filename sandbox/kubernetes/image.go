@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/backend"
@@ -41,11 +42,16 @@ func (b *Backend) EnsureImage(ctx context.Context, image, policy string, progres
 	if pp != corev1.PullNever {
 		return backend.ImageInfo{ID: canonicalImage(image)}, nil
 	}
+	want := canonicalImage(image)
 	nodes, err := b.cs.CoreV1().Nodes().List(ctx, metav1.ListOptions{})
+	if apierrors.IsForbidden(err) {
+		// A Role without the nodes (a cluster-scoped read) cannot look:
+		// Create reports the kubelet's ErrImageNeverPull instead.
+		return backend.ImageInfo{ID: want}, nil
+	}
 	if err != nil {
 		return backend.ImageInfo{}, b.wrap("list nodes for their images", err)
 	}
-	want := canonicalImage(image)
 	for _, n := range nodes.Items {
 		for _, img := range n.Status.Images {
 			if slices.Contains(img.Names, want) || slices.Contains(img.Names, image) {
