@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"errors"
 	"strings"
 	"testing"
 	"time"
@@ -129,6 +130,51 @@ func TestExpiryOnCluster(t *testing.T) {
 					t.Fatalf("60 s after the sandbox ended: Sandbox %v, pod %v, policy %v; want all gone", sbErr, podErr, npErr)
 				}
 				time.Sleep(500 * time.Millisecond)
+			}
+		})
+	}
+}
+
+// Expire moves a Sandbox's shutdownTime (the cluster keeps it past its
+// creation-time expiry) and is refused as fixed for a plain pod.
+func TestExpireOnCluster(t *testing.T) {
+	for _, c := range []struct {
+		name  string
+		cfg   Config
+		fixed bool
+	}{
+		{"agent-sandbox", Config{UseAgentSandbox: "always", RuntimeClass: "gvisor"}, false},
+		{"plain pod", Config{UseAgentSandbox: "never"}, true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			b := testBackend(t, c.cfg)
+			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+			defer cancel()
+			expires := time.Now().Add(6 * time.Second)
+			id, err := b.Create(ctx, uniqueSpec(expires))
+			if err != nil {
+				t.Fatal(err)
+			}
+			err = b.Expire(ctx, id, time.Now().Add(time.Hour))
+			if c.fixed {
+				if !errors.Is(err, backend.ErrFixedExpiry) {
+					t.Errorf("Expire of a plain pod = %v, want ErrFixedExpiry", err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatalf("Expire: %v", err)
+			}
+			// Well past the creation-time expiry (the cluster ends an
+			// unmoved one within a second of it: TestExpiryOnCluster).
+			wctx, wcancel := context.WithDeadline(ctx, expires.Add(15*time.Second))
+			defer wcancel()
+			if ex, err := b.WaitExit(wctx, id); !errors.Is(err, context.DeadlineExceeded) {
+				t.Errorf("the moved sandbox ended: %+v, %v", ex, err)
+			}
+			if err := b.Remove(ctx, id); err != nil {
+				t.Error(err)
 			}
 		})
 	}
