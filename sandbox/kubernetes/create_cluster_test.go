@@ -179,3 +179,34 @@ func TestExpireOnCluster(t *testing.T) {
 		})
 	}
 }
+
+// Exec ends on the command's exit status, yet loses nothing the command
+// wrote on either stream (each is relayed on its own: stderr may still be
+// on its way when stdout's end arrives), and a background process holding
+// the streams open does not keep it waiting.
+func TestExecOutputCompleteOnCluster(t *testing.T) {
+	b := testBackend(t, Config{UseAgentSandbox: "never"})
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	spec := uniqueSpec(time.Now().Add(time.Hour))
+	if _, err := b.EnsureImage(ctx, spec.Image, "never", nil); err != nil {
+		t.Fatal(err)
+	}
+	id, err := b.Create(ctx, spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = b.Remove(context.Background(), id) })
+	for i := range 40 {
+		var out, errb strings.Builder
+		st, err := b.Exec(ctx, id, backend.ExecSpec{Cmd: []string{"/bin/sh", "-c", "echo out; echo err >&2; exit 4"}, Stdout: &out, Stderr: &errb})
+		if err != nil || st.ExitCode != 4 || out.String() != "out\n" || errb.String() != "err\n" {
+			t.Fatalf("exec %d: %+v, %v, stdout %q, stderr %q", i, st, err, out.String(), errb.String())
+		}
+	}
+	var out strings.Builder
+	st, err := b.Exec(ctx, id, backend.ExecSpec{Cmd: []string{"/bin/sh", "-c", "sleep 1000 & echo started"}, Stdout: &out})
+	if err != nil || st.ExitCode != 0 || out.String() != "started\n" {
+		t.Errorf("exec leaving a process in the background: %+v, %v, %q", st, err, out.String())
+	}
+}

@@ -33,13 +33,18 @@ var execWrapper = []string{"/bin/sh", "-c",
 
 // waitedScript is execWrapper's script for Exec: the command runs as the
 // wrapper's child, and when it exits the wrapper writes a trailer line
-// with its exit status to stdout, after everything the command wrote
-// there: "\n" NONCE " " STATUS "\n". Exec ends the stream on it, so a
-// process the command left in the background holding stdout open (a
-// server started with &) does not keep Exec waiting, as on Docker. A
-// sandbox process that reads the nonce can only end its own exec early.
+// with its exit status to stdout and to stderr, after everything the
+// command wrote there: "\n" NONCE " " STATUS "\n". Exec ends the stream
+// once both are in (each stream is relayed on its own, so only both say
+// that nothing the command wrote is still on its way), and a process the
+// command left in the background holding them open (a server started
+// with &) does not keep Exec waiting, as on Docker. The wrapper keeps the
+// status in its positional parameters, not a variable an exported name
+// could change. A sandbox process that reads the nonce can only end its
+// own exec early.
 func waitedScript(nonce string) string {
-	return strings.TrimSuffix(execWrapper[2], `exec "$@"`) + `"$@"; printf '\n%s %d\n' ` + nonce + ` "$?"`
+	return strings.TrimSuffix(execWrapper[2], `exec "$@"`) +
+		`"$@"; set -- "$?"; printf '\n%s %d\n' ` + nonce + ` "$1"; printf '\n%s %d\n' ` + nonce + ` "$1" >&2`
 }
 
 // wrapped is spec.Cmd behind execWrapper (its script replaced by script,
@@ -135,22 +140,36 @@ func (b *Backend) Exec(ctx context.Context, containerID string, spec backend.Exe
 	}
 	out := newOutput(spec.Stdout, spec.Stderr)
 	trailer := newTrailerWriter(out.stdout(), "\n"+nonce+" ")
+	errTrailer := newTrailerWriter(out.stderr(), "\n"+nonce+" ")
 	pid := &pidWriter{next: trailer, ready: make(chan struct{})}
 	// The stream's own context: it outlives ctx until the kill is done.
 	sctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	defer cancel()
+	bothSeen := make(chan struct{})
+	go func() {
+		// Ends when Exec returns, at the latest (sctx).
+		for _, seen := range []chan struct{}{trailer.seen, errTrailer.seen} {
+			select {
+			case <-seen:
+			case <-sctx.Done():
+				return
+			}
+		}
+		close(bothSeen)
+	}()
 	streamed := make(chan error, 1)
 	go func() {
-		streamed <- ex.StreamWithContext(sctx, remotecommand.StreamOptions{Stdin: spec.Stdin, Stdout: pid, Stderr: out.stderr()})
+		streamed <- ex.StreamWithContext(sctx, remotecommand.StreamOptions{Stdin: spec.Stdin, Stdout: pid, Stderr: errTrailer})
 	}()
 	select {
 	case err := <-streamed:
+		errTrailer.status() // (passes on what it held back)
 		if code, ok := trailer.status(); ok {
 			return backend.ExecStatus{ExitCode: code}, nil
 		}
 		st, err := exitStatus(err)
 		return st, b.wrap("exec in "+containerID, err)
-	case <-trailer.seen:
+	case <-bothSeen:
 		// The command exited; what it left running keeps running, its
 		// output no longer read.
 		out.close()
@@ -160,27 +179,44 @@ func (b *Backend) Exec(ctx context.Context, containerID string, spec backend.Exe
 		return backend.ExecStatus{ExitCode: code}, nil
 	case <-ctx.Done():
 	}
-	killed := b.killPID(ctx, containerID, pid)
+	return b.cancelled(ctx, containerID, pid, &execRun{
+		streamed: streamed, bothSeen: bothSeen, trailer: trailer, errTrailer: errTrailer, out: out, cancel: cancel,
+	})
+}
+
+// execRun is an Exec's stream in flight.
+type execRun struct {
+	streamed            chan error
+	bothSeen            chan struct{}
+	trailer, errTrailer *trailerWriter
+	out                 *output
+	cancel              context.CancelFunc
+}
+
+// cancelled ends an Exec whose ctx ended: it kills the process tree, lets
+// the stream end on its own for a moment, then cuts it.
+func (b *Backend) cancelled(ctx context.Context, containerID string, pid *pidWriter, r *execRun) (backend.ExecStatus, error) {
 	grace := 2 * time.Second
-	if !killed {
+	if !b.killPID(ctx, containerID, pid) {
 		grace = 0
 	}
 	var st backend.ExecStatus
 	select {
-	case err := <-streamed:
+	case err := <-r.streamed:
 		st, _ = exitStatus(err)
-		if code, ok := trailer.status(); ok {
+		r.errTrailer.status()
+		if code, ok := r.trailer.status(); ok {
 			st.ExitCode = code
 		}
-	case <-trailer.seen:
-		out.close()
-		cancel()
-		<-streamed
-		st.ExitCode, _ = trailer.status()
+	case <-r.bothSeen:
+		r.out.close()
+		r.cancel()
+		<-r.streamed
+		st.ExitCode, _ = r.trailer.status()
 	case <-time.After(grace):
-		out.close()
-		cancel()
-		<-streamed
+		r.out.close()
+		r.cancel()
+		<-r.streamed
 		st.ExitCode = -1
 	}
 	st.Killed = true
