@@ -181,3 +181,28 @@ func TestTrailerWriter(t *testing.T) {
 		})
 	}
 }
+
+type writerFunc func([]byte) (int, error)
+
+func (f writerFunc) Write(p []byte) (int, error) { return f(p) }
+
+// The command's last output reaches the writer before seen closes: Exec
+// stops the output once it has, and nothing may be left in between.
+func TestTrailerWriterDeliversBeforeSeen(t *testing.T) {
+	var w *trailerWriter
+	var got bytes.Buffer
+	w = newTrailerWriter(writerFunc(func(p []byte) (int, error) {
+		select {
+		case <-w.seen:
+			t.Errorf("%q written after seen closed", p)
+		default:
+		}
+		return got.Write(p)
+	}), "\nNONCE ")
+	if _, err := w.Write([]byte("1 a1ff\n/workspace/f\n\nNONCE 0\n")); err != nil {
+		t.Fatal(err)
+	}
+	if got.String() != "1 a1ff\n/workspace/f\n" {
+		t.Errorf("delivered %q", got.String())
+	}
+}

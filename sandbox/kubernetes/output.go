@@ -127,33 +127,37 @@ func newTrailerWriter(next io.Writer, marker string) *trailerWriter {
 func (w *trailerWriter) Write(p []byte) (int, error) {
 	n := len(p)
 	w.mu.Lock()
+	defer w.mu.Unlock()
 	if w.done {
-		w.mu.Unlock()
 		return n, nil // after the trailer: the background's, not read
 	}
 	w.held = append(w.held, p...)
 	var out []byte
+	found := false
 	if i := bytes.Index(w.held, w.marker); i >= 0 {
 		rest := w.held[i+len(w.marker):]
 		j := bytes.IndexByte(rest, '\n')
 		if j < 0 {
-			out, w.held = w.held[:i], w.held[i:]
+			out, w.held = w.held[:i], append([]byte(nil), w.held[i:]...)
 		} else {
-			out = w.held[:i]
+			out, found = w.held[:i], true
 			w.code, _ = strconv.Atoi(string(rest[:j]))
-			w.held, w.done = nil, true
-			close(w.seen)
 		}
 	} else {
 		keep := partialMarker(w.held, w.marker)
 		out, w.held = w.held[:len(w.held)-keep], append([]byte(nil), w.held[len(w.held)-keep:]...)
 	}
-	out = append([]byte(nil), out...)
-	w.mu.Unlock()
+	var err error
 	if len(out) > 0 {
-		if _, err := w.next.Write(out); err != nil {
-			return n, err
-		}
+		// Before seen closes: whoever waits for it may stop the output.
+		_, err = w.next.Write(out)
+	}
+	if found {
+		w.held, w.done = nil, true
+		close(w.seen)
+	}
+	if err != nil {
+		return n, err
 	}
 	return n, nil
 }
