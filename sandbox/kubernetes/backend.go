@@ -51,6 +51,7 @@ type Backend struct {
 
 	mu     sync.Mutex
 	policy map[string]corev1.PullPolicy // image → pull policy, from EnsureImage
+	cpu    map[string]cpuSample         // container → its last CPU time, from Usage
 }
 
 // connectTimeout bounds New's first request to the cluster.

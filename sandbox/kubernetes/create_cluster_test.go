@@ -204,6 +204,16 @@ func TestExecOutputCompleteOnCluster(t *testing.T) {
 			t.Fatalf("exec %d: %+v, %v, stdout %q, stderr %q", i, st, err, out.String(), errb.String())
 		}
 	}
+	// Usage from inside: the pod's limit, and CPU used between samples.
+	if _, err := b.Usage(ctx, id); err != nil {
+		t.Fatalf("Usage: %v", err)
+	}
+	if _, err := b.Exec(ctx, id, backend.ExecSpec{Cmd: []string{"/bin/sh", "-c", "i=0; while [ $i -lt 100000 ]; do i=$((i+1)); done"}}); err != nil {
+		t.Fatal(err)
+	}
+	if u, err := b.Usage(ctx, id); err != nil || u.MemoryLimit != uint64(spec.MemoryBytes) || u.MemoryBytes == 0 || u.Pids == 0 || u.CPUPercent <= 0 {
+		t.Errorf("Usage after a busy loop = %+v, %v; want the %d-byte limit, memory, pids and CPU in use", u, err, spec.MemoryBytes)
+	}
 	var out strings.Builder
 	st, err := b.Exec(ctx, id, backend.ExecSpec{Cmd: []string{"/bin/sh", "-c", "sleep 1000 & echo started"}, Stdout: &out})
 	if err != nil || st.ExitCode != 0 || out.String() != "started\n" {

@@ -8,8 +8,8 @@
 // Inspector, RuntimeChecker and ArchReporter: processes, the command
 // agent, copies and stats run through the pods exec subresource
 // (WebSocket, SPDY fallback) with the image's /bin/sh and tar; a kubelet
-// pulls images. Not offered yet: package installs (RunHelper), a network
-// other than none, usage from the metrics API (the engine takes it from
-// the agent). The backend conformance suite runs against a real cluster
+// pulls images; Usage reads the container's cgroup (or, under gVisor, the
+// sandbox kernel's /proc) from inside. Not offered yet: package installs
+// (RunHelper), a network other than none, the metrics API. The backend conformance suite runs against a real cluster
 // (conformance_test.go, .ci/k8s-up).
 package kubernetes

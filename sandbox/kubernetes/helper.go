@@ -21,9 +21,3 @@ func (b *Backend) RunHelper(ctx context.Context, containerID string, spec backen
 func (b *Backend) RemoveOrphanVolumes(ctx context.Context, orphan func(backend.VolumeInfo) bool) ([]string, error) {
 	return nil, nil
 }
-
-// Usage returns a zero Usage (zero SampledAt): the backend reads no
-// metrics API yet, and the engine takes a sandbox's usage from its agent.
-func (b *Backend) Usage(ctx context.Context, containerID string) (backend.Usage, error) {
-	return backend.Usage{}, nil
-}

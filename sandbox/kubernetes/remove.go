@@ -20,6 +20,7 @@ func (b *Backend) Remove(ctx context.Context, containerID string) error {
 	if !dnsLabel.MatchString(containerID) {
 		return nil // no object can have that name
 	}
+	b.forgetUsage(containerID)
 	bg := metav1.DeletePropagationBackground
 	opts := metav1.DeleteOptions{PropagationPolicy: &bg}
 	if ok, _ := b.useAgentSandbox(); ok {

@@ -50,10 +50,6 @@ type Options struct {
 	// NoHelpers: RunHelper refuses with an error (package installs are
 	// not available on the backend) and starts nothing.
 	NoHelpers bool
-	// UsageFromAgent: Usage may have no reading — a zero Usage with a
-	// zero SampledAt, the engine then takes usage from its agent. A Usage
-	// with a reading is still checked.
-	UsageFromAgent bool
 }
 
 // timeout bounds each backend call the suite makes; nothing is timed.
@@ -524,12 +520,6 @@ func (s *suite) usage(t *testing.T, be backend.Backend, id string) {
 	u, err := be.Usage(ctxT(t), id)
 	if err != nil {
 		t.Fatalf("Usage: %v", err)
-	}
-	if s.opts.UsageFromAgent && u.SampledAt.IsZero() {
-		if u != (backend.Usage{}) {
-			t.Errorf("Usage without a reading = %+v, want all zero", u)
-		}
-		return
 	}
 	if u.MemoryBytes == 0 || u.Pids == 0 || u.CPUPercent < 0 {
 		t.Errorf("Usage = %+v, want memory and pids in use", u)
