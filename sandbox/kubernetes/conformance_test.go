@@ -18,7 +18,9 @@ func testBackend(t *testing.T, cfg Config) *Backend {
 	if cfg.Namespace == "" {
 		cfg.Namespace = testNamespace(ctx, t, cs)
 	}
-	cfg.Kubeconfig = os.Getenv(clusterEnv)
+	if cfg.Kubeconfig == "" {
+		cfg.Kubeconfig = os.Getenv(clusterEnv)
+	}
 	b, err := New(ctx, cfg, nil)
 	if err != nil {
 		t.Fatal(err)

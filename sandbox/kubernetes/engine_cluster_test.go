@@ -14,6 +14,8 @@ import (
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/client-go/dynamic"
 	k8s "k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/clientcmd"
 
@@ -25,10 +27,16 @@ import (
 
 // clusterEngine is an engine on a Kubernetes backend (agent-sandbox
 // Sandboxes under the gvisor RuntimeClass) in a namespace of the test's
-// own, with a read root and a write root of its own; closed at the end.
-func clusterEngine(t *testing.T) (*sandbox.Engine, *kubernetes.Backend, *config.Config) {
+// own, as the cluster's admin or, with readmeRole, as a ServiceAccount
+// bound to the README's RBAC block; with a read root and a write root of
+// its own; closed at the end.
+func clusterEngine(t *testing.T, readmeRole bool) (*sandbox.Engine, *kubernetes.Backend, *config.Config) {
 	t.Helper()
-	be := kubernetes.NewTestBackend(t, kubernetes.Config{UseAgentSandbox: "auto", RuntimeClass: "gvisor"})
+	kc := kubernetes.Config{UseAgentSandbox: "auto", RuntimeClass: "gvisor"}
+	if readmeRole {
+		kc.Kubeconfig, kc.Namespace = kubernetes.ReadmeRole(t)
+	}
+	be := kubernetes.NewTestBackend(t, kc)
 	cfg := config.Default()
 	cfg.Source = "test-config.toml"
 	cfg.Images.Python = "mcp-sandbox-test/python:3"
@@ -36,13 +44,51 @@ func clusterEngine(t *testing.T) (*sandbox.Engine, *kubernetes.Backend, *config.
 	cfg.Pool.Size = 0
 	cfg.Files.ReadRoots = []string{t.TempDir()}
 	cfg.Files.WriteRoot = t.TempDir()
-	eng := sandbox.NewEngine(sandbox.Options{Backend: be, Config: config.Static(cfg)})
+	eng := sandbox.NewEngine(sandbox.Options{Backend: be, Config: config.Static(cfg), TickInterval: time.Second})
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		eng.Run(ctx) // housekeeping: the Sandbox's shutdownTime follows use
+	}()
 	t.Cleanup(func() {
+		cancel()
+		<-done
 		if err := eng.Close(context.Background()); err != nil {
 			t.Errorf("close engine: %v", err)
 		}
 	})
 	return eng, be, cfg
+}
+
+// shutdownMoved waits (10 s at most) until the engine has moved the
+// Sandbox's shutdownTime past the creation-time expiry it was made with.
+func shutdownMoved(ctx context.Context, t *testing.T, be *kubernetes.Backend, sb *sandbox.Sandbox) {
+	t.Helper()
+	rc, err := clientcmd.BuildConfigFromFlags("", os.Getenv("MCP_SANDBOX_TEST_KUBECONFIG"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	gvr, err := kubernetes.DiscoverAgentSandbox(clientset(t).Discovery())
+	if err != nil {
+		t.Fatal(err)
+	}
+	first := sb.CreatedAt.Add(30 * time.Minute) // the idle TTL's default
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		u, err := dynamic.NewForConfigOrDie(rc).Resource(gvr).Namespace(be.Namespace()).Get(ctx, sb.ContainerID, metav1.GetOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		v, _, _ := unstructured.NestedString(u.Object, "spec", "shutdownTime")
+		if at, err := time.Parse(time.RFC3339, v); err == nil && at.After(first.Add(time.Minute)) {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the Sandbox's shutdownTime is still %s, not moved past %s", v, first)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
 }
 
 // clientset is a client of the test cluster, for looking at what the
@@ -66,19 +112,26 @@ func inPod(ctx context.Context, t *testing.T, be *kubernetes.Backend, cid, scrip
 	return strings.TrimSpace(out.String())
 }
 
-// A python sandbox on the cluster: run_code prints (through the command
-// agent, which runs in the pod), a file is written and read back,
-// copy_in and copy_out go through the host fences, hostile paths are
-// refused, a cancelled command's child dies with it, and stop removes the
-// pod.
+// A python sandbox on the cluster, as its admin and with only the
+// README's Role: run_code prints (through the command agent, which runs in
+// the pod), a file is written and read back, copy_in and copy_out go
+// through the host fences, hostile paths are refused, a cancelled
+// command's child dies with it, and stop removes the pod.
 func TestEngineOnCluster(t *testing.T) {
-	eng, be, cfg := clusterEngine(t)
+	for _, role := range []string{"admin", "README Role"} {
+		t.Run(role, func(t *testing.T) { engineOnCluster(t, role != "admin") })
+	}
+}
+
+func engineOnCluster(t *testing.T, readmeRole bool) {
+	eng, be, cfg := clusterEngine(t, readmeRole)
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 	defer cancel()
 	sb, err := eng.Create(ctx, sandbox.CreateRequest{Language: "python", Client: "engine-cluster-test"})
 	if err != nil {
 		t.Fatalf("Create: %v", err)
 	}
+	shutdownMoved(ctx, t, be, sb)
 	run, err := eng.RunCode(ctx, sandbox.RunRequest{SandboxID: sb.ID, Code: "print(6 * 7)"}, nil)
 	if err != nil || strings.TrimSpace(run.Stdout) != "42" || run.ExitCode != 0 {
 		t.Fatalf("run_code = %+v, %v; want 42", run, err)

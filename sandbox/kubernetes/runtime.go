@@ -13,10 +13,19 @@ import (
 
 var _ backend.RuntimeChecker = (*Backend)(nil)
 
-// RuntimeRegistered reports whether the cluster has a RuntimeClass named
-// name or running the handler name (so "runsc" finds a class "gvisor"
-// whose handler is runsc).
+// RuntimeRegistered reports whether sandboxes can run on the runtime name:
+// with runtime_class set, whether that class is name or runs the handler
+// name (so "runsc" finds "gvisor", and docker.runtime = "auto" never asks
+// for a runtime the configured class does not run); without it, whether
+// the cluster has such a RuntimeClass.
 func (b *Backend) RuntimeRegistered(ctx context.Context, name string) (bool, error) {
+	if b.cfg.RuntimeClass != "" {
+		rc, err := b.cs.NodeV1().RuntimeClasses().Get(ctx, b.cfg.RuntimeClass, metav1.GetOptions{})
+		if err != nil {
+			return false, b.wrap("get runtime class "+b.cfg.RuntimeClass, err)
+		}
+		return rc.Name == name || rc.Handler == name, nil
+	}
 	rc, err := b.classForHandler(ctx, name)
 	if err != nil {
 		return false, err
