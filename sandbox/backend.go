@@ -22,7 +22,11 @@ type (
 	RuntimeChecker = backend.RuntimeChecker
 	Inspector      = backend.Inspector
 	ArchReporter   = backend.ArchReporter
+	Expirer        = backend.Expirer
 )
+
+// ErrFixedExpiry is backend.ErrFixedExpiry.
+var ErrFixedExpiry = backend.ErrFixedExpiry
 
 // InstallCacheMount is where a sandbox holds its install cache, out of its
 // own reach (see ContainerSpec.CacheUser).

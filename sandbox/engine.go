@@ -228,6 +228,11 @@ type Sandbox struct {
 	lastUsed time.Time
 	busy     int
 	removing bool
+	// platformExpiry is when the backend's platform ends the sandbox by
+	// itself (Expirer; zero: not known yet, or the backend has none), and
+	// expiryFixed is set when it cannot move (platform_expiry.go).
+	platformExpiry time.Time
+	expiryFixed    bool
 	// usage is the latest usage sample (usage.go).
 	usage    usageSample
 	oomKills int

@@ -59,6 +59,7 @@ func (e *Engine) housekeep(ctx context.Context) {
 			}
 		}
 	}
+	e.movePlatformExpiry(ctx, now)
 	e.reconcile(ctx)
 }
 

@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"errors"
 	"log/slog"
 	"maps"
 
@@ -23,16 +22,9 @@ func kubernetesConfig(c *config.Config) kubernetes.Config {
 	}
 }
 
-// errKubernetesNotMerged is what kubernetesBackend answers until the
-// Kubernetes backend's methods are merged.
-var errKubernetesNotMerged = errors.New("kubernetes: the Kubernetes backend's methods are not merged yet")
-
 // kubernetesBackend is kb as the engine's backend.
-//
-// At the merge of the backend's methods this body becomes `return kb, nil`.
 func kubernetesBackend(kb *kubernetes.Backend) (backend.Backend, error) {
-	_ = kb
-	return nil, errKubernetesNotMerged
+	return kb, nil
 }
 
 // selectKubernetes connects to the cluster cfg's [kubernetes] table names

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"log/slog"
 	"net"
@@ -123,23 +122,15 @@ func TestDoctorKubernetesDeadContext(t *testing.T) {
 }
 
 // On the real cluster: ps with backend.kind "kubernetes" reaches the
-// cluster, and then either says the backend is not merged (this branch) or
-// lists with the cluster and namespace (text and --json).
+// cluster and lists with the cluster and namespace (text and --json).
 func TestKubernetesSelectionOnCluster(t *testing.T) {
 	kubeconfig := os.Getenv("MCP_SANDBOX_TEST_KUBECONFIG")
 	if kubeconfig == "" {
 		t.Skip("MCP_SANDBOX_TEST_KUBECONFIG is not set (.ci/k8s-up prints a kubeconfig)")
 	}
 	table := fmt.Sprintf("kubeconfig = %q\nnamespace = \"mcp-sandbox-selection\"\n", kubeconfig)
-	_, notMerged := kubernetesBackend(nil)
 	e, out, errOut := kubeEnv(t, table)
 	code := Run(context.Background(), e, []string{"ps"})
-	if errors.Is(notMerged, errKubernetesNotMerged) {
-		if code != 1 || !strings.Contains(errOut.String(), "not merged yet") {
-			t.Errorf("ps: exit %d, %q %q", code, out, errOut)
-		}
-		return
-	}
 	if code != 0 || !strings.HasPrefix(out.String(), "Kubernetes: cluster ") || !strings.Contains(out.String(), ", namespace mcp-sandbox-selection\n") {
 		t.Errorf("ps: exit %d, %q %q", code, out, errOut)
 	}

@@ -2,7 +2,9 @@ package backend
 
 import (
 	"context"
+	"errors"
 	"io"
+	"time"
 )
 
 // Attacher is implemented by backends that can keep a process running with
@@ -59,3 +61,19 @@ type Inspector interface {
 type ArchReporter interface {
 	EngineArch(ctx context.Context) (string, error)
 }
+
+// Expirer is implemented by backends whose platform ends a sandbox by
+// itself at the expiry it was created with (the expires-at label), even
+// when no server is alive: Kubernetes, through an agent-sandbox Sandbox's
+// shutdownTime. A sandbox's own expiry is idle time, so the engine moves
+// the platform's forward while the sandbox is used or busy: the platform
+// never ends a sandbox its server still keeps.
+type Expirer interface {
+	// Expire sets when the platform ends the sandbox. A backend that
+	// cannot move it for this sandbox returns an error wrapping
+	// ErrFixedExpiry (the engine then stops asking).
+	Expire(ctx context.Context, containerID string, at time.Time) error
+}
+
+// ErrFixedExpiry: the platform's expiry of a sandbox cannot be moved.
+var ErrFixedExpiry = errors.New("the platform's expiry of this sandbox cannot move")

@@ -4,8 +4,11 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"sync"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
@@ -41,6 +44,14 @@ type Backend struct {
 	log       *slog.Logger
 	cluster   string // the kubeconfig context's cluster name, for display
 	namespace string
+
+	discoverOnce sync.Once
+	sandboxGVR   schema.GroupVersionResource // agent-sandbox's Sandbox, when served
+	discoverErr  error
+
+	mu     sync.Mutex
+	policy map[string]corev1.PullPolicy // image → pull policy, from EnsureImage
+	cpu    map[string]cpuSample         // container → its last CPU time, from Usage
 }
 
 // connectTimeout bounds New's first request to the cluster.
@@ -94,6 +105,7 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (*Backend, error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
+	quietKlog(log)
 	return &Backend{cfg: cfg, rest: rc, cs: cs, dyn: dyn, log: log, cluster: cluster, namespace: ns}, nil
 }
 

@@ -1,9 +1,15 @@
-// Package kubernetes is the start of a Kubernetes backend for the sandbox
-// engine: today only the pod and NetworkPolicy a sandbox would be made as
-// (Pod, DenyAll), with every hardening default, and the agent-sandbox
-// Sandbox object that makes that pod and that the cluster deletes at the
-// sandbox's expiry (DiscoverAgentSandbox, AgentSandbox), checked by unit
-// tests and against a real cluster (.ci/k8s-up). It is not a backend yet, and no
-// program links it: a config with backend.kind = "kubernetes" is refused as
-// not yet available (sandbox/config).
+// Package kubernetes is the engine's Kubernetes backend: each sandbox is a
+// pod of one namespace (Pod, with every hardening default), made through
+// an agent-sandbox Sandbox object when the cluster serves one
+// (DiscoverAgentSandbox, AgentSandbox: the cluster deletes it at the
+// sandbox's expiry) or as a plain pod (its activeDeadlineSeconds ends it
+// then), each with a deny-all NetworkPolicy owned by it (DenyAll). Backend
+// implements the backend contract (sandbox/backend) and its Attacher,
+// Inspector, RuntimeChecker and ArchReporter: processes, the command
+// agent, copies and stats run through the pods exec subresource
+// (WebSocket, SPDY fallback) with the image's /bin/sh and tar; a kubelet
+// pulls images; Usage reads the container's cgroup (or, under gVisor, the
+// sandbox kernel's /proc) from inside. Not offered yet: package installs
+// (RunHelper), a network other than none, the metrics API. The backend conformance suite runs against a real cluster
+// (conformance_test.go, .ci/k8s-up).
 package kubernetes

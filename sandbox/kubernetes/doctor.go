@@ -60,7 +60,8 @@ func Permissions(needs Needs) []Permission {
 			out = append(out, Permission{Group: group, Resource: resource, Subresource: sub, Verb: v, Cluster: cluster})
 		}
 	}
-	add("", "pods", "", false, "create", "get", "list", "watch", "delete")
+	// patch: Rename (a warm-pool sandbox claimed) changes the name annotation.
+	add("", "pods", "", false, "create", "get", "list", "watch", "delete", "patch")
 	// WebSocket exec and attach open with GET; SPDY with POST (create).
 	add("", "pods", "exec", false, "create", "get")
 	add("", "pods", "attach", false, "create", "get")

@@ -78,7 +78,7 @@ func Pod(spec backend.ContainerSpec, opts Options) (*corev1.Pod, error) {
 				Command:         keepAlive,
 				Env:             envVars(spec.Env),
 				WorkingDir:      backend.Workspace,
-				Resources:       corev1.ResourceRequirements{Limits: limits, Requests: limits},
+				Resources:       corev1.ResourceRequirements{Limits: limits, Requests: podRequests(limits)},
 				SecurityContext: &corev1.SecurityContext{
 					RunAsUser: &uid, RunAsGroup: &gid,
 					RunAsNonRoot:             &yes,
@@ -179,6 +179,17 @@ func podLimits(spec backend.ContainerSpec) corev1.ResourceList {
 		corev1.ResourceMemory:           *resource.NewQuantity(spec.MemoryBytes, resource.BinarySI),
 		corev1.ResourceEphemeralStorage: resource.MustParse(EphemeralStorage),
 	}
+}
+
+// podRequests is what the scheduler reserves for a sandbox: its memory
+// and storage limits, and a tenth of its CPU limit. A sandbox's CPU
+// limit is a cap, as on Docker, not a reservation: reserving it whole
+// would let a few idle sandboxes fill a node.
+func podRequests(limits corev1.ResourceList) corev1.ResourceList {
+	req := limits.DeepCopy()
+	cpu := limits[corev1.ResourceCPU]
+	req[corev1.ResourceCPU] = *resource.NewMilliQuantity(max(cpu.MilliValue()/10, 1), resource.DecimalSI)
+	return req
 }
 
 // EphemeralStorage caps what a sandbox may write outside its memory-backed

@@ -43,6 +43,13 @@ type Options struct {
 	Runtime string
 	// User is the sandbox user ("uid:gid"); default 1000:1000.
 	User string
+
+	// What the backend does not offer, each checked as refused rather
+	// than skipped (the zero Options, for Docker, require all of it):
+
+	// NoHelpers: RunHelper refuses with an error (package installs are
+	// not available on the backend) and starts nothing.
+	NoHelpers bool
 }
 
 // timeout bounds each backend call the suite makes; nothing is timed.
@@ -575,6 +582,10 @@ func (s *suite) helper(t *testing.T, be backend.Backend, id string) {
 	sid := "bth" + randomHex(4)
 	labels := s.labels(sid)
 	labels[backend.LabelHelper] = sid
+	if s.opts.NoHelpers {
+		s.noHelper(t, be, id, labels)
+		return
+	}
 	var out bytes.Buffer
 	var got map[string]tarEntry
 	st, err := be.RunHelper(ctxT(t), id, backend.HelperSpec{
@@ -614,6 +625,29 @@ func (s *suite) helper(t *testing.T, be backend.Backend, id string) {
 	})
 	if err != nil || st.ExitCode != 7 || called {
 		t.Errorf("failing helper = %+v, %v, Into called %v; want exit 7 and no hand-over", st, err, called)
+	}
+}
+
+// noHelper: a backend without helpers refuses RunHelper, hands nothing
+// over and leaves no helper behind.
+func (s *suite) noHelper(t *testing.T, be backend.Backend, id string, labels map[string]string) {
+	called := false
+	_, err := be.RunHelper(ctxT(t), id, backend.HelperSpec{
+		Image: s.opts.Image, User: s.opts.User, Network: "none", MemoryBytes: 128 << 20, NanoCPUs: 1e9, Pids: 64,
+		Labels: labels, WorkspaceMB: 16, Cmd: sh(`mkdir out`), Collect: "out",
+		Into: func(io.Reader) error { called = true; return nil },
+	})
+	if err == nil || called {
+		t.Errorf("RunHelper on a backend without helpers = %v, Into called %v; want an error and no hand-over", err, called)
+	}
+	list, err := be.List(ctxT(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range list {
+		if c.Labels[backend.LabelHelper] == labels[backend.LabelHelper] {
+			t.Errorf("helper %s made by a backend without helpers", c.Name)
+		}
 	}
 }
 
