@@ -53,12 +53,10 @@ type CopyResult struct {
 // fence returns the host-file policy of cfg. MCP Sandbox's own config
 // and state (config.OwnPaths) are denied in both directions whatever the
 // lists say: the config decides the policy and may hold secrets, the
-// state directory holds the HTTP token.
+// state directory holds the HTTP token. So are the engine's and the
+// cluster's credentials (engineCredentials).
 func fence(cfg *config.Config) hostfs.Fence {
-	own := config.OwnPaths()
-	if cfg.Source != "" {
-		own = append(own, cfg.Source) // serve --config names a file of its own
-	}
+	own := ProtectedPaths(cfg)
 	return hostfs.Fence{
 		ReadRoots: cfg.Files.ReadRoots,
 		Deny:      append(append([]string{}, cfg.Files.ReadDeny...), own...),

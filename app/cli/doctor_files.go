@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/config"
 )
 
@@ -26,7 +27,7 @@ type filesReport struct {
 // checkFiles builds the host-files part of the report for cfg, with home
 // for "~".
 func checkFiles(cfg *config.Config, home string) filesReport {
-	own := config.OwnPaths()
+	own := sandbox.ProtectedPaths(cfg)
 	r := filesReport{
 		ReadRoots:   cfg.Files.ReadRoots,
 		WriteRoot:   cfg.Files.WriteRoot,
