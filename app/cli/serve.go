@@ -16,6 +16,9 @@ func init() {
 	register(command{name: "serve", summary: "run the MCP server (stdio; --http for streamable HTTP on loopback)", run: runServe})
 }
 
+// runServe is the serve command: its flags, the log, the process's
+// signals, and the backend the config chooses (newServeSetup); then
+// sandbox/server serves on it until the client leaves or a signal comes.
 func runServe(ctx context.Context, e *Env, args []string) int {
 	fs := newFlagSet(e, "serve", "[--config FILE] [--http 127.0.0.1:PORT] [--allow-remote] [--debug]")
 	cfgPath := fs.String("config", "", "the config `FILE` (default: $MCP_SANDBOX_CONFIG, else the user's config dir; this flag wins over both)")
