@@ -23,8 +23,9 @@ const (
 // RemoveOwner removes everything of the server instance owner (its
 // io.mcp-sandbox.owner label): its sandboxes, its warm pool, its helper
 // containers, and their volumes, and the records of the sandboxes it
-// removed. It is what the watchdog of a server that died runs (app/cli):
-// nothing of a dead server waits for the next server's reaping.
+// removed. It is what the watchdog of a server that died runs
+// (sandbox/server's Watch): nothing of a dead server waits for the next
+// server's reaping.
 //
 // It works in passes and returns once ownerSettled passes in a row, a
 // second apart, found nothing and failed in nothing: a container whose

@@ -19,6 +19,7 @@ import (
 	"strings"
 
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/config"
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox/server"
 )
 
 // Env is what a command may touch of the outside world. Tests fill it with
@@ -91,7 +92,7 @@ func Run(ctx context.Context, e *Env, args []string) int {
 	case "-v", "--version":
 		name = "version"
 	}
-	if name == watchdogCommand {
+	if name == server.WatchdogCommand {
 		return runWatchdog(ctx, e, args[1:])
 	}
 	for _, c := range commands {

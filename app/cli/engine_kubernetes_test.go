@@ -16,6 +16,7 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/kubernetes"
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox/server"
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 )
 
@@ -64,18 +65,18 @@ func kubeEnv(t *testing.T, table string) (*Env, *bytes.Buffer, *bytes.Buffer) {
 // that touches sandboxes, the server and its watchdog: never Docker in
 // its place.
 func TestKubernetesSelectionRefuses(t *testing.T) {
-	kubeconfig, server := deadKubeconfig(t)
+	kubeconfig, apiURL := deadKubeconfig(t)
 	for _, tc := range []struct{ name, table, want string }{
-		{"dead port", fmt.Sprintf("kubeconfig = %q\ncontext = \"dead-ctx\"\n", kubeconfig), "context dead-ctx (" + server + ") does not answer"},
-		{"current context dead", fmt.Sprintf("kubeconfig = %q\n", kubeconfig), "context (current context) (" + server + ") does not answer"},
+		{"dead port", fmt.Sprintf("kubeconfig = %q\ncontext = \"dead-ctx\"\n", kubeconfig), "context dead-ctx (" + apiURL + ") does not answer"},
+		{"current context dead", fmt.Sprintf("kubeconfig = %q\n", kubeconfig), "context (current context) (" + apiURL + ") does not answer"},
 		{"missing context", fmt.Sprintf("kubeconfig = %q\ncontext = \"no-such\"\n", kubeconfig), `context no-such: context "no-such" does not exist`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 			defer cancel()
-			for _, args := range [][]string{{"ps"}, {"ps", "--json"}, {"stop", "--all"}, {watchdogCommand, "--owner", "x", "--backend", "kubernetes", "--config-file", ""}} {
+			for _, args := range [][]string{{"ps"}, {"ps", "--json"}, {"stop", "--all"}, {server.WatchdogCommand, "--owner", "x", "--backend", "kubernetes", "--config-file", ""}} {
 				e, out, errOut := kubeEnv(t, tc.table)
-				if args[0] == watchdogCommand {
+				if args[0] == server.WatchdogCommand {
 					args[len(args)-1] = e.ConfigPath
 				}
 				code := Run(ctx, e, args)

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox"
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox/server"
 )
 
 func init() {
@@ -123,12 +124,12 @@ func languageOfFile(names []string, file string, ext func(string) string) string
 func runEngine(ctx context.Context, s *setup) (*sandbox.Engine, func()) {
 	eng := sandbox.NewEngine(sandbox.Options{Backend: s.backend, Config: s.cfg, State: s.state})
 	wctx, cancelWatchdog := context.WithCancel(context.WithoutCancel(ctx))
-	wd := startWatchdog(wctx, slog.New(slog.DiscardHandler), watchdogArgs{owner: eng.Owner(), configHost: s.configHost, configFile: s.cfg.Current().Source, backend: s.backendKind()})
+	wd := server.StartWatchdog(wctx, slog.New(slog.DiscardHandler), server.WatchdogArgs{Owner: eng.Owner(), ConfigHost: s.configHost, ConfigFile: s.cfg.Current().Source, Backend: s.backendKind()})
 	return eng, func() {
 		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
 		defer cancel()
 		if eng.Close(cctx) == nil {
-			wd.release()
+			wd.Release()
 		}
 		cancelWatchdog()
 	}

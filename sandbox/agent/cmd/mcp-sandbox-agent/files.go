@@ -152,6 +152,8 @@ func (a *agent) doFile(r proto.File) {
 	a.send("filedone", b)
 }
 
+// writeFile writes (or, with r.Append, adds to) the file at r.Path, and
+// says in res where and how many bytes it now holds.
 func writeFile(r proto.File, res *proto.FileDone) *fileErr {
 	target, ferr := resolve(r.Path, true)
 	if ferr != nil {
@@ -163,41 +165,61 @@ func writeFile(r proto.File, res *proto.FileDone) *fileErr {
 	res.Path = target
 	var old []byte
 	if r.Append {
-		f, err := os.OpenFile(target, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
-		switch {
-		case errors.Is(err, fs.ErrNotExist):
-		case err != nil:
-			return classify(err, target)
-		default:
-			defer f.Close()
-			st, err := f.Stat()
-			if err != nil {
-				return classify(err, target)
-			}
-			if st.IsDir() {
-				return fail("isdir", target)
-			}
-			if !st.Mode().IsRegular() {
-				return fail("notreg", target)
-			}
-			if st.Size()+int64(len(r.Data)) > r.Max {
-				return fail("toobig", target)
-			}
-			old, err = io.ReadAll(io.LimitReader(f, r.Max-int64(len(r.Data))+1))
-			if err != nil {
-				return classify(err, target)
-			}
-			if int64(len(old)+len(r.Data)) > r.Max {
-				return fail("toobig", target)
-			}
+		if old, ferr = readForAppend(target, int64(len(r.Data)), r.Max); ferr != nil {
+			return ferr
 		}
 	}
+	if ferr := replaceFile(target, old, r.Data); ferr != nil {
+		return ferr
+	}
+	res.N = int64(len(old) + len(r.Data))
+	res.Size = res.N
+	return nil
+}
+
+// readForAppend reads what target holds now, so that adding more bytes
+// keeps it whole: nothing when it does not exist, and an error when it is
+// not a regular file or when it and the more bytes together are over max.
+func readForAppend(target string, more, max int64) ([]byte, *fileErr) {
+	f, err := os.OpenFile(target, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return nil, nil
+	case err != nil:
+		return nil, classify(err, target)
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, classify(err, target)
+	}
+	if st.IsDir() {
+		return nil, fail("isdir", target)
+	}
+	if !st.Mode().IsRegular() {
+		return nil, fail("notreg", target)
+	}
+	if st.Size()+more > max {
+		return nil, fail("toobig", target)
+	}
+	old, err := io.ReadAll(io.LimitReader(f, max-more+1))
+	if err != nil {
+		return nil, classify(err, target)
+	}
+	if int64(len(old))+more > max {
+		return nil, fail("toobig", target)
+	}
+	return old, nil
+}
+
+// replaceFile writes old then data to a fresh file renamed over target:
+// what is there is replaced whole (as an extracting tar does), never half
+// written. The missing parents of target are made first.
+func replaceFile(target string, old, data []byte) *fileErr {
 	dir := path.Dir(target)
 	if ferr := mkdirs(dir); ferr != nil {
 		return ferr
 	}
-	// A fresh file renamed over the old one: what is there is replaced
-	// whole (as an extracting tar does), never half written.
 	tmp, err := os.CreateTemp(dir, ".mcp-sandbox-write-")
 	if err != nil {
 		return classify(err, dir)
@@ -212,7 +234,7 @@ func writeFile(r proto.File, res *proto.FileDone) *fileErr {
 	if _, err := tmp.Write(old); err != nil {
 		return classify(err, target)
 	}
-	if _, err := tmp.Write(r.Data); err != nil {
+	if _, err := tmp.Write(data); err != nil {
 		return classify(err, target)
 	}
 	if err := tmp.Chmod(0o644); err != nil {
@@ -229,8 +251,6 @@ func writeFile(r proto.File, res *proto.FileDone) *fileErr {
 		return classify(err, target)
 	}
 	ok = true
-	res.N = int64(len(old) + len(r.Data))
-	res.Size = res.N
 	return nil
 }
 

@@ -229,42 +229,18 @@ func (a *agent) exit(m proto.Exit) {
 // how it ended once it has exited and its output has closed (or
 // drainGrace has passed), as docker exec does.
 func (a *agent) run(r proto.Start) {
-	if len(r.Argv) == 0 {
-		a.exit(proto.Exit{ID: r.ID, Code: -1, Error: "empty command"})
+	cmd, fail := a.command(r)
+	if fail != nil {
+		a.exit(*fail)
 		return
 	}
-	if r.Dir != "" {
-		if st, err := os.Stat(r.Dir); err != nil || !st.IsDir() {
-			a.exit(proto.Exit{ID: r.ID, Code: 126, Error: "working directory " + r.Dir + " does not exist or is not a directory"})
-			return
-		}
-	}
-	env := append(append([]string{}, a.base...), r.Env...)
-	prog, err := lookPath(r.Argv[0], env)
+	pipes, err := outputPipes(cmd)
 	if err != nil {
-		a.exit(proto.Exit{ID: r.ID, Code: 127, Error: err.Error()})
+		a.exit(proto.Exit{ID: r.ID, Code: -1, Error: err.Error()})
 		return
 	}
-	cmd := &exec.Cmd{Path: prog, Args: r.Argv, Env: env, Dir: r.Dir}
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
-	if r.Stdin != nil {
-		cmd.Stdin = bytes.NewReader(*r.Stdin)
-	}
-	var pipes [2]*os.File
-	for i := range pipes {
-		pr, pw, err := os.Pipe()
-		if err != nil {
-			a.exit(proto.Exit{ID: r.ID, Code: -1, Error: err.Error()})
-			return
-		}
-		defer pr.Close()
-		pipes[i] = pr
-		if i == 0 {
-			cmd.Stdout = pw
-		} else {
-			cmd.Stderr = pw
-		}
-	}
+	defer pipes[0].Close()
+	defer pipes[1].Close()
 	err = cmd.Start()
 	cmd.Stdout.(*os.File).Close()
 	cmd.Stderr.(*os.File).Close()
@@ -272,30 +248,13 @@ func (a *agent) run(r proto.Start) {
 		a.exit(proto.Exit{ID: r.ID, Code: 126, Error: err.Error()})
 		return
 	}
-	run := &running{pid: cmd.Process.Pid, pipes: pipes}
-	a.mu.Lock()
-	a.runs[r.ID] = run
-	early := a.killed[r.ID]
-	delete(a.killed, r.ID)
-	a.mu.Unlock()
-	if early {
-		go run.kill()
-	}
-	var wg sync.WaitGroup
-	for i, kind := range []string{"out", "err"} {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			_, _ = a.forward(kind, r.ID, pipes[i], math.MaxInt64)
-		}()
-	}
+	a.register(r.ID, &running{pid: cmd.Process.Pid, pipes: pipes})
+	drained := a.relay(r.ID, pipes)
 	err = cmd.Wait()
 	// As docker exec does: once the command has exited, its output is read
 	// until it closes, but for a short while only; a child left running in
 	// the background (`sleep 1000 &`) that holds the pipes keeps running,
 	// and the call ends.
-	drained := make(chan struct{})
-	go func() { wg.Wait(); close(drained) }()
 	select {
 	case <-drained:
 	case <-time.After(drainGrace):
@@ -307,18 +266,100 @@ func (a *agent) run(r proto.Start) {
 	a.mu.Lock()
 	delete(a.runs, r.ID)
 	a.mu.Unlock()
-	code := 0
-	if st, ok := cmd.ProcessState.Sys().(syscall.WaitStatus); ok {
-		switch {
-		case st.Signaled():
-			code = 128 + int(st.Signal())
-		default:
-			code = st.ExitStatus()
-		}
-	} else if err != nil {
-		code = -1
+	a.exit(proto.Exit{ID: r.ID, Code: exitCode(cmd, err)})
+}
+
+// command checks r and makes the command it asks for, in a session of its
+// own, with the agent's environment and r's; or it says, as an exit
+// message, why there is none.
+func (a *agent) command(r proto.Start) (*exec.Cmd, *proto.Exit) {
+	if len(r.Argv) == 0 {
+		return nil, &proto.Exit{ID: r.ID, Code: -1, Error: "empty command"}
 	}
-	a.exit(proto.Exit{ID: r.ID, Code: code})
+	if r.Dir != "" {
+		if st, err := os.Stat(r.Dir); err != nil || !st.IsDir() {
+			return nil, &proto.Exit{ID: r.ID, Code: 126, Error: "working directory " + r.Dir + " does not exist or is not a directory"}
+		}
+	}
+	env := append(append([]string{}, a.base...), r.Env...)
+	prog, err := lookPath(r.Argv[0], env)
+	if err != nil {
+		return nil, &proto.Exit{ID: r.ID, Code: 127, Error: err.Error()}
+	}
+	cmd := &exec.Cmd{Path: prog, Args: r.Argv, Env: env, Dir: r.Dir}
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	if r.Stdin != nil {
+		cmd.Stdin = bytes.NewReader(*r.Stdin)
+	}
+	return cmd, nil
+}
+
+// outputPipes gives cmd a pipe for its stdout and one for its stderr, and
+// returns their read ends (the caller closes them; cmd's write ends are
+// closed once it has started).
+func outputPipes(cmd *exec.Cmd) ([2]*os.File, error) {
+	var pipes [2]*os.File
+	for i := range pipes {
+		pr, pw, err := os.Pipe()
+		if err != nil {
+			for _, p := range pipes[:i] {
+				_ = p.Close()
+			}
+			if i == 1 {
+				_ = cmd.Stdout.(*os.File).Close()
+			}
+			return pipes, err
+		}
+		pipes[i] = pr
+		if i == 0 {
+			cmd.Stdout = pw
+		} else {
+			cmd.Stderr = pw
+		}
+	}
+	return pipes, nil
+}
+
+// register records a started command under id, and kills it at once when
+// a kill for id came before it had started.
+func (a *agent) register(id int, run *running) {
+	a.mu.Lock()
+	a.runs[id] = run
+	early := a.killed[id]
+	delete(a.killed, id)
+	a.mu.Unlock()
+	if early {
+		go run.kill()
+	}
+}
+
+// relay forwards what comes out of pipes as "out" and "err" frames of
+// request id, and closes the returned channel once both have ended.
+func (a *agent) relay(id int, pipes [2]*os.File) <-chan struct{} {
+	var wg sync.WaitGroup
+	for i, kind := range []string{"out", "err"} {
+		wg.Go(func() {
+			_, _ = a.forward(kind, id, pipes[i], math.MaxInt64)
+		})
+	}
+	drained := make(chan struct{})
+	go func() { wg.Wait(); close(drained) }()
+	return drained
+}
+
+// exitCode is how cmd ended, as a shell tells it: its exit status, or 128
+// plus the signal that killed it; -1 when waiting for it failed otherwise.
+func exitCode(cmd *exec.Cmd, waitErr error) int {
+	if st, ok := cmd.ProcessState.Sys().(syscall.WaitStatus); ok {
+		if st.Signaled() {
+			return 128 + int(st.Signal())
+		}
+		return st.ExitStatus()
+	}
+	if waitErr != nil {
+		return -1
+	}
+	return 0
 }
 
 // running is a command in progress.

@@ -1,4 +1,4 @@
-package cli
+package server
 
 import (
 	"errors"
@@ -45,9 +45,9 @@ func TestCheckHTTPAddr(t *testing.T) {
 		{"port by name", "127.0.0.1:http", false, false, syntax},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			isRemote, err := checkHTTPAddr(tc.addr, tc.allowRemote)
+			isRemote, err := CheckHTTPAddr(tc.addr, tc.allowRemote)
 			got := ok
-			if errors.Is(err, errRemoteAddr) {
+			if errors.Is(err, ErrRemoteAddr) {
 				got = remote
 			} else if err != nil {
 				got = syntax
@@ -77,13 +77,13 @@ func TestHTTPToken(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			e := &Env{Getenv: func(k string) string {
+			getenv := func(k string) string {
 				if k == "MCP_SANDBOX_TOKEN" {
 					return tc.env
 				}
 				return ""
-			}}
-			tok, source, err := httpToken(e, log, st)
+			}
+			tok, source, err := httpToken(getenv, log, st)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -97,7 +97,7 @@ func TestHTTPToken(t *testing.T) {
 			if got := statErr == nil; got != tc.wantFile {
 				t.Errorf("token file exists = %v, want %v", got, tc.wantFile)
 			}
-			again, _, err := httpToken(e, log, st)
+			again, _, err := httpToken(getenv, log, st)
 			if err != nil {
 				t.Fatal(err)
 			}

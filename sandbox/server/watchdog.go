@@ -1,4 +1,4 @@
-package cli
+package server
 
 import (
 	"context"
@@ -11,10 +11,10 @@ import (
 	"time"
 )
 
-// watchdogCommand is the hidden subcommand a server re-runs its own
-// executable with to watch over it (runWatchdog). It is not listed in the
-// usage: nobody runs it by hand.
-const watchdogCommand = "__watchdog"
+// WatchdogCommand is the hidden subcommand a server re-runs its own
+// executable with to watch over it: the command line runs Watch for it.
+// It is not listed in the usage: nobody runs it by hand.
+const WatchdogCommand = "__watchdog"
 
 // Pacing of the server's restarts of a watchdog that died while the server
 // lives.
@@ -23,42 +23,43 @@ const (
 	watchdogRestartMax   = 30 * time.Second
 )
 
-// watchdogArgs is what a watchdog needs to find and remove what its server
+// WatchdogArgs is what a watchdog needs to find and remove what its server
 // leaves: the server's owner id, its pid (for the log), and the engine it
 // uses (the config's docker.host as the server read it, and the config
 // file that named it; the environment, DOCKER_HOST and contexts included,
 // is inherited).
-type watchdogArgs struct {
-	owner      string
-	configHost string
-	configFile string
-	// backend is the server's backend.kind when it is not Docker.
-	backend string
-	debug   bool
+type WatchdogArgs struct {
+	Owner      string
+	ConfigHost string
+	ConfigFile string
+	// Backend is the server's backend.kind when it is not Docker.
+	Backend string
+	Debug   bool
 }
 
-func (a watchdogArgs) argv() []string {
-	argv := []string{watchdogCommand, "--owner", a.owner, "--server-pid", strconv.Itoa(os.Getpid()),
-		"--config-host", a.configHost, "--config-file", a.configFile}
-	if a.backend != "" {
-		argv = append(argv, "--backend", a.backend)
+// argv is the watchdog's command line, after the executable.
+func (a WatchdogArgs) argv() []string {
+	argv := []string{WatchdogCommand, "--owner", a.Owner, "--server-pid", strconv.Itoa(os.Getpid()),
+		"--config-host", a.ConfigHost, "--config-file", a.ConfigFile}
+	if a.Backend != "" {
+		argv = append(argv, "--backend", a.Backend)
 	}
-	if a.debug {
+	if a.Debug {
 		argv = append(argv, "--debug")
 	}
 	return argv
 }
 
-// watchdog is the server's side of its dead man's switch: a child process
-// (the same executable, watchdogCommand) in a session of its own, whose
+// Watchdog is the server's side of its dead man's switch: a child process
+// (the same executable, WatchdogCommand) in a session of its own, whose
 // stdin is the read end of a pipe only this process holds the write end
 // of. However this process ends — a clean exit, a signal, a panic,
 // SIGKILL, the OOM killer — the kernel closes the write end, the watchdog
 // reads EOF and removes everything of this server's owner id. The server
 // never writes to the pipe and never closes it: only its death does.
-type watchdog struct {
+type Watchdog struct {
 	log  *slog.Logger
-	args watchdogArgs
+	args WatchdogArgs
 
 	mu     sync.Mutex
 	pipe   *os.File // the write end
@@ -66,11 +67,11 @@ type watchdog struct {
 	exited chan struct{} // closed once cmd has ended
 }
 
-// startWatchdog starts the watchdog and keeps one running until ctx ends
+// StartWatchdog starts the watchdog and keeps one running until ctx ends
 // (the server is stopping: from then on the last one waits for the
 // server's exit). A watchdog that cannot start is logged and tried again.
-func startWatchdog(ctx context.Context, log *slog.Logger, args watchdogArgs) *watchdog {
-	w := &watchdog{log: log, args: args}
+func StartWatchdog(ctx context.Context, log *slog.Logger, args WatchdogArgs) *Watchdog {
+	w := &Watchdog{log: log, args: args}
 	closeInheritedOnExec()
 	err := w.spawn()
 	if err != nil {
@@ -81,7 +82,7 @@ func startWatchdog(ctx context.Context, log *slog.Logger, args watchdogArgs) *wa
 }
 
 // spawn starts one watchdog process on a fresh pipe.
-func (w *watchdog) spawn() error {
+func (w *Watchdog) spawn() error {
 	exe, err := os.Executable()
 	if err != nil {
 		return fmt.Errorf("find this executable: %w", err)
@@ -104,7 +105,7 @@ func (w *watchdog) spawn() error {
 	detach(cmd)
 	if err := cmd.Start(); err != nil {
 		pw.Close()
-		return fmt.Errorf("start %s %s: %w", exe, watchdogCommand, err)
+		return fmt.Errorf("start %s %s: %w", exe, WatchdogCommand, err)
 	}
 	exited := make(chan struct{})
 	go func() { _ = cmd.Wait(); close(exited) }()
@@ -114,7 +115,7 @@ func (w *watchdog) spawn() error {
 	}
 	w.pipe, w.cmd, w.exited = pw, cmd, exited
 	w.mu.Unlock()
-	w.log.Info("watchdog started", "watchdog_pid", cmd.Process.Pid, "owner", w.args.owner)
+	w.log.Info("watchdog started", "watchdog_pid", cmd.Process.Pid, "owner", w.args.Owner)
 	return nil
 }
 
@@ -129,13 +130,13 @@ const watchdogReleased = 'r'
 // a few milliseconds.
 const watchdogReleaseWait = 25 * time.Second
 
-// release tells the watchdog that this process removed everything it made
+// Release tells the watchdog that this process removed everything it made
 // (its engine closed without an error), and waits for it to take its one
 // look and exit, so that nothing of the server outlives its exit (not even
 // a log line the watchdog writes into the state directory afterwards). It
 // is the last thing before exit; the pipe stays open until the process
 // ends.
-func (w *watchdog) release() {
+func (w *Watchdog) Release() {
 	w.mu.Lock()
 	pipe, exited := w.pipe, w.exited
 	w.mu.Unlock()
@@ -156,7 +157,7 @@ func (w *watchdog) release() {
 
 // keep waits for the watchdog and starts another when it ends while the
 // server lives, further apart while they keep failing.
-func (w *watchdog) keep(ctx context.Context, running bool) {
+func (w *Watchdog) keep(ctx context.Context, running bool) {
 	wait := watchdogRestartFirst
 	for {
 		if running {

@@ -1,4 +1,4 @@
-package cli
+package server
 
 import (
 	"context"
@@ -14,21 +14,21 @@ import (
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/state"
 )
 
-// errRemoteAddr is the refusal of a --http address that is not loopback
+// ErrRemoteAddr is the refusal of a --http address that is not loopback
 // when --allow-remote was not given.
-var errRemoteAddr = errors.New("not a loopback address")
+var ErrRemoteAddr = errors.New("not a loopback address")
 
 // minTokenLen is the length below which a token from MCP_SANDBOX_TOKEN is
 // accepted with a warning (a generated token has 64 characters).
 const minTokenLen = 32
 
-// checkHTTPAddr checks a --http address before anything starts: serve
+// CheckHTTPAddr checks a --http address before anything starts: serve
 // calls it right after parsing its flags (a refusal is a usage error, exit
 // code 2), and serveHTTP again so that it is safe on its own. It reports
 // whether the address is reachable from other machines (then allowed, with
 // a warning); without --allow-remote such an address is refused with an
-// error wrapping errRemoteAddr.
-func checkHTTPAddr(addr string, allowRemote bool) (remote bool, err error) {
+// error wrapping ErrRemoteAddr.
+func CheckHTTPAddr(addr string, allowRemote bool) (remote bool, err error) {
 	host, port, err := net.SplitHostPort(addr)
 	if err == nil {
 		_, err = strconv.ParseUint(port, 10, 16)
@@ -41,7 +41,7 @@ func checkHTTPAddr(addr string, allowRemote bool) (remote bool, err error) {
 	}
 	if !allowRemote {
 		return true, fmt.Errorf("--http %s: %w: the server runs code for whoever has the token, so it listens only on 127.0.0.1, [::1] or localhost; use e.g. 127.0.0.1:%s, or add --allow-remote if you really mean to accept other machines",
-			addr, errRemoteAddr, port)
+			addr, ErrRemoteAddr, port)
 	}
 	return true, nil
 }
@@ -59,8 +59,8 @@ func isLoopbackHost(host string) bool {
 // httpToken returns the bearer token: MCP_SANDBOX_TOKEN when set, else the
 // one stored (mode 0600) in the state dir, generated on first use. The
 // second result says where it came from, for the log (never the token).
-func httpToken(e *Env, log *slog.Logger, st *state.Store) (string, string, error) {
-	if t := strings.TrimSpace(e.getenv("MCP_SANDBOX_TOKEN")); t != "" {
+func httpToken(getenv func(string) string, log *slog.Logger, st *state.Store) (string, string, error) {
+	if t := strings.TrimSpace(getenv("MCP_SANDBOX_TOKEN")); t != "" {
 		if len(t) < minTokenLen {
 			log.Warn("MCP_SANDBOX_TOKEN is short; anyone who guesses it can run code here", "length", len(t), "want_at_least", minTokenLen)
 		}
@@ -76,12 +76,13 @@ func httpToken(e *Env, log *slog.Logger, st *state.Store) (string, string, error
 // serveHTTP serves streamable HTTP on addr until ctx is done (SIGTERM,
 // SIGINT). It logs the endpoint's URL (with the real port when addr asks
 // for port 0), never the token.
-func serveHTTP(ctx context.Context, e *Env, log *slog.Logger, srv *mcpserver.Server, s *setup, addr string, allowRemote bool) error {
-	remote, err := checkHTTPAddr(addr, allowRemote)
+func serveHTTP(ctx context.Context, log *slog.Logger, srv *mcpserver.Server, o Options) error {
+	addr := o.HTTPAddr
+	remote, err := CheckHTTPAddr(addr, o.AllowRemote)
 	if err != nil {
 		return err
 	}
-	token, source, err := httpToken(e, log, s.state)
+	token, source, err := httpToken(o.getenv, log, o.State)
 	if err != nil {
 		return err
 	}
