@@ -19,7 +19,7 @@ import (
 // that found none clears it.
 func (a *App) checkHealth(ctx context.Context, conn *engineconn.Conn) {
 	gen := a.healthGen.Add(1)
-	if conn == nil {
+	if conn == nil || conn.Client == nil { // none, or a cluster: the checks are Docker's
 		a.update(func(s *uiState) { s.health = nil })
 		return
 	}
