@@ -49,6 +49,9 @@ type StatusInfo struct {
 	// Health is what the doctor's checks found on the engine (images,
 	// interpreters, limits; app/internal/health); nil until they ran.
 	Health *health.Engine
+	// Cluster is set when sandboxes run on Kubernetes: Docker, Runtime
+	// and Lost are then unused.
+	Cluster *ClusterInfo
 }
 
 // HTTPInfo describes the tray's `serve --http` child.
@@ -169,6 +172,10 @@ func (t *StatusTab) Set(info StatusInfo) {
 	t.headline.SetText(headline(info))
 	icon := theme.ConfirmIcon()
 	switch {
+	case info.Cluster != nil && info.Cluster.Err != "":
+		icon = theme.ErrorIcon()
+	case info.Cluster != nil && !info.Cluster.Answered:
+		icon = theme.SearchIcon()
 	case info.Lost != "" || info.Docker != nil && info.Docker.Chosen == nil:
 		icon = theme.ErrorIcon()
 	case info.Paused:
@@ -197,6 +204,9 @@ func (t *StatusTab) Set(info StatusInfo) {
 	}
 	if info.Lost == "" && chosen(info) != nil {
 		left = append(t.healthCards(info.Health), left...)
+	}
+	if info.Cluster != nil {
+		left = clusterCards(info.Cluster, detect)
 	}
 	// Pausing stops sandboxes through the engine: without one it can do
 	// nothing but set the flag, so it waits (Start stays available).
@@ -245,6 +255,9 @@ func (t *StatusTab) Headline() string { return t.headline.Text }
 
 // headline is the one line at the top of the tab.
 func headline(info StatusInfo) string {
+	if info.Cluster != nil {
+		return clusterHeadline(info)
+	}
 	var parts []string
 	switch {
 	case info.Detecting && info.Docker == nil:
