@@ -33,7 +33,13 @@ func (s *snapshots) set(snap sandboxwatch.Snapshot) {
 // await polls until ok holds for the latest snapshot, or fails after 15s.
 func (s *snapshots) await(t *testing.T, what string, ok func(sandboxwatch.Snapshot) bool) sandboxwatch.Snapshot {
 	t.Helper()
-	deadline := time.Now().Add(15 * time.Second)
+	return s.awaitFor(t, what, 15*time.Second, ok)
+}
+
+// awaitFor is await with another deadline.
+func (s *snapshots) awaitFor(t *testing.T, what string, within time.Duration, ok func(sandboxwatch.Snapshot) bool) sandboxwatch.Snapshot {
+	t.Helper()
+	deadline := time.Now().Add(within)
 	for {
 		s.mu.Lock()
 		snap := s.last
@@ -42,7 +48,7 @@ func (s *snapshots) await(t *testing.T, what string, ok func(sandboxwatch.Snapsh
 			return snap
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("%s: not within 15s; last snapshot %+v", what, snap)
+			t.Fatalf("%s: not within %v; last snapshot %+v", what, within, snap)
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
