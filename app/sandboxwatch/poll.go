@@ -17,6 +17,10 @@ type PollSource struct {
 	Lister sandbox.Lister
 	// Interval is the time between two lists; default 5s.
 	Interval time.Duration
+	// Timeout bounds one list, so that a cluster that stops answering
+	// without closing its connections (a network gone) is shown as such
+	// rather than waited for; default 20s.
+	Timeout time.Duration
 }
 
 var _ Source = PollSource{}
@@ -26,9 +30,18 @@ var _ Source = PollSource{}
 // interval from each tray and window.
 const pollInterval = 5 * time.Second
 
+// pollTimeout is PollSource's default Timeout.
+const pollTimeout = 20 * time.Second
+
 // List lists this installation's sandboxes (the Lister's State), without
 // usage.
 func (p PollSource) List(ctx context.Context) ([]sandbox.Info, error) {
+	d := p.Timeout
+	if d <= 0 {
+		d = pollTimeout
+	}
+	ctx, cancel := context.WithTimeout(ctx, d)
+	defer cancel()
 	l := p.Lister
 	l.Usage = false
 	return l.List(ctx)

@@ -3,6 +3,7 @@ package trayapp
 import (
 	"context"
 	"log/slog"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -26,7 +27,10 @@ import (
 // MCP_SANDBOX_TEST_KUBECONFIG names, in a namespace of the test's own;
 // DOCKER_HOST a dead socket), the tray's menu and the window's headline
 // name the cluster and namespace; a sandbox a server makes on the
-// cluster is counted, and "Stop all sandboxes" removes its pod.
+// cluster is counted, and "Stop all sandboxes" removes its pod. The tray
+// reaches the cluster through a proxy the test cuts: the menu, a
+// notification and the window's headline say the cluster is not
+// reachable, in Kubernetes' words, and that it is back once restored.
 func TestTrayOnCluster(t *testing.T) {
 	skipUnderRace(t)
 	kubeconfig := os.Getenv("MCP_SANDBOX_TEST_KUBECONFIG")
@@ -48,8 +52,9 @@ func TestTrayOnCluster(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = cs.CoreV1().Namespaces().Delete(context.Background(), ns, metav1.DeleteOptions{}) })
+	px, proxied := proxiedKubeconfig(t, kubeconfig)
 	cfgPath := filepath.Join(t.TempDir(), "config.toml")
-	table := "\n[backend]\nkind = \"kubernetes\"\n\n[kubernetes]\nkubeconfig = \"" + kubeconfig + "\"\nnamespace = \"" + ns +
+	table := "\n[backend]\nkind = \"kubernetes\"\n\n[kubernetes]\nkubeconfig = \"" + proxied + "\"\nnamespace = \"" + ns +
 		"\"\nuse_agent_sandbox = \"never\"\nruntime_class = \"gvisor\"\n"
 	if err := os.WriteFile(cfgPath, []byte(apptest.ConfigTOML()+table), 0o600); err != nil {
 		t.Fatal(err)
@@ -77,6 +82,7 @@ func TestTrayOnCluster(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	cfg.Kubernetes.Kubeconfig = kubeconfig // the server's, not through the proxy
 	kb, err := kubeconn.Open(ctx, cfg, slog.New(slog.DiscardHandler))
 	if err != nil {
 		t.Fatal(err)
@@ -104,8 +110,62 @@ func TestTrayOnCluster(t *testing.T) {
 		pods, err := cs.CoreV1().Pods(ns).List(ctx, sel)
 		return err == nil && len(pods.Items) == 0
 	})
+
+	px.Cut()
+	if _, err := m.waitMenu(60*time.Second, func(items []menuItem) bool {
+		l := statusLine(items)
+		return strings.HasPrefix(l, "Kubernetes: cluster ") && strings.HasSuffix(l, "· namespace "+ns+" not reachable")
+	}); err != nil {
+		t.Fatalf("the menu does not say the cluster is not reachable: %v\n%s", err, p.log())
+	}
+	d.waitNote(t, "the notification that the cluster stopped answering", "The Kubernetes cluster (cluster ", "stopped answering")
+	waitFor(t, "the window's headline to say the cluster is not reachable", 60*time.Second, func() bool {
+		return strings.HasPrefix(p.windowHeadline(), "Kubernetes cluster not reachable")
+	})
+	px.Restore(t)
+	line("0 sandboxes")
+	d.waitNote(t, "the notification that the cluster is back", "The Kubernetes cluster is reachable again: cluster ")
+	waitFor(t, "the window's headline to say Running again", 60*time.Second, func() bool {
+		return strings.HasPrefix(p.windowHeadline(), "Running · cluster ")
+	})
+	for _, n := range d.notes.all() {
+		if strings.Contains(n, "Docker") {
+			t.Errorf("a notification speaks of Docker on a cluster: %q", n)
+		}
+	}
 	if strings.Contains(p.log(), "msg=docker ") {
 		t.Errorf("the tray looked for Docker on a cluster:\n%s", p.log())
 	}
 	p.stop(t)
+}
+
+// proxiedKubeconfig writes a copy of kubeconfig whose clusters' servers
+// are reached through a proxy of the test's own (the API server's
+// certificate names the loopback address, whatever the port).
+func proxiedKubeconfig(t *testing.T, kubeconfig string) (*tcpProxy, string) {
+	t.Helper()
+	kc, err := clientcmd.LoadFromFile(kubeconfig)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var px *tcpProxy
+	for _, c := range kc.Clusters {
+		u, err := url.Parse(c.Server)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if px == nil {
+			px = startTCPProxy(t, u.Host)
+		}
+		u.Host = px.addr
+		c.Server = u.String()
+	}
+	if px == nil {
+		t.Fatal("no cluster in the kubeconfig")
+	}
+	path := filepath.Join(t.TempDir(), "kubeconfig")
+	if err := clientcmd.WriteToFile(*kc, path); err != nil {
+		t.Fatal(err)
+	}
+	return px, path
 }

@@ -38,12 +38,31 @@ func (a *App) newEngineLoop() *engineconn.Loop {
 // answering, and one that succeeds is it answering again.
 func (a *App) onSnapshot(snap sandboxwatch.Snapshot) {
 	c := snap.Count()
+	note := ""
 	a.update(func(s *trayState) {
 		s.sandboxes, s.warm = c.Sandboxes, c.Warm
 		if s.cluster {
+			note = clusterChangeNote(s.dockerOK, snap.Err == nil, s.engine)
 			s.dockerOK = snap.Err == nil
 		}
 	})
+	if note != "" {
+		a.log.Info("kubernetes", "ok", snap.Err == nil, "err", snap.Err)
+		a.notify(note)
+	}
+}
+
+// clusterChangeNote is the notification when a followed cluster's list
+// stops or starts succeeding again ("" when nothing changed). The
+// cluster's error stays out of it (the log and the window have it).
+func clusterChangeNote(wasOK, ok bool, place string) string {
+	switch {
+	case wasOK && !ok:
+		return "The Kubernetes cluster (" + place + ") stopped answering: sandboxes cannot start or run until it is back. MCP Sandbox notices by itself."
+	case !wasOK && ok:
+		return "The Kubernetes cluster is reachable again: " + place
+	}
+	return ""
 }
 
 // engineLooked shows what a look for the engine found. On the engine
