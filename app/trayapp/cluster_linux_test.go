@@ -39,19 +39,7 @@ func TestTrayOnCluster(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 	defer cancel()
-	rc, err := clientcmd.BuildConfigFromFlags("", kubeconfig)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cs, err := k8s.NewForConfig(rc)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ns := "readers-tray-" + randomHex(t)[:8]
-	if _, err := cs.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, metav1.CreateOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = cs.CoreV1().Namespaces().Delete(context.Background(), ns, metav1.DeleteOptions{}) })
+	cs, ns := clusterNamespace(ctx, t, kubeconfig)
 	px, proxied := proxiedKubeconfig(t, kubeconfig)
 	cfgPath := filepath.Join(t.TempDir(), "config.toml")
 	table := "\n[backend]\nkind = \"kubernetes\"\n\n[kubernetes]\nkubeconfig = \"" + proxied + "\"\nnamespace = \"" + ns +
@@ -111,23 +99,7 @@ func TestTrayOnCluster(t *testing.T) {
 		return err == nil && len(pods.Items) == 0
 	})
 
-	px.Cut()
-	if _, err := m.waitMenu(60*time.Second, func(items []menuItem) bool {
-		l := statusLine(items)
-		return strings.HasPrefix(l, "Kubernetes: cluster ") && strings.HasSuffix(l, "· namespace "+ns+" not reachable")
-	}); err != nil {
-		t.Fatalf("the menu does not say the cluster is not reachable: %v\n%s", err, p.log())
-	}
-	d.waitNote(t, "the notification that the cluster stopped answering", "The Kubernetes cluster (cluster ", "stopped answering")
-	waitFor(t, "the window's headline to say the cluster is not reachable", 60*time.Second, func() bool {
-		return strings.HasPrefix(p.windowHeadline(), "Kubernetes cluster not reachable")
-	})
-	px.Restore(t)
-	line("0 sandboxes")
-	d.waitNote(t, "the notification that the cluster is back", "The Kubernetes cluster is reachable again: cluster ")
-	waitFor(t, "the window's headline to say Running again", 60*time.Second, func() bool {
-		return strings.HasPrefix(p.windowHeadline(), "Running · cluster ")
-	})
+	clusterCutAndBack(t, d, p, m, px, ns)
 	for _, n := range d.notes.all() {
 		if strings.Contains(n, "Docker") {
 			t.Errorf("a notification speaks of Docker on a cluster: %q", n)
@@ -137,6 +109,54 @@ func TestTrayOnCluster(t *testing.T) {
 		t.Errorf("the tray looked for Docker on a cluster:\n%s", p.log())
 	}
 	p.stop(t)
+}
+
+// clusterNamespace makes a namespace of the test's own on the cluster,
+// deleted after the test, and returns a client of the cluster with it.
+func clusterNamespace(ctx context.Context, t *testing.T, kubeconfig string) (*k8s.Clientset, string) {
+	t.Helper()
+	rc, err := clientcmd.BuildConfigFromFlags("", kubeconfig)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cs, err := k8s.NewForConfig(rc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ns := "readers-tray-" + randomHex(t)[:8]
+	if _, err := cs.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = cs.CoreV1().Namespaces().Delete(context.Background(), ns, metav1.DeleteOptions{}) })
+	return cs, ns
+}
+
+// clusterCutAndBack cuts the tray's way to the cluster (px) and restores
+// it: the menu, a notification and the window's headline say so each
+// way.
+func clusterCutAndBack(t *testing.T, d *desktop, p *trayProc, m *trayMenu, px *tcpProxy, ns string) {
+	t.Helper()
+	menu := func(what, suffix string) {
+		t.Helper()
+		if _, err := m.waitMenu(60*time.Second, func(items []menuItem) bool {
+			l := statusLine(items)
+			return strings.HasPrefix(l, "Kubernetes: cluster ") && strings.HasSuffix(l, "· namespace "+ns+suffix)
+		}); err != nil {
+			t.Fatalf("the menu does not say %s: %v\n%s", what, err, p.log())
+		}
+	}
+	px.Cut()
+	menu("the cluster is not reachable", " not reachable")
+	d.waitNote(t, "the notification that the cluster stopped answering", "The Kubernetes cluster (cluster ", "stopped answering")
+	waitFor(t, "the window's headline to say the cluster is not reachable", 60*time.Second, func() bool {
+		return strings.HasPrefix(p.windowHeadline(), "Kubernetes cluster not reachable")
+	})
+	px.Restore(t)
+	menu("the cluster is back", " · 0 sandboxes")
+	d.waitNote(t, "the notification that the cluster is back", "The Kubernetes cluster is reachable again: cluster ")
+	waitFor(t, "the window's headline to say Running again", 60*time.Second, func() bool {
+		return strings.HasPrefix(p.windowHeadline(), "Running · cluster ")
+	})
 }
 
 // proxiedKubeconfig writes a copy of kubeconfig whose clusters' servers

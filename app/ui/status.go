@@ -170,21 +170,7 @@ func wrapped(s string) *widget.Label {
 func (t *StatusTab) Set(info StatusInfo) {
 	t.info = info
 	t.headline.SetText(headline(info))
-	icon := theme.ConfirmIcon()
-	switch {
-	case info.Cluster != nil && info.Cluster.Err != "":
-		icon = theme.ErrorIcon()
-	case info.Cluster != nil && !info.Cluster.Answered:
-		icon = theme.SearchIcon()
-	case info.Lost != "" || info.Docker != nil && info.Docker.Chosen == nil:
-		icon = theme.ErrorIcon()
-	case info.Paused:
-		icon = theme.MediaPauseIcon()
-	case healthHeadline(info.Health) != "":
-		icon = theme.WarningIcon()
-	case info.Detecting && info.Docker == nil:
-		icon = theme.SearchIcon()
-	}
+	icon := statusIcon(info)
 	detect := widget.NewButtonWithIcon("Detect again", theme.ViewRefreshIcon(), func() {
 		if t.act.Detect != nil {
 			t.act.Detect()
@@ -248,6 +234,26 @@ func (t *StatusTab) Set(info StatusInfo) {
 	t.content.Content = container.NewVBox(append(append([]fyne.CanvasObject{head}, left...), right...)...)
 	t.content.Refresh()
 	t.content.ScrollToOffset(off)
+}
+
+// statusIcon is the icon beside the headline.
+func statusIcon(info StatusInfo) fyne.Resource {
+	icon := theme.ConfirmIcon()
+	switch {
+	case info.Cluster != nil && info.Cluster.Err != "":
+		icon = theme.ErrorIcon()
+	case info.Cluster != nil && !info.Cluster.Answered:
+		icon = theme.SearchIcon()
+	case info.Lost != "" || info.Docker != nil && info.Docker.Chosen == nil:
+		icon = theme.ErrorIcon()
+	case info.Paused:
+		icon = theme.MediaPauseIcon()
+	case healthHeadline(info.Health) != "":
+		icon = theme.WarningIcon()
+	case info.Detecting && info.Docker == nil:
+		icon = theme.SearchIcon()
+	}
+	return icon
 }
 
 // Headline is the one line at the top of the tab, as it is shown.
