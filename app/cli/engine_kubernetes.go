@@ -3,8 +3,8 @@ package cli
 import (
 	"context"
 	"log/slog"
-	"maps"
 
+	"github.com/mcp-sandbox/mcp-sandbox/app/internal/kubeconn"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/backend"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/config"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/kubernetes"
@@ -12,14 +12,10 @@ import (
 )
 
 // kubernetesConfig is the Kubernetes backend's configuration from the
-// file's [kubernetes] table.
+// file's [kubernetes] table (kubeconn.Config: the tray's and the window's
+// too).
 func kubernetesConfig(c *config.Config) kubernetes.Config {
-	k := c.Kubernetes
-	return kubernetes.Config{
-		Kubeconfig: k.Kubeconfig, Context: k.Context, Namespace: k.Namespace,
-		RuntimeClass: k.RuntimeClass, UseAgentSandbox: k.UseAgentSandbox,
-		WarmPool: maps.Clone(k.WarmPool),
-	}
+	return kubeconn.Config(c)
 }
 
 // kubernetesBackend is kb as the engine's backend.
@@ -31,7 +27,7 @@ func kubernetesBackend(kb *kubernetes.Backend) (backend.Backend, error) {
 // and returns its backend. A context that does not exist or does not
 // answer is an error naming it: never Docker in its place.
 func selectKubernetes(ctx context.Context, cfg *config.Config, log *slog.Logger) (*kubernetes.Backend, backend.Backend, error) {
-	kb, err := kubernetes.New(ctx, kubernetesConfig(cfg), log)
+	kb, err := kubeconn.Open(ctx, cfg, log)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -9,6 +9,7 @@ import (
 	"github.com/mcp-sandbox/mcp-sandbox/app/installplace"
 	"github.com/mcp-sandbox/mcp-sandbox/app/internal/clientsetup"
 	"github.com/mcp-sandbox/mcp-sandbox/app/internal/engineconn"
+	"github.com/mcp-sandbox/mcp-sandbox/app/internal/kubeconn"
 	"github.com/mcp-sandbox/mcp-sandbox/app/sandboxwatch"
 	"github.com/mcp-sandbox/mcp-sandbox/app/traymenu"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/config"
@@ -25,14 +26,43 @@ func (a *App) newEngineLoop() *engineconn.Loop {
 		Getenv: a.getenv, Config: a.cfg, Store: a.st, Log: a.log,
 		// The tray shows a count: lifecycle events only, and no record
 		// files (servers rewrite them on every use).
-		Source: sandboxwatch.DockerSource{LifecycleOnly: true},
-		OnChange: func(snap sandboxwatch.Snapshot) {
-			c := snap.Count()
-			a.update(func(s *trayState) { s.sandboxes, s.warm = c.Sandboxes, c.Warm })
-		},
-		Looked: a.engineLooked,
-		Lost:   a.engineLost,
+		Source:   sandboxwatch.DockerSource{LifecycleOnly: true},
+		OnChange: a.onSnapshot,
+		Looked:   a.engineLooked,
+		Lost:     a.engineLost,
 	})
+}
+
+// onSnapshot shows the sandbox model's count (on its goroutine). On a
+// cluster, which is polled, a list that fails is the cluster not
+// answering, and one that succeeds is it answering again.
+func (a *App) onSnapshot(snap sandboxwatch.Snapshot) {
+	c := snap.Count()
+	note := ""
+	a.update(func(s *trayState) {
+		s.sandboxes, s.warm = c.Sandboxes, c.Warm
+		if s.cluster {
+			note = clusterChangeNote(s.dockerOK, snap.Err == nil, s.engine)
+			s.dockerOK = snap.Err == nil
+		}
+	})
+	if note != "" {
+		a.log.Info("kubernetes", "ok", snap.Err == nil, "err", snap.Err)
+		a.notify(note)
+	}
+}
+
+// clusterChangeNote is the notification when a followed cluster's list
+// stops or starts succeeding again ("" when nothing changed). The
+// cluster's error stays out of it (the log and the window have it).
+func clusterChangeNote(wasOK, ok bool, place string) string {
+	switch {
+	case wasOK && !ok:
+		return "The Kubernetes cluster (" + place + ") stopped answering: sandboxes cannot start or run until it is back. MCP Sandbox notices by itself."
+	case !wasOK && ok:
+		return "The Kubernetes cluster is reachable again: " + place
+	}
+	return ""
 }
 
 // engineLooked shows what a look for the engine found. On the engine
@@ -40,19 +70,26 @@ func (a *App) newEngineLoop() *engineconn.Loop {
 func (a *App) engineLooked(ctx context.Context, l engineconn.Look) {
 	res, err := l.Result, l.Err
 	a.update(func(s *trayState) {
-		s.detecting, s.dockerOK, s.engine = false, err == nil, ""
+		s.detecting, s.dockerOK, s.engine, s.cluster = false, err == nil, "", l.Cluster != nil
 		if res.Chosen != nil {
 			s.engine = res.Chosen.Engine
+		}
+		if l.Cluster != nil {
+			s.engine = l.Cluster.Place()
 		}
 		if err != nil {
 			s.sandboxes, s.warm = 0, 0
 		}
 	})
-	a.log.Info("docker", "ok", err == nil, "reason", res.Reason)
 	if !a.firstRunDone && ctx.Err() == nil {
 		a.firstRunDone = true
 		a.firstRun(ctx, l.Conn)
 	}
+	if l.Cluster != nil {
+		a.clusterLooked(ctx, l)
+		return
+	}
+	a.log.Info("docker", "ok", err == nil, "reason", res.Reason)
 	switch {
 	case ctx.Err() != nil:
 	case err != nil && !a.dockerLost:
@@ -61,6 +98,23 @@ func (a *App) engineLooked(ctx context.Context, l engineconn.Look) {
 	case err == nil && a.dockerLost:
 		a.dockerLost = false
 		a.notify("Docker is reachable again: " + engineName(res))
+	}
+}
+
+// clusterLooked logs and notifies what a look for the Kubernetes cluster
+// found: it does not answer, or answers again. On the engine loop's
+// goroutine.
+func (a *App) clusterLooked(ctx context.Context, l engineconn.Look) {
+	place := l.Cluster.Place()
+	a.log.Info("kubernetes", "ok", l.Err == nil, "place", place)
+	switch {
+	case ctx.Err() != nil:
+	case l.Err != nil && !a.dockerLost:
+		a.dockerLost = true
+		a.notify("The Kubernetes cluster (" + place + ") is not reachable: sandboxes cannot start. " + l.Err.Error())
+	case l.Err == nil && a.dockerLost:
+		a.dockerLost = false
+		a.notify("The Kubernetes cluster is reachable again: " + place)
 	}
 }
 
@@ -84,7 +138,7 @@ func engineName(res *dockerhost.Result) string {
 // docker.host changed, so the tray never keeps following an engine the
 // rule no longer picks.
 func (a *App) dockerHostChanged(c *config.Config) {
-	a.log.Debug("config changed; looking for Docker again", "host", c.Docker.Host)
+	a.log.Debug("config changed; looking for the engine again", "host", c.Docker.Host, "backend", c.Backend.Kind)
 	a.engine.Redetect()
 }
 
@@ -92,6 +146,9 @@ func (a *App) dockerHostChanged(c *config.Config) {
 // picks (engineconn.StopAll); others' are left alone.
 func (a *App) stopAll(ctx context.Context) (sandboxwatch.Count, error) {
 	conn := a.engine.Conn()
+	if conn == nil && kubeconn.Selected(a.cfg.Current()) {
+		return sandboxwatch.Count{}, errNoCluster
+	}
 	if conn == nil {
 		return sandboxwatch.Count{}, errNoDocker
 	}

@@ -34,6 +34,7 @@ import (
 	"github.com/mcp-sandbox/mcp-sandbox/app/installplace"
 	"github.com/mcp-sandbox/mcp-sandbox/app/instance"
 	"github.com/mcp-sandbox/mcp-sandbox/app/internal/engineconn"
+	"github.com/mcp-sandbox/mcp-sandbox/app/internal/kubeconn"
 	"github.com/mcp-sandbox/mcp-sandbox/app/internal/startup"
 	"github.com/mcp-sandbox/mcp-sandbox/app/internal/traywin"
 	"github.com/mcp-sandbox/mcp-sandbox/app/traymenu"
@@ -131,6 +132,7 @@ type trayState struct {
 	detecting bool
 	dockerOK  bool
 	engine    string
+	cluster   bool // the engine is a Kubernetes cluster: engine is its place
 	sandboxes int
 	warm      int
 	paused    bool
@@ -284,8 +286,12 @@ func (a *App) update(f func(s *trayState)) {
 func (a *App) menuState() traymenu.State {
 	a.mu.Lock()
 	defer a.mu.Unlock()
+	cluster := a.s.cluster
+	if a.s.detecting {
+		cluster = kubeconn.Selected(a.cfg.Current())
+	}
 	s := traymenu.State{
-		DockerOK: a.s.dockerOK, Detecting: a.s.detecting, Engine: a.s.engine,
+		DockerOK: a.s.dockerOK, Detecting: a.s.detecting, Engine: a.s.engine, Cluster: cluster,
 		Sandboxes: a.s.sandboxes, Warm: a.s.warm, Paused: a.s.paused, Clients: a.s.clients,
 		MoveOffered: a.place.Transient() && a.place.Bundle != "",
 		HTTP:        a.cfg.Current().Tray.HTTPPort > 0,
@@ -312,6 +318,9 @@ func (a *App) redraw() {
 }
 
 var errNoDocker = fmt.Errorf("%w: Docker is not reachable", dockerhost.ErrNoEngine)
+
+// errNoCluster is errNoDocker on Kubernetes.
+var errNoCluster = fmt.Errorf("%w: the Kubernetes cluster is not reachable", dockerhost.ErrNoEngine)
 
 // startBackground starts the tray's background work: the second-launch
 // listener, the config watcher, the engine loop, the state, audit and asks

@@ -64,6 +64,10 @@ type State struct {
 	// detecting. DockerOK is false when no engine answers.
 	Engine   string
 	DockerOK bool
+	// Cluster is set when sandboxes run on Kubernetes (backend.kind =
+	// "kubernetes"): Engine is then "cluster X · namespace Y", DockerOK
+	// says whether the cluster answers, and nothing speaks of Docker.
+	Cluster bool
 	// Detecting is set until the first detection ends.
 	Detecting bool
 	// Sandboxes counts the managed sandboxes and Warm the unclaimed
@@ -123,6 +127,12 @@ type Item struct {
 func StatusLine(s State) string {
 	var docker string
 	switch {
+	case s.Cluster && s.Detecting:
+		docker = "Kubernetes: connecting…"
+	case s.Cluster && !s.DockerOK:
+		return "Kubernetes: " + s.Engine + " not reachable"
+	case s.Cluster:
+		docker = "Kubernetes: " + s.Engine
 	case s.Detecting:
 		docker = "Docker: looking…"
 	case !s.DockerOK:
@@ -163,6 +173,10 @@ func PauseConfirmLabel(s State) string {
 // Title is the tray item's title and tooltip: the product and its state.
 func Title(s State) string {
 	switch {
+	case s.Cluster && s.Detecting:
+		return "MCP Sandbox — connecting to the Kubernetes cluster"
+	case s.Cluster && !s.DockerOK:
+		return "MCP Sandbox — Kubernetes cluster not reachable"
 	case s.Detecting:
 		return "MCP Sandbox — looking for Docker"
 	case !s.DockerOK:

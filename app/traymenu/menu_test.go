@@ -187,3 +187,23 @@ func TestQuestions(t *testing.T) {
 		t.Errorf("answers %q, want %q", strings.Join(got, "|"), want)
 	}
 }
+
+// On Kubernetes the status line and the title name the cluster and
+// namespace where Docker's engine would be, and a cluster that does not
+// answer says so, never in Docker's words.
+func TestClusterWording(t *testing.T) {
+	place := "cluster prod · namespace sb"
+	for _, tc := range []struct {
+		s           State
+		line, title string
+	}{
+		{State{Cluster: true, Detecting: true, Engine: place}, "Kubernetes: connecting…", "MCP Sandbox — connecting to the Kubernetes cluster"},
+		{State{Cluster: true, Engine: place}, "Kubernetes: cluster prod · namespace sb not reachable", "MCP Sandbox — Kubernetes cluster not reachable"},
+		{State{Cluster: true, DockerOK: true, Engine: place, Sandboxes: 2}, "Kubernetes: cluster prod · namespace sb · 2 sandboxes", "MCP Sandbox — 2 sandboxes"},
+	} {
+		line, title := StatusLine(tc.s), Title(tc.s)
+		if !strings.HasPrefix(line, tc.line) || title != tc.title || strings.Contains(line+title, "Docker") {
+			t.Errorf("%+v: line %q title %q, want %q and %q", tc.s, line, title, tc.line, tc.title)
+		}
+	}
+}

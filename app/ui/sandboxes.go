@@ -39,6 +39,7 @@ type SandboxesTab struct {
 	sortCol  int                   // the column sorted by; -1: the engine's order (oldest first)
 	sortDesc bool
 	client   string // the client shown (its display name); "": all
+	place    string // where the sandboxes run, on a cluster; "" on Docker
 	clients  *widget.Select
 	stopping map[string]bool
 	grid     *grid
@@ -241,6 +242,9 @@ func (t *SandboxesTab) redraw() {
 	}
 	if s.Err != nil && len(s.Rows) == 0 {
 		t.summary.SetText("How many sandboxes run is not known while the engine does not answer.")
+	}
+	if t.place != "" {
+		t.summary.SetText("On " + t.place + ": " + t.summary.Text)
 	}
 	if s.Err != nil {
 		t.errLabel.SetText("Cannot list sandboxes: " + s.Err.Error())

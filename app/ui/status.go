@@ -49,6 +49,9 @@ type StatusInfo struct {
 	// Health is what the doctor's checks found on the engine (images,
 	// interpreters, limits; app/internal/health); nil until they ran.
 	Health *health.Engine
+	// Cluster is set when sandboxes run on Kubernetes: Docker, Runtime
+	// and Lost are then unused.
+	Cluster *ClusterInfo
 }
 
 // HTTPInfo describes the tray's `serve --http` child.
@@ -167,17 +170,7 @@ func wrapped(s string) *widget.Label {
 func (t *StatusTab) Set(info StatusInfo) {
 	t.info = info
 	t.headline.SetText(headline(info))
-	icon := theme.ConfirmIcon()
-	switch {
-	case info.Lost != "" || info.Docker != nil && info.Docker.Chosen == nil:
-		icon = theme.ErrorIcon()
-	case info.Paused:
-		icon = theme.MediaPauseIcon()
-	case healthHeadline(info.Health) != "":
-		icon = theme.WarningIcon()
-	case info.Detecting && info.Docker == nil:
-		icon = theme.SearchIcon()
-	}
+	icon := statusIcon(info)
 	detect := widget.NewButtonWithIcon("Detect again", theme.ViewRefreshIcon(), func() {
 		if t.act.Detect != nil {
 			t.act.Detect()
@@ -197,6 +190,9 @@ func (t *StatusTab) Set(info StatusInfo) {
 	}
 	if info.Lost == "" && chosen(info) != nil {
 		left = append(t.healthCards(info.Health), left...)
+	}
+	if info.Cluster != nil {
+		left = clusterCards(info.Cluster, detect)
 	}
 	// Pausing stops sandboxes through the engine: without one it can do
 	// nothing but set the flag, so it waits (Start stays available).
@@ -240,11 +236,34 @@ func (t *StatusTab) Set(info StatusInfo) {
 	t.content.ScrollToOffset(off)
 }
 
+// statusIcon is the icon beside the headline.
+func statusIcon(info StatusInfo) fyne.Resource {
+	icon := theme.ConfirmIcon()
+	switch {
+	case info.Cluster != nil && info.Cluster.Err != "":
+		icon = theme.ErrorIcon()
+	case info.Cluster != nil && !info.Cluster.Answered:
+		icon = theme.SearchIcon()
+	case info.Lost != "" || info.Docker != nil && info.Docker.Chosen == nil:
+		icon = theme.ErrorIcon()
+	case info.Paused:
+		icon = theme.MediaPauseIcon()
+	case healthHeadline(info.Health) != "":
+		icon = theme.WarningIcon()
+	case info.Detecting && info.Docker == nil:
+		icon = theme.SearchIcon()
+	}
+	return icon
+}
+
 // Headline is the one line at the top of the tab, as it is shown.
 func (t *StatusTab) Headline() string { return t.headline.Text }
 
 // headline is the one line at the top of the tab.
 func headline(info StatusInfo) string {
+	if info.Cluster != nil {
+		return clusterHeadline(info)
+	}
 	var parts []string
 	switch {
 	case info.Detecting && info.Docker == nil:

@@ -26,7 +26,7 @@ func (a *App) newEngineLoop() *engineconn.Loop {
 		Getenv: a.getenv, Config: a.cfg, Store: a.st, Log: a.log,
 		Source:   sandboxwatch.DockerSource{RecordsDir: filepath.Join(a.st.Dir(), "sandboxes")},
 		OnChange: a.onSnapshot,
-		Looking:  func() { a.update(func(s *uiState) { s.detecting = true }) },
+		Looking:  a.engineLooking,
 		Looked:   a.engineLooked,
 		Lost:     a.engineLost,
 	})
@@ -35,6 +35,10 @@ func (a *App) newEngineLoop() *engineconn.Loop {
 // engineLooked shows what a look for the engine found. On the engine
 // loop's goroutine.
 func (a *App) engineLooked(ctx context.Context, l engineconn.Look) {
+	if l.Cluster != nil {
+		a.clusterLooked(ctx, l)
+		return
+	}
 	res, err := l.Result, l.Err
 	runtime := ""
 	if l.Conn != nil {
@@ -43,7 +47,8 @@ func (a *App) engineLooked(ctx context.Context, l engineconn.Look) {
 		cancel()
 	}
 	a.update(func(s *uiState) {
-		s.detecting, s.docker, s.dockerOK, s.cfgHost, s.runtime, s.lost = false, res, err == nil, l.ConfigHost, runtime, ""
+		s.detecting, s.docker, s.dockerOK, s.cfgHost, s.runtime, s.lost = false, res, err == nil, l.Key, runtime, ""
+		s.cluster = nil
 		if err != nil {
 			s.snap = sandboxwatch.Snapshot{Err: err}
 		}
@@ -78,10 +83,10 @@ func (a *App) engineLost(err error) {
 // never keeps following an engine the rule no longer picks.
 func (a *App) dockerHostChanged(c *config.Config) {
 	a.mu.Lock()
-	changed := c.Docker.Host != a.ui.cfgHost
+	changed := engineconn.EngineKey(c) != a.ui.cfgHost
 	a.mu.Unlock()
 	if changed {
-		a.log.Info("docker.host changed; looking for Docker again", "host", c.Docker.Host)
+		a.log.Info("the engine's settings changed; looking for the engine again", "host", c.Docker.Host, "backend", c.Backend.Kind)
 		a.engine.Redetect()
 		return // the look checks health again
 	}
@@ -142,6 +147,17 @@ func (a *App) onSnapshot(snap sandboxwatch.Snapshot) {
 	a.mu.Lock()
 	countChanged := snap.Count() != a.ui.snap.Count()
 	a.ui.snap = snap
+	// A cluster is polled: a list that fails is the cluster not
+	// answering, one that succeeds is it answering again.
+	if c := a.ui.cluster; c != nil && c.Answered && (snap.Err != nil) != (c.Err != "") {
+		next := *c
+		next.Err = ""
+		if snap.Err != nil {
+			next.Err = snap.Err.Error()
+		}
+		a.ui.cluster = &next
+		countChanged = true
+	}
 	a.mu.Unlock()
 	a.do(func() {
 		a.win.Sandboxes.Set(snap)

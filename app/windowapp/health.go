@@ -2,7 +2,6 @@ package windowapp
 
 import (
 	"context"
-	"errors"
 	"fmt"
 
 	"github.com/mcp-sandbox/mcp-sandbox/app/internal/engineconn"
@@ -19,7 +18,7 @@ import (
 // that found none clears it.
 func (a *App) checkHealth(ctx context.Context, conn *engineconn.Conn) {
 	gen := a.healthGen.Add(1)
-	if conn == nil {
+	if conn == nil || conn.Client == nil { // none, or a cluster: the checks are Docker's
 		a.update(func(s *uiState) { s.health = nil })
 		return
 	}
@@ -49,11 +48,11 @@ func (a *App) checkHealth(ctx context.Context, conn *engineconn.Conn) {
 // backend's EnsureImage, as the first call would pull it, with progress;
 // then the checks run again.
 func (a *App) pullImage(ctx context.Context, image string, progress ui.PullProgress) error {
-	conn := a.engine.Conn()
-	if conn == nil {
-		return errors.New("Docker is not reachable")
+	conn, err := a.backend()
+	if err != nil {
+		return err
 	}
-	_, err := conn.Backend.EnsureImage(ctx, image, "missing", func(p backend.PullProgress) {
+	_, err = conn.Backend.EnsureImage(ctx, image, "missing", func(p backend.PullProgress) {
 		line := p.Status
 		if p.Total > 0 {
 			line = fmt.Sprintf("%s: %s of %s", p.Status, sandboxwatch.Bytes(uint64(p.Current)), sandboxwatch.Bytes(uint64(p.Total)))

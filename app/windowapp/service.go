@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/mcp-sandbox/mcp-sandbox/app/internal/engineconn"
+	"github.com/mcp-sandbox/mcp-sandbox/app/internal/kubeconn"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/dockerhost"
 )
@@ -12,9 +13,17 @@ import (
 // errNoDocker is the answer to a sandbox action while no engine answers.
 var errNoDocker = fmt.Errorf("%w: Docker is not reachable; the Status tab says why", dockerhost.ErrNoEngine)
 
+// errNoCluster is errNoDocker on Kubernetes.
+var errNoCluster = fmt.Errorf("%w: the Kubernetes cluster is not reachable; the Status tab says why", dockerhost.ErrNoEngine)
+
+// backend is the engine followed now, or the error that says none
+// answers, in the words of the configured backend.
 func (a *App) backend() (*engineconn.Conn, error) {
 	if conn := a.engine.Conn(); conn != nil {
 		return conn, nil
+	}
+	if kubeconn.Selected(a.cfg.Current()) {
+		return nil, errNoCluster
 	}
 	return nil, errNoDocker
 }

@@ -13,7 +13,8 @@ type uiState struct {
 	detecting bool
 	docker    *dockerhost.Result
 	dockerOK  bool
-	cfgHost   string // the config's docker.host at the last look for Docker
+	cfgHost   string          // engineconn.EngineKey of the config at the last look
+	cluster   *ui.ClusterInfo // the Kubernetes cluster; nil on Docker
 	runtime   string
 	version   string
 	snap      sandboxwatch.Snapshot
@@ -43,7 +44,13 @@ func (a *App) pushStatus() {
 		HTTP: a.ui.http, Paused: a.ui.paused, Sandboxes: a.ui.snap.Count().Sandboxes, Warm: a.ui.snap.Count().Warm,
 		Lost: a.ui.lost, Offer: a.ui.offer, Health: a.ui.health,
 	}
+	place := ""
+	if c := a.ui.cluster; c != nil {
+		cc := *c
+		info.Cluster, place = &cc, c.Place
+	}
 	a.mu.Unlock()
+	a.win.Sandboxes.SetPlace(place)
 	if a.serverErr != nil {
 		info.ServerErr = a.serverErr.Error()
 	}

@@ -1,5 +1,8 @@
-// Package engineconn is the tray's and the window's link to the Docker
-// engine, one implementation for both processes: Dial finds the engine by
+// Package engineconn is the tray's and the window's link to the engine,
+// one implementation for both processes, reading sandboxes through the
+// backend contract (List, Inspect, Usage, Remove). With backend.kind =
+// "kubernetes" it follows the cluster the config names (kubeconn, the
+// server's own constructor) by polling. On Docker: Dial finds the engine by
 // dockerhost's rule (the same as the server's and the CLI's) and checks
 // that it answers; Loop follows the engine's sandboxes with a
 // sandboxwatch model until it goes away, and looks again; StopAll removes
@@ -28,6 +31,7 @@ import (
 
 	"github.com/mcp-sandbox/mcp-sandbox/app/sandboxwatch"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox"
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox/backend"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/docker"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/dockerhost"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/state"
@@ -69,7 +73,7 @@ func EntryHost(c *dockerhost.Candidate) string {
 // warm-pool containers apart; helpers not at all). Other installations' sandboxes on the
 // engine (other users', other state directories') are left alone: only
 // `mcp-sandbox stop --all --all-users` touches them.
-func StopAll(ctx context.Context, be *docker.Backend, st *state.Store, log *slog.Logger) (sandboxwatch.Count, error) {
+func StopAll(ctx context.Context, be backend.Backend, st *state.Store, log *slog.Logger) (sandboxwatch.Count, error) {
 	var n sandboxwatch.Count
 	inst, err := sandbox.Installation(st)
 	if err != nil {

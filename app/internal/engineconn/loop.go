@@ -8,10 +8,11 @@ import (
 
 	"github.com/docker/docker/client"
 
+	"github.com/mcp-sandbox/mcp-sandbox/app/internal/kubeconn"
 	"github.com/mcp-sandbox/mcp-sandbox/app/sandboxwatch"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox"
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox/backend"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/config"
-	"github.com/mcp-sandbox/mcp-sandbox/sandbox/docker"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/dockerhost"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/state"
 )
@@ -19,9 +20,14 @@ import (
 // Conn is an engine that answered, and the model that follows its
 // sandboxes.
 type Conn struct {
-	Client  *client.Client
-	Backend *docker.Backend
+	// Client is the Docker engine's client; nil on a cluster.
+	Client *client.Client
+	// Backend is the engine's backend: every read and Stop goes through
+	// it (the backend contract), whichever kind it is.
+	Backend backend.Backend
 	Model   *sandboxwatch.Model
+	// Cluster is where the sandboxes run on Kubernetes; nil on Docker.
+	Cluster *Cluster
 	// EntryHost is the DOCKER_HOST written into client entries
 	// (EntryHost of the chosen endpoint).
 	EntryHost string
@@ -37,6 +43,11 @@ type Look struct {
 	Result *dockerhost.Result
 	// ConfigHost is the config's docker.host the look was made under.
 	ConfigHost string
+	// Key is EngineKey of the config the look was made under.
+	Key string
+	// Cluster is the Kubernetes cluster looked for (backend.kind =
+	// "kubernetes"), also when it did not answer; nil on Docker.
+	Cluster *Cluster
 }
 
 // Options configures a Loop.
@@ -63,11 +74,18 @@ type Options struct {
 	// followed ends with err (the engine went away), once it is no longer
 	// followed, on the loop's goroutine.
 	Lost func(err error)
+	// OpenCluster connects to the cluster when backend.kind is
+	// "kubernetes"; nil is OpenKubernetes.
+	OpenCluster OpenCluster
+	// PollInterval is how often a cluster's sandboxes are listed;
+	// default 5s.
+	PollInterval time.Duration
 }
 
 // Loop finds the engine, follows it until it goes away and looks again:
 // 30 seconds after a look found none, 2 seconds after the engine followed
-// went away, and at once on Redetect.
+// went away, and at once on Redetect. A Kubernetes cluster is followed by
+// listing it every PollInterval; a list that fails is the snapshot's Err.
 type Loop struct {
 	o        Options
 	redetect chan struct{}
@@ -149,7 +167,9 @@ func (l *Loop) Run(ctx context.Context) {
 		}()
 		err := conn.Model.Run(runCtx)
 		cancel()
-		conn.Client.Close()
+		if conn.Client != nil {
+			conn.Client.Close()
+		}
 		l.setConn(nil)
 		if err != nil && ctx.Err() == nil {
 			l.o.Log.Warn("lost the Docker events stream; looking for Docker again", "err", err)
@@ -173,13 +193,17 @@ func (l *Loop) setConn(c *Conn) {
 }
 
 // look finds the engine by the one rule, with the config's docker.host,
-// and prepares to follow it.
+// and prepares to follow it; with backend.kind = "kubernetes", the
+// cluster the config names (lookCluster) and never Docker.
 func (l *Loop) look(ctx context.Context) Look {
 	cfg := l.o.Config.Current()
+	if kubeconn.Selected(cfg) {
+		return l.lookCluster(ctx, cfg)
+	}
 	dctx, cancel := context.WithTimeout(ctx, 8*time.Second)
 	defer cancel()
 	cli, be, res, err := Dial(dctx, dockerhost.Options{Getenv: l.o.Getenv, ConfigHost: cfg.Docker.Host, ConfigFile: cfg.Source}, l.o.Log)
-	look := Look{Err: err, Result: res, ConfigHost: cfg.Docker.Host}
+	look := Look{Err: err, Result: res, ConfigHost: cfg.Docker.Host, Key: EngineKey(cfg)}
 	if look.Result == nil {
 		look.Result = &dockerhost.Result{}
 	}

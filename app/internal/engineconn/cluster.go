@@ -1,0 +1,101 @@
+package engineconn
+
+import (
+	"context"
+	"log/slog"
+	"time"
+
+	"github.com/mcp-sandbox/mcp-sandbox/app/internal/kubeconn"
+	"github.com/mcp-sandbox/mcp-sandbox/app/sandboxwatch"
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox"
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox/backend"
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox/config"
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox/dockerhost"
+)
+
+// Cluster is the Kubernetes cluster a look was made for (backend.kind =
+// "kubernetes"): what the config names, and what the cluster answered.
+type Cluster struct {
+	// Context is the config's kubernetes.context; "" is the kubeconfig's
+	// current one (or in-cluster).
+	Context string
+	// Name is the cluster's name as the backend reports it; "" when it
+	// did not answer.
+	Name string
+	// Namespace holds the sandboxes: the backend's, else the config's.
+	Namespace string
+}
+
+// Place is where the sandboxes run, as the tray and the window show it
+// in place of Docker's engine: "cluster NAME · namespace NS".
+func (c *Cluster) Place() string {
+	name := c.Name
+	if name == "" {
+		name = c.Context
+	}
+	if name == "" {
+		name = "(current context)"
+	}
+	ns := c.Namespace
+	if ns == "" {
+		ns = "default"
+	}
+	return "cluster " + name + " · namespace " + ns
+}
+
+// OpenCluster connects to the cluster cfg names and returns its backend
+// and where it is; OpenKubernetes is the real one.
+type OpenCluster func(ctx context.Context, cfg *config.Config, log *slog.Logger) (backend.Backend, *Cluster, error)
+
+// OpenKubernetes is OpenCluster by kubeconn.Open, the server's own
+// constructor: a context that does not answer is an error naming it.
+func OpenKubernetes(ctx context.Context, cfg *config.Config, log *slog.Logger) (backend.Backend, *Cluster, error) {
+	c := &Cluster{Context: cfg.Kubernetes.Context, Namespace: cfg.Kubernetes.Namespace}
+	kb, err := kubeconn.Open(ctx, cfg, log)
+	if err != nil {
+		return nil, c, err
+	}
+	c.Name, c.Namespace = kb.Cluster(), kb.Namespace()
+	return kb, c, nil
+}
+
+// clusterPoll is how often a cluster's sandboxes are listed: a cluster
+// has no events stream the backend contract offers.
+const clusterPoll = 5 * time.Second
+
+// lookCluster connects to the cluster cfg names and prepares to follow
+// its sandboxes by polling (sandboxwatch.PollSource). Docker is not
+// looked for: the look's Result stays empty, its Cluster says where.
+func (l *Loop) lookCluster(ctx context.Context, cfg *config.Config) Look {
+	open := l.o.OpenCluster
+	if open == nil {
+		open = OpenKubernetes
+	}
+	cctx, cancel := context.WithTimeout(ctx, 15*time.Second)
+	defer cancel()
+	be, cl, err := open(cctx, cfg, l.o.Log)
+	look := Look{Err: err, Result: &dockerhost.Result{}, ConfigHost: cfg.Docker.Host, Key: EngineKey(cfg), Cluster: cl}
+	if err != nil {
+		return look
+	}
+	interval := l.o.PollInterval
+	if interval <= 0 {
+		interval = clusterPoll
+	}
+	src := sandboxwatch.PollSource{Lister: sandbox.Lister{Backend: be, State: l.o.Store, Pool: true}, Interval: interval}
+	look.Conn = &Conn{Backend: be, Cluster: cl}
+	look.Conn.Model = sandboxwatch.New(sandboxwatch.Options{Source: src, OnChange: l.o.OnChange, Log: l.o.Log})
+	return look
+}
+
+// EngineKey names what a look for the engine depends on in cfg: the
+// backend's kind, and docker.host or the [kubernetes] table's context
+// and namespace. When it changes, the engine followed may no longer be
+// the one the config picks: look again (Loop.Redetect).
+func EngineKey(cfg *config.Config) string {
+	if kubeconn.Selected(cfg) {
+		k := cfg.Kubernetes
+		return "kubernetes\x00" + k.Kubeconfig + "\x00" + k.Context + "\x00" + k.Namespace
+	}
+	return "docker\x00" + cfg.Docker.Host
+}

@@ -1,0 +1,39 @@
+// Package kubeconn builds the Kubernetes backend from the config file's
+// [kubernetes] table. It is the one constructor of the server and every
+// command (app/cli) and of the tray and the window
+// (app/internal/engineconn), so that all of them reach the same cluster
+// and namespace, and a context that does not answer is an error naming
+// it for each: never Docker in its place.
+package kubeconn
+
+import (
+	"context"
+	"log/slog"
+	"maps"
+
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox/config"
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox/kubernetes"
+)
+
+// Config is the Kubernetes backend's configuration from c's [kubernetes]
+// table.
+func Config(c *config.Config) kubernetes.Config {
+	k := c.Kubernetes
+	return kubernetes.Config{
+		Kubeconfig: k.Kubeconfig, Context: k.Context, Namespace: k.Namespace,
+		RuntimeClass: k.RuntimeClass, UseAgentSandbox: k.UseAgentSandbox,
+		WarmPool: maps.Clone(k.WarmPool),
+	}
+}
+
+// Open connects to the cluster c's [kubernetes] table names and returns
+// its backend. A context that does not exist or does not answer is an
+// error naming it.
+func Open(ctx context.Context, c *config.Config, log *slog.Logger) (*kubernetes.Backend, error) {
+	return kubernetes.New(ctx, Config(c), log)
+}
+
+// Selected reports whether c's backend.kind is "kubernetes".
+func Selected(c *config.Config) bool {
+	return c.Backend.Kind == config.BackendKubernetes
+}
