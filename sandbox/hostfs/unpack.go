@@ -13,6 +13,7 @@ import (
 	"path"
 	"path/filepath"
 	"strings"
+	"time"
 )
 
 // ErrEmptyArchive is returned when the stream holds no entry at all (the
@@ -117,7 +118,7 @@ func (f Fence) Unpack(ctx context.Context, r io.Reader, root, dest string, opts 
 	if err := pr.Mkdir(staging, 0o700); err != nil {
 		return st, fmt.Errorf("create staging directory: %w", err)
 	}
-	defer pr.RemoveAll(staging)
+	defer removeStaging(pr, staging)
 	sr, err := pr.OpenRoot(staging)
 	if err != nil {
 		return st, fmt.Errorf("open staging directory: %w", err)
@@ -441,4 +442,18 @@ func fenceErr(err error) error {
 		return fmt.Errorf("%w: %v (a symlink on the way leads out of the allowed directory)", ErrFence, err)
 	}
 	return err
+}
+
+// removeStaging removes a copy's staging directory. It holds the old tree
+// a replace moved aside, and another copy_out that opened a directory of
+// that tree before the move may still be writing in it (its own staging
+// directory, its file): a removal that meets a directory not yet empty is
+// tried again, a few times, so that nothing is left behind.
+func removeStaging(pr *os.Root, staging string) {
+	for i := range 10 {
+		if err := pr.RemoveAll(staging); err == nil {
+			return
+		}
+		time.Sleep(time.Duration(i+1) * 20 * time.Millisecond)
+	}
 }
