@@ -19,7 +19,7 @@ var _ backend.Expirer = (*Backend)(nil)
 // agent-sandbox the cluster ends a sandbox at its creation-time expiry
 // (created + idle TTL), used or not.
 func (b *Backend) Expire(ctx context.Context, containerID string, at time.Time) error {
-	pod, err := b.cs.CoreV1().Pods(b.namespace).Get(ctx, containerID, metav1.GetOptions{})
+	pod, err := b.cs.pods(b.namespace).Get(ctx, containerID, metav1.GetOptions{})
 	if err != nil {
 		return b.wrap("get pod "+containerID, err)
 	}

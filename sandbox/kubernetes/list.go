@@ -20,7 +20,7 @@ const contractPrefix = "io.mcp-sandbox."
 // io.mcp-sandbox.managed), with their contract labels as the engine set
 // them (from the annotations, which keep values a label cannot hold).
 func (b *Backend) List(ctx context.Context) ([]backend.ContainerInfo, error) {
-	pods, err := b.cs.CoreV1().Pods(b.namespace).List(ctx, metav1.ListOptions{LabelSelector: backend.LabelManaged})
+	pods, err := b.cs.pods(b.namespace).List(ctx, metav1.ListOptions{LabelSelector: backend.LabelManaged})
 	if err != nil {
 		return nil, b.wrap("list pods", err)
 	}
@@ -33,7 +33,7 @@ func (b *Backend) List(ctx context.Context) ([]backend.ContainerInfo, error) {
 
 // Inspect describes one pod by id, managed or not.
 func (b *Backend) Inspect(ctx context.Context, containerID string) (backend.ContainerInfo, error) {
-	pod, err := b.cs.CoreV1().Pods(b.namespace).Get(ctx, containerID, metav1.GetOptions{})
+	pod, err := b.cs.pods(b.namespace).Get(ctx, containerID, metav1.GetOptions{})
 	if err != nil {
 		return backend.ContainerInfo{}, b.wrap("inspect pod "+containerID, err)
 	}

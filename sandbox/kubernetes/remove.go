@@ -29,11 +29,11 @@ func (b *Backend) Remove(ctx context.Context, containerID string) error {
 			return b.wrap("delete Sandbox "+containerID, err)
 		}
 	}
-	err := b.cs.CoreV1().Pods(b.namespace).Delete(ctx, containerID, opts)
+	err := b.cs.pods(b.namespace).Delete(ctx, containerID, opts)
 	if err != nil && !apierrors.IsNotFound(err) {
 		return b.wrap("delete pod "+containerID, err)
 	}
-	err = b.cs.NetworkingV1().NetworkPolicies(b.namespace).Delete(ctx, containerID, opts)
+	err = b.cs.policies(b.namespace).Delete(ctx, containerID, opts)
 	if err != nil && !apierrors.IsNotFound(err) {
 		return b.wrap("delete network policy "+containerID, err)
 	}
@@ -47,7 +47,7 @@ func (b *Backend) waitGone(ctx context.Context, name string) error {
 	tick := time.NewTicker(200 * time.Millisecond)
 	defer tick.Stop()
 	for {
-		_, err := b.cs.CoreV1().Pods(b.namespace).Get(ctx, name, metav1.GetOptions{})
+		_, err := b.cs.pods(b.namespace).Get(ctx, name, metav1.GetOptions{})
 		if apierrors.IsNotFound(err) {
 			return nil
 		}
@@ -73,6 +73,6 @@ func (b *Backend) Rename(ctx context.Context, containerID, name string) error {
 			return b.wrap("rename Sandbox "+containerID, err)
 		}
 	}
-	_, err := b.cs.CoreV1().Pods(b.namespace).Patch(ctx, containerID, types.MergePatchType, patch, metav1.PatchOptions{})
+	_, err := b.cs.pods(b.namespace).Patch(ctx, containerID, types.MergePatchType, patch, metav1.PatchOptions{})
 	return b.wrap("rename pod "+containerID, err)
 }
