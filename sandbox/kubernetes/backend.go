@@ -48,6 +48,9 @@ type Backend struct {
 	sandboxGVR   schema.GroupVersionResource // agent-sandbox's Sandbox, when served
 	discoverErr  error
 
+	warmMu sync.Mutex
+	warm   warmState
+
 	mu     sync.Mutex
 	policy map[string]corev1.PullPolicy // image → pull policy, from EnsureImage
 	cpu    map[string]cpuSample         // container → its last CPU time, from Usage

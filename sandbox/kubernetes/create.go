@@ -32,9 +32,10 @@ func (b *Backend) wrap(what string, err error) error {
 	return fmt.Errorf("kubernetes: %s: %w", what, err)
 }
 
-// Create makes the sandbox's deny-all NetworkPolicy, then its pod (as an
-// agent-sandbox Sandbox, or a plain pod: see Config.UseAgentSandbox), and
-// waits until the pod runs. Its id is the Kubernetes name of both. A pod
+// Create claims the sandbox from its language's warm pool (Config.WarmPool,
+// with agent-sandbox's extensions: createClaimed), or makes its deny-all
+// NetworkPolicy, then its pod (as an agent-sandbox Sandbox, or a plain
+// pod: see Config.UseAgentSandbox), and waits until the pod runs. Its id is the Kubernetes name of both. A pod
 // that cannot start is an error naming why, and is removed.
 func (b *Backend) Create(ctx context.Context, spec backend.ContainerSpec) (string, error) {
 	pod, err := b.podFor(ctx, spec)
@@ -48,6 +49,16 @@ func (b *Backend) Create(ctx context.Context, spec backend.ContainerSpec) (strin
 	useSandbox, err := b.useAgentSandbox()
 	if err != nil {
 		return "", err
+	}
+	if useSandbox {
+		at := expires
+		if !hasExpiry {
+			at = time.Now().Add(24 * time.Hour)
+		}
+		id, err := b.createClaimed(ctx, pod, at)
+		if !errors.Is(err, errNoWarmPool) {
+			return id, err
+		}
 	}
 	np, err := b.cs.policies(b.namespace).Create(ctx, DenyAll(pod), metav1.CreateOptions{})
 	if err != nil {

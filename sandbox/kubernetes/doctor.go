@@ -45,8 +45,6 @@ type Needs struct {
 	Extensions bool
 	// RuntimeClass: the configured RuntimeClass is read.
 	RuntimeClass bool
-	// Metrics: the metrics API serves pods' usage.
-	Metrics bool
 }
 
 // Permissions lists what the backend needs for needs; the README's Role
@@ -72,9 +70,6 @@ func Permissions(needs Needs) []Permission {
 		for _, r := range []string{"sandboxclaims", "sandboxtemplates", "sandboxwarmpools"} {
 			add(ExtensionsGroup, r, "", false, "create", "get", "list", "watch", "delete", "patch")
 		}
-	}
-	if needs.Metrics {
-		add("metrics.k8s.io", "pods", "", false, "get")
 	}
 	if needs.RuntimeClass {
 		add("node.k8s.io", "runtimeclasses", "", true, "get")
@@ -136,7 +131,6 @@ func Doctor(ctx context.Context, cfg Config, log *slog.Logger) *Report {
 	r.add(Check{Name: "context", OK: true, Detail: fmt.Sprintf("%s answers: Kubernetes %s", r.Server, r.Version)})
 	needs := r.checkAgentSandbox(b.cs.disc, b.cfg)
 	r.Metrics = servesGroup(b, "metrics.k8s.io")
-	needs.Metrics = r.Metrics
 	needs.RuntimeClass = cfg.RuntimeClass != ""
 	r.checkRuntimeClass(ctx, b)
 	r.checkRBAC(ctx, b, Permissions(needs))

@@ -29,6 +29,13 @@ func (b *Backend) Expire(ctx context.Context, containerID string, at time.Time) 
 	if _, err := b.useAgentSandbox(); err != nil {
 		return err
 	}
+	claim, sandbox, err := claimed(pod)
+	if err != nil {
+		return err
+	}
+	if claim != "" {
+		return b.expireClaim(ctx, claim, sandbox, at)
+	}
 	patch := fmt.Appendf(nil, `{"spec":{"shutdownTime":%q}}`, at.UTC().Format(time.RFC3339))
 	_, err = b.dyn.Resource(b.sandboxGVR).Namespace(b.namespace).Patch(ctx, containerID, types.MergePatchType, patch, metav1.PatchOptions{})
 	return b.wrap("move the shutdownTime of Sandbox "+containerID, err)
