@@ -70,6 +70,12 @@ func testKube(t *testing.T) *kubeCluster {
 // "kubernetes", agent-sandbox Sandboxes under the gvisor RuntimeClass.
 func (k *kubeCluster) env(t *testing.T) []string {
 	t.Helper()
+	return k.envPool(t, 0)
+}
+
+// envPool is env with kubernetes.warm_pool = { python = size }.
+func (k *kubeCluster) envPool(t *testing.T, size int) []string {
+	t.Helper()
 	dir := t.TempDir()
 	cfg := fmt.Sprintf(`[backend]
 kind = "kubernetes"
@@ -79,6 +85,7 @@ kubeconfig = %q
 namespace = %q
 runtime_class = "gvisor"
 use_agent_sandbox = "always"
+warm_pool = { python = %d }
 
 [images]
 python = %q
@@ -86,7 +93,7 @@ pull = "never"
 
 [pool]
 size = 0
-`, k.kubeconfig, k.ns, testenv.PythonImage)
+`, k.kubeconfig, k.ns, size, testenv.PythonImage)
 	p := filepath.Join(dir, "config.toml")
 	if err := os.WriteFile(p, []byte(cfg), 0o600); err != nil {
 		t.Fatal(err)
@@ -99,13 +106,20 @@ size = 0
 	}
 }
 
-// The official Go SDK client drives the real server on the cluster:
-// tools/list, sandbox_create, run_code, the file tools, sandbox_exec,
-// install_packages (which says it is not available on Kubernetes), and
-// sandbox_stop, which removes the pod.
+// The official Go SDK client drives the real server on the cluster, with
+// sandboxes of their own and claimed from a warm pool: tools/list,
+// sandbox_create, run_code, the file tools, sandbox_exec, install_packages
+// (which says it is not available on Kubernetes), and sandbox_stop, which
+// removes the pod.
 func TestGoSDKClientOnCluster(t *testing.T) {
+	for _, size := range []int{0, 1} {
+		t.Run(fmt.Sprintf("warm_pool=%d", size), func(t *testing.T) { goSDKOnCluster(t, size) })
+	}
+}
+
+func goSDKOnCluster(t *testing.T, warmPool int) {
 	k := testKube(t)
-	p := startServer(t, k.env(t))
+	p := startServer(t, k.envPool(t, warmPool))
 	sess := sdkClient(t, p, nil)
 	ctx := testContext(t, 5*time.Minute)
 	tools, err := sess.ListTools(ctx, nil)
@@ -131,6 +145,15 @@ func TestGoSDKClientOnCluster(t *testing.T) {
 	}
 	id := created.SandboxID
 	pod := k.podOf(ctx, t, id)
+	// A claim binds a warm pod of the pool, or (none ready yet) a Sandbox
+	// agent-sandbox makes for it: either way the pod names its claim.
+	p0, err := k.cs.CoreV1().Pods(k.ns).Get(ctx, pod, metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if claimed := p0.Annotations["k8s.mcp-sandbox.io/claim"] != ""; claimed != (warmPool > 0) {
+		t.Errorf("pod %s: claimed %v, want %v", pod, claimed, warmPool > 0)
+	}
 
 	var ex execOut
 	res = call(t, sess, "run_code", map[string]any{"sandbox_id": id, "code": "print(2**10)"})
