@@ -75,10 +75,17 @@ func (b *Backend) waitGone(ctx context.Context, name string) error {
 func (b *Backend) Rename(ctx context.Context, containerID, name string) error {
 	patch := fmt.Appendf(nil, `{"metadata":{"annotations":{%q:%q}}}`, AnnotationName, name)
 	sandbox := containerID
-	if claim, sb, err := b.claimOf(ctx, containerID); err != nil {
+	claim, sb, err := b.claimOf(ctx, containerID)
+	if err != nil {
 		return err
-	} else if claim != "" {
+	}
+	if claim != "" {
+		// agent-sandbox copies the claim's pod annotations onto the pod
+		// again: the claim's must change too.
 		sandbox = sb
+		if err := b.renameClaim(ctx, claim, name); err != nil {
+			return err
+		}
 	}
 	if ok, _ := b.useAgentSandbox(); ok && sandbox != "" {
 		sbPatch := fmt.Appendf(nil, `{"metadata":{"annotations":{%q:%q}},"spec":{"podTemplate":{"metadata":{"annotations":{%q:%q}}}}}`,
@@ -88,6 +95,6 @@ func (b *Backend) Rename(ctx context.Context, containerID, name string) error {
 			return b.wrap("rename Sandbox "+sandbox, err)
 		}
 	}
-	_, err := b.cs.pods(b.namespace).Patch(ctx, containerID, types.MergePatchType, patch, metav1.PatchOptions{})
+	_, err = b.cs.pods(b.namespace).Patch(ctx, containerID, types.MergePatchType, patch, metav1.PatchOptions{})
 	return b.wrap("rename pod "+containerID, err)
 }

@@ -220,6 +220,17 @@ func (b *Backend) expireClaim(ctx context.Context, claim, sandbox string, at tim
 	return b.wrap("move the shutdownTime of Sandbox "+sandbox, err)
 }
 
+// renameClaim sets the name annotation the claim gives its pod.
+func (b *Backend) renameClaim(ctx context.Context, claim, name string) error {
+	w, err := b.warmPools()
+	if err != nil {
+		return b.wrap("rename claim "+claim, err)
+	}
+	patch := fmt.Appendf(nil, `{"spec":{"additionalPodMetadata":{"annotations":{%q:%q}}}}`, AnnotationName, name)
+	_, err = b.dyn.Resource(w.ext.Claims).Namespace(b.namespace).Patch(ctx, claim, types.MergePatchType, patch, metav1.PatchOptions{})
+	return b.wrap("rename claim "+claim, err)
+}
+
 // claimed reads the claim and Sandbox names off a pod.
 func claimed(pod *corev1.Pod) (claim, sandbox string, err error) {
 	claim = pod.Annotations[AnnotationClaim]

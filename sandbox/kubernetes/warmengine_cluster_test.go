@@ -99,6 +99,19 @@ func TestWarmPoolEngineOnCluster(t *testing.T) {
 	if c, err := be.Inspect(ctx, sb.ContainerID); err != nil || c.Name != "renamed-warm" {
 		t.Errorf("after Rename: %+v, %v", c, err)
 	}
+	// agent-sandbox copies the claim's pod annotations onto the pod again
+	// (at its next sync): the claim must carry the new name.
+	pod0, err := clientset(t).CoreV1().Pods(be.Namespace()).Get(ctx, sb.ContainerID, metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	u0, err := claims.Get(ctx, pod0.Annotations[kubernetes.AnnotationClaim], metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v, _, _ := unstructured.NestedString(u0.Object, "spec", "additionalPodMetadata", "annotations", kubernetes.AnnotationName); v != "renamed-warm" {
+		t.Errorf("after Rename: the claim gives its pod the name %q, want renamed-warm", v)
+	}
 	at := time.Now().Add(3 * time.Hour).Truncate(time.Second)
 	if err := be.Expire(ctx, sb.ContainerID, at); err != nil {
 		t.Fatalf("Expire: %v", err)
