@@ -16,12 +16,13 @@ func init() {
 }
 
 func runBench(ctx context.Context, e *Env, args []string) int {
-	fs := newFlagSet(e, "bench", "[--rounds N] [--image IMAGE] [--pull POLICY] [--runtime RUNTIME] [--out FILE]")
+	fs := newFlagSet(e, "bench", "[--rounds N] [--image IMAGE] [--pull POLICY] [--runtime RUNTIME] [--out FILE] [--kubernetes] [--kubeconfig FILE] [--context CONTEXT] [--namespace NAMESPACE] [--runtime-class CLASS] [--warm-pool SIZE] [--kubectl BINARY]")
 	rounds := fs.Int("rounds", 20, "`N` interleaved rounds of each comparison")
 	image := fs.String("image", "", "the Python `IMAGE` both sides run (default: images.python of the config)")
 	pull := fs.String("pull", "", "images.pull `POLICY` for the measured server (default: the config's)")
 	rt := fs.String("runtime", "", "the OCI `RUNTIME` of the server's sandboxes and the baselines' docker run (runsc: gVisor; default: the engine's)")
 	out := fs.String("out", "", "also write the table to `FILE` (and JSON to FILE.json)")
+	kube := addKubeBenchFlags(fs)
 	if code, done := parseFlags(e, fs, args); done {
 		return code
 	}
@@ -47,6 +48,9 @@ func runBench(ctx context.Context, e *Env, args []string) int {
 	}
 	ctx, stop := signal.NotifyContext(ctx, syscall.SIGTERM, syscall.SIGINT)
 	defer stop()
+	if kube.wanted(cfg) {
+		return runKubeBench(ctx, e, kube.options(cfg, self, *image, *pull, e.Stderr), *rounds)
+	}
 	h, err := bench.Start(ctx, bench.Options{Server: self, Image: *image, Pull: *pull, Runtime: *rt, Log: e.Stderr})
 	if err != nil {
 		fmt.Fprintf(e.Stderr, "mcp-sandbox: bench: %v\n", err)

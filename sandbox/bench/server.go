@@ -67,7 +67,13 @@ func startServer(ctx context.Context, o Options, dir string, allow ...string) (*
 	if err != nil {
 		return nil, err
 	}
-	cmd := exec.Command(o.Server, "serve", "--debug")
+	return startServerConfig(ctx, o.Server, dir, cfg)
+}
+
+// startServerConfig runs `bin serve --debug` with the config file cfg and
+// a state directory in dir, and connects an MCP client to it.
+func startServerConfig(ctx context.Context, bin, dir, cfg string) (*server, error) {
+	cmd := exec.Command(bin, "serve", "--debug")
 	cmd.Env = append(os.Environ(), "MCP_SANDBOX_CONFIG="+cfg, "MCP_SANDBOX_STATE_DIR="+filepath.Join(dir, "state"))
 	// The log goes through a pipe of our own, which the server's end of
 	// closes when it exits (and ends w.read).
@@ -86,7 +92,7 @@ func startServer(ctx context.Context, o Options, dir string, allow ...string) (*
 	sess, err := mcpclient.Start(ctx, cmd, mcpclient.Options{Name: "mcp-sandbox-bench", Version: "1.0", TerminateAfter: time.Minute})
 	stderrW.Close()
 	if err != nil {
-		return nil, fmt.Errorf("start %s serve: %w", o.Server, err)
+		return nil, fmt.Errorf("start %s serve: %w", bin, err)
 	}
 	return &server{cmd: cmd, sess: sess, watch: w}, nil
 }

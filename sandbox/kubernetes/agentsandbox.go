@@ -10,7 +10,6 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/client-go/discovery"
 )
 
 // AgentSandboxGroup is the API group of kubernetes-sigs/agent-sandbox's
@@ -31,7 +30,7 @@ var ErrNoAgentSandbox = errors.New("agent-sandbox is not installed")
 // DiscoverAgentSandbox returns the Sandbox resource of the agent-sandbox
 // version the cluster serves that this package knows. A cluster serving the
 // group only in versions it does not know is an error naming them.
-func DiscoverAgentSandbox(d discovery.DiscoveryInterface) (schema.GroupVersionResource, error) {
+func DiscoverAgentSandbox(d discoverer) (schema.GroupVersionResource, error) {
 	groups, err := d.ServerGroups()
 	if err != nil {
 		return schema.GroupVersionResource{}, fmt.Errorf("kubernetes: discover API groups: %w", err)

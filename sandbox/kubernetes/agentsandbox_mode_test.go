@@ -18,7 +18,7 @@ func TestUseAgentSandboxWithoutIt(t *testing.T) {
 		mode    string
 		wantErr bool
 	}{{"always", true}, {"auto", false}, {"", false}, {"never", false}} {
-		b := &Backend{cfg: Config{UseAgentSandbox: c.mode}, cs: fake.NewClientset()}
+		b := &Backend{cfg: Config{UseAgentSandbox: c.mode}, cs: fakeClients(fake.NewClientset())}
 		use, err := b.useAgentSandbox()
 		if use || (err != nil) != c.wantErr {
 			t.Errorf("%q: use %v, err %v; want plain pods, error %v", c.mode, use, err, c.wantErr)
@@ -45,7 +45,7 @@ func TestRuntimeRegistered(t *testing.T) {
 		{"", "runsc", true}, {"", "gvisor", true}, {"", "youki", false},
 		{"kata", "runsc", false}, {"kata", "kata", true}, {"gvisor", "runsc", true},
 	} {
-		b := &Backend{cfg: Config{RuntimeClass: c.class}, cs: fake.NewClientset(classes...)}
+		b := &Backend{cfg: Config{RuntimeClass: c.class}, cs: fakeClients(fake.NewClientset(classes...))}
 		got, err := b.RuntimeRegistered(t.Context(), c.name)
 		if err != nil || got != c.want {
 			t.Errorf("runtime_class %q: RuntimeRegistered(%q) = %v, %v; want %v", c.class, c.name, got, err, c.want)

@@ -10,7 +10,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/dynamic"
-	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 )
@@ -39,7 +38,7 @@ type Config struct {
 type Backend struct {
 	cfg       Config
 	rest      *rest.Config
-	cs        kubernetes.Interface
+	cs        *clients
 	dyn       dynamic.Interface
 	log       *slog.Logger
 	cluster   string // the kubeconfig context's cluster name, for display
@@ -48,6 +47,9 @@ type Backend struct {
 	discoverOnce sync.Once
 	sandboxGVR   schema.GroupVersionResource // agent-sandbox's Sandbox, when served
 	discoverErr  error
+
+	warmMu sync.Mutex
+	warm   warmState
 
 	mu     sync.Mutex
 	policy map[string]corev1.PullPolicy // image → pull policy, from EnsureImage
@@ -91,7 +93,7 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (*Backend, error) {
 			cluster = kc.Cluster
 		}
 	}
-	cs, err := kubernetes.NewForConfig(rc)
+	cs, err := newClients(rc)
 	if err != nil {
 		return nil, fmt.Errorf("kubernetes: context %s: %w", name, err)
 	}
@@ -110,10 +112,10 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (*Backend, error) {
 }
 
 // ping asks the API server its version, within connectTimeout.
-func ping(ctx context.Context, cs kubernetes.Interface) error {
+func ping(ctx context.Context, cs *clients) error {
 	ctx, cancel := context.WithTimeout(ctx, connectTimeout)
 	defer cancel()
-	_, err := cs.Discovery().RESTClient().Get().AbsPath("/version").Do(ctx).Raw()
+	_, err := cs.coreREST.Get().AbsPath("/version").Do(ctx).Raw()
 	return err
 }
 

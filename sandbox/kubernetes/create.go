@@ -32,9 +32,10 @@ func (b *Backend) wrap(what string, err error) error {
 	return fmt.Errorf("kubernetes: %s: %w", what, err)
 }
 
-// Create makes the sandbox's deny-all NetworkPolicy, then its pod (as an
-// agent-sandbox Sandbox, or a plain pod: see Config.UseAgentSandbox), and
-// waits until the pod runs. Its id is the Kubernetes name of both. A pod
+// Create claims the sandbox from its language's warm pool (Config.WarmPool,
+// with agent-sandbox's extensions: createClaimed), or makes its deny-all
+// NetworkPolicy, then its pod (as an agent-sandbox Sandbox, or a plain
+// pod: see Config.UseAgentSandbox), and waits until the pod runs. Its id is the Kubernetes name of both. A pod
 // that cannot start is an error naming why, and is removed.
 func (b *Backend) Create(ctx context.Context, spec backend.ContainerSpec) (string, error) {
 	pod, err := b.podFor(ctx, spec)
@@ -49,7 +50,17 @@ func (b *Backend) Create(ctx context.Context, spec backend.ContainerSpec) (strin
 	if err != nil {
 		return "", err
 	}
-	np, err := b.cs.NetworkingV1().NetworkPolicies(b.namespace).Create(ctx, DenyAll(pod), metav1.CreateOptions{})
+	if useSandbox {
+		at := expires
+		if !hasExpiry {
+			at = time.Now().Add(24 * time.Hour)
+		}
+		id, err := b.createClaimed(ctx, pod, at)
+		if !errors.Is(err, errNoWarmPool) {
+			return id, err
+		}
+	}
+	np, err := b.cs.policies(b.namespace).Create(ctx, DenyAll(pod), metav1.CreateOptions{})
 	if err != nil {
 		return "", b.wrap("create network policy "+pod.Name, err)
 	}
@@ -126,7 +137,7 @@ func (b *Backend) useAgentSandbox() (bool, error) {
 	if mode == "never" {
 		return false, nil
 	}
-	b.discoverOnce.Do(func() { b.sandboxGVR, b.discoverErr = DiscoverAgentSandbox(b.cs.Discovery()) })
+	b.discoverOnce.Do(func() { b.sandboxGVR, b.discoverErr = DiscoverAgentSandbox(b.cs.disc) })
 	switch {
 	case b.discoverErr == nil:
 		return true, nil
@@ -145,7 +156,7 @@ func (b *Backend) createPodOrSandbox(ctx context.Context, pod *corev1.Pod, useSa
 		if hasExpiry {
 			pod.Spec.ActiveDeadlineSeconds = ptr(max(int64(time.Until(expires).Seconds()), 1))
 		}
-		p, err := b.cs.CoreV1().Pods(b.namespace).Create(ctx, pod, metav1.CreateOptions{})
+		p, err := b.cs.pods(b.namespace).Create(ctx, pod, metav1.CreateOptions{})
 		if err != nil {
 			return metav1.OwnerReference{}, b.wrap("create pod "+pod.Name, err)
 		}
@@ -174,7 +185,7 @@ func (b *Backend) createPodOrSandbox(ctx context.Context, pod *corev1.Pod, useSa
 func (b *Backend) ownPolicy(ctx context.Context, name string, owner metav1.OwnerReference) error {
 	patch := fmt.Sprintf(`{"metadata":{"ownerReferences":[{"apiVersion":%q,"kind":%q,"name":%q,"uid":%q}]}}`,
 		owner.APIVersion, owner.Kind, owner.Name, owner.UID)
-	_, err := b.cs.NetworkingV1().NetworkPolicies(b.namespace).Patch(ctx, name, types.MergePatchType, []byte(patch), metav1.PatchOptions{})
+	_, err := b.cs.policies(b.namespace).Patch(ctx, name, types.MergePatchType, []byte(patch), metav1.PatchOptions{})
 	return b.wrap("own network policy "+name, err)
 }
 
@@ -186,7 +197,7 @@ func (b *Backend) waitStarted(ctx context.Context, name string) error {
 	tick := time.NewTicker(200 * time.Millisecond)
 	defer tick.Stop()
 	for {
-		pod, err := b.cs.CoreV1().Pods(b.namespace).Get(ctx, name, metav1.GetOptions{})
+		pod, err := b.cs.pods(b.namespace).Get(ctx, name, metav1.GetOptions{})
 		switch {
 		case err == nil:
 			if running(pod) {
@@ -260,7 +271,7 @@ func cannotStart(pod *corev1.Pod) string {
 func (b *Backend) lastWarning(ctx context.Context, name string) string {
 	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
-	evs, err := b.cs.CoreV1().Events(b.namespace).List(ctx, metav1.ListOptions{
+	evs, err := b.cs.events(b.namespace).List(ctx, metav1.ListOptions{
 		FieldSelector: "involvedObject.kind=Pod,involvedObject.name=" + name,
 	})
 	if err != nil {

@@ -29,11 +29,11 @@ func uniqueSpec(expires time.Time) backend.ContainerSpec {
 // nothingLeft fails t if the namespace still holds a pod or a policy.
 func nothingLeft(ctx context.Context, t *testing.T, b *Backend) {
 	t.Helper()
-	pods, err := b.cs.CoreV1().Pods(b.namespace).List(ctx, metav1.ListOptions{})
+	pods, err := b.cs.pods(b.namespace).List(ctx, metav1.ListOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	nps, err := b.cs.NetworkingV1().NetworkPolicies(b.namespace).List(ctx, metav1.ListOptions{})
+	nps, err := b.cs.policies(b.namespace).List(ctx, metav1.ListOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -121,8 +121,8 @@ func TestExpiryOnCluster(t *testing.T) {
 			deadline := time.Now().Add(60 * time.Second)
 			for {
 				_, sbErr := b.dyn.Resource(b.sandboxGVR).Namespace(b.namespace).Get(ctx, id, metav1.GetOptions{})
-				_, podErr := b.cs.CoreV1().Pods(b.namespace).Get(ctx, id, metav1.GetOptions{})
-				_, npErr := b.cs.NetworkingV1().NetworkPolicies(b.namespace).Get(ctx, id, metav1.GetOptions{})
+				_, podErr := b.cs.pods(b.namespace).Get(ctx, id, metav1.GetOptions{})
+				_, npErr := b.cs.policies(b.namespace).Get(ctx, id, metav1.GetOptions{})
 				if apierrors.IsNotFound(sbErr) && apierrors.IsNotFound(podErr) && apierrors.IsNotFound(npErr) {
 					break
 				}

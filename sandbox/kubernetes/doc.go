@@ -9,7 +9,9 @@
 // agent, copies and stats run through the pods exec subresource
 // (WebSocket, SPDY fallback) with the image's /bin/sh and tar; a kubelet
 // pulls images; Usage reads the container's cgroup (or, under gVisor, the
-// sandbox kernel's /proc) from inside. Not offered yet: package installs
-// (RunHelper), a network other than none, the metrics API. The backend conformance suite runs against a real cluster
+// sandbox kernel's /proc) from inside. With Config.WarmPool, Create claims
+// from agent-sandbox warm pools (warmclaim.go, warmpool.go). Not offered
+// yet: package installs (RunHelper), a network other than none, the
+// metrics API. The backend conformance suite runs against a real cluster
 // (conformance_test.go, .ci/k8s-up).
 package kubernetes

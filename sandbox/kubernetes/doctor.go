@@ -10,8 +10,6 @@ import (
 	authorizationv1 "k8s.io/api/authorization/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/client-go/discovery"
-	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 )
@@ -47,8 +45,6 @@ type Needs struct {
 	Extensions bool
 	// RuntimeClass: the configured RuntimeClass is read.
 	RuntimeClass bool
-	// Metrics: the metrics API serves pods' usage.
-	Metrics bool
 }
 
 // Permissions lists what the backend needs for needs; the README's Role
@@ -74,9 +70,6 @@ func Permissions(needs Needs) []Permission {
 		for _, r := range []string{"sandboxclaims", "sandboxtemplates", "sandboxwarmpools"} {
 			add(ExtensionsGroup, r, "", false, "create", "get", "list", "watch", "delete", "patch")
 		}
-	}
-	if needs.Metrics {
-		add("metrics.k8s.io", "pods", "", false, "get")
 	}
 	if needs.RuntimeClass {
 		add("node.k8s.io", "runtimeclasses", "", true, "get")
@@ -132,13 +125,12 @@ func Doctor(ctx context.Context, cfg Config, log *slog.Logger) *Report {
 		return r
 	}
 	r.Cluster, r.Namespace, r.Server = b.Cluster(), b.Namespace(), b.rest.Host
-	if v, err := b.cs.Discovery().ServerVersion(); err == nil {
+	if v, err := (restDiscovery{b.cs.coreREST}).ServerVersion(); err == nil {
 		r.Version = v.GitVersion
 	}
 	r.add(Check{Name: "context", OK: true, Detail: fmt.Sprintf("%s answers: Kubernetes %s", r.Server, r.Version)})
-	needs := r.checkAgentSandbox(b.cs.Discovery(), b.cfg)
+	needs := r.checkAgentSandbox(b.cs.disc, b.cfg)
 	r.Metrics = servesGroup(b, "metrics.k8s.io")
-	needs.Metrics = r.Metrics
 	needs.RuntimeClass = cfg.RuntimeClass != ""
 	r.checkRuntimeClass(ctx, b)
 	r.checkRBAC(ctx, b, Permissions(needs))
@@ -163,7 +155,7 @@ func contextName(cfg Config) string {
 
 // checkAgentSandbox finds what agent-sandbox serves and what the backend
 // would use by kubernetes.use_agent_sandbox and warm_pool.
-func (r *Report) checkAgentSandbox(d discovery.DiscoveryInterface, cfg Config) Needs {
+func (r *Report) checkAgentSandbox(d discoverer, cfg Config) Needs {
 	gvr, sbErr := DiscoverAgentSandbox(d)
 	if sbErr == nil {
 		r.AgentSandbox = gvr.GroupVersion().String()
@@ -213,7 +205,7 @@ func (r *Report) checkAgentSandbox(d discovery.DiscoveryInterface, cfg Config) N
 
 // servesGroup reports whether the cluster serves the API group.
 func servesGroup(b *Backend, group string) bool {
-	groups, err := b.cs.Discovery().ServerGroups()
+	groups, err := b.cs.disc.ServerGroups()
 	if err != nil {
 		return false
 	}
@@ -232,7 +224,7 @@ func (r *Report) checkRuntimeClass(ctx context.Context, b *Backend) {
 		r.add(Check{Name: "runtime class", OK: true, Detail: "none set: pods run with the cluster's default runtime"})
 		return
 	}
-	rc, err := b.cs.NodeV1().RuntimeClasses().Get(ctx, name, metav1.GetOptions{})
+	rc, err := b.cs.runtimeClasses.Get(ctx, name, metav1.GetOptions{})
 	switch {
 	case err == nil:
 		r.add(Check{Name: "runtime class", OK: true, Detail: fmt.Sprintf("%s (handler %s)", name, rc.Handler)})
@@ -254,7 +246,7 @@ func (r *Report) checkRBAC(ctx context.Context, b *Backend, perms []Permission) 
 	// would make doctor wait seconds for them.
 	rc := rest.CopyConfig(b.rest)
 	rc.QPS, rc.Burst = float32(len(perms)), len(perms)
-	cs, err := kubernetes.NewForConfig(rc)
+	cs, err := newClients(rc)
 	if err != nil {
 		r.add(Check{Name: "rbac", Detail: err.Error()})
 		return
@@ -284,7 +276,7 @@ func (r *Report) checkRBAC(ctx context.Context, b *Backend, perms []Permission) 
 
 // allowed1 asks the API server whether the kubeconfig's user has p in
 // namespace ns.
-func allowed1(ctx context.Context, cs kubernetes.Interface, ns string, p Permission) (bool, error) {
+func allowed1(ctx context.Context, cs *clients, ns string, p Permission) (bool, error) {
 	if p.Cluster {
 		ns = ""
 	}
@@ -293,7 +285,7 @@ func allowed1(ctx context.Context, cs kubernetes.Interface, ns string, p Permiss
 			Namespace: ns, Verb: p.Verb, Group: p.Group, Resource: p.Resource, Subresource: p.Subresource,
 		},
 	}}
-	res, err := cs.AuthorizationV1().SelfSubjectAccessReviews().Create(ctx, ssar, metav1.CreateOptions{})
+	res, err := cs.reviews.Create(ctx, ssar, metav1.CreateOptions{})
 	if err != nil {
 		return false, err
 	}

@@ -36,6 +36,12 @@ func clusterEngine(t *testing.T, readmeRole bool) (*sandbox.Engine, *kubernetes.
 	if readmeRole {
 		kc.Kubeconfig, kc.Namespace = kubernetes.ReadmeRole(t)
 	}
+	return clusterEngineWith(t, kc)
+}
+
+// clusterEngineWith is clusterEngine on a backend of kc.
+func clusterEngineWith(t *testing.T, kc kubernetes.Config) (*sandbox.Engine, *kubernetes.Backend, *config.Config) {
+	t.Helper()
 	be := kubernetes.NewTestBackend(t, kc)
 	cfg := config.Default()
 	cfg.Source = "test-config.toml"

@@ -14,7 +14,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/httpstream"
-	"k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/tools/remotecommand"
 	utilexec "k8s.io/client-go/util/exec"
 
@@ -74,10 +73,10 @@ func (b *Backend) executor(containerID string, argv []string, stdin bool) (remot
 	if !dnsLabel.MatchString(containerID) {
 		return nil, fmt.Errorf("kubernetes: no sandbox pod %q", containerID)
 	}
-	req := b.cs.CoreV1().RESTClient().Post().Resource("pods").Namespace(b.namespace).Name(containerID).
+	req := b.cs.coreREST.Post().Resource("pods").Namespace(b.namespace).Name(containerID).
 		SubResource("exec").VersionedParams(&corev1.PodExecOptions{
 		Container: ContainerName, Command: argv, Stdin: stdin, Stdout: true, Stderr: true,
-	}, scheme.ParameterCodec)
+	}, parameterCodec)
 	ws, err := remotecommand.NewWebSocketExecutor(b.rest, "GET", req.URL().String())
 	if err != nil {
 		return nil, b.wrap("exec", err)
@@ -100,7 +99,7 @@ func (b *Backend) checkUser(ctx context.Context, containerID, user string) error
 	if err != nil {
 		return err
 	}
-	pod, err := b.cs.CoreV1().Pods(b.namespace).Get(ctx, containerID, metav1.GetOptions{})
+	pod, err := b.cs.pods(b.namespace).Get(ctx, containerID, metav1.GetOptions{})
 	if err != nil {
 		return b.wrap("get pod "+containerID, err)
 	}

@@ -19,7 +19,7 @@ var _ backend.Expirer = (*Backend)(nil)
 // agent-sandbox the cluster ends a sandbox at its creation-time expiry
 // (created + idle TTL), used or not.
 func (b *Backend) Expire(ctx context.Context, containerID string, at time.Time) error {
-	pod, err := b.cs.CoreV1().Pods(b.namespace).Get(ctx, containerID, metav1.GetOptions{})
+	pod, err := b.cs.pods(b.namespace).Get(ctx, containerID, metav1.GetOptions{})
 	if err != nil {
 		return b.wrap("get pod "+containerID, err)
 	}
@@ -28,6 +28,13 @@ func (b *Backend) Expire(ctx context.Context, containerID string, at time.Time) 
 	}
 	if _, err := b.useAgentSandbox(); err != nil {
 		return err
+	}
+	claim, sandbox, err := claimed(pod)
+	if err != nil {
+		return err
+	}
+	if claim != "" {
+		return b.expireClaim(ctx, claim, sandbox, at)
 	}
 	patch := fmt.Appendf(nil, `{"spec":{"shutdownTime":%q}}`, at.UTC().Format(time.RFC3339))
 	_, err = b.dyn.Resource(b.sandboxGVR).Namespace(b.namespace).Patch(ctx, containerID, types.MergePatchType, patch, metav1.PatchOptions{})

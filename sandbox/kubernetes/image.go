@@ -43,7 +43,7 @@ func (b *Backend) EnsureImage(ctx context.Context, image, policy string, progres
 		return backend.ImageInfo{ID: canonicalImage(image)}, nil
 	}
 	want := canonicalImage(image)
-	nodes, err := b.cs.CoreV1().Nodes().List(ctx, metav1.ListOptions{})
+	nodes, err := b.cs.nodes.List(ctx, metav1.ListOptions{})
 	if apierrors.IsForbidden(err) {
 		// A Role without the nodes (a cluster-scoped read) cannot look:
 		// Create reports the kubelet's ErrImageNeverPull instead.
@@ -95,7 +95,7 @@ func canonicalImage(ref string) string {
 // binary copied into sandboxes is chosen by it; a cluster of mixed
 // architectures would need the pod's node instead).
 func (b *Backend) EngineArch(ctx context.Context) (string, error) {
-	nodes, err := b.cs.CoreV1().Nodes().List(ctx, metav1.ListOptions{Limit: 1})
+	nodes, err := b.cs.nodes.List(ctx, metav1.ListOptions{Limit: 1})
 	if err != nil {
 		return "", b.wrap("list nodes", err)
 	}

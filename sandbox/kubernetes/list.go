@@ -18,22 +18,32 @@ const contractPrefix = "io.mcp-sandbox."
 
 // List returns the sandbox pods of the namespace (label
 // io.mcp-sandbox.managed), with their contract labels as the engine set
-// them (from the annotations, which keep values a label cannot hold).
+// them (from the annotations, which keep values a label cannot hold);
+// a warm pool's unclaimed pods are not sandboxes yet.
 func (b *Backend) List(ctx context.Context) ([]backend.ContainerInfo, error) {
-	pods, err := b.cs.CoreV1().Pods(b.namespace).List(ctx, metav1.ListOptions{LabelSelector: backend.LabelManaged})
+	pods, err := b.cs.pods(b.namespace).List(ctx, metav1.ListOptions{LabelSelector: backend.LabelManaged})
 	if err != nil {
 		return nil, b.wrap("list pods", err)
 	}
 	out := make([]backend.ContainerInfo, 0, len(pods.Items))
 	for i := range pods.Items {
+		if unclaimed(&pods.Items[i]) {
+			continue
+		}
 		out = append(out, info(&pods.Items[i]))
 	}
 	return out, nil
 }
 
+// unclaimed reports whether pod waits in a warm pool: no sandbox yet, so
+// not listed (nor removed by an owner or expiry sweep).
+func unclaimed(pod *corev1.Pod) bool {
+	return pod.Labels[LabelWarmPool] != "" && pod.Annotations[AnnotationClaim] == ""
+}
+
 // Inspect describes one pod by id, managed or not.
 func (b *Backend) Inspect(ctx context.Context, containerID string) (backend.ContainerInfo, error) {
-	pod, err := b.cs.CoreV1().Pods(b.namespace).Get(ctx, containerID, metav1.GetOptions{})
+	pod, err := b.cs.pods(b.namespace).Get(ctx, containerID, metav1.GetOptions{})
 	if err != nil {
 		return backend.ContainerInfo{}, b.wrap("inspect pod "+containerID, err)
 	}

@@ -41,3 +41,7 @@ func objectName(name string) string {
 	sum := sha256.Sum256([]byte(name))
 	return backend.NamePrefix + hex.EncodeToString(sum[:10])
 }
+
+// AnnotationClaim is the annotation of a sandbox pod claimed from a warm
+// pool: the name of its SandboxClaim, which Remove and Expire act on.
+const AnnotationClaim = "k8s.mcp-sandbox.io/claim"

@@ -20,7 +20,7 @@ var _ backend.RuntimeChecker = (*Backend)(nil)
 // the cluster has such a RuntimeClass.
 func (b *Backend) RuntimeRegistered(ctx context.Context, name string) (bool, error) {
 	if b.cfg.RuntimeClass != "" {
-		rc, err := b.cs.NodeV1().RuntimeClasses().Get(ctx, b.cfg.RuntimeClass, metav1.GetOptions{})
+		rc, err := b.cs.runtimeClasses.Get(ctx, b.cfg.RuntimeClass, metav1.GetOptions{})
 		if err != nil {
 			return false, b.wrap("get runtime class "+b.cfg.RuntimeClass, err)
 		}
@@ -33,7 +33,7 @@ func (b *Backend) RuntimeRegistered(ctx context.Context, name string) (bool, err
 	if rc != nil {
 		return true, nil
 	}
-	_, err = b.cs.NodeV1().RuntimeClasses().Get(ctx, name, metav1.GetOptions{})
+	_, err = b.cs.runtimeClasses.Get(ctx, name, metav1.GetOptions{})
 	if apierrors.IsNotFound(err) {
 		return false, nil
 	}
@@ -43,7 +43,7 @@ func (b *Backend) RuntimeRegistered(ctx context.Context, name string) (bool, err
 // classForHandler returns a RuntimeClass whose handler is handler (the
 // configured runtime_class first), or nil.
 func (b *Backend) classForHandler(ctx context.Context, handler string) (*nodev1.RuntimeClass, error) {
-	list, err := b.cs.NodeV1().RuntimeClasses().List(ctx, metav1.ListOptions{})
+	list, err := b.cs.runtimeClasses.List(ctx, metav1.ListOptions{})
 	if err != nil {
 		return nil, b.wrap("list runtime classes", err)
 	}
@@ -74,14 +74,14 @@ func (b *Backend) runtimeClass(ctx context.Context, runtime string) (class, hand
 		if b.cfg.RuntimeClass == "" {
 			return "", "", nil
 		}
-		rc, err := b.cs.NodeV1().RuntimeClasses().Get(ctx, b.cfg.RuntimeClass, metav1.GetOptions{})
+		rc, err := b.cs.runtimeClasses.Get(ctx, b.cfg.RuntimeClass, metav1.GetOptions{})
 		if err != nil {
 			return "", "", fmt.Errorf("kubernetes: runtime_class %q: %w", b.cfg.RuntimeClass, err)
 		}
 		return rc.Name, rc.Handler, nil
 	}
 	if b.cfg.RuntimeClass != "" {
-		rc, err := b.cs.NodeV1().RuntimeClasses().Get(ctx, b.cfg.RuntimeClass, metav1.GetOptions{})
+		rc, err := b.cs.runtimeClasses.Get(ctx, b.cfg.RuntimeClass, metav1.GetOptions{})
 		if err != nil {
 			return "", "", fmt.Errorf("kubernetes: runtime_class %q: %w", b.cfg.RuntimeClass, err)
 		}

@@ -24,7 +24,7 @@ func (b *Backend) WaitExit(ctx context.Context, containerID string) (backend.Con
 		return backend.ContainerExit{Removed: true}, nil
 	}
 	for {
-		pod, err := b.cs.CoreV1().Pods(b.namespace).Get(ctx, containerID, metav1.GetOptions{})
+		pod, err := b.cs.pods(b.namespace).Get(ctx, containerID, metav1.GetOptions{})
 		if apierrors.IsNotFound(err) {
 			return backend.ContainerExit{Removed: true}, nil
 		}
@@ -34,7 +34,7 @@ func (b *Backend) WaitExit(ctx context.Context, containerID string) (backend.Con
 		if ex, ok := exited(pod); ok {
 			return ex, nil
 		}
-		w, err := b.cs.CoreV1().Pods(b.namespace).Watch(ctx, metav1.ListOptions{
+		w, err := b.cs.pods(b.namespace).Watch(ctx, metav1.ListOptions{
 			FieldSelector:   fields.OneTermEqualSelector("metadata.name", containerID).String(),
 			ResourceVersion: pod.ResourceVersion,
 		})

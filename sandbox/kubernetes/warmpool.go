@@ -19,7 +19,6 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/watch"
-	"k8s.io/client-go/discovery"
 	"k8s.io/client-go/dynamic"
 
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/backend"
@@ -47,7 +46,7 @@ type Extensions struct {
 // DiscoverExtensions returns the resources of the extensions' version the
 // cluster serves that this package knows; a cluster serving the group only
 // in other versions is an error naming them.
-func DiscoverExtensions(d discovery.DiscoveryInterface) (Extensions, error) {
+func DiscoverExtensions(d discoverer) (Extensions, error) {
 	v, err := discoverVersion(d, ExtensionsGroup, extensionsVersions)
 	if errors.Is(err, errGroupAbsent) {
 		return Extensions{}, ErrNoExtensions
@@ -67,7 +66,7 @@ var errGroupAbsent = errors.New("API group not served")
 
 // discoverVersion returns the first of known that the cluster serves of
 // group; errGroupAbsent when it serves none of the group.
-func discoverVersion(d discovery.DiscoveryInterface, group string, known []string) (string, error) {
+func discoverVersion(d discoverer, group string, known []string) (string, error) {
 	groups, err := d.ServerGroups()
 	if err != nil {
 		return "", fmt.Errorf("kubernetes: discover API groups: %w", err)
@@ -111,11 +110,11 @@ func NewWarmPools(dyn dynamic.Interface, sandboxes schema.GroupVersionResource, 
 // wrapping ErrNoAgentSandbox or ErrNoExtensions when the cluster lacks
 // agent-sandbox or its extensions.
 func (b *Backend) WarmPools() (*WarmPools, error) {
-	sandboxes, err := DiscoverAgentSandbox(b.cs.Discovery())
+	sandboxes, err := DiscoverAgentSandbox(b.cs.disc)
 	if err != nil {
 		return nil, err
 	}
-	ext, err := DiscoverExtensions(b.cs.Discovery())
+	ext, err := DiscoverExtensions(b.cs.disc)
 	if err != nil {
 		return nil, err
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"testing"
@@ -210,5 +211,69 @@ func waitGone(ctx context.Context, t *testing.T, cs *kubernetes.Clientset, ns, i
 			t.Fatalf("sandbox %s released: its pod still there after 60 s (err %v)", id, err)
 		}
 		time.Sleep(250 * time.Millisecond)
+	}
+}
+
+// What a warm pool's template holds is what every sandbox shares; the
+// sandbox's own labels and annotations (id, owner, client, expiry, name)
+// go with its claim, and the name is no part of the template.
+func TestSplitShared(t *testing.T) {
+	pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{
+		Name: "mcp-sandbox-abc",
+		Labels: map[string]string{
+			backend.LabelManaged: "true", "io.mcp-sandbox.language": "python", "io.mcp-sandbox.installation": "i1",
+			backend.LabelID: "abc", backend.LabelOwner: "o1", "io.mcp-sandbox.client": "c",
+		},
+		Annotations: map[string]string{
+			backend.LabelID: "abc", "io.mcp-sandbox.expires-at": "2030-01-01T00:00:00Z",
+			AnnotationName: "n", AnnotationRuntime: "runsc", AnnotationAgentSandbox: "true",
+		},
+	}}
+	tmpl, labels, annotations := splitShared(pod)
+	if tmpl.Name != "" || pod.Name == "" {
+		t.Errorf("template name %q (pod %q), want none and the pod's kept", tmpl.Name, pod.Name)
+	}
+	for _, c := range []struct {
+		what string
+		got  map[string]string
+		want []string
+	}{
+		{"template labels", tmpl.Labels, []string{backend.LabelManaged, "io.mcp-sandbox.installation", "io.mcp-sandbox.language"}},
+		{"template annotations", tmpl.Annotations, []string{AnnotationAgentSandbox, AnnotationRuntime}},
+		{"claim labels", labels, []string{"io.mcp-sandbox.client", backend.LabelID, backend.LabelOwner}},
+		{"claim annotations", annotations, []string{AnnotationName, backend.LabelID, "io.mcp-sandbox.expires-at"}},
+	} {
+		if got := slices.Sorted(maps.Keys(c.got)); !slices.Equal(got, slices.Sorted(slices.Values(c.want))) {
+			t.Errorf("%s: %v, want %v", c.what, got, c.want)
+		}
+	}
+	if len(pod.Labels) != 6 || len(pod.Annotations) != 5 {
+		t.Errorf("splitShared changed the pod: %v %v", pod.Labels, pod.Annotations)
+	}
+}
+
+// A pod of a warm pool is a sandbox once claimed; its claim and Sandbox
+// are read off it, and a claim name that is no object name is refused.
+func TestClaimedPod(t *testing.T) {
+	for _, c := range []struct {
+		labels, annotations map[string]string
+		unclaimed           bool
+		claim, sandbox      string
+		wantErr             bool
+	}{
+		{labels: map[string]string{LabelWarmPool: "p"}, unclaimed: true},
+		{labels: map[string]string{LabelWarmPool: "p"}, annotations: map[string]string{AnnotationClaim: "c1"}, claim: "c1", sandbox: "sb1"},
+		{annotations: map[string]string{AnnotationClaim: "../x"}, wantErr: true},
+		{},
+	} {
+		pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "p1", Labels: c.labels, Annotations: c.annotations,
+			OwnerReferences: []metav1.OwnerReference{{Kind: "Sandbox", Name: "sb1"}}}}
+		if got := unclaimed(pod); got != c.unclaimed {
+			t.Errorf("%v %v: unclaimed %v, want %v", c.labels, c.annotations, got, c.unclaimed)
+		}
+		claim, sb, err := claimed(pod)
+		if (err != nil) != c.wantErr || (err == nil && (claim != c.claim || (claim != "" && sb != c.sandbox))) {
+			t.Errorf("%v: claimed = %q, %q, %v; want %q, %q, error %v", c.annotations, claim, sb, err, c.claim, c.sandbox, c.wantErr)
+		}
 	}
 }
