@@ -164,3 +164,11 @@ func statusLine(items []menuItem) string {
 	}
 	return items[0].Label
 }
+
+// tail is the last n bytes of s, marked as cut when it is.
+func tail(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return "[…]" + s[len(s)-n:]
+}

@@ -330,7 +330,11 @@ func watchWindow(t *testing.T, ctx context.Context, p *trayProc, pid int) (v soa
 		}
 		if tab == ui.TabSandboxes && p.windowTab() == tab {
 			// Select a row, then the one below, as they come and go.
+			// Apart by more than a double click's time: a tall row
+			// (long names wrap) can hold both points, and two quick
+			// clicks on one row open its details over the tabs.
 			p.clickAt(300, 140)
+			time.Sleep(ui.DoubleClick + 100*time.Millisecond)
 			p.clickAt(300, 200)
 			if !shot && time.Now().After(midway) {
 				windowShown(t, p, "soak-sandboxes-midway")

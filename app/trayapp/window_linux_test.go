@@ -99,8 +99,16 @@ func TestWindowProcess(t *testing.T) {
 					t.Errorf("window --tab %s --size %s exited with %v:\n%s", tab, size, err, stderr.String())
 				}
 			case <-time.After(20 * time.Second):
-				cmd.Process.Kill()
-				t.Errorf("window --tab %s did not end within 20 s of SIGTERM", tab)
+				// Go's SIGQUIT handler writes every goroutine's stack to
+				// stderr: what the window was stuck on.
+				cmd.Process.Signal(syscall.SIGQUIT)
+				select {
+				case <-done:
+				case <-time.After(3 * time.Second):
+					cmd.Process.Kill()
+					<-done
+				}
+				t.Errorf("window --tab %s did not end within 20 s of SIGTERM; its stderr (goroutines after SIGQUIT):\n%s", tab, tail(stderr.String(), 64<<10))
 			}
 		}
 	}

@@ -233,7 +233,7 @@ func overlayText(o fyne.CanvasObject) string {
 	return b.String()
 }
 
-// A double click on a row (two clicks on it within doubleClick) opens its
+// A double click on a row (two clicks on it within DoubleClick) opens its
 // details; one click only selects it.
 func TestSandboxRowDoubleClickOpensDetails(t *testing.T) {
 	w, _ := newWindow(t)

@@ -87,8 +87,8 @@ var sandboxColumns = []struct {
 // selected.
 const selectText = "Select a sandbox to see its full id, image and limits; double-click it (or Details…) for what ran in it and its files."
 
-// doubleClick is how soon a second click on a row opens its details.
-const doubleClick = 500 * time.Millisecond
+// DoubleClick is how soon a second click on a row opens its details.
+const DoubleClick = 500 * time.Millisecond
 
 // emptyText is what the tab says when there is no sandbox.
 const emptyText = "No sandboxes are running. They appear here as soon as an AI client creates one."
@@ -124,7 +124,7 @@ func newSandboxesTab(w *Window, act SandboxActions) *SandboxesTab {
 			t.showDetails()
 			t.grid.selectionMoved()
 			// A second click on the row soon after opens its details.
-			if key == t.lastClick && id.Row == t.lastRow && time.Since(t.lastAt) < doubleClick {
+			if key == t.lastClick && id.Row == t.lastRow && time.Since(t.lastAt) < DoubleClick {
 				t.OpenDetails(key)
 			}
 			t.lastClick, t.lastRow, t.lastAt = key, id.Row, time.Now()

@@ -29,10 +29,10 @@ func (b *Backend) Attach(ctx context.Context, containerID string, spec backend.E
 	}
 	p := &attached{
 		b: b, containerID: containerID, execID: execID, user: spec.User, hj: hj,
-		pid:  &pidWriter{next: orDiscard(spec.Stdout), ready: make(chan struct{})},
+		pid:  backend.NewPIDWriter(backend.OrDiscard(spec.Stdout)),
 		done: make(chan struct{}),
 	}
-	stderr := orDiscard(spec.Stderr)
+	stderr := backend.OrDiscard(spec.Stderr)
 	go func() {
 		// Owned by p: it ends when the process exits or Close cuts the
 		// connection.
@@ -49,7 +49,7 @@ type attached struct {
 	execID      string
 	user        string
 	hj          types.HijackedResponse
-	pid         *pidWriter
+	pid         *backend.PIDWriter
 	done        chan struct{}
 
 	writeMu   sync.Mutex
@@ -70,11 +70,11 @@ func (p *attached) Done() <-chan struct{} { return p.done }
 // announces.
 func (p *attached) PID(ctx context.Context) int {
 	select {
-	case <-p.pid.ready:
+	case <-p.pid.Ready():
 	case <-p.done:
 	case <-ctx.Done():
 	}
-	return p.pid.get()
+	return p.pid.PID()
 }
 
 // Wait waits for the process to end and returns its exit code.

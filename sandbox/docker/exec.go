@@ -1,12 +1,10 @@
 package docker
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"io"
 	"strconv"
-	"sync"
 	"time"
 
 	"github.com/docker/docker/api/types"
@@ -56,8 +54,8 @@ func (b *Backend) Exec(ctx context.Context, containerID string, spec backend.Exe
 	}
 	defer hj.Close()
 
-	pid := &pidWriter{next: orDiscard(spec.Stdout), ready: make(chan struct{})}
-	stderr := orDiscard(spec.Stderr)
+	pid := backend.NewPIDWriter(backend.OrDiscard(spec.Stdout))
+	stderr := backend.OrDiscard(spec.Stderr)
 	copied := make(chan error, 1)
 	go func() {
 		_, err := stdcopy.StdCopy(pid, stderr, hj.Reader)
@@ -118,12 +116,12 @@ func (b *Backend) Exec(ctx context.Context, containerID string, spec backend.Exe
 // killExec kills the process tree of an exec whose PID was announced, with
 // a context that outlives the cancelled one. It reports whether the kill
 // could be started (not when the container has stopped).
-func (b *Backend) killExec(ctx context.Context, containerID string, pid *pidWriter, user string) bool {
+func (b *Backend) killExec(ctx context.Context, containerID string, pid *backend.PIDWriter, user string) bool {
 	select {
-	case <-pid.ready:
+	case <-pid.Ready():
 	case <-time.After(2 * time.Second):
 	}
-	p := pid.get()
+	p := pid.PID()
 	if p <= 1 {
 		b.log.Warn("exec cancelled before it announced its pid; cannot kill its tree", "container", containerID)
 		return true
@@ -160,63 +158,6 @@ func (b *Backend) KillTree(ctx context.Context, containerID string, pid int, use
 	defer hj.Close()
 	_, _ = io.Copy(io.Discard, hj.Reader)
 	return nil
-}
-
-// pidWriter takes the first line of the stream (the PID the wrapper echoes)
-// and passes the rest on.
-type pidWriter struct {
-	next  io.Writer
-	ready chan struct{}
-
-	mu   sync.Mutex
-	buf  []byte
-	pid  int
-	done bool
-}
-
-func (w *pidWriter) Write(p []byte) (int, error) {
-	n := len(p)
-	w.mu.Lock()
-	if !w.done {
-		w.buf = append(w.buf, p...)
-		i := bytes.IndexByte(w.buf, '\n')
-		if i < 0 {
-			if len(w.buf) > 32 { // not a PID line: give up and pass it on
-				p, w.buf, w.done = w.buf, nil, true
-				close(w.ready)
-				w.mu.Unlock()
-				_, err := w.next.Write(p)
-				return n, err
-			}
-			w.mu.Unlock()
-			return n, nil
-		}
-		w.pid, _ = strconv.Atoi(string(w.buf[:i]))
-		p = w.buf[i+1:]
-		w.buf, w.done = nil, true
-		close(w.ready)
-	}
-	w.mu.Unlock()
-	if len(p) == 0 {
-		return n, nil
-	}
-	if _, err := w.next.Write(p); err != nil {
-		return n, err
-	}
-	return n, nil
-}
-
-func (w *pidWriter) get() int {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return w.pid
-}
-
-func orDiscard(w io.Writer) io.Writer {
-	if w == nil {
-		return io.Discard
-	}
-	return w
 }
 
 // cleanupContext returns a context for clean-up work that must happen even

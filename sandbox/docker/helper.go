@@ -101,7 +101,7 @@ func (b *Backend) RunHelper(ctx context.Context, containerID string, spec backen
 	}
 	status, err = b.Exec(ctx, resp.ID, backend.ExecSpec{
 		Cmd: spec.Cmd, Env: spec.Env, User: spec.User, WorkDir: backend.Workspace,
-		Stdout: orDiscard(spec.Stdout), Stderr: orDiscard(spec.Stderr),
+		Stdout: backend.OrDiscard(spec.Stdout), Stderr: backend.OrDiscard(spec.Stderr),
 	})
 	if err != nil || status.ExitCode != 0 || spec.Collect == "" || spec.Into == nil {
 		return status, err

@@ -38,7 +38,7 @@ func (b *Backend) Attach(ctx context.Context, containerID string, spec backend.E
 	sctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	p := &attached{
 		b: b, containerID: containerID, stdin: pw, out: out, cancel: cancel,
-		pid:  &pidWriter{next: out.stdout(), ready: make(chan struct{})},
+		pid:  backend.NewPIDWriter(out.stdout()),
 		done: make(chan struct{}),
 	}
 	go func() {
@@ -61,7 +61,7 @@ type attached struct {
 	containerID string
 	stdin       *io.PipeWriter
 	out         *output
-	pid         *pidWriter
+	pid         *backend.PIDWriter
 	cancel      context.CancelFunc
 	done        chan struct{}
 
@@ -85,11 +85,11 @@ func (p *attached) Done() <-chan struct{} { return p.done }
 // PID waits (at most until ctx ends) for the PID the wrapper announces.
 func (p *attached) PID(ctx context.Context) int {
 	select {
-	case <-p.pid.ready:
+	case <-p.pid.Ready():
 	case <-p.done:
 	case <-ctx.Done():
 	}
-	return p.pid.get()
+	return p.pid.PID()
 }
 
 // Wait waits for the process to end and returns its exit code (-1 when

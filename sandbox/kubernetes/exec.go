@@ -140,7 +140,7 @@ func (b *Backend) Exec(ctx context.Context, containerID string, spec backend.Exe
 	out := newOutput(spec.Stdout, spec.Stderr)
 	trailer := newTrailerWriter(out.stdout(), "\n"+nonce+" ")
 	errTrailer := newTrailerWriter(out.stderr(), "\n"+nonce+" ")
-	pid := &pidWriter{next: trailer, ready: make(chan struct{})}
+	pid := backend.NewPIDWriter(trailer)
 	// The stream's own context: it outlives ctx until the kill is done.
 	sctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	defer cancel()
@@ -194,7 +194,7 @@ type execRun struct {
 
 // cancelled ends an Exec whose ctx ended: it kills the process tree, lets
 // the stream end on its own for a moment, then cuts it.
-func (b *Backend) cancelled(ctx context.Context, containerID string, pid *pidWriter, r *execRun) (backend.ExecStatus, error) {
+func (b *Backend) cancelled(ctx context.Context, containerID string, pid *backend.PIDWriter, r *execRun) (backend.ExecStatus, error) {
 	grace := 2 * time.Second
 	if !b.killPID(ctx, containerID, pid) {
 		grace = 0
@@ -225,12 +225,12 @@ func (b *Backend) cancelled(ctx context.Context, containerID string, pid *pidWri
 // killPID kills the process tree of an exec whose PID was announced, with
 // a context that outlives the cancelled one. It reports whether the kill
 // ran.
-func (b *Backend) killPID(ctx context.Context, containerID string, pid *pidWriter) bool {
+func (b *Backend) killPID(ctx context.Context, containerID string, pid *backend.PIDWriter) bool {
 	select {
-	case <-pid.ready:
+	case <-pid.Ready():
 	case <-time.After(2 * time.Second):
 	}
-	p := pid.get()
+	p := pid.PID()
 	if p <= 1 {
 		b.log.Warn("exec cancelled before it announced its pid; cannot kill its tree", "pod", containerID)
 		return false

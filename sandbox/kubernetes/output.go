@@ -5,6 +5,8 @@ import (
 	"io"
 	"strconv"
 	"sync"
+
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox/backend"
 )
 
 // output hands a process's stdout and stderr to the caller's writers one
@@ -18,7 +20,7 @@ type output struct {
 }
 
 func newOutput(stdout, stderr io.Writer) *output {
-	return &output{out: orDiscard(stdout), err: orDiscard(stderr)}
+	return &output{out: backend.OrDiscard(stdout), err: backend.OrDiscard(stderr)}
 }
 
 func (o *output) stdout() io.Writer { return outWriter{o, false} }
@@ -50,60 +52,6 @@ func (w outWriter) Write(p []byte) (int, error) {
 		return 0, err
 	}
 	return len(p), nil
-}
-
-// pidWriter takes the first line of the stream (the PID the wrapper
-// echoes) and passes the rest on.
-type pidWriter struct {
-	next  io.Writer
-	ready chan struct{}
-
-	mu   sync.Mutex
-	buf  []byte
-	pid  int
-	done bool
-}
-
-func (w *pidWriter) Write(p []byte) (int, error) {
-	n := len(p)
-	w.mu.Lock()
-	if !w.done {
-		w.buf = append(w.buf, p...)
-		i := bytes.IndexByte(w.buf, '\n')
-		if i < 0 && len(w.buf) <= 32 {
-			w.mu.Unlock()
-			return n, nil
-		}
-		if i >= 0 {
-			w.pid, _ = strconv.Atoi(string(w.buf[:i]))
-			p = w.buf[i+1:]
-		} else { // not a PID line: give up and pass it on
-			p = w.buf
-		}
-		w.buf, w.done = nil, true
-		close(w.ready)
-	}
-	w.mu.Unlock()
-	if len(p) == 0 {
-		return n, nil
-	}
-	if _, err := w.next.Write(p); err != nil {
-		return n, err
-	}
-	return n, nil
-}
-
-func (w *pidWriter) get() int {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return w.pid
-}
-
-func orDiscard(w io.Writer) io.Writer {
-	if w == nil {
-		return io.Discard
-	}
-	return w
 }
 
 // trailerWriter passes a stream on until the trailer line that starts with
