@@ -68,7 +68,7 @@ func timedCall(t *testing.T, sess *mcp.ClientSession, limit time.Duration, name 
 func TestAttackStoppedAgent(t *testing.T) {
 	testenv.Docker(t, testenv.PythonImage)
 	h := newFenceHome(t)
-	sess := startFenceServer(t, h, "[limits]\nexec_timeout_seconds = 6\nmax_sandboxes = 1000\n")
+	sess := startFenceServer(t, serverEnv, h, "[limits]\nexec_timeout_seconds = 6\nmax_sandboxes = 1000\n")
 	id := createWith(t, sess, nil)
 	mustOK(t, call(t, sess, "write_file", map[string]any{"sandbox_id": id, "path": "small.txt", "content": "small"}), "write_file")
 	// A bound generous enough for a slow engine, far below "for ever".
@@ -256,8 +256,12 @@ func TestAttackHostileAgent(t *testing.T) {
 // in bounded time; copy_out makes none of the special files on the host.
 func TestAttackSpecialFilesInCopies(t *testing.T) {
 	testenv.Docker(t, testenv.PythonImage)
+	attackSpecialFilesInCopies(t, serverEnv)
+}
+
+func attackSpecialFilesInCopies(t *testing.T, env backendEnv) {
 	h := newFenceHome(t)
-	sess := startFenceServer(t, h, "[limits]\nmax_sandboxes = 1000\n")
+	sess := startFenceServer(t, env, h, "[limits]\nmax_sandboxes = 1000\n")
 	id := createWith(t, sess, nil)
 	const limit = 60 * time.Second
 
@@ -352,7 +356,7 @@ func TestAttackSpecialFilesInCopies(t *testing.T) {
 func TestAttackEnvReachesServerProcesses(t *testing.T) {
 	testenv.Docker(t, testenv.PythonImage)
 	h := newFenceHome(t)
-	sess := startFenceServer(t, h, "[limits]\nmax_sandboxes = 1000\n")
+	sess := startFenceServer(t, serverEnv, h, "[limits]\nmax_sandboxes = 1000\n")
 	hostile := map[string]any{
 		"TAR_OPTIONS": "--to-command=/workspace/evil/mark",
 		"ENV":         "/workspace/evil/mark",
@@ -426,7 +430,7 @@ func TestAttackEnvReachesServerProcesses(t *testing.T) {
 func TestAttackReadEndlessFiles(t *testing.T) {
 	testenv.Docker(t, testenv.PythonImage)
 	h := newFenceHome(t)
-	sess := startFenceServer(t, h, "[limits]\nmax_sandboxes = 1000\n")
+	sess := startFenceServer(t, serverEnv, h, "[limits]\nmax_sandboxes = 1000\n")
 	id := createWith(t, sess, nil)
 	const limit = 60 * time.Second
 	res, took := timedCall(t, sess, limit, "sandbox_exec", map[string]any{"sandbox_id": id, "command": `set -e; mkfifo fifo; ln -s /dev/zero zero; ` +
