@@ -32,6 +32,8 @@ func TestAttacksOnCluster(t *testing.T) {
 		{"SpecialFilesInCopies", attackSpecialFilesInCopies},
 		{"HostSwapDuringCopyOut", func(t *testing.T, env backendEnv) { attackHostSwapDuringCopyOut(t, env, 60) }},
 		{"SandboxSwapDuringRead", func(t *testing.T, env backendEnv) { attackSandboxSwapDuringRead(t, env, 60) }},
+		{"ReadDenyOtherNames", attackReadDenyOtherNames},
+		{"WriteDenyHome", attackWriteDenyHome},
 		{"FloodServerMemory", attackFloodServerMemory},
 	} {
 		t.Run(a.name, func(t *testing.T) { a.attack(t, k.serverEnv) })
