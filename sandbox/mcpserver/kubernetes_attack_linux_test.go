@@ -15,12 +15,13 @@ import (
 // cluster: its watchdog's removal, and the pod's deletion by the kubelet.
 const k8sGoneWithin = 30 * time.Second
 
-// The fence and memory-budget attacks on the real server with backend.kind = "kubernetes",
-// on the test cluster MCP_SANDBOX_TEST_KUBECONFIG names (skipped without
-// it): the same attacks as on Docker (TestAttack*), each against a server
-// of its own in the test's namespace. The swap races run fewer rounds
-// than on Docker, each copy being a pods/exec round trip through the API
-// server.
+// The attacks of the fence, budget and agent issues on the real server
+// with backend.kind = "kubernetes", on the test cluster
+// MCP_SANDBOX_TEST_KUBECONFIG names (skipped without it): the same
+// attacks as on Docker (TestAttack*), each against a server of its own in
+// the test's namespace, in parallel (-parallel bounds them). The swap
+// races run 40 rounds rather than Docker's 300, each copy being a
+// pods/exec round trip through the API server.
 func TestAttacksOnCluster(t *testing.T) {
 	k := testKube(t)
 	for _, a := range []struct {
@@ -30,13 +31,22 @@ func TestAttacksOnCluster(t *testing.T) {
 		{"CopyOutTarOptionsLinks", attackCopyOutTarOptionsLinks},
 		{"ConcurrentCopyOut", attackConcurrentCopyOut},
 		{"SpecialFilesInCopies", attackSpecialFilesInCopies},
-		{"HostSwapDuringCopyOut", func(t *testing.T, env backendEnv) { attackHostSwapDuringCopyOut(t, env, 60) }},
-		{"SandboxSwapDuringRead", func(t *testing.T, env backendEnv) { attackSandboxSwapDuringRead(t, env, 60) }},
+		{"HostSwapDuringCopyOut", func(t *testing.T, env backendEnv) { attackHostSwapDuringCopyOut(t, env, 40) }},
+		{"SandboxSwapDuringRead", func(t *testing.T, env backendEnv) { attackSandboxSwapDuringRead(t, env, 40) }},
 		{"ReadDenyOtherNames", attackReadDenyOtherNames},
 		{"WriteDenyHome", attackWriteDenyHome},
 		{"FloodServerMemory", attackFloodServerMemory},
+		{"StoppedAgent", attackStoppedAgent},
+		{"HostileAgent", attackHostileAgent},
+		{"EnvReachesServerProcesses", attackEnvReachesServerProcesses},
+		{"ReadEndlessFiles", attackReadEndlessFiles},
+		{"AgentBadAnswerEndsIt", attackAgentBadAnswerEndsIt},
+		{"HostileAgentStreams", attackHostileAgentStreams},
 	} {
-		t.Run(a.name, func(t *testing.T) { a.attack(t, k.serverEnv) })
+		t.Run(a.name, func(t *testing.T) {
+			t.Parallel()
+			a.attack(t, k.serverEnv)
+		})
 	}
 }
 
