@@ -67,8 +67,12 @@ func timedCall(t *testing.T, sess *mcp.ClientSession, limit time.Duration, name 
 // runs in a fresh one.
 func TestAttackStoppedAgent(t *testing.T) {
 	testenv.Docker(t, testenv.PythonImage)
+	attackStoppedAgent(t, serverEnv)
+}
+
+func attackStoppedAgent(t *testing.T, env backendEnv) {
 	h := newFenceHome(t)
-	sess := startFenceServer(t, h, "[limits]\nexec_timeout_seconds = 6\nmax_sandboxes = 1000\n")
+	sess := startFenceServer(t, env, h, "[limits]\nexec_timeout_seconds = 6\nmax_sandboxes = 1000\n")
 	id := createWith(t, sess, nil)
 	mustOK(t, call(t, sess, "write_file", map[string]any{"sandbox_id": id, "path": "small.txt", "content": "small"}), "write_file")
 	// A bound generous enough for a slow engine, far below "for ever".
@@ -183,8 +187,12 @@ func peakRSS(t *testing.T, pid int) int {
 // server's log, and the sandbox must run commands again afterwards.
 func TestAttackHostileAgent(t *testing.T) {
 	testenv.Docker(t, testenv.PythonImage)
+	attackHostileAgent(t, serverEnv)
+}
+
+func attackHostileAgent(t *testing.T, env backendEnv) {
 	h := newFenceHome(t)
-	p := startServer(t, serverEnv(t, h.config("[limits]\nexec_timeout_seconds = 6\nmax_sandboxes = 1000\n")))
+	p := startServer(t, env(t, h.config("[limits]\nexec_timeout_seconds = 6\nmax_sandboxes = 1000\n")))
 	sess := sdkClient(t, p, nil)
 	id := createWith(t, sess, nil)
 	hijackAgent(t, sess, id)
@@ -256,8 +264,12 @@ func TestAttackHostileAgent(t *testing.T) {
 // in bounded time; copy_out makes none of the special files on the host.
 func TestAttackSpecialFilesInCopies(t *testing.T) {
 	testenv.Docker(t, testenv.PythonImage)
+	attackSpecialFilesInCopies(t, serverEnv)
+}
+
+func attackSpecialFilesInCopies(t *testing.T, env backendEnv) {
 	h := newFenceHome(t)
-	sess := startFenceServer(t, h, "[limits]\nmax_sandboxes = 1000\n")
+	sess := startFenceServer(t, env, h, "[limits]\nmax_sandboxes = 1000\n")
 	id := createWith(t, sess, nil)
 	const limit = 60 * time.Second
 
@@ -351,8 +363,12 @@ func TestAttackSpecialFilesInCopies(t *testing.T) {
 // agent is given up, the docker exec path must all run untouched.
 func TestAttackEnvReachesServerProcesses(t *testing.T) {
 	testenv.Docker(t, testenv.PythonImage)
+	attackEnvReachesServerProcesses(t, serverEnv)
+}
+
+func attackEnvReachesServerProcesses(t *testing.T, env backendEnv) {
 	h := newFenceHome(t)
-	sess := startFenceServer(t, h, "[limits]\nmax_sandboxes = 1000\n")
+	sess := startFenceServer(t, env, h, "[limits]\nmax_sandboxes = 1000\n")
 	hostile := map[string]any{
 		"TAR_OPTIONS": "--to-command=/workspace/evil/mark",
 		"ENV":         "/workspace/evil/mark",
@@ -425,8 +441,12 @@ func TestAttackEnvReachesServerProcesses(t *testing.T) {
 // limit, returns at most max_bytes marked truncated, or refuses.
 func TestAttackReadEndlessFiles(t *testing.T) {
 	testenv.Docker(t, testenv.PythonImage)
+	attackReadEndlessFiles(t, serverEnv)
+}
+
+func attackReadEndlessFiles(t *testing.T, env backendEnv) {
 	h := newFenceHome(t)
-	sess := startFenceServer(t, h, "[limits]\nmax_sandboxes = 1000\n")
+	sess := startFenceServer(t, env, h, "[limits]\nmax_sandboxes = 1000\n")
 	id := createWith(t, sess, nil)
 	const limit = 60 * time.Second
 	res, took := timedCall(t, sess, limit, "sandbox_exec", map[string]any{"sandbox_id": id, "command": `set -e; mkfifo fifo; ln -s /dev/zero zero; ` +
@@ -477,7 +497,11 @@ func TestAttackReadEndlessFiles(t *testing.T) {
 // request) and the next command starts a fresh, real agent.
 func TestAttackAgentBadAnswerEndsIt(t *testing.T) {
 	testenv.Docker(t, testenv.PythonImage)
-	p := startServer(t, serverEnv(t, "[limits]\nexec_timeout_seconds = 6\nmax_sandboxes = 1000\n"))
+	attackAgentBadAnswerEndsIt(t, serverEnv)
+}
+
+func attackAgentBadAnswerEndsIt(t *testing.T, env backendEnv) {
+	p := startServer(t, env(t, "[limits]\nexec_timeout_seconds = 6\nmax_sandboxes = 1000\n"))
 	sess := sdkClient(t, p, nil)
 	id := createWith(t, sess, nil)
 	hijackAgents(t, sess, id, "/workspace/hostile")
@@ -508,7 +532,11 @@ func TestAttackAgentBadAnswerEndsIt(t *testing.T) {
 // no network instead.
 func TestAttackHostileAgentStreams(t *testing.T) {
 	testenv.Docker(t, testenv.PythonImage)
-	p := startServer(t, serverEnv(t, "[limits]\nmax_sandboxes = 1000\n"))
+	attackHostileAgentStreams(t, serverEnv)
+}
+
+func attackHostileAgentStreams(t *testing.T, env backendEnv) {
+	p := startServer(t, env(t, "[limits]\nmax_sandboxes = 1000\n"))
 	sess := sdkClient(t, p, nil)
 	id := createWith(t, sess, nil)
 	hijackAgent(t, sess, id)

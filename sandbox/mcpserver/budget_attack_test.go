@@ -64,7 +64,11 @@ func floodCall(t *testing.T, sess *mcp.ClientSession, limit time.Duration, name 
 // explains, and the server's peak stays under 150 MB.
 func TestAttackFloodServerMemory(t *testing.T) {
 	testenv.Docker(t, testenv.PythonImage)
-	p := startServer(t, serverEnv(t, "[limits]\nmax_sandboxes = 1000\nexec_timeout_seconds = 60\n"))
+	attackFloodServerMemory(t, serverEnv)
+}
+
+func attackFloodServerMemory(t *testing.T, env backendEnv) {
+	p := startServer(t, env(t, "[limits]\nmax_sandboxes = 1000\nexec_timeout_seconds = 60\n"))
 	sess := sdkClient(t, p, nil)
 	id := createWith(t, sess, map[string]any{"memory_mb": 512})
 	const limit = 2 * time.Minute

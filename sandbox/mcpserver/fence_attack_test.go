@@ -122,11 +122,17 @@ func mustOK(t *testing.T, res *mcp.CallToolResult, what string) {
 	}
 }
 
+// backendEnv makes the environment of a real server on one backend, its
+// config ending with extraTOML: serverEnv for the Docker engine, and
+// kubeCluster.serverEnv for the test cluster.
+type backendEnv func(t *testing.T, extraTOML string) []string
+
 // startFenceServer starts the real server on h's roots (with extra lines
-// for [files]) and connects the official SDK's client to it.
-func startFenceServer(t *testing.T, h *fenceHome, extra string) *mcp.ClientSession {
+// for [files]) on the backend env makes, and connects the official SDK's
+// client to it.
+func startFenceServer(t *testing.T, env backendEnv, h *fenceHome, extra string) *mcp.ClientSession {
 	t.Helper()
-	return sdkClient(t, startServer(t, serverEnv(t, h.config(extra))), nil)
+	return sdkClient(t, startServer(t, env(t, h.config(extra))), nil)
 }
 
 func createWith(t *testing.T, sess *mcp.ClientSession, args map[string]any) string {
@@ -148,10 +154,14 @@ func createWith(t *testing.T, sess *mcp.ClientSession, args map[string]any) stri
 // that resolve inside the copy are.
 func TestAttackCopyOutTarOptionsLinks(t *testing.T) {
 	testenv.Docker(t, testenv.PythonImage)
+	attackCopyOutTarOptionsLinks(t, serverEnv)
+}
+
+func attackCopyOutTarOptionsLinks(t *testing.T, env backendEnv) {
 	for _, links := range []bool{false, true} {
 		t.Run(fmt.Sprintf("copy_out_links=%v", links), func(t *testing.T) {
 			h := newFenceHome(t)
-			sess := startFenceServer(t, h, fmt.Sprintf("copy_out_links = %v\n", links))
+			sess := startFenceServer(t, env, h, fmt.Sprintf("copy_out_links = %v\n", links))
 			id := createWith(t, sess, map[string]any{"env": map[string]any{
 				"TAR_OPTIONS": "--sort=name --transform=s,^top/t$,top/zz, --transform=s,^top/t/,top/s1/,",
 			}})
@@ -203,8 +213,12 @@ func TestAttackCopyOutTarOptionsLinks(t *testing.T) {
 // and left staging directories there.
 func TestAttackConcurrentCopyOut(t *testing.T) {
 	testenv.Docker(t, testenv.PythonImage)
+	attackConcurrentCopyOut(t, serverEnv)
+}
+
+func attackConcurrentCopyOut(t *testing.T, env backendEnv) {
 	h := newFenceHome(t)
-	sess := startFenceServer(t, h, "copy_out_links = true\n")
+	sess := startFenceServer(t, env, h, "copy_out_links = true\n")
 	id := createWith(t, sess, nil)
 	mustOK(t, call(t, sess, "sandbox_exec", map[string]any{"sandbox_id": id, "command": "mkdir -p vlink/a && cd vlink && ln -s .. a/s2 && " +
 		"ln -s a/s2/a/s2/../../../../outside/R/sub sub && cd .. && echo overwritten > victim.txt"}), "set-up")
@@ -235,8 +249,12 @@ func TestAttackConcurrentCopyOut(t *testing.T) {
 // Before the fix 54 of 300 copies got out. 300 rounds.
 func TestAttackHostSwapDuringCopyOut(t *testing.T) {
 	testenv.Docker(t, testenv.PythonImage)
+	attackHostSwapDuringCopyOut(t, serverEnv, 300)
+}
+
+func attackHostSwapDuringCopyOut(t *testing.T, env backendEnv, rounds int) {
 	h := newFenceHome(t)
-	sess := startFenceServer(t, h, "")
+	sess := startFenceServer(t, env, h, "")
 	id := createWith(t, sess, nil)
 	mustOK(t, call(t, sess, "write_file", map[string]any{"sandbox_id": id, "path": "victim.txt", "content": "from the sandbox"}), "write_file")
 	os.MkdirAll(filepath.Join(h.out, "R", "sub"), 0o755)
@@ -261,7 +279,7 @@ func TestAttackHostSwapDuringCopyOut(t *testing.T) {
 			os.MkdirAll(sub, 0o755)
 		}
 	}()
-	for i := 0; i < 300; i++ {
+	for i := 0; i < rounds; i++ {
 		call(t, sess, "copy_out", map[string]any{"sandbox_id": id, "path": "victim.txt", "host_path": "R/sub/victim.txt", "overwrite": true})
 	}
 	close(stop)
@@ -281,8 +299,12 @@ func TestAttackHostSwapDuringCopyOut(t *testing.T) {
 // the sandbox user's rights. 300 rounds.
 func TestAttackSandboxSwapDuringRead(t *testing.T) {
 	testenv.Docker(t, testenv.PythonImage)
+	attackSandboxSwapDuringRead(t, serverEnv, 300)
+}
+
+func attackSandboxSwapDuringRead(t *testing.T, env backendEnv, rounds int) {
 	h := newFenceHome(t)
-	sess := startFenceServer(t, h, "copy_out_links = true\n")
+	sess := startFenceServer(t, env, h, "copy_out_links = true\n")
 	id := createWith(t, sess, nil)
 	res := call(t, sess, "sandbox_exec", map[string]any{"sandbox_id": id, "command": "head -c 4 /etc/shadow 2>&1; mkdir -p real && echo harmless > real/shadow && " +
 		"(while :; do mv -T real d; mv -T d real; ln -s /etc d; rm -f d; done) >/dev/null 2>&1 & echo started"})
@@ -291,7 +313,7 @@ func TestAttackSandboxSwapDuringRead(t *testing.T) {
 		t.Fatalf("the sandbox user can read /etc/shadow itself; the test means nothing: %s", text(res))
 	}
 	leaked := func(s string) bool { return strings.Contains(s, "root:") }
-	for i := 0; i < 300; i++ {
+	for i := 0; i < rounds; i++ {
 		switch i % 3 {
 		case 0:
 			res = call(t, sess, "read_file", map[string]any{"sandbox_id": id, "path": "d/shadow"})

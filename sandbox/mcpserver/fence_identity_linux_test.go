@@ -27,9 +27,11 @@ type identityHome struct {
 	env          []string
 }
 
-func newIdentityHome(t *testing.T, filesTOML string) *identityHome {
+// newIdentityHome makes an identityHome for a server on the backend env
+// makes, with filesTOML at the end of its config.
+func newIdentityHome(t *testing.T, backend backendEnv, filesTOML string) *identityHome {
 	t.Helper()
-	env := serverEnv(t, filesTOML)
+	env := backend(t, filesTOML)
 	h := &identityHome{}
 	var orig string
 	for _, kv := range env {
@@ -125,7 +127,11 @@ func refused(t *testing.T, res *mcp.CallToolResult, what, want string) {
 // config was readable.
 func TestAttackReadDenyOtherNames(t *testing.T) {
 	testenv.Docker(t, testenv.PythonImage)
-	h := newIdentityHome(t, "[files]\nread_roots = [\"~\"]\n")
+	attackReadDenyOtherNames(t, serverEnv)
+}
+
+func attackReadDenyOtherNames(t *testing.T, env backendEnv) {
+	h := newIdentityHome(t, env, "[files]\nread_roots = [\"~\"]\n")
 	must(t, os.MkdirAll(filepath.Join(h.home, ".ssh", "keys"), 0o700))
 	must(t, os.WriteFile(filepath.Join(h.home, ".ssh", "keys", "deploy"), []byte("SECRET-DEPLOY-KEY\n"), 0o600))
 	bindMount(t, filepath.Join(h.home, ".ssh"), filepath.Join(h.home, "proj", "alias"))
@@ -157,7 +163,11 @@ func TestAttackReadDenyOtherNames(t *testing.T) {
 // overwritten, and the server reloaded the sandbox's config.
 func TestAttackWriteDenyHome(t *testing.T) {
 	testenv.Docker(t, testenv.PythonImage)
-	h := newIdentityHome(t, "[files]\nread_roots = [\"~\"]\nwrite_root = \"~\"\n")
+	attackWriteDenyHome(t, serverEnv)
+}
+
+func attackWriteDenyHome(t *testing.T, env backendEnv) {
+	h := newIdentityHome(t, env, "[files]\nread_roots = [\"~\"]\nwrite_root = \"~\"\n")
 	sess := sdkClient(t, startServer(t, h.env), nil)
 	id := createWith(t, sess, nil)
 	mustOK(t, call(t, sess, "write_file", map[string]any{"sandbox_id": id, "path": "evil", "content": "[files]\nread_deny_replace = true\nread_deny = []\n# pwned\n"}), "write_file")

@@ -76,6 +76,19 @@ func (k *kubeCluster) env(t *testing.T) []string {
 // envPool is env with kubernetes.warm_pool = { python = size }.
 func (k *kubeCluster) envPool(t *testing.T, size int) []string {
 	t.Helper()
+	return k.envWith(t, size, "")
+}
+
+// serverEnv is env with extraTOML at the end of the config: a backendEnv
+// for the attacks that run on either backend.
+func (k *kubeCluster) serverEnv(t *testing.T, extraTOML string) []string {
+	t.Helper()
+	return k.envWith(t, 0, extraTOML)
+}
+
+// envWith is envPool with extraTOML at the end of the config.
+func (k *kubeCluster) envWith(t *testing.T, size int, extraTOML string) []string {
+	t.Helper()
 	dir := t.TempDir()
 	cfg := fmt.Sprintf(`[backend]
 kind = "kubernetes"
@@ -93,7 +106,7 @@ pull = "never"
 
 [pool]
 size = 0
-`, k.kubeconfig, k.ns, size, testenv.PythonImage)
+%s`, k.kubeconfig, k.ns, size, testenv.PythonImage, extraTOML)
 	p := filepath.Join(dir, "config.toml")
 	if err := os.WriteFile(p, []byte(cfg), 0o600); err != nil {
 		t.Fatal(err)
