@@ -98,8 +98,11 @@ func TestTickCollectsIdleGarbage(t *testing.T) {
 	if !tr.tick() {
 		t.Fatalf("quiet tick with %d KiB of garbage did not release", s.Garbage>>10)
 	}
-	if after := readSample()(); after.reclaimable() >= 1<<20 {
-		t.Errorf("after the release %d KiB are still reclaimable", after.reclaimable()>>10)
+	// What is reclaimable afterwards must have gone down by most of the
+	// garbage. Not to zero: on a loaded machine the runtime's own
+	// background work frees a little more meanwhile (CI saw 1.7 MiB).
+	if after := readSample()(); after.reclaimable() > s.reclaimable()-s.Garbage/2 {
+		t.Errorf("after the release %d KiB are still reclaimable (%d KiB before)", after.reclaimable()>>10, s.reclaimable()>>10)
 	}
 	if got := releasedBytes() - released0; got < 2<<20 {
 		t.Errorf("released %d KiB to the system, want at least 2 MiB", got>>10)
