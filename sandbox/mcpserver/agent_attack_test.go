@@ -568,7 +568,12 @@ func attackHostileAgentStreams(t *testing.T, env backendEnv) {
 	n, err := io.Copy(io.Discard, resp.Body)
 	resp.Body.Close()
 	t.Logf("flood: read %d bytes more, then %v", n, err)
-	if err == nil || n > 32<<20 {
+	// The flood never ends by itself: a response that ends at all, within
+	// the client's minute, was cut by the server. It may end as an error
+	// or, the preview's body being delimited by the connection's close, as
+	// a clean end (seen under runsc and on Kubernetes since agent protocol
+	// 3); either way, what came through must stay within the credit.
+	if n > 32<<20 {
 		t.Errorf("a flood beyond the credit was carried: %d bytes, %v", n, err)
 	}
 	start := time.Now()
