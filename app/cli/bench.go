@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"os/signal"
 	"syscall"
@@ -48,50 +49,104 @@ func runBench(ctx context.Context, e *Env, args []string) int {
 	}
 	ctx, stop := signal.NotifyContext(ctx, syscall.SIGTERM, syscall.SIGINT)
 	defer stop()
+	var kh *bench.KubeHarness
+	var ko bench.KubeOptions
 	if kube.wanted(cfg) {
-		return runKubeBench(ctx, e, kube.options(cfg, self, *image, *pull, e.Stderr), *rounds)
-	}
-	h, err := bench.Start(ctx, bench.Options{Server: self, Image: *image, Pull: *pull, Runtime: *rt, Log: e.Stderr})
-	if err != nil {
-		fmt.Fprintf(e.Stderr, "mcp-sandbox: bench: %v\n", err)
-		return 1
-	}
-	defer h.Close()
-	for i := 0; i < *rounds; i++ {
-		if err := h.Round(ctx); err != nil {
-			fmt.Fprintf(e.Stderr, "mcp-sandbox: bench: round %d: %v\n", i+1, err)
+		ko = kube.options(cfg, self, *image, *pull, e.Stderr)
+		if kh, err = bench.StartKube(ctx, ko); err != nil {
+			fmt.Fprintf(e.Stderr, "mcp-sandbox: bench: kubernetes: %v\n", err)
 			return 1
 		}
-		fmt.Fprintf(e.Stderr, "\rbench: round %d of %d", i+1, *rounds)
+		defer kh.Close()
 	}
-	fmt.Fprintln(e.Stderr)
-	rep, err := h.Finish(ctx)
-	if err != nil {
+	h, err := bench.Start(ctx, bench.Options{Server: self, Image: *image, Pull: *pull, Runtime: *rt, Log: e.Stderr})
+	switch {
+	case err != nil && kh == nil:
 		fmt.Fprintf(e.Stderr, "mcp-sandbox: bench: %v\n", err)
+		return 1
+	case err != nil:
+		// With backend.kind = "kubernetes" there may be no Docker engine
+		// here: the Kubernetes rows go on alone, and say so.
+		fmt.Fprintf(e.Stderr, "mcp-sandbox: bench: no Docker rows (%v); measuring the Kubernetes rows alone\n", err)
+		h = nil
+	default:
+		defer h.Close()
 	}
-	if werr := rep.WriteText(e.Stdout); werr != nil {
+	if err := benchRounds(ctx, e, h, kh, *rounds); err != nil {
+		fmt.Fprintf(e.Stderr, "mcp-sandbox: bench: %v\n", err)
 		return 1
 	}
+	reps, code := benchReports(ctx, e, h, kh, ko.WarmPool)
 	if *out != "" {
-		if werr := writeBenchFiles(rep, *out); werr != nil {
+		if werr := writeBenchFiles(reps, *out); werr != nil {
 			fmt.Fprintf(e.Stderr, "mcp-sandbox: %v\n", werr)
 			return 1
 		}
 	}
-	if err != nil {
-		return 1
-	}
-	return 0
+	return code
 }
 
-func writeBenchFiles(rep bench.Report, path string) error {
-	for _, f := range []struct {
+// benchReport is one table of the run: Docker's rows or the Kubernetes
+// rows, and how it is written for people.
+type benchReport struct {
+	rep  bench.Report
+	text func(io.Writer) error
+	json string // the JSON file's suffix after the --out path
+}
+
+// benchReports finishes the harnesses, writes their tables to stdout,
+// and returns them with bench's exit code.
+func benchReports(ctx context.Context, e *Env, h *bench.Harness, kh *bench.KubeHarness, warmPool int) ([]benchReport, int) {
+	var reps []benchReport
+	code := 0
+	if h != nil {
+		rep, err := h.Finish(ctx)
+		if err != nil {
+			fmt.Fprintf(e.Stderr, "mcp-sandbox: bench: %v\n", err)
+			code = 1
+		}
+		reps = append(reps, benchReport{rep, rep.WriteText, ".json"})
+	}
+	if kh != nil {
+		rep := kh.Report()
+		reps = append(reps, benchReport{rep, func(w io.Writer) error { return rep.WriteKubeText(w, warmPool) }, ".kubernetes.json"})
+	}
+	for i, r := range reps {
+		if i > 0 {
+			fmt.Fprintln(e.Stdout)
+		}
+		if err := r.text(e.Stdout); err != nil {
+			return reps, 1
+		}
+	}
+	return reps, code
+}
+
+// writeBenchFiles writes the tables to path, one after the other, and
+// each report's JSON beside it (path.json for Docker's rows,
+// path.kubernetes.json for the Kubernetes rows).
+func writeBenchFiles(reps []benchReport, path string) error {
+	files := []struct {
 		path  string
 		write func(*os.File) error
-	}{
-		{path, func(w *os.File) error { return rep.WriteText(w) }},
-		{path + ".json", func(w *os.File) error { return rep.WriteJSON(w) }},
-	} {
+	}{{path, func(w *os.File) error {
+		for i, r := range reps {
+			if i > 0 {
+				fmt.Fprintln(w)
+			}
+			if err := r.text(w); err != nil {
+				return err
+			}
+		}
+		return nil
+	}}}
+	for _, r := range reps {
+		files = append(files, struct {
+			path  string
+			write func(*os.File) error
+		}{path + r.json, func(w *os.File) error { return r.rep.WriteJSON(w) }})
+	}
+	for _, f := range files {
 		w, err := os.Create(f.path)
 		if err != nil {
 			return err
@@ -104,5 +159,31 @@ func writeBenchFiles(rep bench.Report, path string) error {
 			return fmt.Errorf("write %s: %w", f.path, err)
 		}
 	}
+	return nil
+}
+
+// benchRounds runs the rounds: Docker's rows, and with kh the Kubernetes
+// rows in the same rounds (in alternating order from round to round), so
+// both tables come from one run on one machine state.
+func benchRounds(ctx context.Context, e *Env, h *bench.Harness, kh *bench.KubeHarness, rounds int) error {
+	for i := 0; i < rounds; i++ {
+		var steps []func(context.Context) error
+		if h != nil {
+			steps = append(steps, h.Round)
+		}
+		if kh != nil {
+			steps = append(steps, kh.Round)
+		}
+		if i%2 == 1 && len(steps) == 2 {
+			steps[0], steps[1] = steps[1], steps[0]
+		}
+		for _, round := range steps {
+			if err := round(ctx); err != nil {
+				return fmt.Errorf("round %d: %w", i+1, err)
+			}
+		}
+		fmt.Fprintf(e.Stderr, "\rbench: round %d of %d", i+1, rounds)
+	}
+	fmt.Fprintln(e.Stderr)
 	return nil
 }

@@ -1,9 +1,7 @@
 package cli
 
 import (
-	"context"
 	"flag"
-	"fmt"
 	"io"
 
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/bench"
@@ -20,7 +18,7 @@ type kubeBenchFlags struct {
 
 func addKubeBenchFlags(fs *flag.FlagSet) kubeBenchFlags {
 	return kubeBenchFlags{
-		on:         fs.Bool("kubernetes", false, "measure the Kubernetes rows against kubectl (also when backend.kind is \"kubernetes\")"),
+		on:         fs.Bool("kubernetes", false, "also measure the Kubernetes rows against kubectl, in the same rounds as Docker's rows (also when backend.kind is \"kubernetes\")"),
 		kubeconfig: fs.String("kubeconfig", "", "the kubeconfig `FILE` of the Kubernetes rows (default: kubernetes.kubeconfig of the config)"),
 		context:    fs.String("context", "", "the kubeconfig `CONTEXT` (default: kubernetes.context)"),
 		namespace:  fs.String("namespace", "", "the `NAMESPACE` (default: kubernetes.namespace)"),
@@ -54,27 +52,4 @@ func (f kubeBenchFlags) options(cfg *config.Config, self, image, pull string, lo
 		o.WarmPool = *f.warmPool
 	}
 	return o
-}
-
-// runKubeBench measures the Kubernetes rows, rounds times, and writes
-// their table.
-func runKubeBench(ctx context.Context, e *Env, o bench.KubeOptions, rounds int) int {
-	h, err := bench.StartKube(ctx, o)
-	if err != nil {
-		fmt.Fprintf(e.Stderr, "mcp-sandbox: bench: kubernetes: %v\n", err)
-		return 1
-	}
-	defer h.Close()
-	for i := 0; i < rounds; i++ {
-		if err := h.Round(ctx); err != nil {
-			fmt.Fprintf(e.Stderr, "mcp-sandbox: bench: kubernetes: round %d: %v\n", i+1, err)
-			return 1
-		}
-		fmt.Fprintf(e.Stderr, "\rbench: kubernetes round %d of %d", i+1, rounds)
-	}
-	fmt.Fprintln(e.Stderr)
-	if err := h.Report().WriteKubeText(e.Stdout, o.WarmPool); err != nil {
-		return 1
-	}
-	return 0
 }

@@ -248,6 +248,11 @@ func (h *KubeHarness) Round(ctx context.Context) error {
 
 // createAndStop times a create, then the stop of what it made.
 func (h *KubeHarness) createAndStop(ctx context.Context, ours bool) error {
+	if ours {
+		if err := h.waitPooled(ctx); err != nil {
+			return err
+		}
+	}
 	var id string
 	err := h.timed(KubeCreate, ours, func() (err error) {
 		if ours {
@@ -267,6 +272,29 @@ func (h *KubeHarness) createAndStop(ctx context.Context, ours bool) error {
 		_, err := h.kubectl(ctx, "delete", "pod", id, "--wait=false")
 		return err
 	})
+}
+
+// waitPooled waits, untimed, until the server's warm pool holds a ready
+// sandbox again (as the Docker rows wait for theirs), so that each create
+// measures a claim and not the pool's refill; without a pool it returns at
+// once.
+func (h *KubeHarness) waitPooled(ctx context.Context) error {
+	if h.o.WarmPool <= 0 {
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(ctx, poolWait)
+	defer cancel()
+	for {
+		n, err := h.kubectl(ctx, "get", "sandboxwarmpools.extensions.agents.x-k8s.io", "mcp-sandbox-python", "-o", "jsonpath={.status.readyReplicas}")
+		if err == nil && n != "" && n != "0" {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("the warm pool mcp-sandbox-python did not refill within %v (last: %q, %v)", poolWait, n, err)
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
 }
 
 // Report summarises the rounds taken.
