@@ -2,6 +2,7 @@ package backend
 
 import (
 	"bytes"
+	"context"
 	"io"
 	"strconv"
 	"sync"
@@ -69,6 +70,18 @@ func (w *PIDWriter) PID() int {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	return w.pid
+}
+
+// WaitPID waits for the PID line, at most until done is closed (the
+// process's output ended without one) or ctx ends, and returns the PID
+// read (0 when none was).
+func (w *PIDWriter) WaitPID(ctx context.Context, done <-chan struct{}) int {
+	select {
+	case <-w.ready:
+	case <-done:
+	case <-ctx.Done():
+	}
+	return w.PID()
 }
 
 // OrDiscard returns w, or io.Discard when w is nil.

@@ -2,6 +2,8 @@ package backend
 
 import (
 	"bytes"
+	"context"
+	"io"
 	"strings"
 	"testing"
 )
@@ -50,5 +52,29 @@ func TestPIDWriter(t *testing.T) {
 	}
 	if OrDiscard(nil) == nil {
 		t.Error("OrDiscard(nil) is nil")
+	}
+}
+
+// WaitPID returns the PID once the line is read, and 0 without waiting
+// further when the output ends first or ctx ends.
+func TestWaitPID(t *testing.T) {
+	w := NewPIDWriter(io.Discard)
+	done := make(chan struct{})
+	go w.Write([]byte("42\n"))
+	if got := w.WaitPID(context.Background(), done); got != 42 {
+		t.Errorf("after the line: %d, want 42", got)
+	}
+
+	w = NewPIDWriter(io.Discard)
+	close(done)
+	if got := w.WaitPID(context.Background(), done); got != 0 {
+		t.Errorf("output ended: %d, want 0", got)
+	}
+
+	w = NewPIDWriter(io.Discard)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if got := w.WaitPID(ctx, make(chan struct{})); got != 0 {
+		t.Errorf("ctx ended: %d, want 0", got)
 	}
 }

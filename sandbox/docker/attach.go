@@ -68,14 +68,7 @@ func (p *attached) Done() <-chan struct{} { return p.done }
 
 // PID waits (at most until ctx ends) for the PID the exec wrapper
 // announces.
-func (p *attached) PID(ctx context.Context) int {
-	select {
-	case <-p.pid.Ready():
-	case <-p.done:
-	case <-ctx.Done():
-	}
-	return p.pid.PID()
-}
+func (p *attached) PID(ctx context.Context) int { return p.pid.WaitPID(ctx, p.done) }
 
 // Wait waits for the process to end and returns its exit code.
 func (p *attached) Wait(ctx context.Context) (backend.ExecStatus, error) {

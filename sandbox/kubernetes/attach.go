@@ -83,14 +83,7 @@ func (p *attached) Write(b []byte) (int, error) {
 func (p *attached) Done() <-chan struct{} { return p.done }
 
 // PID waits (at most until ctx ends) for the PID the wrapper announces.
-func (p *attached) PID(ctx context.Context) int {
-	select {
-	case <-p.pid.Ready():
-	case <-p.done:
-	case <-ctx.Done():
-	}
-	return p.pid.PID()
-}
+func (p *attached) PID(ctx context.Context) int { return p.pid.WaitPID(ctx, p.done) }
 
 // Wait waits for the process to end and returns its exit code (-1 when
 // Close or Kill cut the stream before it ended).
