@@ -310,7 +310,28 @@ func (e *Engine) Create(ctx context.Context, req CreateRequest) (*Sandbox, error
 			return nil, err
 		}
 	}
+	if err == nil {
+		e.warmAgentLater(sb)
+	}
 	return sb, err
+}
+
+// warmAgentLater starts sb's command agent in the background, as the pool
+// does for the sandboxes it makes, so that the first sandbox_exec or file
+// call does not wait for it (on Kubernetes under gVisor a start takes
+// seconds: the agent is copied in and attached through the API server).
+// It ends when the agent runs, or sb stops; Close waits for it.
+func (e *Engine) warmAgentLater(sb *Sandbox) {
+	if _, ok := e.be.(Attacher); !ok || sb.execPathDecided() {
+		return
+	}
+	e.bg.Add(1)
+	go func() {
+		defer e.bg.Done()
+		ctx, cancel := sb.bound(context.Background())
+		defer cancel()
+		e.warmAgent(ctx, sb)
+	}()
 }
 
 // admit checks the pause flag and max_sandboxes and reserves a slot.

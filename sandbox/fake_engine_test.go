@@ -208,7 +208,7 @@ func TestFakePoolRefillBacksOff(t *testing.T) {
 		be := fake.New()
 		be.Fail(fake.OpCreate, -1, errors.New("injected: create fails"))
 		eng, _ := fakeEngineOn(t, be, nil, fakeTick, func(c *config.Config) { c.Pool.Size, c.Pool.Languages = 1, []string{"python"} })
-		advance(10 * time.Minute)
+		advance(time.Minute)
 		// Waits double from a second to a minute: about a dozen tries in
 		// ten minutes, not one per tick (120).
 		if calls := be.Calls(fake.OpCreate); calls < 5 || calls > 20 {
@@ -271,7 +271,7 @@ func TestFakePoolMissingImageDoesNotBlockOthers(t *testing.T) {
 			c.Pool.Size, c.Pool.Languages = 1, []string{"javascript", "python"}
 			c.Images.JavaScript = "fake/absent:1"
 		})
-		advance(10 * time.Minute)
+		advance(time.Minute)
 		if s := eng.PoolStats("python"); s.Ready != 1 || s.Made != 1 {
 			t.Errorf("python pool %+v; want its one sandbox, made once", s)
 		}
@@ -576,6 +576,52 @@ func TestFakeLimitNamesOtherServers(t *testing.T) {
 		_, err = other.Create(ctx, sandbox.CreateRequest{Language: "bash"})
 		if !errors.Is(err, sandbox.ErrLimit) || !strings.Contains(err.Error(), "other-config.toml") {
 			t.Errorf("other server's create = %v, want ErrLimit naming its config", err)
+		}
+	})
+}
+
+// A sandbox made by sandbox_create (not claimed from the pool) has its
+// command agent started in the background, so its first command does not
+// wait for that start; the create itself does not wait for it, and a
+// sandbox stopped while its agent is starting is removed all the same.
+// (The fake's images cannot run the agent, so the start ends in "docker
+// exec": what shows it ran is that the path is decided before any command.)
+func TestFakeAgentWarmedAfterCreate(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		eng, be := fakeEngine(t, nil, nil)
+		be.Delay(fake.OpStatPath, time.Second)
+		start := time.Now()
+		sb, err := eng.Create(context.Background(), sandbox.CreateRequest{Language: "bash"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d := time.Since(start); d != 0 {
+			t.Errorf("Create waited %v for the agent", d)
+		}
+		synctest.Wait()
+		if p, why := execPath(t, eng, sb.ID); p != "" {
+			t.Errorf("the agent's start ended before its first engine call did: %q (%s)", p, why)
+		}
+		// Each place the start looks for cat and chmod is one delayed call (within the start's 45 s).
+		advance(time.Minute)
+		if p, why := execPath(t, eng, sb.ID); p != sandbox.ExecDocker || !strings.Contains(why, "chmod") {
+			t.Errorf("before any command the exec path is %q (%s); want it decided by the agent's start", p, why)
+		}
+
+		sb2, err := eng.Create(context.Background(), sandbox.CreateRequest{Language: "bash"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		synctest.Wait()
+		be.Delay(fake.OpStatPath, 0)
+		if _, err := eng.Stop(context.Background(), sb2.ID, sandbox.StopRequest{}); err != nil {
+			t.Fatal(err)
+		}
+		advance(time.Minute)
+		for _, c := range be.Containers() {
+			if c.ID == sb2.ContainerID {
+				t.Errorf("the sandbox stopped while its agent started is still there")
+			}
 		}
 	})
 }
