@@ -119,11 +119,22 @@ func execOut(ctx context.Context, t *testing.T, eng *sandbox.Engine, id, cmd str
 // imports in the sandbox, files the sandbox planted to run or steer an
 // installer are not seen by it, an unknown package is a result with the
 // hint, and no helper pod or policy is left; the sandbox's own policy
-// still denies everything.
+// still denies everything. As the cluster's admin and with only the
+// README's Role.
 func TestInstallOnCluster(t *testing.T) {
+	for _, role := range []string{"admin", "README Role"} {
+		t.Run(role, func(t *testing.T) { installOnCluster(t, role != "admin") })
+	}
+}
+
+func installOnCluster(t *testing.T, readmeRole bool) {
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 	defer cancel()
-	be := kubernetes.NewTestBackend(t, kubernetes.Config{UseAgentSandbox: "auto"})
+	kc := kubernetes.Config{UseAgentSandbox: "auto"}
+	if readmeRole {
+		kc.Kubeconfig, kc.Namespace = kubernetes.ReadmeRole(t)
+	}
+	be := kubernetes.NewTestBackend(t, kc)
 	cs, ns := clientset(t), be.Namespace()
 	host := podBridgeHost(ctx, t, cs, ns)
 	l, err := net.Listen("tcp", net.JoinHostPort(host, "0"))
