@@ -161,7 +161,9 @@ func installOnCluster(t *testing.T, readmeRole bool) {
 	}
 	plantForInstaller(ctx, t, eng, sb.ID)
 
+	start := time.Now()
 	res := install(ctx, t, eng, sb.ID, "mcpsbxdemo==1.0")
+	t.Logf("pip install through a helper pod: %s", time.Since(start).Round(time.Millisecond))
 	if res.ExitCode != 0 || res.Manager != "pip" || len(res.Installed) != 1 {
 		t.Fatalf("pip install: %+v", res)
 	}
