@@ -273,25 +273,10 @@ func TestInstallGVisorOnCluster(t *testing.T) {
 	}
 }
 
-// cancelOnWrite cancels when the first byte is written to it.
-type cancelOnWrite struct {
-	once   sync.Once
-	onFire func()
-}
-
-func (c *cancelOnWrite) Write(p []byte) (int, error) {
-	c.once.Do(c.onFire)
-	return len(p), nil
-}
-
-// A helper whose ctx ends while its command runs: RunHelper returns the
-// ctx's error with the command killed, and removes the helper pod and its
-// policy (with a context of its own). While it ran, the helper pod
-// belonged to the sandbox's pod (by UID, so the cluster's garbage
-// collector would remove it with the sandbox) and had a deadline.
-func TestHelperCancelOnCluster(t *testing.T) {
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
+// helperSandbox is a plain busybox sandbox pod (sandbox id hcancel) on a
+// backend of its own, removed when the test ends.
+func helperSandbox(ctx context.Context, t *testing.T) (*kubernetes.Backend, *k8s.Clientset, string, *corev1.Pod) {
+	t.Helper()
 	be := kubernetes.NewTestBackend(t, kubernetes.Config{UseAgentSandbox: "never"})
 	cs, ns := clientset(t), be.Namespace()
 	id, err := be.Create(ctx, backend.ContainerSpec{
@@ -302,26 +287,55 @@ func TestHelperCancelOnCluster(t *testing.T) {
 	if err != nil {
 		t.Fatalf("Create: %v", err)
 	}
-	defer be.Remove(context.WithoutCancel(ctx), id)
+	t.Cleanup(func() { be.Remove(context.Background(), id) })
 	sbPod, err := cs.CoreV1().Pods(ns).Get(ctx, id, metav1.GetOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
+	return be, cs, ns, sbPod
+}
+
+// onFirstWrite calls onFire when the first byte is written to it.
+type onFirstWrite struct {
+	once   sync.Once
+	onFire func()
+}
+
+func (c *onFirstWrite) Write(p []byte) (int, error) {
+	c.once.Do(c.onFire)
+	return len(p), nil
+}
+
+// A helper whose ctx ends while its command runs: RunHelper returns the
+// ctx's error with the command killed, and removes the helper pod and its
+// policy (with a context of its own). While it ran, the helper pod
+// belonged to the sandbox's pod (by UID, so the cluster's garbage
+// collector would remove it with the sandbox), had a deadline, and was
+// listed as a helper of its owner.
+func TestHelperCancelOnCluster(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	be, cs, ns, sbPod := helperSandbox(ctx, t)
+	id := sbPod.Name
 	hctx, hcancel := context.WithCancel(ctx)
 	defer hcancel()
 	var helpers []corev1.Pod
-	out := &cancelOnWrite{onFire: func() {
+	var listed []backend.ContainerInfo
+	out := &onFirstWrite{onFire: func() {
 		l, err := cs.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{LabelSelector: backend.LabelHelper + "=hcancel"})
 		if err == nil {
 			helpers = l.Items
 		}
+		listed, _ = be.List(ctx)
 		hcancel()
 	}}
 	st, err := be.RunHelper(hctx, id, backend.HelperSpec{
 		Image: "mcp-sandbox-test/busybox:1", User: "65533:65533", Network: "egress",
 		MemoryBytes: 64 << 20, NanoCPUs: 5e8, Pids: 64, WorkspaceMB: 8, CacheDir: "/cache",
-		Labels: map[string]string{backend.LabelManaged: "true", backend.LabelHelper: "hcancel", backend.LabelID: "hcancel-install"},
-		Cmd:    []string{"/bin/sh", "-c", "echo started; sleep 600"}, Stdout: out,
+		Labels: map[string]string{
+			backend.LabelManaged: "true", backend.LabelHelper: "hcancel", backend.LabelID: "hcancel-install", backend.LabelOwner: "hcancel-owner",
+		},
+		Cmd: []string{"/bin/sh", "-c", "echo started; sleep 600"}, Stdout: out,
 		Collect: "out", Into: func(io.Reader) error { t.Error("Into called after a cancelled helper"); return nil },
 	})
 	if !errors.Is(err, context.Canceled) || !st.Killed {
@@ -336,6 +350,47 @@ func TestHelperCancelOnCluster(t *testing.T) {
 	}
 	if d := h.Spec.ActiveDeadlineSeconds; d == nil || *d <= 0 {
 		t.Errorf("helper pod deadline %v", d)
+	}
+	// List shows the helper as Docker's does: marked as a helper (so the
+	// engine never takes it for a sandbox) with its owner (so an owner's
+	// sweep removes it).
+	n := 0
+	for _, c := range listed {
+		if c.ID == h.Name {
+			n++
+			if c.Labels[backend.LabelHelper] != "hcancel" || c.Labels[backend.LabelOwner] != "hcancel-owner" {
+				t.Errorf("List has the helper with labels %v", c.Labels)
+			}
+		}
+	}
+	if n != 1 {
+		t.Errorf("List had the helper %d times while it ran, want once", n)
+	}
+	noHelpersLeft(ctx, t, cs, ns)
+}
+
+// The helper goes with its sandbox even without a server to remove it:
+// when the sandbox's pod is deleted behind RunHelper's back (as the
+// cluster does at a Sandbox's shutdownTime), the cluster's garbage
+// collector deletes the helper pod it owns, so a helper's command that
+// would run for ten minutes ends (RunHelper returns) and nothing is left.
+func TestHelperGoesWithSandboxOnCluster(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	be, cs, ns, sbPod := helperSandbox(ctx, t)
+	out := &onFirstWrite{onFire: func() {
+		if err := cs.CoreV1().Pods(ns).Delete(ctx, sbPod.Name, metav1.DeleteOptions{}); err != nil {
+			t.Errorf("delete the sandbox pod: %v", err)
+		}
+	}}
+	st, err := be.RunHelper(ctx, sbPod.Name, backend.HelperSpec{
+		Image: "mcp-sandbox-test/busybox:1", User: "65533:65533", Network: "none",
+		MemoryBytes: 64 << 20, NanoCPUs: 5e8, Pids: 64, WorkspaceMB: 8,
+		Labels: map[string]string{backend.LabelManaged: "true", backend.LabelHelper: "hcancel", backend.LabelID: "hcancel-install"},
+		Cmd:    []string{"/bin/sh", "-c", "echo started; sleep 600"}, Stdout: out,
+	})
+	if ctx.Err() != nil || (err == nil && st.ExitCode == 0) {
+		t.Errorf("RunHelper after its sandbox pod went = %+v, %v (ctx %v); want it ended by the helper's removal", st, err, ctx.Err())
 	}
 	noHelpersLeft(ctx, t, cs, ns)
 }
