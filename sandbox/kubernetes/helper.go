@@ -39,8 +39,8 @@ const helperDeadline = time.Hour
 // cluster removes the helper with its sandbox) and activeDeadlineSeconds
 // deadline. The policy selects the helper pod alone (LabelHelperPod):
 // ingress is denied, and egress to anywhere is allowed when spec.Network
-// is "egress", denied for "none". The policy's owner (the helper pod) is
-// set once the pod exists.
+// is "egress", denied for "none". The policy belongs to the sandbox's pod
+// until RunHelper hands it to the helper pod, once that exists.
 func HelperPod(sandbox *corev1.Pod, spec backend.HelperSpec, name string, deadline time.Duration) (*corev1.Pod, *networkingv1.NetworkPolicy, error) {
 	if len(spec.Cmd) == 0 {
 		return nil, nil, errors.New("kubernetes: helper: empty command")
@@ -80,7 +80,11 @@ func HelperPod(sandbox *corev1.Pod, spec backend.HelperSpec, name string, deadli
 		c.VolumeMounts = append(c.VolumeMounts, corev1.VolumeMount{Name: "cache", MountPath: path.Clean(spec.CacheDir)})
 		pod.Spec.Volumes = append(pod.Spec.Volumes, memoryVolume("cache", spec.WorkspaceMB))
 	}
-	return pod, helperPolicy(pod, spec.Network == "egress"), nil
+	np := helperPolicy(pod, spec.Network == "egress")
+	// Until the helper pod exists to own it, the policy belongs to the
+	// sandbox's pod, so that it never outlives both.
+	np.OwnerReferences = pod.OwnerReferences
+	return pod, np, nil
 }
 
 // helperPolicy is a helper pod's NetworkPolicy: it selects that pod alone,

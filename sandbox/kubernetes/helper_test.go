@@ -74,6 +74,9 @@ func TestHelperPod(t *testing.T) {
 			if o := pod.OwnerReferences; len(o) != 1 || o[0].Kind != "Pod" || o[0].Name != sandbox.Name || o[0].UID != sandbox.UID {
 				t.Errorf("owner references %+v, want the sandbox's pod", o)
 			}
+			if o := np.OwnerReferences; len(o) != 1 || o[0].UID != sandbox.UID {
+				t.Errorf("policy owner references %+v before the helper exists, want the sandbox's pod", o)
+			}
 			if d := pod.Spec.ActiveDeadlineSeconds; d == nil || *d != 600 {
 				t.Errorf("activeDeadlineSeconds %v, want 600", d)
 			}
