@@ -113,7 +113,8 @@ func execOut(ctx context.Context, t *testing.T, eng *sandbox.Engine, id, cmd str
 }
 
 // install_packages on the cluster under the default RuntimeClass (runc):
-// pip installs from a local index served on the pods' bridge through a
+// pip (and, as the admin, npm: npmOnCluster) installs from a local index
+// served on the pods' bridge through a
 // helper pod whose own policy allows it egress (seen while it fetches:
 // the policy selects the helper alone, never the sandbox), the package
 // imports in the sandbox, files the sandbox planted to run or steer an
@@ -143,7 +144,7 @@ func installOnCluster(t *testing.T, readmeRole bool) {
 	}
 	var mu sync.Mutex
 	var seen []networkingv1.NetworkPolicy // the helper policies while the index served
-	pipURL, _, _ := testenv.PackageIndex(t, l, func(*http.Request) {
+	pipURL, npmURL, _ := testenv.PackageIndex(t, l, func(*http.Request) {
 		nps, err := helperPolicies(ctx, cs, ns)
 		if err != nil {
 			t.Errorf("list helper policies: %v", err)
@@ -153,7 +154,8 @@ func installOnCluster(t *testing.T, readmeRole bool) {
 		mu.Unlock()
 	})
 	eng, _ := clusterEngineOn(t, be, func(c *config.Config) {
-		c.Network.InstallEnv = map[string]string{"PIP_INDEX_URL": pipURL, "PIP_TRUSTED_HOST": host}
+		c.Network.InstallEnv = map[string]string{"PIP_INDEX_URL": pipURL, "PIP_TRUSTED_HOST": host, "npm_config_registry": npmURL}
+		c.Images.JavaScript = "mcp-sandbox-test/node:18"
 	})
 	sb, err := eng.Create(ctx, sandbox.CreateRequest{Language: "python"})
 	if err != nil {
@@ -189,12 +191,46 @@ func installOnCluster(t *testing.T, readmeRole bool) {
 	if res.ExitCode == 0 || !strings.Contains(res.Note, "did not have it") {
 		t.Errorf("unknown package: %+v", res)
 	}
+	if !readmeRole {
+		npmOnCluster(ctx, t, eng)
+	}
 	noHelpersLeft(ctx, t, cs, ns)
 	np, err := cs.NetworkingV1().NetworkPolicies(ns).Get(ctx, sb.ContainerID, metav1.GetOptions{})
 	if err != nil || len(np.Spec.Egress) != 0 || len(np.Spec.Ingress) != 0 || len(np.Spec.PolicyTypes) != 2 {
 		t.Errorf("the sandbox's own policy after installs: %+v, %v; want deny-all", np, err)
 	}
 }
+
+// npmOnCluster: npm installs through a helper pod into a javascript
+// sandbox, whose planted package.json (install scripts), .npmrc and shell
+// script it never runs or reads, and the package then loads with require.
+func npmOnCluster(ctx context.Context, t *testing.T, eng *sandbox.Engine) {
+	t.Helper()
+	js, err := eng.Create(ctx, sandbox.CreateRequest{Language: "javascript"})
+	if err != nil {
+		t.Fatalf("Create javascript: %v", err)
+	}
+	pkg := `{"name": "w", "version": "1.0.0", "scripts": {"preinstall": "touch /workspace/pwned-preinstall /tmp/pwned-preinstall", "postinstall": "touch /workspace/pwned-postinstall"}}`
+	npmrc := "logs-dir=/workspace/pwned-npmrc\nscript-shell=/workspace/evil.sh\n"
+	evil := "#!/bin/sh\ntouch /workspace/pwned-shell\n"
+	plant := "printf %s " + quote(pkg) + " > package.json && printf %s " + quote(npmrc) + " > .npmrc && printf %s " + quote(evil) + " > evil.sh && chmod +x evil.sh && echo planted"
+	if out := execOut(ctx, t, eng, js.ID, plant); out != "planted\n" {
+		t.Fatalf("plant: %q", out)
+	}
+	res := install(ctx, t, eng, js.ID, "mcpsbx-demo@1.0.0")
+	if res.ExitCode != 0 || res.Manager != "npm" {
+		t.Fatalf("npm install: %+v", res)
+	}
+	if out := execOut(ctx, t, eng, js.ID, "ls -a /workspace /tmp | grep pwned; test -f /workspace/evil.sh || echo lost"); out != "" {
+		t.Errorf("the installer ran or read the sandbox's files: %q", out)
+	}
+	run, err := eng.RunCode(ctx, sandbox.RunRequest{SandboxID: js.ID, Code: "console.log(require('mcpsbx-demo').value)"}, nil)
+	if err != nil || run.Stdout != "43\n" {
+		t.Errorf("require after install: %+v %v", run, err)
+	}
+}
+
+func quote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
 
 // plantForInstaller writes, with the sandbox's own code, the files an
 // installer with the network must never run or read: a .pth file and
