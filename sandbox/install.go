@@ -230,7 +230,7 @@ func installFailureNote(stderr string) string {
 	case strings.Contains(stderr, "No matching distribution") || strings.Contains(stderr, "Could not find a version") || strings.Contains(stderr, "E404"):
 		return " The package index did not have it: check the name (and network.install_env for a private index)."
 	case strings.Contains(stderr, "Failed to establish") || strings.Contains(stderr, "ENOTFOUND") || strings.Contains(stderr, "Network is unreachable"):
-		return " The package index could not be reached from the Docker engine."
+		return " The package index could not be reached from the install helper's network (check network.install_env for a private index)."
 	}
 	return ""
 }

@@ -1,24 +1,13 @@
 package sandbox_test
 
 import (
-	"archive/tar"
-	"archive/zip"
-	"bytes"
-	"compress/gzip"
 	"context"
-	"crypto/sha1"
-	"crypto/sha256"
-	"encoding/base64"
-	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"net"
-	"net/http"
 	"net/netip"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/docker/docker/api/types/network"
@@ -29,53 +18,8 @@ import (
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/testenv"
 )
 
-// wheel builds a pure-Python wheel of a one-module package by hand.
-func wheel(t *testing.T, name, version, module string) []byte {
-	t.Helper()
-	var buf bytes.Buffer
-	zw := zip.NewWriter(&buf)
-	distInfo := fmt.Sprintf("%s-%s.dist-info", name, version)
-	files := map[string]string{
-		name + "/__init__.py":       module,
-		distInfo + "/METADATA":      fmt.Sprintf("Metadata-Version: 2.1\nName: %s\nVersion: %s\n", name, version),
-		distInfo + "/WHEEL":         "Wheel-Version: 1.0\nGenerator: mcp-sandbox-test\nRoot-Is-Purelib: true\nTag: py3-none-any\n",
-		distInfo + "/top_level.txt": name + "\n",
-	}
-	var record strings.Builder
-	for _, n := range []string{name + "/__init__.py", distInfo + "/METADATA", distInfo + "/WHEEL", distInfo + "/top_level.txt"} {
-		w, _ := zw.Create(n)
-		w.Write([]byte(files[n]))
-		sum := sha256.Sum256([]byte(files[n]))
-		fmt.Fprintf(&record, "%s,sha256=%s,%d\n", n, base64.RawURLEncoding.EncodeToString(sum[:]), len(files[n]))
-	}
-	fmt.Fprintf(&record, "%s/RECORD,,\n", distInfo)
-	w, _ := zw.Create(distInfo + "/RECORD")
-	w.Write([]byte(record.String()))
-	zw.Close()
-	return buf.Bytes()
-}
-
-// npmTarball builds an npm package tarball by hand.
-func npmTarball(t *testing.T, name, version, index string) []byte {
-	t.Helper()
-	var buf bytes.Buffer
-	gz := gzip.NewWriter(&buf)
-	tw := tar.NewWriter(gz)
-	for n, c := range map[string]string{
-		"package/package.json": fmt.Sprintf(`{"name":%q,"version":%q,"main":"index.js"}`, name, version),
-		"package/index.js":     index,
-	} {
-		tw.WriteHeader(&tar.Header{Name: n, Mode: 0o644, Size: int64(len(c)), Typeflag: tar.TypeReg})
-		tw.Write([]byte(c))
-	}
-	tw.Close()
-	gz.Close()
-	return buf.Bytes()
-}
-
-// packageIndex serves a PEP 503 simple index (mcpsbxdemo 1.0 and 2.0,
-// mcpsbxtwo 1.0) and an npm registry with one package, on an address the
-// Docker bridge can reach.
+// packageIndex serves testenv.PackageIndex on an address the Docker
+// bridge can reach.
 func packageIndex(t *testing.T, cli *client.Client) (pipURL, npmURL, host string, downloads func(file string) int) {
 	t.Helper()
 	nw, err := cli.NetworkInspect(context.Background(), "bridge", network.InspectOptions{})
@@ -90,68 +34,12 @@ func packageIndex(t *testing.T, cli *client.Client) (pipURL, npmURL, host string
 			host = pfx.Masked().Addr().Next().String()
 		}
 	}
-	wheels := map[string][]byte{} // file name -> wheel
-	links := map[string]string{}  // project -> index page
-	for _, w := range []struct{ name, version, module string }{
-		{"mcpsbxdemo", "1.0", "VALUE = 42\n"},
-		{"mcpsbxdemo", "2.0", "VALUE = 2\n"},
-		{"mcpsbxtwo", "1.0", "VALUE = 'two'\n"},
-	} {
-		whl := wheel(t, w.name, w.version, w.module)
-		file := fmt.Sprintf("%s-%s-py3-none-any.whl", w.name, w.version)
-		sum := sha256.Sum256(whl)
-		wheels[file] = whl
-		links[w.name] += fmt.Sprintf(`<a href="/files/%s#sha256=%s">%s</a>`, file, hex.EncodeToString(sum[:]), file)
-	}
-	tgz := npmTarball(t, "mcpsbx-demo", "1.0.0", "module.exports = {value: 43};\n")
-	tgzSum := sha1.Sum(tgz)
-
 	l, err := net.Listen("tcp", host+":0")
 	if err != nil {
 		testenv.Missing(t, "a listener on the Docker bridge address "+host+": "+err.Error())
 	}
-	base := "http://" + l.Addr().String()
-	mux := http.NewServeMux()
-	mux.HandleFunc("/simple/{project}/", func(w http.ResponseWriter, r *http.Request) {
-		page, ok := links[r.PathValue("project")]
-		if !ok {
-			http.NotFound(w, r)
-			return
-		}
-		fmt.Fprintf(w, "<html><body>%s</body></html>", page)
-	})
-	var mu sync.Mutex
-	count := map[string]int{}
-	mux.HandleFunc("/files/{file}", func(w http.ResponseWriter, r *http.Request) {
-		whl, ok := wheels[r.PathValue("file")]
-		if !ok {
-			http.NotFound(w, r)
-			return
-		}
-		mu.Lock()
-		count[r.PathValue("file")]++
-		mu.Unlock()
-		w.Header().Set("Cache-Control", "max-age=365000000, immutable") // as PyPI serves files
-		w.Write(whl)
-	})
-	mux.HandleFunc("/npm/mcpsbx-demo", func(w http.ResponseWriter, r *http.Request) {
-		json.NewEncoder(w).Encode(map[string]any{
-			"name": "mcpsbx-demo", "dist-tags": map[string]string{"latest": "1.0.0"},
-			"versions": map[string]any{"1.0.0": map[string]any{
-				"name": "mcpsbx-demo", "version": "1.0.0",
-				"dist": map[string]string{"tarball": base + "/npm/mcpsbx-demo/-/mcpsbx-demo-1.0.0.tgz", "shasum": hex.EncodeToString(tgzSum[:])},
-			}},
-		})
-	})
-	mux.HandleFunc("/npm/mcpsbx-demo/-/mcpsbx-demo-1.0.0.tgz", func(w http.ResponseWriter, r *http.Request) { w.Write(tgz) })
-	srv := &http.Server{Handler: mux}
-	go srv.Serve(l)
-	t.Cleanup(func() { srv.Close() })
-	return base + "/simple", base + "/npm/", host, func(file string) int {
-		mu.Lock()
-		defer mu.Unlock()
-		return count[file]
-	}
+	pipURL, npmURL, downloads = testenv.PackageIndex(t, l, nil)
+	return pipURL, npmURL, host, downloads
 }
 
 // installEngine is an engine whose installers use the local package index;

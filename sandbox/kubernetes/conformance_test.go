@@ -42,7 +42,7 @@ func TestConformanceOnCluster(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			b := testBackend(t, c.cfg)
 			backendtest.Run(t, func(t *testing.T) backend.Backend { return b }, backendtest.Options{
-				Image: "mcp-sandbox-test/busybox:1", NoHelpers: true,
+				Image: "mcp-sandbox-test/busybox:1",
 			})
 		})
 	}

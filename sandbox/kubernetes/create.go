@@ -92,8 +92,9 @@ func (b *Backend) podFor(ctx context.Context, spec backend.ContainerSpec) (*core
 	}
 	s := spec
 	s.Name = objectName(spec.Name)
-	// The install cache serves package installs, which RunHelper does not
-	// offer on Kubernetes: there is nothing to keep, so no cache volume.
+	// The install cache is a volume the sandbox's helpers share; pods
+	// cannot share an emptyDir, so a Kubernetes helper gets an empty cache
+	// of its own (HelperPod) and the sandbox none.
 	s.CacheUser = ""
 	s.Labels = maps.Clone(spec.Labels)
 	pod, err := Pod(s, Options{Namespace: b.namespace, RuntimeClass: class})

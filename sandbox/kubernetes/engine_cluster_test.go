@@ -43,6 +43,14 @@ func clusterEngine(t *testing.T, readmeRole bool) (*sandbox.Engine, *kubernetes.
 func clusterEngineWith(t *testing.T, kc kubernetes.Config) (*sandbox.Engine, *kubernetes.Backend, *config.Config) {
 	t.Helper()
 	be := kubernetes.NewTestBackend(t, kc)
+	eng, cfg := clusterEngineOn(t, be, nil)
+	return eng, be, cfg
+}
+
+// clusterEngineOn is clusterEngine on be, its configuration changed by
+// edit (when not nil) before the engine starts.
+func clusterEngineOn(t *testing.T, be *kubernetes.Backend, edit func(*config.Config)) (*sandbox.Engine, *config.Config) {
+	t.Helper()
 	cfg := config.Default()
 	cfg.Source = "test-config.toml"
 	cfg.Images.Python = "mcp-sandbox-test/python:3"
@@ -50,6 +58,9 @@ func clusterEngineWith(t *testing.T, kc kubernetes.Config) (*sandbox.Engine, *ku
 	cfg.Pool.Size = 0
 	cfg.Files.ReadRoots = []string{t.TempDir()}
 	cfg.Files.WriteRoot = t.TempDir()
+	if edit != nil {
+		edit(cfg)
+	}
 	eng := sandbox.NewEngine(sandbox.Options{Backend: be, Config: config.Static(cfg), TickInterval: time.Second})
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
@@ -64,7 +75,7 @@ func clusterEngineWith(t *testing.T, kc kubernetes.Config) (*sandbox.Engine, *ku
 			t.Errorf("close engine: %v", err)
 		}
 	})
-	return eng, be, cfg
+	return eng, cfg
 }
 
 // shutdownMoved waits (10 s at most) until the engine has moved the
