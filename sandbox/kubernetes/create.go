@@ -1,11 +1,13 @@
 package kubernetes
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"maps"
 	"strconv"
+	"strings"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -50,7 +52,9 @@ func (b *Backend) Create(ctx context.Context, spec backend.ContainerSpec) (strin
 	if err != nil {
 		return "", err
 	}
-	if useSandbox {
+	// A warm pool's pods are the deny-all kind: an egress sandbox is made
+	// on its own.
+	if useSandbox && networkOf(spec.Network) != "egress" {
 		at := expires
 		if !hasExpiry {
 			at = time.Now().Add(24 * time.Hour)
@@ -60,7 +64,7 @@ func (b *Backend) Create(ctx context.Context, spec backend.ContainerSpec) (strin
 			return id, err
 		}
 	}
-	np, err := b.cs.policies(b.namespace).Create(ctx, DenyAll(pod), metav1.CreateOptions{})
+	np, err := b.cs.policies(b.namespace).Create(ctx, policyFor(pod, networkOf(spec.Network)), metav1.CreateOptions{})
 	if err != nil {
 		return "", b.wrap("create network policy "+pod.Name, err)
 	}
@@ -71,6 +75,9 @@ func (b *Backend) Create(ctx context.Context, spec backend.ContainerSpec) (strin
 	}
 	if err == nil {
 		err = b.waitStarted(ctx, id)
+	}
+	if err == nil && networkOf(spec.Network) == "egress" {
+		err = b.checkHasNetwork(ctx, id, pod)
 	}
 	if err != nil {
 		cctx, cancel := cleanupContext(ctx)
@@ -295,4 +302,30 @@ func (b *Backend) lastWarning(ctx context.Context, name string) string {
 // though ctx was cancelled, bounded so it cannot hang.
 func cleanupContext(ctx context.Context) (context.Context, context.CancelFunc) {
 	return context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
+}
+
+// checkHasNetwork fails an egress sandbox whose pod has no network
+// interface but loopback: a RuntimeClass whose handler gives pods none
+// (gVisor run with --network=none, as on the CI cluster) cannot honour
+// egress, and the explicit choice fails rather than silently giving a
+// sandbox without the network it asked for. The pod runs nothing of the
+// sandbox's yet, so what it says is the runtime's.
+func (b *Backend) checkHasNetwork(ctx context.Context, id string, pod *corev1.Pod) error {
+	var out bytes.Buffer
+	_, err := b.Exec(ctx, id, backend.ExecSpec{
+		Cmd: []string{"/bin/sh", "-c", "tail -n +3 /proc/net/dev | cut -d: -f1"}, Stdout: &limited{&out, 4096}, Stderr: &limited{&bytes.Buffer{}, 256},
+	})
+	if err != nil {
+		return err
+	}
+	for _, f := range strings.Fields(out.String()) {
+		if f != "lo" {
+			return nil
+		}
+	}
+	class := "the cluster's default"
+	if c := pod.Spec.RuntimeClassName; c != nil {
+		class = "RuntimeClass " + strconv.Quote(*c)
+	}
+	return fmt.Errorf("kubernetes: network \"egress\": the pod has no network interface but loopback: its runtime (%s) gives pods none, so this cluster cannot give a sandbox egress; use another runtime_class, or network \"allowlist\"", class)
 }

@@ -1,6 +1,7 @@
 package kubernetes
 
 import (
+	"bytes"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -58,7 +59,9 @@ func TestCreateFailsOnCluster(t *testing.T) {
 		{"runc asked, class runs another handler", Config{UseAgentSandbox: "never", RuntimeClass: "gvisor"}, func(s *backend.ContainerSpec) {
 			s.Runtime = "runc"
 		}, `runs "runsc"`},
-		{"network egress", Config{UseAgentSandbox: "never"}, func(s *backend.ContainerSpec) { s.Network = "egress" }, `network "egress"`},
+		{"network egress, the runtime gives pods no network", Config{UseAgentSandbox: "never", RuntimeClass: "gvisor"}, func(s *backend.ContainerSpec) {
+			s.Network = "egress"
+		}, "no network interface but loopback"},
 		{"unschedulable", Config{UseAgentSandbox: "never"}, func(s *backend.ContainerSpec) { s.MemoryBytes = 1 << 42 }, "unschedulable"},
 	}
 	for _, c := range cases {
@@ -80,6 +83,45 @@ func TestCreateFailsOnCluster(t *testing.T) {
 			}
 			t.Logf("%s: %v", c.name, err)
 			nothingLeft(ctx, t, b)
+		})
+	}
+}
+
+// A sandbox made with network "egress" (runc pods: this cluster's bridge
+// gives them an interface) has a network interface besides loopback and a
+// NetworkPolicy that denies ingress and allows egress, and is made on its
+// own even with a warm pool (whose pods are deny-all). (An allowlist
+// sandbox is a deny-all one: TestAllowlistOnCluster runs its proxy.)
+func TestEgressOnCluster(t *testing.T) {
+	b := testBackend(t, Config{UseAgentSandbox: "auto", WarmPool: map[string]int{"python": 1}})
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	for _, n := range []string{"egress"} {
+		t.Run(n, func(t *testing.T) {
+			spec := uniqueSpec(time.Now().Add(time.Hour))
+			spec.Network = n
+			spec.Labels[labelLanguage] = "python"
+			id, err := b.Create(ctx, spec)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer b.Remove(context.WithoutCancel(ctx), id)
+			np, err := b.cs.policies(b.namespace).Get(ctx, id, metav1.GetOptions{})
+			if err != nil {
+				t.Fatalf("the sandbox's own policy (not a pool's): %v", err)
+			}
+			egress := n == "egress"
+			if len(np.Spec.Ingress) != 0 || len(np.Spec.PolicyTypes) != 2 || (len(np.Spec.Egress) == 1) != egress {
+				t.Errorf("%s sandbox's policy: %+v", n, np.Spec)
+			}
+			var out bytes.Buffer
+			if _, err := b.Exec(ctx, id, backend.ExecSpec{Cmd: []string{"/bin/sh", "-c", "tail -n +3 /proc/net/dev | cut -d: -f1 | tr -d ' '"}, Stdout: &out}); err != nil {
+				t.Fatal(err)
+			}
+			t.Logf("%s sandbox's interfaces: %q", n, out.String())
+			if egress && strings.TrimSpace(out.String()) == "lo" {
+				t.Errorf("the egress sandbox has only loopback")
+			}
 		})
 	}
 }

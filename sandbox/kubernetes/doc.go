@@ -3,7 +3,10 @@
 // an agent-sandbox Sandbox object when the cluster serves one
 // (DiscoverAgentSandbox, AgentSandbox: the cluster deletes it at the
 // sandbox's expiry) or as a plain pod (its activeDeadlineSeconds ends it
-// then), each with a deny-all NetworkPolicy owned by it (DenyAll). Backend
+// then), each with a NetworkPolicy owned by it: deny-all (DenyAll) in
+// network none and allowlist (whose connections ride the agent's stream),
+// ingress denied and egress allowed in egress (EgressPolicy; Create fails
+// when the pod then has no interface but loopback). Backend
 // implements the backend contract (sandbox/backend) and its Attacher,
 // Inspector, RuntimeChecker and ArchReporter: processes, the command
 // agent, copies and stats run through the pods exec subresource
@@ -15,9 +18,8 @@
 // (HelperPod: the sandbox's hardening and RuntimeClass, a fresh workspace,
 // owned by the sandbox's pod, with activeDeadlineSeconds as a backstop)
 // with a NetworkPolicy that selects it alone and allows it egress; the
-// sandbox's pod never gets a network. Kubernetes installs keep no download
+// sandbox's pod never gets one from it. Kubernetes installs keep no download
 // cache between installs: pods share no volume, so each helper starts
-// with an empty one. Not offered yet: a sandbox network other than none,
-// the metrics API. The backend conformance suite runs against a real
+// with an empty one. Not offered yet: the metrics API. The backend conformance suite runs against a real
 // cluster (conformance_test.go, .ci/k8s-up).
 package kubernetes

@@ -124,13 +124,32 @@ func DenyAll(pod *corev1.Pod) *networkingv1.NetworkPolicy {
 	}
 }
 
+// EgressPolicy returns the NetworkPolicy of a sandbox made with network
+// "egress" (which the engine allows only with network.allow_egress on): no
+// ingress, and egress to every destination, selected by the sandbox id
+// label as DenyAll's is. Sandboxes in "none" and "allowlist" get DenyAll:
+// the allowlist's connections ride the agent's stream, not the pod network.
+func EgressPolicy(pod *corev1.Pod) *networkingv1.NetworkPolicy {
+	np := DenyAll(pod)
+	np.Spec.Egress = []networkingv1.NetworkPolicyEgressRule{{}} // an empty rule: every destination
+	return np
+}
+
+// policyFor is the NetworkPolicy a sandbox pod of network n gets.
+func policyFor(pod *corev1.Pod, n string) *networkingv1.NetworkPolicy {
+	if n == "egress" {
+		return EgressPolicy(pod)
+	}
+	return DenyAll(pod)
+}
+
 // checkSpec refuses what a pod cannot carry as the Docker backend does.
 func checkSpec(spec backend.ContainerSpec) error {
 	switch {
 	case len(spec.Relax) > 0:
 		return fmt.Errorf("kubernetes: relaxing hardening (%s) is not supported", strings.Join(spec.Relax, ", "))
-	case spec.Network != "" && spec.Network != "none":
-		return fmt.Errorf("kubernetes: network %q is not yet available (sandboxes have none)", spec.Network)
+	case spec.Network != "" && spec.Network != "none" && spec.Network != "allowlist" && spec.Network != "egress":
+		return fmt.Errorf("kubernetes: network %q is none of none, allowlist or egress", spec.Network)
 	case spec.CacheUser != "":
 		return fmt.Errorf("kubernetes: an install cache is not yet available")
 	case !dnsLabel.MatchString(spec.Name):

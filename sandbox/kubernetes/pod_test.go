@@ -80,7 +80,8 @@ func TestPodRefuses(t *testing.T) {
 		{"root user", func(s *backend.ContainerSpec) { s.User = "0:0" }, "never run as root"},
 		{"named user", func(s *backend.ContainerSpec) { s.User = "sandbox" }, "not numeric"},
 		{"relaxed item", func(s *backend.ContainerSpec) { s.Relax = []string{"read_only_root"} }, "relaxing hardening"},
-		{"egress", func(s *backend.ContainerSpec) { s.Network = "egress" }, "not yet available"},
+		{"host network", func(s *backend.ContainerSpec) { s.Network = "host" }, "none of none, allowlist or egress"},
+		{"bridge network", func(s *backend.ContainerSpec) { s.Network = "bridge" }, "none of none, allowlist or egress"},
 		{"install cache", func(s *backend.ContainerSpec) { s.CacheUser = "1001:1001" }, "not yet available"},
 		{"bad name", func(s *backend.ContainerSpec) { s.Name = "Mcp_Sandbox" }, "not a DNS label"},
 		{"no id", func(s *backend.ContainerSpec) { delete(s.Labels, backend.LabelID) }, "id label"},
@@ -94,6 +95,38 @@ func TestPodRefuses(t *testing.T) {
 			_, err := Pod(spec, Options{Namespace: "ns"})
 			if err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Errorf("err = %v, want it to say %q", err, tc.want)
+			}
+		})
+	}
+}
+
+// A sandbox's NetworkPolicy: deny-all for none and allowlist (whose
+// connections ride the agent's stream), ingress denied and egress to
+// everywhere for egress; always selected by the sandbox id alone.
+func TestPolicyFor(t *testing.T) {
+	for _, n := range []string{"", "none", "allowlist", "egress"} {
+		t.Run("network "+n, func(t *testing.T) {
+			spec := testSpec()
+			spec.Network = n
+			spec.Labels = map[string]string{backend.LabelManaged: "true", backend.LabelID: "abc123"}
+			pod, err := Pod(spec, Options{Namespace: "ns"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			np := policyFor(pod, networkOf(n))
+			sel := np.Spec.PodSelector.MatchLabels
+			if len(sel) != 1 || sel[backend.LabelID] != "abc123" || len(np.Spec.PodSelector.MatchExpressions) != 0 {
+				t.Errorf("selector %+v", np.Spec.PodSelector)
+			}
+			if len(np.Spec.PolicyTypes) != 2 || len(np.Spec.Ingress) != 0 {
+				t.Errorf("ingress not denied: %+v", np.Spec)
+			}
+			wantEgress := 0
+			if n == "egress" {
+				wantEgress = 1
+			}
+			if len(np.Spec.Egress) != wantEgress || wantEgress == 1 && (len(np.Spec.Egress[0].To) != 0 || len(np.Spec.Egress[0].Ports) != 0) {
+				t.Errorf("egress rules %+v, want %d rule(s) open to every destination", np.Spec.Egress, wantEgress)
 			}
 		})
 	}

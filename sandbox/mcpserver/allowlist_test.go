@@ -56,9 +56,13 @@ type networkOut struct {
 // record and its logs resource show the same connections.
 func TestAllowlistOverStdio(t *testing.T) {
 	testenv.Docker(t, testenv.PythonImage)
+	allowlistOverStdio(t, serverEnv)
+}
+
+func allowlistOverStdio(t *testing.T, backend backendEnv) {
 	ok, refused := serveOn127002(t), serveOn127002(t)
 	entry := fmt.Sprintf("127.0.0.2:%d", ok)
-	env := serverEnv(t, fmt.Sprintf("[network]\nallow_domains = [%q]\n", entry))
+	env := backend(t, fmt.Sprintf("[network]\nallow_domains = [%q]\n", entry))
 	p := startServer(t, env)
 	sess := sdkClient(t, p, nil)
 	res := call(t, sess, "sandbox_create", map[string]any{"network": "allowlist"})

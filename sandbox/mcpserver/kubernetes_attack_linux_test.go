@@ -52,6 +52,15 @@ func TestAttacksOnCluster(t *testing.T) {
 	}
 }
 
+// Allowlist networking on the cluster: a gVisor sandbox with no pod
+// network reaches an allowed host server on the server's host through
+// its agent's proxy, and is answered 403 for another, as on Docker
+// (TestAllowlistOverStdio); sandbox_list, the audit log, the state record
+// and the logs resource show the same.
+func TestAllowlistOnCluster(t *testing.T) {
+	allowlistOverStdio(t, testKube(t).serverEnv)
+}
+
 // A server on the cluster SIGKILLed (its watchdog left running), with a
 // sandbox and a command streaming in it: its watchdog removes the
 // sandbox's pod, Sandbox and NetworkPolicy within a bound, and says so in
