@@ -8,10 +8,12 @@
 // Inspector, RuntimeChecker and ArchReporter: processes, the command
 // agent, copies and stats run through the pods exec subresource
 // (WebSocket, SPDY fallback) with the image's /bin/sh and tar; a kubelet
-// pulls images; Usage reads the container's cgroup (or, under gVisor, the
-// sandbox kernel's /proc) from inside. With Config.WarmPool, Create claims
-// from agent-sandbox warm pools (warmclaim.go, warmpool.go). Not offered
-// yet: package installs (RunHelper), a network other than none, the
-// metrics API. The backend conformance suite runs against a real cluster
+// pulls images; Usage takes memory and CPU from the metrics API
+// (metrics.go: PodMetrics, the cluster's reading) where it is served and
+// has a sample of the pod, else from inside the pod (its cgroup, or under
+// gVisor the sandbox kernel's /proc: the sandbox's word), and pids always
+// from inside. With Config.WarmPool, Create claims from agent-sandbox warm
+// pools (warmclaim.go, warmpool.go). Not offered yet: package installs
+// (RunHelper), a network other than none. The backend conformance suite runs against a real cluster
 // (conformance_test.go, .ci/k8s-up).
 package kubernetes
