@@ -1,6 +1,7 @@
 package kubernetes
 
 import (
+	"cmp"
 	"context"
 	"slices"
 	"strings"
@@ -12,18 +13,31 @@ import (
 
 // On the cluster .ci/k8s-up starts, which serves the metrics API
 // (metrics-server, a 10 s resolution): doctor says so, and Usage of a pod
-// holding 64 MiB reads its memory from the metrics API once metrics-server
+// holding 64 MiB, under runc and under gVisor (whose in-pod read has no
+// CPU), reads its memory from the metrics API once metrics-server
 // has a sample of it (from inside the pod before), with the pod spec's
 // limit and the pids read inside.
 func TestUsageFromMetricsOnCluster(t *testing.T) {
 	b := testBackend(t, Config{UseAgentSandbox: "never"})
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
 	defer cancel()
 	r := Doctor(ctx, Config{Kubeconfig: b.cfg.Kubeconfig, Namespace: b.namespace, UseAgentSandbox: "never"}, nil)
 	i := slices.IndexFunc(r.Checks, func(c Check) bool { return c.Name == "metrics" })
 	if !r.Metrics || i < 0 || !strings.Contains(r.Checks[i].Detail, "served: metrics.k8s.io/v1beta1") || len(r.Missing) > 0 {
 		t.Fatalf("doctor: metrics %v, checks %+v, missing %v; want the metrics API served (.ci/k8s-up starts metrics-server)", r.Metrics, r.Checks, r.Missing)
 	}
+	for _, rc := range []string{"", "gvisor"} {
+		t.Run("runtime class "+cmp.Or(rc, "default (runc)"), func(t *testing.T) {
+			t.Parallel()
+			usageFromMetrics(t, testBackend(t, Config{UseAgentSandbox: "never", RuntimeClass: rc, Namespace: b.namespace}))
+		})
+	}
+}
+
+// usageFromMetrics checks Usage of a pod of b holding 64 MiB.
+func usageFromMetrics(t *testing.T, b *Backend) {
+	ctx, cancel := context.WithTimeout(t.Context(), 3*time.Minute)
+	defer cancel()
 	spec := uniqueSpec(time.Now().Add(time.Hour))
 	spec.MemoryBytes, spec.TmpMB = 256<<20, 96
 	if _, err := b.EnsureImage(ctx, spec.Image, "never", nil); err != nil {
