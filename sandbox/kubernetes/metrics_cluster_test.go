@@ -16,7 +16,7 @@ import (
 // holding 64 MiB, under runc and under gVisor (whose in-pod read has no
 // CPU), reads its memory from the metrics API once metrics-server
 // has a sample of it (from inside the pod before), with the pod spec's
-// limit and the pids read inside.
+// limit and the pids read inside; once removed, it has none.
 func TestUsageFromMetricsOnCluster(t *testing.T) {
 	b := testBackend(t, Config{UseAgentSandbox: "never"})
 	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
@@ -73,4 +73,11 @@ func usageFromMetrics(t *testing.T, b *Backend) {
 		t.Errorf("Usage = %+v; want from the metrics API within 90 s, at least 64 MiB of the %d-byte limit, pids", u, spec.MemoryBytes)
 	}
 	t.Logf("Usage after %v: %+v", time.Since(start).Round(time.Second), u)
+	// A removed sandbox has no usage, though its last sample may linger.
+	if err := b.Remove(ctx, id); err != nil {
+		t.Fatal(err)
+	}
+	if u, err := b.Usage(ctx, id); err == nil {
+		t.Errorf("Usage of a removed sandbox = %+v, want an error", u)
+	}
 }

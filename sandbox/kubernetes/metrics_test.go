@@ -249,3 +249,41 @@ func TestMemoryLimit(t *testing.T) {
 		t.Error("a removed container's limit stayed cached")
 	}
 }
+
+// Usage's two readings combined: the sample's memory and CPU with the
+// in-pod pids; the in-pod read alone without a sample; a spoilt in-pod
+// read leaves the sample standing, a failed one (no pod) is the error.
+func TestCombineUsage(t *testing.T) {
+	now := time.Date(2026, 11, 26, 4, 0, 30, 0, time.UTC)
+	at := now.Add(-10 * time.Second)
+	m := metricsSample{nanoCores: 500_000_000, memoryBytes: 64 << 20, at: at}
+	in := backend.Usage{MemoryBytes: 1, MemoryLimit: 256 << 20, CPUPercent: 99, Pids: 7, SampledAt: now, Source: backend.UsageInPod}
+	spoilt := fmt.Errorf("usage of x: %w %q (exit 0)", errUnreadable, "lies")
+	gone := errors.New(`pods "x" not found`)
+	fromMetrics := backend.Usage{MemoryBytes: 64 << 20, MemoryLimit: 256 << 20, CPUPercent: 50, Pids: 7, SampledAt: at, Source: backend.UsageMetrics}
+	for _, tc := range []struct {
+		name        string
+		merr, inErr error
+		want        backend.Usage
+		wantErr     error
+	}{
+		{"both", nil, nil, fromMetrics, nil},
+		{"no sample yet", errNoSample, nil, in, nil},
+		{"no metrics API", errNoMetrics, nil, in, nil},
+		{"spoilt in-pod read", nil, spoilt, backend.Usage{MemoryBytes: 64 << 20, CPUPercent: 50, SampledAt: at, Source: backend.UsageMetrics}, nil},
+		{"pod gone, sample lingers", nil, gone, backend.Usage{}, gone},
+		{"pod gone, no sample", errNoSample, gone, backend.Usage{}, gone},
+		{"spoilt, no sample", errNoMetrics, spoilt, backend.Usage{}, spoilt},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			in := in
+			if tc.inErr != nil {
+				in = backend.Usage{}
+			}
+			got, err := combineUsage(m, tc.merr, in, tc.inErr, now)
+			if got != tc.want || !errors.Is(err, tc.wantErr) || (err == nil) != (tc.wantErr == nil) {
+				t.Errorf("combineUsage = %+v, %v; want %+v, %v", got, err, tc.want, tc.wantErr)
+			}
+		})
+	}
+}

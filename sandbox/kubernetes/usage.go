@@ -47,34 +47,53 @@ type cpuSample struct {
 // as on Docker) are the cluster's reading, Source "metrics"; else, and
 // while a new pod has no sample yet, they are read inside the pod
 // (inPodUsage), Source "in-pod": the sandbox's word. Pids are always read
-// inside the pod (the metrics API counts none; 0 when that read fails
-// while the metrics answered). MemoryLimit is the pod spec's.
+// inside the pod (the metrics API counts none; 0 when the sandbox spoils
+// that read while the metrics answered). MemoryLimit is the pod spec's.
+// A pod that is gone is an error, even while its last sample lingers.
 func (b *Backend) Usage(ctx context.Context, containerID string) (backend.Usage, error) {
 	if !dnsLabel.MatchString(containerID) {
 		return backend.Usage{}, fmt.Errorf("kubernetes: no sandbox pod %q", containerID)
 	}
 	m, merr := b.metricsOf(ctx, containerID)
-	in, err := b.inPodUsage(ctx, containerID)
-	if merr != nil {
-		if err != nil {
-			return backend.Usage{}, err
-		}
-		in.MemoryLimit = b.memoryLimit(ctx, containerID, in.MemoryLimit)
+	in, inErr := b.inPodUsage(ctx, containerID)
+	u, err := combineUsage(m, merr, in, inErr, time.Now())
+	if err != nil {
+		return backend.Usage{}, err
+	}
+	if merr == nil && inErr != nil {
+		b.log.Debug("kubernetes: pids of a sandbox", "id", containerID, "err", inErr)
+	}
+	u.MemoryLimit = b.memoryLimit(ctx, containerID, u.MemoryLimit)
+	return u, nil
+}
+
+// combineUsage is Usage from the metrics API's sample m (or merr) and the
+// in-pod read in (or inErr): the sample's memory and CPU with in's pids
+// when there is a sample, else in. An in-pod read the sandbox spoilt
+// (errUnreadable) leaves the sample with no pids; any other failure of it
+// (no pod to exec in, though its last sample may linger; ctx ended) is the
+// error.
+func combineUsage(m metricsSample, merr error, in backend.Usage, inErr error, now time.Time) (backend.Usage, error) {
+	switch {
+	case merr != nil && inErr != nil:
+		return backend.Usage{}, inErr
+	case merr != nil:
 		return in, nil
+	case inErr != nil && !errors.Is(inErr, errUnreadable):
+		return backend.Usage{}, inErr
 	}
-	u := m.usage(time.Now())
-	if err == nil {
-		u.Pids = in.Pids
-	} else {
-		b.log.Debug("kubernetes: pids of a sandbox", "id", containerID, "err", err)
-	}
-	u.MemoryLimit = b.memoryLimit(ctx, containerID, in.MemoryLimit)
+	u := m.usage(now)
+	u.Pids, u.MemoryLimit = in.Pids, in.MemoryLimit
 	return u, nil
 }
 
 // metricsTimeout bounds one read of the metrics API: an aggregated API
 // that hangs must not hold Usage up.
 const metricsTimeout = 5 * time.Second
+
+// errUnreadable: the in-pod read answered something else than its numbers
+// (the sandbox controls what it reads and prints).
+var errUnreadable = errors.New("unreadable answer")
 
 // errNoMetrics: the cluster serves no metrics API this package reads.
 var errNoMetrics = errors.New("no metrics API")
@@ -147,7 +166,7 @@ func (b *Backend) inPodUsage(ctx context.Context, containerID string) (backend.U
 		}
 	}
 	if st.ExitCode != 0 || len(f) != 4 || err != nil || v[0] < 0 || v[1] < 0 || v[2] < 0 {
-		return backend.Usage{}, fmt.Errorf("kubernetes: usage of %s: unreadable answer %q (exit %d)", containerID, out.String(), st.ExitCode)
+		return backend.Usage{}, fmt.Errorf("kubernetes: usage of %s: %w %q (exit %d)", containerID, errUnreadable, out.String(), st.ExitCode)
 	}
 	now := time.Now()
 	u := backend.Usage{MemoryBytes: uint64(v[0]), MemoryLimit: uint64(v[1]), Pids: uint64(v[2]), SampledAt: now, Source: backend.UsageInPod}
