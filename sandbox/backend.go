@@ -28,6 +28,13 @@ type (
 // ErrFixedExpiry is backend.ErrFixedExpiry.
 var ErrFixedExpiry = backend.ErrFixedExpiry
 
+// Where a Usage's memory and CPU come from (Usage.Source), beside the
+// engine's own ("").
+const (
+	UsageMetrics = backend.UsageMetrics
+	UsageInPod   = backend.UsageInPod
+)
+
 // InstallCacheMount is where a sandbox holds its install cache, out of its
 // own reach (see ContainerSpec.CacheUser).
 const InstallCacheMount = backend.InstallCacheMount

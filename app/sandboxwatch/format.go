@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/mcp-sandbox/mcp-sandbox/app/clientconfig"
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox"
 )
 
 // The cells of a row, formatted for people. Usage columns show "–" until
@@ -70,6 +71,22 @@ func (r Row) Memory() string {
 		return used
 	}
 	return used + " / " + Bytes(limit)
+}
+
+// UsageSource says whose reading the usage is where the engine has two
+// (Kubernetes: the cluster's metrics API, or a read inside the sandbox,
+// which code in it can misreport); "" on Docker and before a sample.
+func (r Row) UsageSource() string {
+	if r.Sampled.IsZero() {
+		return ""
+	}
+	switch r.Usage.Source {
+	case sandbox.UsageMetrics:
+		return "usage by the cluster's metrics API"
+	case sandbox.UsageInPod:
+		return "usage read inside the sandbox"
+	}
+	return ""
 }
 
 // Pids is "running / limit".

@@ -198,7 +198,11 @@ func (d *Details) update(s sandboxwatch.Snapshot) {
 	if r.Limits.WorkspaceMB > 0 {
 		ws = sandboxwatch.Bytes(uint64(r.Limits.WorkspaceMB) << 20)
 	}
-	d.limits.SetText(fmt.Sprintf("workspace %s · each command %s · expires %s", ws, execTimeout(r.Limits.ExecTimeoutSeconds), r.Expires(d.t.w.o.Now())))
+	limits := fmt.Sprintf("workspace %s · each command %s · expires %s", ws, execTimeout(r.Limits.ExecTimeoutSeconds), r.Expires(d.t.w.o.Now()))
+	if src := r.UsageSource(); src != "" {
+		limits += " · " + src
+	}
+	d.limits.SetText(limits)
 	d.showNetwork(r)
 	d.showPreviews(r.Previews())
 	d.top.Refresh() // the notice came, lines wrapped anew: lay out again

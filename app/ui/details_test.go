@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -333,5 +334,31 @@ func TestDetailsAsksForUsage(t *testing.T) {
 	w.Hide()
 	if len(seen) != 4 || !seen[2] || seen[3] {
 		t.Errorf("the Sandboxes tab shown, then hidden: %v", seen)
+	}
+}
+
+// TestDetailsShowsUsageSource: on Kubernetes the view says whose reading
+// the usage is (the cluster's metrics API, or a read inside the sandbox,
+// which code in it can misreport); Docker's own stats say nothing more.
+func TestDetailsShowsUsageSource(t *testing.T) {
+	for _, tc := range []struct {
+		source, want string
+	}{
+		{"", ""},
+		{sandbox.UsageMetrics, " · usage by the cluster's metrics API"},
+		{sandbox.UsageInPod, " · usage read inside the sandbox"},
+	} {
+		t.Run(cmp.Or(tc.source, "docker"), func(t *testing.T) {
+			w, _ := newWindow(t)
+			w.Sandboxes.act.Details = (&detailsFakes{}).actions()
+			snap := sandboxRows()
+			snap.Rows[0].Usage.Source = tc.source
+			w.Sandboxes.Set(snap)
+			d := w.Sandboxes.OpenDetails("k3j5q2m7x4ab")
+			got := d.limits.Text
+			if !strings.HasSuffix(got, "expires in 18m"+tc.want) {
+				t.Errorf("limits line %q, want it to end %q", got, "expires in 18m"+tc.want)
+			}
+		})
 	}
 }

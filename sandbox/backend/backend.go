@@ -203,7 +203,19 @@ type Usage struct {
 	Pids        uint64  `json:"pids"`
 	// SampledAt is when the reading was taken; zero if there is none yet.
 	SampledAt time.Time `json:"sampled_at,omitzero"`
+	// Source says whose reading memory and CPU are: "" the engine's
+	// (Docker's stats), UsageMetrics or UsageInPod.
+	Source string `json:"source,omitempty"`
 }
+
+// Where a Usage's memory and CPU come from, beside the engine's own.
+const (
+	// UsageMetrics: the cluster's metrics API (metrics.k8s.io), read by
+	// the kubelet outside the sandbox.
+	UsageMetrics = "metrics"
+	// UsageInPod: read inside the sandbox, which controls what it reads.
+	UsageInPod = "in-pod"
+)
 
 // PullProgress is one step of an image pull.
 type PullProgress struct {

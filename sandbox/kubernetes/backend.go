@@ -54,6 +54,10 @@ type Backend struct {
 	mu     sync.Mutex
 	policy map[string]corev1.PullPolicy // image → pull policy, from EnsureImage
 	cpu    map[string]cpuSample         // container → its last CPU time, from Usage
+	limits map[string]uint64            // container → its memory limit, from its pod spec
+
+	metricsMu sync.Mutex
+	metrics   metricsState // what discovery last said of the metrics API
 }
 
 // connectTimeout bounds New's first request to the cluster.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net/http"
 
 	authorizationv1 "k8s.io/api/authorization/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -72,6 +73,9 @@ type clients struct {
 	policies       func(ns string) typed[*networkingv1.NetworkPolicy, *networkingv1.NetworkPolicyList]
 	runtimeClasses typed[*nodev1.RuntimeClass, *nodev1.RuntimeClassList]
 	reviews        reviewer
+	// metricsHTTP reads the metrics API with a bound on the answer
+	// (the REST client reads a body whole); nil: Usage does not ask it.
+	metricsHTTP *http.Client
 }
 
 // groupClient is a REST client for one API group version.
@@ -100,9 +104,14 @@ func newClients(rc *rest.Config) (*clients, error) {
 		rcs[gv.Group] = c
 	}
 	core, net := rcs[corev1.GroupName], rcs[networkingv1.GroupName]
+	hc, err := rest.HTTPClientFor(rc)
+	if err != nil {
+		return nil, fmt.Errorf("metrics client: %w", err)
+	}
 	return &clients{
-		disc:     restDiscovery{core},
-		coreREST: core,
+		metricsHTTP: hc,
+		disc:        restDiscovery{core},
+		coreREST:    core,
 		pods: func(ns string) typed[*corev1.Pod, *corev1.PodList] {
 			return gentype.NewClientWithList("pods", core, parameterCodec, ns, func() *corev1.Pod { return &corev1.Pod{} }, func() *corev1.PodList { return &corev1.PodList{} })
 		},

@@ -11,15 +11,18 @@
 // Inspector, RuntimeChecker and ArchReporter: processes, the command
 // agent, copies and stats run through the pods exec subresource
 // (WebSocket, SPDY fallback) with the image's /bin/sh and tar; a kubelet
-// pulls images; Usage reads the container's cgroup (or, under gVisor, the
-// sandbox kernel's /proc) from inside. With Config.WarmPool, Create claims
-// from agent-sandbox warm pools (warmclaim.go, warmpool.go). Package
-// installs (RunHelper, helper.go) run in a helper pod of their own
-// (HelperPod: the sandbox's hardening and RuntimeClass, a fresh workspace,
-// owned by the sandbox's pod, with activeDeadlineSeconds as a backstop)
-// with a NetworkPolicy that selects it alone and allows it egress; the
-// sandbox's pod never gets one from it. Kubernetes installs keep no download
-// cache between installs: pods share no volume, so each helper starts
-// with an empty one. Not offered yet: the metrics API. The backend conformance suite runs against a real
-// cluster (conformance_test.go, .ci/k8s-up).
+// pulls images; Usage takes memory and CPU from the metrics API
+// (metrics.go: PodMetrics, the cluster's reading) where it is served and
+// has a sample of the pod, else from inside the pod (its cgroup, or under
+// gVisor the sandbox kernel's /proc: the sandbox's word), and pids always
+// from inside. With Config.WarmPool, Create claims from agent-sandbox warm
+// pools (warmclaim.go, warmpool.go). Package installs (RunHelper,
+// helper.go) run in a helper pod of their own (HelperPod: the sandbox's
+// hardening and RuntimeClass, a fresh workspace, owned by the sandbox's
+// pod, with activeDeadlineSeconds as a backstop) with a NetworkPolicy that
+// selects it alone and allows it egress; the sandbox's pod never gets one
+// from it. Kubernetes installs keep no download cache between installs:
+// pods share no volume, so each helper starts with an empty one. The
+// backend conformance suite runs against a real cluster
+// (conformance_test.go, .ci/k8s-up).
 package kubernetes

@@ -45,6 +45,8 @@ type Needs struct {
 	Extensions bool
 	// RuntimeClass: the configured RuntimeClass is read.
 	RuntimeClass bool
+	// Metrics: Usage reads PodMetrics (metrics.k8s.io), served.
+	Metrics bool
 }
 
 // Permissions lists what the backend needs for needs; the README's Role
@@ -74,6 +76,9 @@ func Permissions(needs Needs) []Permission {
 	if needs.RuntimeClass {
 		add("node.k8s.io", "runtimeclasses", "", true, "get")
 	}
+	if needs.Metrics {
+		add(MetricsGroup, "pods", "", false, "get")
+	}
 	return out
 }
 
@@ -99,8 +104,10 @@ type Report struct {
 	AgentSandbox     string `json:"agent_sandbox"`
 	Extensions       string `json:"extensions"`
 	UsesAgentSandbox bool   `json:"uses_agent_sandbox"`
-	Metrics          bool   `json:"metrics"`
-	RuntimeClass     string `json:"runtime_class"`
+	// Metrics: the cluster serves the metrics API in a version Usage
+	// reads, so memory and CPU are the cluster's reading.
+	Metrics      bool   `json:"metrics"`
+	RuntimeClass string `json:"runtime_class"`
 	// Missing are the permissions the backend needs and lacks.
 	Missing []string `json:"missing"`
 	Checks  []Check  `json:"checks"`
@@ -113,7 +120,8 @@ func (r *Report) add(c Check) {
 
 // Doctor checks the cluster cfg names for the backend: that the context
 // answers (and the server's version), agent-sandbox (installed, which
-// version, and whether cfg lets the backend use it), the RuntimeClass, and
+// version, and whether cfg lets the backend use it), the metrics API
+// (served, and so whose reading usage is), the RuntimeClass, and
 // RBAC: every permission the backend needs, asked with
 // SelfSubjectAccessReview as the kubeconfig's user.
 func Doctor(ctx context.Context, cfg Config, log *slog.Logger) *Report {
@@ -130,7 +138,7 @@ func Doctor(ctx context.Context, cfg Config, log *slog.Logger) *Report {
 	}
 	r.add(Check{Name: "context", OK: true, Detail: fmt.Sprintf("%s answers: Kubernetes %s", r.Server, r.Version)})
 	needs := r.checkAgentSandbox(b.cs.disc, b.cfg)
-	r.Metrics = servesGroup(b, "metrics.k8s.io")
+	needs.Metrics = r.checkMetrics(b.cs.disc)
 	needs.RuntimeClass = cfg.RuntimeClass != ""
 	r.checkRuntimeClass(ctx, b)
 	r.checkRBAC(ctx, b, Permissions(needs))
@@ -203,18 +211,23 @@ func (r *Report) checkAgentSandbox(d discoverer, cfg Config) Needs {
 	return Needs{AgentSandbox: r.UsesAgentSandbox, Extensions: r.UsesAgentSandbox && extErr == nil}
 }
 
-// servesGroup reports whether the cluster serves the API group.
-func servesGroup(b *Backend, group string) bool {
-	groups, err := b.cs.disc.ServerGroups()
-	if err != nil {
-		return false
+// checkMetrics says whether the cluster serves the metrics API, and so
+// whose reading Usage's memory and CPU are. Either is OK: without it they
+// are read inside each pod.
+func (r *Report) checkMetrics(d discoverer) bool {
+	v, err := DiscoverMetrics(d)
+	c := Check{Name: "metrics", OK: true}
+	switch {
+	case err != nil:
+		c.Detail = "cannot tell whether the metrics API is served (" + err.Error() + "): usage is read inside each pod, the sandbox's word"
+	case v == "":
+		c.Detail = "the metrics API (" + MetricsGroup + ") is not served: usage is read inside each pod, the sandbox's word (install metrics-server for the cluster's reading)"
+	default:
+		r.Metrics = true
+		c.Detail = "served: " + MetricsGroup + "/" + v + ": memory and CPU come from it (inside the pod until its first sample, and pids always)"
 	}
-	for _, g := range groups.Groups {
-		if g.Name == group {
-			return true
-		}
-	}
-	return false
+	r.add(c)
+	return r.Metrics
 }
 
 // checkRuntimeClass checks that the configured RuntimeClass exists.

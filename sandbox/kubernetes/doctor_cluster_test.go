@@ -33,6 +33,9 @@ func TestDoctorOnCluster(t *testing.T) {
 	t.Run("admin", func(t *testing.T) {
 		r := Doctor(ctx, base, nil)
 		wantGreen(t, r)
+		if i := slices.IndexFunc(r.Checks, func(c Check) bool { return c.Name == "metrics" }); i < 0 || strings.Contains(r.Checks[i].Detail, "not served") == r.Metrics {
+			t.Errorf("metrics %v, checks %+v: want a metrics check saying so", r.Metrics, r.Checks)
+		}
 		if r.Context != "mcp-sandbox-k8s" || !r.UsesAgentSandbox || r.AgentSandbox != AgentSandboxGroup+"/v1beta1" || r.Extensions != ExtensionsGroup+"/v1beta1" || r.Version == "" {
 			t.Errorf("report %+v", r)
 		}

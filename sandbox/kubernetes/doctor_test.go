@@ -74,7 +74,7 @@ func grants(rules []rbacv1.PolicyRule, p Permission) bool {
 // optional part in use), and nothing else: the two cannot drift apart.
 func TestReadmeRoleIsWhatDoctorChecks(t *testing.T) {
 	r := readRBAC(t)
-	all := Permissions(Needs{AgentSandbox: true, Extensions: true, RuntimeClass: true})
+	all := Permissions(Needs{AgentSandbox: true, Extensions: true, RuntimeClass: true, Metrics: true})
 	for _, p := range all {
 		rules := r.role.Rules
 		if p.Cluster {
@@ -145,9 +145,13 @@ func TestPermissionsByNeeds(t *testing.T) {
 			t.Errorf("%q missing", want)
 		}
 	}
-	// Usage is read inside the pod: the metrics API is not asked.
-	if slices.ContainsFunc(full, func(p Permission) bool { return p.Group == "metrics.k8s.io" }) {
-		t.Error("the metrics API is in the permissions; the backend does not read it")
+	// PodMetrics are read only where the metrics API is served.
+	isMetrics := func(p Permission) bool { return p.Group == MetricsGroup }
+	if slices.ContainsFunc(full, isMetrics) {
+		t.Error("the metrics API is in the permissions of a cluster that does not serve it")
+	}
+	if m := Permissions(Needs{Metrics: true}); !slices.ContainsFunc(m, func(p Permission) bool { return p.String() == "get pods.metrics.k8s.io" }) {
+		t.Errorf("with the metrics API served, %v lacks get pods.metrics.k8s.io", m)
 	}
 }
 
@@ -193,6 +197,33 @@ func TestDoctorAgentSandboxModes(t *testing.T) {
 			}
 			if r.OK != tc.ok || r.UsesAgentSandbox != tc.uses || needs.AgentSandbox != tc.uses || !strings.Contains(strings.Join(details, " | "), tc.want) {
 				t.Errorf("ok %v uses %v needs %+v, checks %q; want ok %v uses %v and %q", r.OK, r.UsesAgentSandbox, needs, details, tc.ok, tc.uses, tc.want)
+			}
+		})
+	}
+}
+
+// The metrics check says whether the metrics API is served, and so whose
+// reading usage is; either way it passes.
+func TestDoctorMetrics(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		served []string // the metrics API's group versions
+		want   bool
+		detail string
+	}{
+		{"served", []string{"metrics.k8s.io/v1beta1"}, true, "served: metrics.k8s.io/v1beta1: memory and CPU come from it"},
+		{"not served", nil, false, "not served: usage is read inside each pod"},
+		{"an unknown version", []string{"metrics.k8s.io/v2"}, false, "not served"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			lists := []*metav1.APIResourceList{{GroupVersion: "v1", APIResources: []metav1.APIResource{{Name: "pods"}}}}
+			for _, gv := range tc.served {
+				lists = append(lists, &metav1.APIResourceList{GroupVersion: gv, APIResources: []metav1.APIResource{{Name: "pods"}}})
+			}
+			r := &Report{OK: true}
+			got := r.checkMetrics(&fakediscovery.FakeDiscovery{Fake: &clienttesting.Fake{Resources: lists}})
+			if got != tc.want || r.Metrics != tc.want || !r.OK || len(r.Checks) != 1 || r.Checks[0].Name != "metrics" || !strings.Contains(r.Checks[0].Detail, tc.detail) {
+				t.Errorf("checkMetrics = %v, report %+v; want %v and %q", got, r, tc.want, tc.detail)
 			}
 		})
 	}

@@ -3,10 +3,14 @@ package kubernetes
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
 	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/backend"
 )
@@ -37,10 +41,113 @@ type cpuSample struct {
 	at time.Time
 }
 
-// Usage samples the container from inside (an exec of usageScript): the
-// metrics API is not read. CPUPercent is the use since the previous
-// sample (0 on the first, and under gVisor, which has no CPU counter).
+// Usage is the container's use. Where the cluster serves the metrics API
+// (DiscoverMetrics) and it holds a sample of the pod, memory (the working
+// set) and CPU (averaged over the sample's window; 100 is one core busy,
+// as on Docker) are the cluster's reading, Source "metrics"; else, and
+// while a new pod has no sample yet, they are read inside the pod
+// (inPodUsage), Source "in-pod": the sandbox's word. Pids are always read
+// inside the pod (the metrics API counts none; 0 when the sandbox spoils
+// that read while the metrics answered). MemoryLimit is the pod spec's.
+// A pod that is gone is an error, even while its last sample lingers.
 func (b *Backend) Usage(ctx context.Context, containerID string) (backend.Usage, error) {
+	if !dnsLabel.MatchString(containerID) {
+		return backend.Usage{}, fmt.Errorf("kubernetes: no sandbox pod %q", containerID)
+	}
+	m, merr := b.metricsOf(ctx, containerID)
+	in, inErr := b.inPodUsage(ctx, containerID)
+	u, err := combineUsage(m, merr, in, inErr, time.Now())
+	if err != nil {
+		return backend.Usage{}, err
+	}
+	if merr == nil && inErr != nil {
+		b.log.Debug("kubernetes: pids of a sandbox", "id", containerID, "err", inErr)
+	}
+	u.MemoryLimit = b.memoryLimit(ctx, containerID, u.MemoryLimit)
+	return u, nil
+}
+
+// combineUsage is Usage from the metrics API's sample m (or merr) and the
+// in-pod read in (or inErr): the sample's memory and CPU with in's pids
+// when there is a sample, else in. An in-pod read the sandbox spoilt
+// (errUnreadable) leaves the sample with no pids; any other failure of it
+// (no pod to exec in, though its last sample may linger; ctx ended) is the
+// error.
+func combineUsage(m metricsSample, merr error, in backend.Usage, inErr error, now time.Time) (backend.Usage, error) {
+	switch {
+	case merr != nil && inErr != nil:
+		return backend.Usage{}, inErr
+	case merr != nil:
+		return in, nil
+	case inErr != nil && !errors.Is(inErr, errUnreadable):
+		return backend.Usage{}, inErr
+	}
+	u := m.usage(now)
+	u.Pids, u.MemoryLimit = in.Pids, in.MemoryLimit
+	return u, nil
+}
+
+// metricsTimeout bounds one read of the metrics API: an aggregated API
+// that hangs must not hold Usage up.
+const metricsTimeout = 5 * time.Second
+
+// errUnreadable: the in-pod read answered something else than its numbers
+// (the sandbox controls what it reads and prints).
+var errUnreadable = errors.New("unreadable answer")
+
+// errNoMetrics: the cluster serves no metrics API this package reads.
+var errNoMetrics = errors.New("no metrics API")
+
+// metricsOf is the metrics API's sample of the container's pod, or an
+// error when there is none to use (not served, no sample yet, or an
+// answer that is refused).
+func (b *Backend) metricsOf(ctx context.Context, containerID string) (metricsSample, error) {
+	v := b.metricsVersion()
+	if v == "" {
+		return metricsSample{}, errNoMetrics
+	}
+	ctx, cancel := context.WithTimeout(ctx, metricsTimeout)
+	defer cancel()
+	m, err := b.readPodMetrics(ctx, v, containerID)
+	if err != nil {
+		b.log.Debug("kubernetes: metrics API: usage read inside the pod", "id", containerID, "err", err)
+	}
+	return m, err
+}
+
+// memoryLimit is the memory limit of the container's pod spec (read once
+// per container: a pod's limits do not change), or orElse when it cannot
+// be read.
+func (b *Backend) memoryLimit(ctx context.Context, containerID string, orElse uint64) uint64 {
+	b.mu.Lock()
+	l, ok := b.limits[containerID]
+	b.mu.Unlock()
+	if ok {
+		return l
+	}
+	pod, err := b.cs.pods(b.namespace).Get(ctx, containerID, metav1.GetOptions{})
+	if err != nil {
+		return orElse
+	}
+	for _, c := range pod.Spec.Containers {
+		if q, has := c.Resources.Limits[corev1.ResourceMemory]; c.Name == ContainerName && has && q.Value() > 0 {
+			l = uint64(q.Value())
+			b.mu.Lock()
+			if b.limits == nil {
+				b.limits = map[string]uint64{}
+			}
+			b.limits[containerID] = l
+			b.mu.Unlock()
+			return l
+		}
+	}
+	return orElse
+}
+
+// inPodUsage samples the container from inside (an exec of usageScript).
+// CPUPercent is the use since the previous sample (0 on the first, and
+// under gVisor, which has no CPU counter).
+func (b *Backend) inPodUsage(ctx context.Context, containerID string) (backend.Usage, error) {
 	var out bytes.Buffer
 	st, err := b.Exec(ctx, containerID, backend.ExecSpec{
 		Cmd: []string{"/bin/sh", "-c", usageScript}, Stdout: &limited{&out, 256}, Stderr: &limited{&bytes.Buffer{}, 256},
@@ -59,10 +166,10 @@ func (b *Backend) Usage(ctx context.Context, containerID string) (backend.Usage,
 		}
 	}
 	if st.ExitCode != 0 || len(f) != 4 || err != nil || v[0] < 0 || v[1] < 0 || v[2] < 0 {
-		return backend.Usage{}, fmt.Errorf("kubernetes: usage of %s: unreadable answer %q (exit %d)", containerID, out.String(), st.ExitCode)
+		return backend.Usage{}, fmt.Errorf("kubernetes: usage of %s: %w %q (exit %d)", containerID, errUnreadable, out.String(), st.ExitCode)
 	}
 	now := time.Now()
-	u := backend.Usage{MemoryBytes: uint64(v[0]), MemoryLimit: uint64(v[1]), Pids: uint64(v[2]), SampledAt: now}
+	u := backend.Usage{MemoryBytes: uint64(v[0]), MemoryLimit: uint64(v[1]), Pids: uint64(v[2]), SampledAt: now, Source: backend.UsageInPod}
 	if v[3] >= 0 {
 		b.mu.Lock()
 		if b.cpu == nil {
@@ -82,5 +189,6 @@ func (b *Backend) Usage(ctx context.Context, containerID string) (backend.Usage,
 func (b *Backend) forgetUsage(containerID string) {
 	b.mu.Lock()
 	delete(b.cpu, containerID)
+	delete(b.limits, containerID)
 	b.mu.Unlock()
 }
