@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"net"
 	"net/netip"
-	"strconv"
 	"strings"
 	"testing"
 
@@ -101,20 +100,8 @@ func TestInstallPackagesIgnoresPlantedFiles(t *testing.T) {
 	ctx := context.Background()
 	// Each planted file, if the installer ran or read it, leaves a file
 	// named pwned-* in the shared places it could reach.
-	mark := func(name string) string {
-		return fmt.Sprintf("import os; [open(os.path.join(d, 'pwned-%s'), 'w').write('x') for d in ('/workspace', '/tmp')]\n", name)
-	}
 	py := mustCreate(t, eng, sandbox.CreateRequest{Language: "python"})
-	plant := "import os, site, json\n" +
-		"sp = site.getusersitepackages(); os.makedirs(sp, exist_ok=True)\n" +
-		"open(os.path.join(sp, 'zz-evil.pth'), 'w').write(" + strconv.Quote(mark("pth")) + ")\n" +
-		"open(os.path.join(sp, 'usercustomize.py'), 'w').write(" + strconv.Quote(mark("usercustomize")) + ")\n" +
-		"os.makedirs('/workspace/pip', exist_ok=True)\n" +
-		"open('/workspace/pip/__init__.py', 'w').write(" + strconv.Quote(mark("cwd-module")) + ")\n" +
-		"open('/workspace/pip/__main__.py', 'w').write('')\n" +
-		"os.makedirs('/workspace/.config/pip', exist_ok=True)\n" +
-		"open('/workspace/.config/pip/pip.conf', 'w').write('[global]\\nlog = /workspace/pwned-pipconf\\n')\n" +
-		"open('/workspace/pip.conf', 'w').write('[global]\\nlog = /workspace/pwned-pipconf2\\n')\n"
+	plant := testenv.PipTraps()
 	if r, err := eng.RunCode(ctx, sandbox.RunRequest{SandboxID: py.ID, Code: plant}, nil); err != nil || r.ExitCode != 0 {
 		t.Fatalf("plant: %+v %v", r, err)
 	}

@@ -10,7 +10,6 @@ import (
 	"io"
 	"net"
 	"net/http"
-	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -238,19 +237,7 @@ func quote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + 
 // pip config files. Each, if run or read, leaves a file named pwned-*.
 func plantForInstaller(ctx context.Context, t *testing.T, eng *sandbox.Engine, id string) {
 	t.Helper()
-	mark := func(name string) string {
-		return "import os; [open(os.path.join(d, 'pwned-" + name + "'), 'w').write('x') for d in ('/workspace', '/tmp')]\n"
-	}
-	plant := "import os, site\n" +
-		"sp = site.getusersitepackages(); os.makedirs(sp, exist_ok=True)\n" +
-		"open(os.path.join(sp, 'zz-evil.pth'), 'w').write(" + strconv.Quote(mark("pth")) + ")\n" +
-		"open(os.path.join(sp, 'usercustomize.py'), 'w').write(" + strconv.Quote(mark("usercustomize")) + ")\n" +
-		"os.makedirs('/workspace/pip', exist_ok=True)\n" +
-		"open('/workspace/pip/__init__.py', 'w').write(" + strconv.Quote(mark("cwd-module")) + ")\n" +
-		"open('/workspace/pip/__main__.py', 'w').write('')\n" +
-		"os.makedirs('/workspace/.config/pip', exist_ok=True)\n" +
-		"open('/workspace/.config/pip/pip.conf', 'w').write('[global]\\nlog = /workspace/pwned-pipconf\\n')\n" +
-		"open('/workspace/pip.conf', 'w').write('[global]\\nlog = /workspace/pwned-pipconf2\\n')\n"
+	plant := testenv.PipTraps()
 	if r, err := eng.RunCode(ctx, sandbox.RunRequest{SandboxID: id, Code: plant}, nil); err != nil || r.ExitCode != 0 {
 		t.Fatalf("plant: %+v %v", r, err)
 	}

@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -135,4 +136,25 @@ func PackageIndex(t testing.TB, l net.Listener, seen func(*http.Request)) (pipUR
 		defer mu.Unlock()
 		return count[file]
 	}
+}
+
+// PipTraps is Python that plants, as the sandbox's own code would, what a
+// pip installer with the network must never run or read: a .pth file and
+// usercustomize in the user site, a pip module in the working directory,
+// and pip config files. Each, if run or read, leaves a file named pwned-*
+// in /workspace or /tmp.
+func PipTraps() string {
+	mark := func(name string) string {
+		return "import os; [open(os.path.join(d, 'pwned-" + name + "'), 'w').write('x') for d in ('/workspace', '/tmp')]\n"
+	}
+	return "import os, site\n" +
+		"sp = site.getusersitepackages(); os.makedirs(sp, exist_ok=True)\n" +
+		"open(os.path.join(sp, 'zz-evil.pth'), 'w').write(" + strconv.Quote(mark("pth")) + ")\n" +
+		"open(os.path.join(sp, 'usercustomize.py'), 'w').write(" + strconv.Quote(mark("usercustomize")) + ")\n" +
+		"os.makedirs('/workspace/pip', exist_ok=True)\n" +
+		"open('/workspace/pip/__init__.py', 'w').write(" + strconv.Quote(mark("cwd-module")) + ")\n" +
+		"open('/workspace/pip/__main__.py', 'w').write('')\n" +
+		"os.makedirs('/workspace/.config/pip', exist_ok=True)\n" +
+		"open('/workspace/.config/pip/pip.conf', 'w').write('[global]\\nlog = /workspace/pwned-pipconf\\n')\n" +
+		"open('/workspace/pip.conf', 'w').write('[global]\\nlog = /workspace/pwned-pipconf2\\n')\n"
 }
