@@ -195,9 +195,3 @@ func (b *Backend) collect(ctx context.Context, name string, spec backend.HelperS
 	}
 	return nil
 }
-
-// RemoveOrphanVolumes has nothing to do: a sandbox's volumes are the
-// emptyDirs of its pod, which die with it.
-func (b *Backend) RemoveOrphanVolumes(ctx context.Context, orphan func(backend.VolumeInfo) bool) ([]string, error) {
-	return nil, nil
-}

@@ -2,6 +2,7 @@ package kubernetes
 
 import (
 	"fmt"
+	"maps"
 	"regexp"
 	"strconv"
 	"strings"
@@ -108,12 +109,20 @@ func Pod(spec backend.ContainerSpec, opts Options) (*corev1.Pod, error) {
 // DenyAll returns the NetworkPolicy that every sandbox pod gets: no
 // ingress and no egress, selected by the sandbox id label. (Only a
 // policy-enforcing network plugin enforces it; the pod has no other opening.)
+// It carries the pod's labels (the owner's among them), so that a policy
+// whose pod was never made (its server died between the two) is found by
+// the owner sweep (RemoveOrphanVolumes).
 func DenyAll(pod *corev1.Pod) *networkingv1.NetworkPolicy {
+	labels := maps.Clone(pod.Labels)
+	if labels == nil {
+		labels = map[string]string{}
+	}
+	labels[backend.LabelManaged] = "true"
 	return &networkingv1.NetworkPolicy{
 		TypeMeta: metav1.TypeMeta{APIVersion: "networking.k8s.io/v1", Kind: "NetworkPolicy"},
 		ObjectMeta: metav1.ObjectMeta{
 			Name: pod.Name, Namespace: pod.Namespace,
-			Labels: map[string]string{backend.LabelManaged: "true"},
+			Labels: labels,
 		},
 		Spec: networkingv1.NetworkPolicySpec{
 			PodSelector: metav1.LabelSelector{MatchLabels: map[string]string{
