@@ -38,8 +38,11 @@ func printKubernetesSection(w io.Writer, k *kubernetes.Report) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	for _, c := range k.Checks {
 		mark := "ok"
-		if !c.OK {
+		switch {
+		case !c.OK:
 			mark = "FAIL"
+		case c.Fix != "":
+			mark = "warn" // it works, in a lesser way the fix would end
 		}
 		fmt.Fprintf(tw, "  %s\t%s\t%s\n", mark, c.Name, clean1(c.Detail))
 	}

@@ -21,6 +21,9 @@ type Permission struct {
 	Group, Resource, Subresource, Verb string
 	// Cluster is set for a cluster-scoped resource (a ClusterRole grants it).
 	Cluster bool
+	// Optional is set for a permission the backend works without, in a
+	// lesser way (reading PodMetrics: usage is then read inside the pod).
+	Optional bool
 }
 
 // String is the permission as kubectl auth can-i writes it:
@@ -78,6 +81,7 @@ func Permissions(needs Needs) []Permission {
 	}
 	if needs.Metrics {
 		add(MetricsGroup, "pods", "", false, "get")
+		out[len(out)-1].Optional = true
 	}
 	return out
 }
@@ -108,9 +112,12 @@ type Report struct {
 	// reads, so memory and CPU are the cluster's reading.
 	Metrics      bool   `json:"metrics"`
 	RuntimeClass string `json:"runtime_class"`
-	// Missing are the permissions the backend needs and lacks.
-	Missing []string `json:"missing"`
-	Checks  []Check  `json:"checks"`
+	// Missing are the permissions the backend needs and lacks;
+	// MissingOptional those it lacks and works without (see
+	// Permission.Optional), which doctor names without failing.
+	Missing         []string `json:"missing"`
+	MissingOptional []string `json:"missing_optional,omitempty"`
+	Checks          []Check  `json:"checks"`
 }
 
 func (r *Report) add(c Check) {
@@ -142,6 +149,15 @@ func Doctor(ctx context.Context, cfg Config, log *slog.Logger) *Report {
 	needs.RuntimeClass = cfg.RuntimeClass != ""
 	r.checkRuntimeClass(ctx, b)
 	r.checkRBAC(ctx, b, Permissions(needs))
+	if len(r.MissingOptional) > 0 {
+		// The only optional permission is reading PodMetrics.
+		for i, c := range r.Checks {
+			if c.Name == "metrics" {
+				r.Checks[i].Detail = "served (" + MetricsGroup + "), but this user may not read it: usage is read inside each pod, the sandbox's word"
+				r.Checks[i].Fix = "grant get on pods.metrics.k8s.io (the README's Role does)"
+			}
+		}
+	}
 	return r
 }
 
@@ -275,16 +291,25 @@ func (r *Report) checkRBAC(ctx context.Context, b *Backend, perms []Permission) 
 				Fix: "the kubeconfig's user must be able to create selfsubjectaccessreviews (every authenticated user can by default)"})
 			return
 		}
-		if !allowed[i] {
+		switch {
+		case allowed[i]:
+		case p.Optional:
+			r.MissingOptional = append(r.MissingOptional, p.String())
+		default:
 			r.Missing = append(r.Missing, p.String())
 		}
 	}
-	if len(r.Missing) > 0 {
-		r.add(Check{Name: "rbac", Detail: fmt.Sprintf("not allowed in namespace %s: %v", r.Namespace, r.Missing),
-			Fix: "bind the Role of the README's \"Run sandboxes on Kubernetes\" to this user in namespace " + r.Namespace})
-		return
+	fix := "bind the Role of the README's \"Run sandboxes on Kubernetes\" to this user in namespace " + r.Namespace
+	switch {
+	case len(r.Missing) > 0:
+		r.add(Check{Name: "rbac", Detail: fmt.Sprintf("not allowed in namespace %s: %v", r.Namespace, append(r.Missing, r.MissingOptional...)), Fix: fix})
+	case len(r.MissingOptional) > 0:
+		r.add(Check{Name: "rbac", OK: true, Fix: fix, Detail: fmt.Sprintf(
+			"the %d permissions the backend needs are granted in namespace %s, but not %v: usage is read inside each pod, the sandbox's word, though the metrics API is served",
+			len(perms)-len(r.MissingOptional), r.Namespace, r.MissingOptional)})
+	default:
+		r.add(Check{Name: "rbac", OK: true, Detail: fmt.Sprintf("the %d permissions the backend needs are granted in namespace %s", len(perms), r.Namespace)})
 	}
-	r.add(Check{Name: "rbac", OK: true, Detail: fmt.Sprintf("the %d permissions the backend needs are granted in namespace %s", len(perms), r.Namespace)})
 }
 
 // allowed1 asks the API server whether the kubeconfig's user has p in

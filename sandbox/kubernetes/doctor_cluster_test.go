@@ -67,6 +67,26 @@ func TestDoctorOnCluster(t *testing.T) {
 			t.Errorf("rbac check %+v", r.Checks)
 		}
 	})
+	t.Run("no metrics rule: a warning, not a failure", func(t *testing.T) {
+		noMetrics := rbac
+		noMetrics.role = *rbac.role.DeepCopy()
+		noMetrics.role.Rules = slices.DeleteFunc(noMetrics.role.Rules, func(r rbacv1.PolicyRule) bool {
+			return slices.Contains(r.APIGroups, MetricsGroup)
+		})
+		c := base
+		c.Kubeconfig = bindServiceAccount(ctx, t, cs, cfg, ns, "nometrics", noMetrics)
+		r := waitDoctor(ctx, t, c, func(r *Report) bool { return r.OK })
+		if !r.Metrics {
+			t.Skip("the cluster serves no metrics API")
+		}
+		if len(r.Missing) != 0 || !slices.Equal(r.MissingOptional, []string{"get pods." + MetricsGroup}) {
+			t.Errorf("missing %v, optional %v; want only the metrics read, as optional", r.Missing, r.MissingOptional)
+		}
+		i := slices.IndexFunc(r.Checks, func(c Check) bool { return c.Name == "metrics" })
+		if i < 0 || !r.Checks[i].OK || !strings.Contains(r.Checks[i].Detail, "may not read it") || r.Checks[i].Fix == "" {
+			t.Errorf("metrics check %+v", r.Checks)
+		}
+	})
 	t.Run("plain pods need no agent-sandbox rules", func(t *testing.T) {
 		plain := rbac
 		plain.role = *rbac.role.DeepCopy()
