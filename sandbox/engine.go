@@ -310,7 +310,7 @@ func (e *Engine) Create(ctx context.Context, req CreateRequest) (*Sandbox, error
 			return nil, err
 		}
 	}
-	if err == nil {
+	if err == nil && !req.oneShot {
 		e.warmAgentLater(sb)
 	}
 	return sb, err
@@ -320,7 +320,8 @@ func (e *Engine) Create(ctx context.Context, req CreateRequest) (*Sandbox, error
 // does for the sandboxes it makes, so that the first sandbox_exec or file
 // call does not wait for it (on Kubernetes under gVisor a start takes
 // seconds: the agent is copied in and attached through the API server).
-// It ends when the agent runs, or sb stops; Close waits for it.
+// It ends when the agent runs, or sb stops; Close waits for it. A one-shot
+// run_code's sandbox does not get it: it is removed once its code ran.
 func (e *Engine) warmAgentLater(sb *Sandbox) {
 	if _, ok := e.be.(Attacher); !ok || sb.execPathDecided() {
 		return

@@ -41,6 +41,9 @@ type CreateRequest struct {
 	Client string
 	// Progress receives image pull progress, if any.
 	Progress func(PullProgress)
+	// oneShot: the sandbox of a run_code without sandbox_id, removed as
+	// soon as its code ran; its agent is not started ahead.
+	oneShot bool
 }
 
 // plan is a CreateRequest checked against the policy.

@@ -86,7 +86,7 @@ func (e *Engine) RunCode(ctx context.Context, req RunRequest, out OutputFunc) (R
 	var sb *Sandbox
 	oneShot := req.SandboxID == ""
 	if oneShot {
-		sb, err = e.createWaiting(ctx, CreateRequest{Language: req.Language, Client: req.Client, Progress: req.Progress})
+		sb, err = e.createWaiting(ctx, CreateRequest{Language: req.Language, Client: req.Client, Progress: req.Progress, oneShot: true})
 		if err != nil {
 			return RunResult{}, err
 		}
