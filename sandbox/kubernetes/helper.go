@@ -91,21 +91,9 @@ func HelperPod(sandbox *corev1.Pod, spec backend.HelperSpec, name string, deadli
 // denies ingress, and allows egress to every destination when egress is
 // set (the install's network, as a Docker helper's), none otherwise.
 func helperPolicy(pod *corev1.Pod, egress bool) *networkingv1.NetworkPolicy {
-	np := &networkingv1.NetworkPolicy{
-		TypeMeta: metav1.TypeMeta{APIVersion: "networking.k8s.io/v1", Kind: "NetworkPolicy"},
-		ObjectMeta: metav1.ObjectMeta{
-			Name: pod.Name, Namespace: pod.Namespace,
-			Labels: map[string]string{backend.LabelManaged: "true", LabelHelperPod: pod.Name},
-		},
-		Spec: networkingv1.NetworkPolicySpec{
-			PodSelector: metav1.LabelSelector{MatchLabels: map[string]string{LabelHelperPod: pod.Name}},
-			PolicyTypes: []networkingv1.PolicyType{networkingv1.PolicyTypeIngress, networkingv1.PolicyTypeEgress},
-		},
-	}
-	if egress {
-		np.Spec.Egress = []networkingv1.NetworkPolicyEgressRule{{}} // an empty rule: every destination
-	}
-	return np
+	return isolatingPolicy(pod.Name, pod.Namespace,
+		map[string]string{backend.LabelManaged: "true", LabelHelperPod: pod.Name},
+		map[string]string{LabelHelperPod: pod.Name}, egress)
 }
 
 // RunHelper runs spec in a helper pod of its own (HelperPod): never the

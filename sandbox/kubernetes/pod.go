@@ -106,50 +106,54 @@ func Pod(spec backend.ContainerSpec, opts Options) (*corev1.Pod, error) {
 	return pod, nil
 }
 
+// isolatingPolicy is the NetworkPolicy name in namespace ns, labelled
+// labels, for the pods selector matches: no ingress, and egress to every
+// destination when egress is set, none otherwise. A sandbox's (DenyAll,
+// EgressPolicy), a helper's (helperPolicy) and a warm pool's
+// (ensureDenyAll) are all of this kind.
+func isolatingPolicy(name, ns string, labels, selector map[string]string, egress bool) *networkingv1.NetworkPolicy {
+	np := &networkingv1.NetworkPolicy{
+		TypeMeta:   metav1.TypeMeta{APIVersion: "networking.k8s.io/v1", Kind: "NetworkPolicy"},
+		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns, Labels: labels},
+		Spec: networkingv1.NetworkPolicySpec{
+			PodSelector: metav1.LabelSelector{MatchLabels: selector},
+			PolicyTypes: []networkingv1.PolicyType{networkingv1.PolicyTypeIngress, networkingv1.PolicyTypeEgress},
+		},
+	}
+	if egress {
+		np.Spec.Egress = []networkingv1.NetworkPolicyEgressRule{{}} // an empty rule: every destination
+	}
+	return np
+}
+
 // DenyAll returns the NetworkPolicy that every sandbox pod gets: no
 // ingress and no egress, selected by the sandbox id label. (Only a
 // policy-enforcing network plugin enforces it; the pod has no other opening.)
 // It carries the pod's labels (the owner's among them), so that a policy
 // whose pod was never made (its server died between the two) is found by
 // the owner sweep (RemoveOrphanVolumes).
-func DenyAll(pod *corev1.Pod) *networkingv1.NetworkPolicy {
+func DenyAll(pod *corev1.Pod) *networkingv1.NetworkPolicy { return sandboxPolicy(pod, false) }
+
+// EgressPolicy returns the NetworkPolicy of a sandbox made with network
+// "egress" (which the engine allows only with network.allow_egress on): no
+// ingress, and egress to every destination, selected and labelled as
+// DenyAll's is. Sandboxes in "none" and "allowlist" get DenyAll: the
+// allowlist's connections ride the agent's stream, not the pod network.
+func EgressPolicy(pod *corev1.Pod) *networkingv1.NetworkPolicy { return sandboxPolicy(pod, true) }
+
+// sandboxPolicy is DenyAll, or EgressPolicy with egress.
+func sandboxPolicy(pod *corev1.Pod, egress bool) *networkingv1.NetworkPolicy {
 	labels := maps.Clone(pod.Labels)
 	if labels == nil {
 		labels = map[string]string{}
 	}
 	labels[backend.LabelManaged] = "true"
-	return &networkingv1.NetworkPolicy{
-		TypeMeta: metav1.TypeMeta{APIVersion: "networking.k8s.io/v1", Kind: "NetworkPolicy"},
-		ObjectMeta: metav1.ObjectMeta{
-			Name: pod.Name, Namespace: pod.Namespace,
-			Labels: labels,
-		},
-		Spec: networkingv1.NetworkPolicySpec{
-			PodSelector: metav1.LabelSelector{MatchLabels: map[string]string{
-				backend.LabelID: pod.Labels[backend.LabelID],
-			}},
-			PolicyTypes: []networkingv1.PolicyType{networkingv1.PolicyTypeIngress, networkingv1.PolicyTypeEgress},
-		},
-	}
-}
-
-// EgressPolicy returns the NetworkPolicy of a sandbox made with network
-// "egress" (which the engine allows only with network.allow_egress on): no
-// ingress, and egress to every destination, selected by the sandbox id
-// label as DenyAll's is. Sandboxes in "none" and "allowlist" get DenyAll:
-// the allowlist's connections ride the agent's stream, not the pod network.
-func EgressPolicy(pod *corev1.Pod) *networkingv1.NetworkPolicy {
-	np := DenyAll(pod)
-	np.Spec.Egress = []networkingv1.NetworkPolicyEgressRule{{}} // an empty rule: every destination
-	return np
+	return isolatingPolicy(pod.Name, pod.Namespace, labels, map[string]string{backend.LabelID: pod.Labels[backend.LabelID]}, egress)
 }
 
 // policyFor is the NetworkPolicy a sandbox pod of network n gets.
 func policyFor(pod *corev1.Pod, n string) *networkingv1.NetworkPolicy {
-	if n == "egress" {
-		return EgressPolicy(pod)
-	}
-	return DenyAll(pod)
+	return sandboxPolicy(pod, n == "egress")
 }
 
 // checkSpec refuses what a pod cannot carry as the Docker backend does.

@@ -179,14 +179,7 @@ func DenyAllName(pool string) string { return pool + "-deny-all" }
 // ensureDenyAll makes the pool's deny-all NetworkPolicy, before any pod
 // of the pool exists.
 func (w *WarmPools) ensureDenyAll(ctx context.Context, pool string) error {
-	np := &networkingv1.NetworkPolicy{
-		Spec: networkingv1.NetworkPolicySpec{
-			PodSelector: metav1.LabelSelector{MatchLabels: map[string]string{LabelWarmPool: pool}},
-			PolicyTypes: []networkingv1.PolicyType{networkingv1.PolicyTypeIngress, networkingv1.PolicyTypeEgress},
-			Ingress:     []networkingv1.NetworkPolicyIngressRule{},
-			Egress:      []networkingv1.NetworkPolicyEgressRule{},
-		},
-	}
+	np := isolatingPolicy("", "", nil, map[string]string{LabelWarmPool: pool}, false)
 	spec, err := runtime.DefaultUnstructuredConverter.ToUnstructured(&np.Spec)
 	if err != nil {
 		return fmt.Errorf("kubernetes: network policy: %w", err)
