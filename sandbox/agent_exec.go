@@ -181,12 +181,6 @@ func (sb *Sandbox) execPath() (path, why string) {
 	return "", ""
 }
 
-// execPathDecided reports whether sb's agent runs or was given up on.
-func (sb *Sandbox) execPathDecided() bool {
-	path, _ := sb.execPath()
-	return path != ""
-}
-
 // warmAgent starts sb's agent ahead of its first command.
 func (e *Engine) warmAgent(ctx context.Context, sb *Sandbox) {
 	e.agentFor(ctx, sb)

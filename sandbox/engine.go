@@ -320,12 +320,11 @@ func (e *Engine) Create(ctx context.Context, req CreateRequest) (*Sandbox, error
 // does for the sandboxes it makes, so that the first sandbox_exec or file
 // call does not wait for it (on Kubernetes under gVisor a start takes
 // seconds: the agent is copied in and attached through the API server).
-// It ends when the agent runs, or sb stops; Close waits for it. A one-shot
-// run_code's sandbox does not get it: it is removed once its code ran.
+// It ends when the agent runs, or sb stops (agentFor returns at once for a
+// backend that cannot attach, an agent already running or given up on);
+// Close waits for it. A one-shot run_code's sandbox does not get it: it is
+// removed once its code ran.
 func (e *Engine) warmAgentLater(sb *Sandbox) {
-	if _, ok := e.be.(Attacher); !ok || sb.execPathDecided() {
-		return
-	}
 	e.bg.Add(1)
 	go func() {
 		defer e.bg.Done()
