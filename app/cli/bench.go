@@ -126,10 +126,11 @@ func benchReports(ctx context.Context, e *Env, h *bench.Harness, kh *bench.KubeH
 // each report's JSON beside it (path.json for Docker's rows,
 // path.kubernetes.json for the Kubernetes rows).
 func writeBenchFiles(reps []benchReport, path string) error {
-	files := []struct {
+	type file struct {
 		path  string
 		write func(*os.File) error
-	}{{path, func(w *os.File) error {
+	}
+	files := []file{{path, func(w *os.File) error {
 		for i, r := range reps {
 			if i > 0 {
 				fmt.Fprintln(w)
@@ -141,10 +142,7 @@ func writeBenchFiles(reps []benchReport, path string) error {
 		return nil
 	}}}
 	for _, r := range reps {
-		files = append(files, struct {
-			path  string
-			write func(*os.File) error
-		}{path + r.json, func(w *os.File) error { return r.rep.WriteJSON(w) }})
+		files = append(files, file{path + r.json, func(w *os.File) error { return r.rep.WriteJSON(w) }})
 	}
 	for _, f := range files {
 		w, err := os.Create(f.path)

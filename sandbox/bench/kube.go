@@ -14,6 +14,8 @@ import (
 	"strings"
 	"text/tabwriter"
 	"time"
+
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox/kubernetes"
 )
 
 // KubeOptions configures the Kubernetes rows: the server runs with
@@ -284,14 +286,15 @@ func (h *KubeHarness) waitPooled(ctx context.Context) error {
 	}
 	ctx, cancel := context.WithTimeout(ctx, poolWait)
 	defer cancel()
+	pool := kubernetes.PoolName("python")
 	for {
-		n, err := h.kubectl(ctx, "get", "sandboxwarmpools.extensions.agents.x-k8s.io", "mcp-sandbox-python", "-o", "jsonpath={.status.readyReplicas}")
+		n, err := h.kubectl(ctx, "get", "sandboxwarmpools."+kubernetes.ExtensionsGroup, pool, "-o", "jsonpath={.status.readyReplicas}")
 		if err == nil && n != "" && n != "0" {
 			return nil
 		}
 		select {
 		case <-ctx.Done():
-			return fmt.Errorf("the warm pool mcp-sandbox-python did not refill within %v (last: %q, %v)", poolWait, n, err)
+			return fmt.Errorf("the warm pool %s did not refill within %v (last: %q, %v)", pool, poolWait, n, err)
 		case <-time.After(50 * time.Millisecond):
 		}
 	}

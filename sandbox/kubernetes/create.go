@@ -52,9 +52,10 @@ func (b *Backend) Create(ctx context.Context, spec backend.ContainerSpec) (strin
 	if err != nil {
 		return "", err
 	}
+	network := networkOf(spec.Network)
 	// A warm pool's pods are the deny-all kind: an egress sandbox is made
 	// on its own.
-	if useSandbox && networkOf(spec.Network) != "egress" {
+	if useSandbox && network != "egress" {
 		at := expires
 		if !hasExpiry {
 			at = time.Now().Add(24 * time.Hour)
@@ -64,7 +65,7 @@ func (b *Backend) Create(ctx context.Context, spec backend.ContainerSpec) (strin
 			return id, err
 		}
 	}
-	np, err := b.cs.policies(b.namespace).Create(ctx, policyFor(pod, networkOf(spec.Network)), metav1.CreateOptions{})
+	np, err := b.cs.policies(b.namespace).Create(ctx, policyFor(pod, network), metav1.CreateOptions{})
 	if err != nil {
 		return "", b.wrap("create network policy "+pod.Name, err)
 	}
@@ -76,7 +77,7 @@ func (b *Backend) Create(ctx context.Context, spec backend.ContainerSpec) (strin
 	if err == nil {
 		err = b.waitStarted(ctx, id)
 	}
-	if err == nil && networkOf(spec.Network) == "egress" {
+	if err == nil && network == "egress" {
 		err = b.checkHasNetwork(ctx, id, pod)
 	}
 	if err != nil {
