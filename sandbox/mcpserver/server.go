@@ -29,6 +29,9 @@ type Options struct {
 	// Asker, when set, is told about the sessions this server serves, so
 	// that it can ask their people (see Asker).
 	Asker *Asker
+	// Gate, when set and returning an error, makes every tool call that
+	// error (isError): the server cannot carry out any (see gate).
+	Gate func() error
 }
 
 // Server is the MCP server.
@@ -38,6 +41,8 @@ type Server struct {
 	log *slog.Logger
 	st  *state.Store
 	ask *Asker
+	// unavailable is Options.Gate.
+	unavailable func() error
 	// args are the tools' input schemas, for validate.
 	args map[string]*argSchema
 }
@@ -53,7 +58,7 @@ func New(o Options) *Server {
 	if o.Version == "" {
 		o.Version = "dev"
 	}
-	s := &Server{eng: o.Engine, log: o.Log, st: o.State, ask: o.Asker}
+	s := &Server{eng: o.Engine, log: o.Log, st: o.State, ask: o.Asker, unavailable: o.Gate}
 	s.mcp = server.NewMCPServer("mcp-sandbox", o.Version,
 		server.WithTitle("MCP Sandbox"),
 		server.WithInstructions(instructions),
@@ -66,6 +71,7 @@ func New(o Options) *Server {
 		server.WithHooks(s.hooks()),
 		server.WithToolHandlerMiddleware(s.audit),
 		// Inside the audit: a refused call is audited too.
+		server.WithToolHandlerMiddleware(s.gate),
 		server.WithToolHandlerMiddleware(s.validate),
 	)
 	for _, t := range s.tools() {
