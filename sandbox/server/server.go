@@ -4,6 +4,7 @@ import (
 	"context"
 	"io"
 	"log/slog"
+	"net"
 	"os"
 	"time"
 
@@ -61,6 +62,14 @@ func (o Options) getenv(k string) string {
 // releases the watchdog. It returns the transport's error.
 func Run(ctx context.Context, o Options) error {
 	log := o.Log
+	var ln net.Listener
+	var remote bool
+	if o.HTTPAddr != "" {
+		var err error
+		if ln, remote, err = listenHTTP(o); err != nil {
+			return err
+		}
+	}
 	asker := newAsker(o.Config, o.State, log)
 	eng := sandbox.NewEngine(sandbox.Options{Backend: o.Backend, Config: o.Config, State: o.State, Log: log, Ask: asker.Ask, AskEntries: asker.AskEntries})
 	announce(log, eng, o.HTTPAddr != "")
@@ -71,7 +80,7 @@ func Run(ctx context.Context, o Options) error {
 	srv := mcpserver.New(mcpserver.Options{Engine: eng, Version: buildinfo.Version, Log: log, State: o.State, Asker: asker, Gate: o.Gate})
 	var err error
 	if o.HTTPAddr != "" {
-		err = serveHTTP(ctx, log, srv, o)
+		err = serveHTTP(ctx, log, srv, o, ln, remote)
 	} else {
 		err = serveStdio(ctx, log, srv, o.Stdin, o.Stdout)
 	}
