@@ -24,14 +24,16 @@ const maxProcesses = 16
 
 // backgroundStart starts $1 (the sandbox's own command, passed as an
 // argument, never spliced into the script) with its output in the file
-// $2, in a session of its own where setsid exists, and prints the pid of
-// the shell that waits for it. That shell lives exactly as long as the
-// command and, on SIGTERM, passes it to its whole process group: `kill
-// PID` stops the command and everything it started, even where sh forks
-// the command instead of becoming it.
+// $2, in a session of its own where setsid exists. The shell that waits
+// for the command prints its own pid ($$: right even where setsid forks),
+// then sends its output to the file: a file that cannot be made leaves a
+// message on stderr. That shell lives exactly as long as the command and,
+// on SIGTERM, passes it to its whole process group: `kill PID` stops the
+// command and everything it started, even where sh forks the command
+// instead of becoming it.
 const backgroundStart = `s=; command -v setsid >/dev/null 2>&1 && s=setsid
-$s /bin/sh -c 'trap "trap - TERM; kill -TERM 0" TERM; /bin/sh -c "$1" & wait $!' mcp-sandbox-bg "$1" >"$2" 2>&1 </dev/null &
-echo $!`
+$s /bin/sh -c 'echo $$; exec >"$2" 2>&1 </dev/null
+trap "trap - TERM; kill -TERM 0" TERM; /bin/sh -c "$1" & wait $!' mcp-sandbox-bg "$1" "$2" &`
 
 // backgroundStartTimeout bounds starting a background command (not the
 // command itself, which runs until it exits or the sandbox ends).
@@ -58,8 +60,8 @@ func (e *Engine) StartBackground(ctx context.Context, id string, req ExecRequest
 		return BackgroundProcess{}, err
 	}
 	pid, perr := strconv.Atoi(strings.TrimSpace(res.Stdout))
-	if res.ExitCode != 0 || perr != nil || pid <= 0 {
-		return BackgroundProcess{}, fmt.Errorf("the background command did not start (exit code %d: %s); run it without background to see why",
+	if res.ExitCode != 0 || perr != nil || pid <= 0 || res.Stderr != "" {
+		return BackgroundProcess{}, invalidErr("the background command did not start (exit code %d: %s); run it without background to see why",
 			res.ExitCode, clip(strings.TrimSpace(res.Stderr+res.Stdout), 300))
 	}
 	p := BackgroundProcess{PID: pid, Command: clip(req.Command, 200), LogPath: logPath, Running: true}
