@@ -138,7 +138,7 @@ func residentKilled(c *residentCall, res *RunResult) error {
 	}
 	res.TimedOut = true
 	res.ExitCode = exitTimedOut
-	fmt.Fprintf(c.stderr, "\n[mcp-sandbox: timed out after %s; the interpreter and everything it started were killed, and its variables are gone]\n", c.timeout)
+	fmt.Fprintf(c.stderr, "\n[mcp-sandbox: timed out after %s; the interpreter and everything it started were killed, and its variables are gone%s]\n", c.timeout, serverHint(c.stdout, c.stderr))
 	return nil
 }
 

@@ -215,3 +215,17 @@ func TestBusySandboxProgress(t *testing.T) {
 		t.Errorf("progress messages %q lack the wait", msgs)
 	}
 }
+
+// A run_code in the resident interpreter that times out serving HTTP is
+// told to use background.
+func TestRunCodeServerTimeoutHint(t *testing.T) {
+	testenv.Docker(t, testenv.PythonImage)
+	p := startServer(t, serverEnv(t, ""))
+	sess := sdkClient(t, p, nil)
+	id := createSandboxes(t, sess, 1)[0]
+	code := "import http.server\ns = http.server.HTTPServer(('127.0.0.1', 8001), http.server.SimpleHTTPRequestHandler)\nprint('Serving HTTP on 127.0.0.1 port 8001', flush=True)\ns.serve_forever()"
+	res := call(t, sess, "run_code", map[string]any{"sandbox_id": id, "code": code, "timeout_seconds": 2})
+	if !strings.Contains(text(res), "timed out") || !strings.Contains(text(res), "background: true") {
+		t.Errorf("run_code: %s", text(res))
+	}
+}
