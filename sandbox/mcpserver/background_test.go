@@ -2,8 +2,8 @@ package mcpserver_test
 
 import (
 	"io"
-	"os"
 	"net/http"
+	"os"
 	"strconv"
 	"strings"
 	"sync"
