@@ -104,3 +104,28 @@ func TestInProcTimeoutLooksLikeServer(t *testing.T) {
 		}
 	})
 }
+
+// TestInProcBusyInstall: an install_packages that must wait for the
+// previous install in the same sandbox says so at once.
+func TestInProcBusyInstall(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		p := startInProc(t, nil)
+		id := p.create(t, map[string]any{"language": "bash"})
+		p.be.Delay(fake.OpRunHelper, 30*time.Second)
+		args := map[string]any{"sandbox_id": id, "packages": []any{"x"}, "manager": "pip"}
+		first := make(chan *mcp.CallToolResult, 1)
+		go func() { first <- p.call(t, "install_packages", args) }()
+		time.Sleep(time.Second)
+		params := &mcp.CallToolParams{Name: "install_packages", Arguments: args}
+		params.SetProgressToken("busy")
+		if _, err := p.cs.CallTool(context.Background(), params); err != nil {
+			t.Fatal(err)
+		}
+		<-first
+		p.mu.Lock()
+		defer p.mu.Unlock()
+		if len(p.prog) == 0 || p.prog[0] != "waiting for the previous install in this sandbox, running 1 s" {
+			t.Errorf("progress messages %q, want the wait first", p.prog)
+		}
+	})
+}
