@@ -9,8 +9,8 @@ import (
 	"time"
 )
 
-// BackgroundProcess is a command sandbox_exec started in the background. Running is
-// looked up when the sandbox is listed.
+// BackgroundProcess is a command sandbox_exec started in the background;
+// Running is looked up when the sandbox is listed.
 type BackgroundProcess struct {
 	PID     int    `json:"pid"`
 	Command string `json:"command"`
