@@ -249,12 +249,16 @@ type Sandbox struct {
 	// allowDomains are sandbox_create's allow_domains (allowlist only;
 	// empty: the config's network.allow_domains).
 	allowDomains []string
+	// procs are the background processes sandbox_exec started, newest
+	// last (at most maxProcesses); bgStarted counts them all (background.go).
+	procs     []BackgroundProcess
+	bgStarted int
 	// tools caches toolPath's answers ("" for absent).
 	tools map[string]string
 
-	// installMu serialises install_packages calls, which own installs.
-	installMu sync.Mutex
-	installs  installState
+	// installLock serialises install_packages calls, which own installs.
+	installLock callLock
+	installs    installState
 }
 
 // ExpiresAt is when the sandbox expires if it stays idle.

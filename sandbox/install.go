@@ -15,6 +15,9 @@ import (
 type InstallRequest struct {
 	Packages []string
 	Manager  string // pip | npm | auto
+	// Waiting is RunRequest's: it hears what a call that must wait for
+	// the previous install waits for.
+	Waiting func(msg string)
 }
 
 // InstallResult is how an install went.
@@ -103,8 +106,10 @@ func (e *Engine) InstallPackages(ctx context.Context, id string, req InstallRequ
 	}
 	// Every package asked for so far is installed again, in the helper's
 	// fresh workspace, so that the result is one coherent set.
-	sb.installMu.Lock()
-	defer sb.installMu.Unlock()
+	if err := sb.installLock.acquire(ctx, holderInstaller, req.Waiting); err != nil {
+		return InstallResult{}, fmt.Errorf("cancelled while waiting for the previous install: %w", err)
+	}
+	defer sb.installLock.release()
 	specs := mergeSpecs(manager, sb.installs.specs[manager], req.Packages)
 	cmd := append(append([]string{}, installCommand[manager]...), specs...)
 

@@ -69,7 +69,7 @@ func (e *Engine) runShell(ctx context.Context, sb *Sandbox, lang config.Language
 	if err != nil {
 		return ExecResult{}, fmt.Errorf("%w: sandbox %s is being stopped", ErrNotFound, sb.ID)
 	}
-	if err := slot.acquire(ctx); err != nil {
+	if err := slot.acquire(ctx, holderCall, req.Waiting); err != nil {
 		return ExecResult{}, fmt.Errorf("cancelled while waiting for the previous run: %w", err)
 	}
 	defer slot.release()

@@ -94,7 +94,7 @@ func (s *Server) installTool() toolDef {
 func (s *Server) handleInstall(ctx context.Context, req mcp.CallToolRequest, a installArgs) (*mcp.CallToolResult, error) {
 	note(ctx, a.SandboxID, fmt.Sprintf("install %v", a.Packages), nil)
 	p := newProgress(ctx, req)
-	res, err := s.eng.InstallPackages(ctx, a.SandboxID, sandbox.InstallRequest{Packages: a.Packages, Manager: a.Manager}, p.output)
+	res, err := s.eng.InstallPackages(ctx, a.SandboxID, sandbox.InstallRequest{Packages: a.Packages, Manager: a.Manager, Waiting: p.waiting()}, p.output)
 	p.flush()
 	if err != nil {
 		return errorResult(err), nil

@@ -15,6 +15,7 @@ type runCodeArgs struct {
 	Code           string `json:"code" jsonschema:"The program text."`
 	Language       string `json:"language,omitempty" jsonschema:"Language (default python, or the sandbox's). Available: {languages}."`
 	SandboxID      string `json:"sandbox_id,omitempty" jsonschema:"Run in this sandbox (from sandbox_create) instead of a fresh one."`
+	Image          string `json:"image,omitempty" jsonschema:"Image of the fresh sandbox (allowed images only; not with sandbox_id)."`
 	TimeoutSeconds int    `json:"timeout_seconds,omitempty" jsonschema:"Kill the run after this many seconds." min:"1"`
 	Reset          bool   `json:"reset,omitempty" jsonschema:"Start afresh first: a new interpreter (forget earlier variables), or for bash a clean shell state."`
 }
@@ -34,8 +35,8 @@ func (s *Server) handleRunCode(ctx context.Context, req mcp.CallToolRequest, a r
 	note(ctx, a.SandboxID, oneLine(a.Code, 200), nil)
 	p := newProgress(ctx, req)
 	res, err := s.eng.RunCode(ctx, sandbox.RunRequest{
-		Code: a.Code, Language: a.Language, SandboxID: a.SandboxID, TimeoutSeconds: a.TimeoutSeconds,
-		Reset: a.Reset, Client: clientName(ctx), Progress: pullProgress(p),
+		Code: a.Code, Language: a.Language, SandboxID: a.SandboxID, Image: a.Image, TimeoutSeconds: a.TimeoutSeconds,
+		Reset: a.Reset, Client: clientName(ctx), Progress: pullProgress(p), Waiting: p.waiting(),
 	}, p.output)
 	p.flush()
 	// The figures' bytes go back to the server's budget once they are
