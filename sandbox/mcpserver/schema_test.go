@@ -38,7 +38,6 @@ func TestSchemaOf(t *testing.T) {
 		t.Errorf("additionalProperties %v, want false", s.AdditionalProperties)
 	}
 	for _, c := range []struct{ prop, key, want string }{
-		{"sandbox_id", "description", "The sandbox, from sandbox_create."},
 		{"name", "description", "A name; default Ada."},
 		{"count", "type", "integer"},
 		{"count", "minimum", "1"},

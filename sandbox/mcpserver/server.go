@@ -9,7 +9,9 @@ package mcpserver
 
 import (
 	"context"
+	"encoding/json"
 	"log/slog"
+	"sync/atomic"
 
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
@@ -38,8 +40,9 @@ type Server struct {
 	log *slog.Logger
 	st  *state.Store
 	ask *Asker
-	// args are the tools' input schemas, for validate.
-	args map[string]*argSchema
+	// args are the tools' compiled check schemas, for validate; replaced
+	// with the tools when the config changes.
+	args atomic.Pointer[map[string]*argSchema]
 }
 
 const instructions = `MCP Sandbox runs code in disposable, hardened Docker containers on the user's computer: no network, no host access, non-root, with memory/CPU/time limits.
@@ -68,13 +71,7 @@ func New(o Options) *Server {
 		// Inside the audit: a refused call is audited too.
 		server.WithToolHandlerMiddleware(s.validate),
 	)
-	for _, t := range s.tools() {
-		s.mcp.AddTool(t.tool, t.handler)
-	}
-	if err := s.compileInputSchemas(); err != nil {
-		// The schemas are the code's own: a test catches this.
-		panic(err)
-	}
+	s.setTools()
 	s.addLogsResource()
 	return s
 }
@@ -109,7 +106,10 @@ func (s *Server) hooks() *server.Hooks {
 func (s *Server) MCP() *server.MCPServer { return s.mcp }
 
 type toolDef struct {
-	tool    mcp.Tool
+	tool mcp.Tool
+	// check is the schema validate checks arguments against; nil: the
+	// tool's input schema, strict.
+	check   json.RawMessage
 	handler server.ToolHandlerFunc
 }
 
@@ -160,4 +160,21 @@ func rawClientName(ctx context.Context) string {
 	}
 	name, _ := ctx.Value(httpClientKey{}).(string)
 	return name
+}
+
+// setTools (re)registers the tools as the config in force describes them
+// (their limits, languages and images).
+func (s *Server) setTools() {
+	defs := s.tools()
+	args, err := compileInputSchemas(defs)
+	if err != nil {
+		// The schemas are the code's own: a test catches this.
+		panic(err)
+	}
+	s.args.Store(&args)
+	tools := make([]server.ServerTool, len(defs))
+	for i, d := range defs {
+		tools[i] = server.ServerTool{Tool: d.tool, Handler: d.handler}
+	}
+	s.mcp.SetTools(tools...)
 }

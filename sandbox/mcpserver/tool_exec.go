@@ -10,19 +10,20 @@ import (
 
 type execArgs struct {
 	sandboxRef
-	Command        string            `json:"command" jsonschema:"Shell command, run by sh -c in /workspace."`
-	TimeoutSeconds int               `json:"timeout_seconds,omitempty" jsonschema:"Kill the command (and everything it started) after this many seconds." min:"1"`
-	Workdir        string            `json:"workdir,omitempty" jsonschema:"Working directory, relative to /workspace (default /workspace)."`
-	Env            map[string]string `json:"env,omitempty" jsonschema:"Extra environment variables."`
-	Stdin          string            `json:"stdin,omitempty" jsonschema:"Text fed to the command's standard input."`
+	Command        string            `json:"command"`
+	TimeoutSeconds int               `json:"timeout_seconds,omitempty" min:"1" max:"{max_timeout}" default:"{timeout}"`
+	Workdir        string            `json:"workdir,omitempty" default:"/workspace"`
+	Env            map[string]string `json:"env,omitempty"`
+	Stdin          string            `json:"stdin,omitempty"`
 }
 
 func (s *Server) execTool() toolDef {
 	return defineTool(spec{
 		name:        "sandbox_exec",
-		description: "Run a shell command (sh -c) in a sandbox. A non-zero exit, a timeout or an out-of-memory kill is reported in the result's fields. Output is capped (head and tail kept).",
-		annotations: annotations("Run command in sandbox", false, true, false, false),
-		output:      outputSchema[sandbox.ExecResult](),
+		description: "Run a shell command (sh -c) in a sandbox. Output is capped (head and tail).",
+		annotations: annotations("Run command", false, true, false, false),
+		vars:        schemaVars(s.eng.Config()),
+		output:      outputSchema[sandbox.ExecResult]("exit_code", "timed_out", "oom_killed"),
 	}, s.handleExec)
 }
 
