@@ -2,6 +2,7 @@ package mcpserver_test
 
 import (
 	"encoding/json"
+	"strings"
 	"testing"
 	"testing/synctest"
 
@@ -98,4 +99,42 @@ func longDomains() []string {
 		}
 	}
 	return d
+}
+
+// TestInstructions: the instructions a session begins with say the
+// settings of the config in force (the roots, the network default, the
+// allowed hosts, whether a person can be asked) within 1 KB, however long
+// the config's lists.
+func TestInstructions(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		edit func(*config.Config)
+		want []string
+	}{
+		{"default", func(c *config.Config) {
+			*c = *config.Default()
+		}, []string{"below ~;", "below ~/Downloads/mcp-sandbox.", "none by default", "reaches no host", "the person can be asked"}},
+		{"long lists", func(c *config.Config) {
+			c.Network.AllowDomains = longDomains()
+			c.Network.Default = "allowlist"
+			c.Network.Ask = false
+			c.Files.ReadRoots = []string{"/home/ada/" + strings.Repeat("projects/", 30), "/srv/data"}
+			c.Files.WriteRoot = "/home/ada/" + strings.Repeat("out/", 80)
+		}, []string{"allowlist by default", "pypi.org:0443, ", " more", "cannot be asked"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				got := startInProc(t, c.edit).cs.InitializeResult().Instructions
+				t.Logf("%d bytes:\n%s", len(got), got)
+				if len(got) > 1<<10 {
+					t.Errorf("instructions are %d bytes, over 1 KB", len(got))
+				}
+				for _, w := range c.want {
+					if !strings.Contains(got, w) {
+						t.Errorf("instructions do not say %q", w)
+					}
+				}
+			})
+		})
+	}
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox"
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox/config"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/printable"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/state"
 )
@@ -45,9 +46,6 @@ type Server struct {
 	args atomic.Pointer[map[string]*argSchema]
 }
 
-const instructions = `MCP Sandbox runs code in disposable, hardened Docker containers on the user's computer: no network, no host access, non-root, with memory/CPU/time limits.
-Use run_code for a quick answer (a fresh sandbox is made and removed), or sandbox_create once and then run_code/sandbox_exec with its sandbox_id to keep files and state between calls. Files live in /workspace. Stop sandboxes you no longer need with sandbox_stop.`
-
 // New returns a server with every tool registered.
 func New(o Options) *Server {
 	if o.Log == nil {
@@ -59,8 +57,9 @@ func New(o Options) *Server {
 	s := &Server{eng: o.Engine, log: o.Log, st: o.State, ask: o.Asker}
 	s.mcp = server.NewMCPServer("mcp-sandbox", o.Version,
 		server.WithTitle("MCP Sandbox"),
-		server.WithInstructions(instructions),
-		server.WithToolCapabilities(false),
+		server.WithInstructions(instructionsFor(s.config())),
+		// listChanged: the tools change with the config (watchConfig).
+		server.WithToolCapabilities(true),
 		server.WithResourceCapabilities(false, false),
 		server.WithStrictInputSchemaDefault(),
 		server.WithOutputSchemaValidation(),
@@ -85,6 +84,13 @@ func (s *Server) hooks() *server.Hooks {
 	if s.ask != nil {
 		s.ask.addHooks(h)
 	}
+	// What the instructions say comes from the config in force when the
+	// session begins, not when the server started.
+	h.AddAfterInitialize(func(_ context.Context, _ any, _ *mcp.InitializeRequest, res *mcp.InitializeResult) {
+		if res != nil {
+			res.Instructions = instructionsFor(s.config())
+		}
+	})
 	if s.eng == nil {
 		return h
 	}
@@ -177,4 +183,12 @@ func (s *Server) setTools() {
 		tools[i] = server.ServerTool{Tool: d.tool, Handler: d.handler}
 	}
 	s.mcp.SetTools(tools...)
+}
+
+// config is the configuration in force (the defaults without an engine).
+func (s *Server) config() *config.Config {
+	if s.eng == nil {
+		return config.Default()
+	}
+	return s.eng.Config()
 }
