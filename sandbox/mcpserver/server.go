@@ -8,9 +8,11 @@
 package mcpserver
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"log/slog"
+	"sync"
 	"sync/atomic"
 
 	"github.com/mark3labs/mcp-go/mcp"
@@ -44,6 +46,9 @@ type Server struct {
 	// args are the tools' compiled check schemas, for validate; replaced
 	// with the tools when the config changes.
 	args atomic.Pointer[map[string]*argSchema]
+	// toolsMu orders setTools; toolsJSON is the tool list it registered.
+	toolsMu   sync.Mutex
+	toolsJSON []byte
 }
 
 // New returns a server with every tool registered.
@@ -71,6 +76,9 @@ func New(o Options) *Server {
 		server.WithToolHandlerMiddleware(s.validate),
 	)
 	s.setTools()
+	if s.eng != nil {
+		s.eng.OnConfigChange(func(*config.Config) { s.setTools() })
+	}
 	s.addLogsResource()
 	return s
 }
@@ -168,15 +176,30 @@ func rawClientName(ctx context.Context) string {
 	return name
 }
 
-// setTools (re)registers the tools as the config in force describes them
-// (their limits, languages and images).
+// setTools registers the tools as the config in force describes them
+// (their limits, languages and images). When that changes the tools it
+// replaces them, which tells every session (notifications/tools/
+// list_changed); a config change the tools do not show changes nothing.
 func (s *Server) setTools() {
+	s.toolsMu.Lock()
+	defer s.toolsMu.Unlock()
 	defs := s.tools()
+	list := make([]mcp.Tool, len(defs))
+	for i, d := range defs {
+		list[i] = d.tool
+	}
+	raw, err := json.Marshal(list)
+	if err != nil {
+		panic(err) // the tools are the code's own: a test catches this
+	}
+	if bytes.Equal(raw, s.toolsJSON) {
+		return
+	}
 	args, err := compileInputSchemas(defs)
 	if err != nil {
-		// The schemas are the code's own: a test catches this.
-		panic(err)
+		panic(err) // as above
 	}
+	s.toolsJSON = raw
 	s.args.Store(&args)
 	tools := make([]server.ServerTool, len(defs))
 	for i, d := range defs {
