@@ -11,7 +11,7 @@ import (
 )
 
 // The budgets of what every conversation reads before a single call
-// (DESIGN.md, turn 4), in compact JSON bytes.
+// (sandbox/README.md, Tools), in compact JSON bytes.
 const (
 	toolsListTarget    = 9 << 10
 	toolsCoreTarget    = 6 << 10

@@ -10,7 +10,7 @@ import (
 )
 
 // The tool surface is sent in every conversation, before any call: these
-// are its budgets in compact JSON bytes (DESIGN.md, turn 4).
+// are its budgets in compact JSON bytes (sandbox/README.md, Tools).
 const (
 	toolsListBudget = 9 << 10 // the whole tools/list result
 	toolsCoreBudget = 6 << 10 // names, descriptions and input schemas
