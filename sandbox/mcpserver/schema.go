@@ -24,8 +24,8 @@ import (
 //     in force: languages, limits), so a schema says this installation's
 //     values; an enum or a default that comes out empty is left out.
 //
-// Output schemas are loose (outputSchema): the top-level fields and
-// their types, which is what a client needs to read a result.
+// Output schemas are loose (outputSchema): the top-level fields a client
+// acts on, and their types.
 //
 // Slices are typed "array", not ["null","array"] (which the MCP
 // Inspector's strict mode rejects as not portable): the server never
@@ -226,15 +226,24 @@ func applyField(f reflect.StructField, prop *jsonschema.Schema, vars tagVars) er
 
 // fill replaces the {key}s of s with vars; a key the tool does not set is
 // a programming error, found when the server starts, not a "{key}" shown
-// to clients.
+// to clients. The values come from the config and are not read again: a
+// brace in one is text.
 func fill(s string, vars map[string]string) (string, error) {
-	for k, v := range vars {
-		s = strings.ReplaceAll(s, "{"+k+"}", v)
+	var b strings.Builder
+	for rest := s; ; {
+		i := strings.IndexByte(rest, '{')
+		if i < 0 {
+			b.WriteString(rest)
+			return b.String(), nil
+		}
+		key, after, ok := strings.Cut(rest[i+1:], "}")
+		v, set := vars[key]
+		if !ok || !set {
+			return "", fmt.Errorf("%q names a var the tool does not set", s)
+		}
+		b.WriteString(rest[:i] + v)
+		rest = after
 	}
-	if strings.Contains(s, "{") {
-		return "", fmt.Errorf("%q names a var the tool does not set", s)
-	}
-	return s, nil
 }
 
 // setDefault sets prop's default to v, typed as the field is.

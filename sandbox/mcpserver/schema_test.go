@@ -131,3 +131,17 @@ func TestSchemaVarsImages(t *testing.T) {
 		t.Errorf("images enum %q, note %q; want no enum and a note naming the pattern", v["images"], v["image_note"])
 	}
 }
+
+// TestFill: a {key} is replaced by its value, a value's braces are text,
+// and a key without a value is an error.
+func TestFill(t *testing.T) {
+	vars := map[string]string{"a": "x{b}", "b": "y"}
+	if got, err := fill("{a}-{b}", vars); err != nil || got != "x{b}-y" {
+		t.Errorf("fill = %q, %v; want x{b}-y", got, err)
+	}
+	for _, bad := range []string{"{c}", "{a", "{}"} {
+		if got, err := fill(bad, vars); err == nil {
+			t.Errorf("fill(%q) = %q, want an error", bad, got)
+		}
+	}
+}

@@ -63,7 +63,7 @@ func New(o Options) *Server {
 	s.mcp = server.NewMCPServer("mcp-sandbox", o.Version,
 		server.WithTitle("MCP Sandbox"),
 		server.WithInstructions(instructionsFor(s.config())),
-		// listChanged: the tools change with the config (watchConfig).
+		// listChanged: the tools change with the config (setTools).
 		server.WithToolCapabilities(true),
 		server.WithResourceCapabilities(false, false),
 		server.WithStrictInputSchemaDefault(),
