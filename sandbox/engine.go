@@ -194,6 +194,14 @@ func (e *Engine) Owner() string { return e.owner }
 // Config returns the configuration in force.
 func (e *Engine) Config() *config.Config { return e.cfg.Current() }
 
+// OnConfigChange registers f to be called with each new configuration
+// once it is in force (Config returns it), from the watcher's goroutine.
+func (e *Engine) OnConfigChange(f func(*config.Config)) {
+	if e.cfg != nil {
+		e.cfg.OnChange(f)
+	}
+}
+
 // Backend returns the engine's backend.
 func (e *Engine) Backend() Backend { return e.be }
 

@@ -11,12 +11,12 @@ import (
 
 type execArgs struct {
 	sandboxRef
-	Command        string            `json:"command" jsonschema:"Shell command, run by sh -c in /workspace."`
-	TimeoutSeconds int               `json:"timeout_seconds,omitempty" jsonschema:"Kill the command (and everything it started) after this many seconds." min:"1"`
-	Workdir        string            `json:"workdir,omitempty" jsonschema:"Working directory, relative to /workspace (default /workspace)."`
-	Env            map[string]string `json:"env,omitempty" jsonschema:"Extra environment variables."`
-	Stdin          string            `json:"stdin,omitempty" jsonschema:"Text fed to the command's standard input."`
-	Background     bool              `json:"background,omitempty" jsonschema:"Start it and return at once with pid and log_path (for servers); it runs until it exits or the sandbox ends."`
+	Command        string            `json:"command"`
+	TimeoutSeconds int               `json:"timeout_seconds,omitempty" min:"1" max:"{max_timeout}" default:"{timeout}"`
+	Workdir        string            `json:"workdir,omitempty" default:"/workspace"`
+	Env            map[string]string `json:"env,omitempty"`
+	Stdin          string            `json:"stdin,omitempty"`
+	Background     bool              `json:"background,omitempty" jsonschema:"Return at once with pid and log_path; runs until it exits or the sandbox ends (servers)."`
 }
 
 // execOutput is sandbox_exec's result: a background start fills in only
@@ -30,9 +30,10 @@ type execOutput struct {
 func (s *Server) execTool() toolDef {
 	return defineTool(spec{
 		name:        "sandbox_exec",
-		description: "Run a shell command (sh -c) in a sandbox. A non-zero exit, a timeout or an out-of-memory kill is reported in the result's fields. Output is capped (head and tail kept).",
-		annotations: annotations("Run command in sandbox", false, true, false, false),
-		output:      outputSchema[execOutput](),
+		description: "Run a shell command (sh -c) in a sandbox. Output is capped (head and tail).",
+		annotations: annotations("Run command", false, true, false, false),
+		vars:        schemaVars(s.eng.Config()),
+		output:      outputSchema[execOutput]("exit_code", "timed_out", "oom_killed", "pid", "log_path"),
 	}, s.handleExec)
 }
 

@@ -89,11 +89,12 @@ type listOutput struct {
 
 func (s *Server) listTool() toolDef {
 	tool := mcp.NewTool("sandbox_list",
-		mcp.WithDescription("List this session's sandboxes with their limits and recent usage (memory, CPU, processes; sampled every few seconds, usage.sampled_at says when)."),
+		mcp.WithDescription("This session's sandboxes: limits, usage, network, exposed ports."),
 		annotations("List sandboxes", true, false, true, false),
-		outputSchema[listOutput](),
+		noArgs(),
+		outputSchema[listOutput]("sandboxes"),
 	)
-	return toolDef{tool, s.handleList}
+	return toolDef{tool: tool, handler: s.handleList}
 }
 
 func (s *Server) handleList(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
