@@ -10,27 +10,27 @@ import (
 	"github.com/google/go-cmp/cmp/cmpopts"
 )
 
-// TestReadmeConfigIsTheDefaults: the configuration block of the top-level
-// README, pasted as it stands into a config file, is valid and changes
+// TestReadmeConfigIsTheDefaults: the configuration block of
+// docs/configuration.md, pasted as it stands into a config file, is valid and changes
 // nothing: every value it shows is the built-in default, and the deny
 // lists it shows empty add to the built-in ones.
 func TestReadmeConfigIsTheDefaults(t *testing.T) {
-	data, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
+	data, err := os.ReadFile(filepath.Join("..", "..", "docs", "configuration.md"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	block := firstBlock(t, string(data), "```toml\n[docker]")
+	block := firstBlock(t, string(data), "```toml\n[backend]")
 	path := filepath.Join(t.TempDir(), "config.toml")
 	if err := os.WriteFile(path, []byte(block), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	got, err := Load(path)
 	if err != nil {
-		t.Fatalf("the README's configuration block does not load: %v\n%s", err, block)
+		t.Fatalf("docs/configuration.md's configuration block does not load: %v\n%s", err, block)
 	}
 	got.Source = ""
 	if diff := cmp.Diff(Default(), got, cmpopts.EquateEmpty()); diff != "" {
-		t.Errorf("the README's configuration block differs from the defaults (-defaults +README):\n%s", diff)
+		t.Errorf("docs/configuration.md's configuration block differs from the defaults (-defaults +docs):\n%s", diff)
 	}
 }
 
