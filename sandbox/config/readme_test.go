@@ -3,11 +3,14 @@ package config
 import (
 	"os"
 	"path/filepath"
+	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
+	"github.com/pelletier/go-toml/v2"
 )
 
 // TestReadmeConfigIsTheDefaults: the configuration block of
@@ -31,6 +34,42 @@ func TestReadmeConfigIsTheDefaults(t *testing.T) {
 	got.Source = ""
 	if diff := cmp.Diff(Default(), got, cmpopts.EquateEmpty()); diff != "" {
 		t.Errorf("docs/configuration.md's configuration block differs from the defaults (-defaults +docs):\n%s", diff)
+	}
+}
+
+// TestDocsConfigHasEveryKey: the block of docs/configuration.md shows
+// every key of every table (the [languages] tables are examples, not
+// keys), so a key added to Config is added to the docs too.
+func TestDocsConfigHasEveryKey(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join("..", "..", "docs", "configuration.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var shown map[string]map[string]any
+	if err := toml.Unmarshal([]byte(firstBlock(t, string(data), "```toml\n[backend]")), &shown); err != nil {
+		t.Fatal(err)
+	}
+	var got, want []string
+	for table, keys := range shown {
+		for key := range keys {
+			got = append(got, table+"."+key)
+		}
+	}
+	tables := reflect.TypeFor[Config]()
+	for i := range tables.NumField() {
+		f := tables.Field(i)
+		table := strings.Split(f.Tag.Get("toml"), ",")[0]
+		if table == "-" || table == "languages" {
+			continue
+		}
+		for j := range f.Type.NumField() {
+			want = append(want, table+"."+strings.Split(f.Type.Field(j).Tag.Get("toml"), ",")[0])
+		}
+	}
+	slices.Sort(got)
+	slices.Sort(want)
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("keys of docs/configuration.md's block (-Config +docs):\n%s", diff)
 	}
 }
 
