@@ -121,7 +121,7 @@ func (e *Engine) InstallPackages(ctx context.Context, id string, req InstallRequ
 	status, err := e.runInstallHelper(tctx, sb, manager, specs, HelperSpec{
 		Image: sb.Image, Cmd: cmd, Env: append(installEnv(cfg.Network.InstallEnv), helperProxyEnv...), User: helperUser(sb.User),
 		Network: NetworkNone, Runtime: e.runtimeFor(ctx, cfg), Stdout: stdout, Stderr: stderr,
-		Started: e.helperProxy(sb, installEntries(cfg.Network.InstallEnv), cfg.Network.MaxConnections, &reached),
+		Started: e.helperProxy(sb, installEntries(cfg.Network.InstallEnv), proxyMaxConns(cfg.Network.MaxConnections), &reached),
 	})
 	res = InstallResult{Manager: manager, ExitCode: status.ExitCode, Installed: []string{},
 		Note: "Installed by a short-lived helper container (the sandbox's runtime, a fresh workspace of its own, no network but a proxy to the package indexes), then copied into /workspace; the sandbox itself still has no network."}
