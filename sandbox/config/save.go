@@ -149,7 +149,7 @@ func settingsOf(c *Config) []setting {
 				continue
 			}
 			out = append(out, setting{table: table, key: key, value: tomlValue(sv.Field(j).Interface()),
-				always: table != "update" && table != "tray" && table != "kubernetes"})
+				always: table != "update" && table != "tray" && table != "kubernetes" && table != "http"})
 		}
 	}
 	out = append(out, setting{table: "kubernetes", key: "warm_pool", value: inlineSizes(c.Kubernetes.WarmPool)})

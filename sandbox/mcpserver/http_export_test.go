@@ -31,7 +31,7 @@ func ProbeHandler(token string, pause time.Duration) http.Handler {
 			p.flush()
 			return mcp.NewToolResultStructured(map[string]any{"stdout": first + last}, first+last), nil
 		})
-	return s.newHTTPHandler(token)
+	return s.newHTTPHandler(token, nil)
 }
 
 // SetDeliveryTimeout sets how long a call waits for its progress to be

@@ -15,7 +15,7 @@ type runCodeArgs struct {
 	Code           string `json:"code"`
 	Language       string `json:"language,omitempty" jsonschema:"Default: the sandbox's, else python." enum:"{languages}"`
 	SandboxID      string `json:"sandbox_id,omitempty" jsonschema:"Default: a fresh sandbox, removed after."`
-	Image          string `json:"image,omitempty" jsonschema:"The fresh sandbox's image (allowed images only)."`
+	Image          string `json:"image,omitempty" jsonschema:"Fresh sandbox only. {image_note}." enum:"{images}"`
 	TimeoutSeconds int    `json:"timeout_seconds,omitempty" min:"1" max:"{max_timeout}" default:"{timeout}"`
 	Reset          bool   `json:"reset,omitempty" jsonschema:"A new interpreter (or clean bash) first."`
 }

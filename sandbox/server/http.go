@@ -115,5 +115,6 @@ func serveHTTP(ctx context.Context, log *slog.Logger, srv *mcpserver.Server, o O
 		log.Warn("--allow-remote: listening beyond this machine; anyone who can reach this address and has the token can run code in sandboxes on this computer, and the traffic (token included) is not encrypted", "addr", ln.Addr().String())
 	}
 	log.Info("serving MCP over streamable HTTP", "url", "http://"+ln.Addr().String()+mcpserver.HTTPPath, "token", source)
-	return srv.ServeStreamableHTTP(ctx, ln, mcpserver.HTTPOptions{Token: token})
+	// Read when serving starts: a changed list applies at the next start.
+	return srv.ServeStreamableHTTP(ctx, ln, mcpserver.HTTPOptions{Token: token, AllowedOrigins: o.Config.Current().HTTP.AllowedOrigins})
 }
