@@ -27,6 +27,9 @@ type ExecResult struct {
 	TimedOut   bool   `json:"timed_out"`
 	Truncated  bool   `json:"truncated"`
 	OOMKilled  bool   `json:"oom_killed"`
+	// OutputFile, set when the output returned was cut, is the file in
+	// the sandbox that holds the whole of it (outfile.go).
+	OutputFile string `json:"output_file,omitempty"`
 }
 
 // OutputFunc receives output while a command runs: stream is "stdout" or
@@ -96,12 +99,13 @@ type runSpec struct {
 
 // run runs a process in sb with the policy's output cap, a timeout that kills
 // the whole process tree, and OOM detection.
-func (e *Engine) run(ctx context.Context, sb *Sandbox, rs runSpec) (ExecResult, error) {
+func (e *Engine) run(ctx context.Context, sb *Sandbox, rs runSpec) (res ExecResult, err error) {
 	e.begin(sb)
 	defer e.end(sb)
 	limit := e.cfg.Current().Limits.OutputBytes
-	stdout := newCapture(limit, streamTo(rs.out, "stdout"))
-	stderr := newCapture(limit, streamTo(rs.out, "stderr"))
+	file := e.outputFileFor(ctx, sb, limit)
+	stdout, stderr := newCaptures(limit, rs.out, file)
+	defer func() { res.OutputFile = keptFile(file, res.Truncated) }()
 	// The sandbox's agent is started (the first time) before the timeout
 	// runs: its start is the server's work, not the command's, and on a
 	// slow engine it would leave the command no time at all.
@@ -120,7 +124,8 @@ func (e *Engine) run(ctx context.Context, sb *Sandbox, rs runSpec) (ExecResult, 
 	}
 	start := time.Now()
 	status, err := e.execWith(bctx, sb, c, spec)
-	res := ExecResult{ExitCode: status.ExitCode, DurationMS: time.Since(start).Milliseconds()}
+	res = ExecResult{ExitCode: status.ExitCode, DurationMS: time.Since(start).Milliseconds()}
+	file.finish()
 	if errors.Is(err, errAgentDied) && ctx.Err() == nil && e.oomKilled(ctx, sb) {
 		// Files in /workspace count against the sandbox's memory and
 		// cannot be paged out: filling it, the command may leave the
@@ -153,6 +158,15 @@ func (e *Engine) run(ctx context.Context, sb *Sandbox, rs runSpec) (ExecResult, 
 	res.Stdout, res.Stderr = stdout.String(), stderr.String()
 	res.Truncated = stdout.Truncated() || stderr.Truncated()
 	return res, nil
+}
+
+// keptFile is the output file a result names: file's path when the output
+// returned was cut and the file was written, else "".
+func keptFile(file *outputFile, cut bool) string {
+	if !cut {
+		return ""
+	}
+	return file.finish()
 }
 
 func streamTo(out OutputFunc, name string) func([]byte) {
