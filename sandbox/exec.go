@@ -19,17 +19,20 @@ type ExecRequest struct {
 
 // ExecResult is how a command ended. A non-zero exit, a timeout or an OOM
 // kill is a normal result, not an error.
+//
+// The MCP tools send the output in the text content only, once: the
+// structured result leaves Stdout and Stderr empty, so they are omitted.
 type ExecResult struct {
 	ExitCode   int    `json:"exit_code"`
-	Stdout     string `json:"stdout"`
-	Stderr     string `json:"stderr"`
+	Stdout     string `json:"stdout,omitempty" jsonschema:"Sent in the text content, not here."`
+	Stderr     string `json:"stderr,omitempty" jsonschema:"Sent in the text content, not here."`
 	DurationMS int64  `json:"duration_ms"`
 	TimedOut   bool   `json:"timed_out"`
 	Truncated  bool   `json:"truncated"`
 	OOMKilled  bool   `json:"oom_killed"`
 	// OutputFile, set when the output returned was cut, is the file in
 	// the sandbox that holds the whole of it (outfile.go).
-	OutputFile string `json:"output_file,omitempty"`
+	OutputFile string `json:"output_file,omitempty" jsonschema:"When the output was cut: a file in the sandbox holding all of it."`
 }
 
 // OutputFunc receives output while a command runs: stream is "stdout" or

@@ -37,5 +37,5 @@ func (s *Server) handleExec(ctx context.Context, req mcp.CallToolRequest, a exec
 		return errorResult(err), nil
 	}
 	noteEnd(ctx, "", res)
-	return mcp.NewToolResultStructured(res, execText(res)), nil
+	return mcp.NewToolResultStructured(withoutOutput(res), execText(res)), nil
 }

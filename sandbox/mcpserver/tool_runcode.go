@@ -55,7 +55,9 @@ func (s *Server) handleRunCode(ctx context.Context, req mcp.CallToolRequest, a r
 	if len(res.Figures) > 0 {
 		text += fmt.Sprintf("--- %d figure(s) attached\n", len(res.Figures))
 	}
-	out := mcp.NewToolResultStructured(res, strings.TrimRight(text, "\n"))
+	fields := res
+	fields.ExecResult, fields.Result = withoutOutput(res.ExecResult), ""
+	out := mcp.NewToolResultStructured(fields, strings.TrimRight(text, "\n"))
 	for _, f := range res.Figures {
 		out.Content = append(out.Content, mcp.NewImageContent(base64.StdEncoding.EncodeToString(f.Data), f.MIME))
 	}
