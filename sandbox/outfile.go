@@ -65,14 +65,15 @@ func (e *Engine) outputFileFor(ctx context.Context, sb *Sandbox, limit int) *out
 	if max <= 0 || sb.oneShot.Load() {
 		return nil
 	}
-	n := sb.outputs.Add(1)
-	path := outputDir + "/" + strconv.FormatInt(n, 10) + ".log"
-	old := ""
-	if n > keepOutputFiles {
-		old = outputDir + "/" + strconv.FormatInt(n-keepOutputFiles, 10) + ".log"
-	}
-	f := &outputFile{path: path, limit: int64(limit), max: max}
+	f := &outputFile{limit: int64(limit), max: max}
 	f.start = func() (*io.PipeWriter, *io.PipeReader, <-chan error) {
+		// Numbered as files are made, so that the oldest is n-keep.
+		n := sb.outputs.Add(1)
+		f.path = outputDir + "/" + strconv.FormatInt(n, 10) + ".log"
+		path, old := f.path, ""
+		if n > keepOutputFiles {
+			old = outputDir + "/" + strconv.FormatInt(n-keepOutputFiles, 10) + ".log"
+		}
 		pr, pw := io.Pipe()
 		done := make(chan error, 1)
 		go func() {
