@@ -21,6 +21,7 @@ func checkAffordable(t *testing.T, what string, res *mcp.CallToolResult) string 
 	if err != nil {
 		t.Fatal(err)
 	}
+	t.Logf("%s: the whole result is %d bytes", what, len(raw))
 	if res.IsError || len(raw) > maxResultBytes {
 		t.Errorf("%s: the result is %d bytes (isError %v), want at most %d", what, len(raw), res.IsError, maxResultBytes)
 	}
