@@ -125,8 +125,9 @@ func (c *capture) String() string {
 		tail = append(append([]byte{}, c.tail[c.pos:]...), c.tail[:c.pos]...)
 	}
 	if n := share(len(head)+len(tail), theirs, c.limit); n < len(head)+len(tail) {
-		head = head[:min(len(head), n/2)]
-		tail = tail[len(tail)-(n-len(head)):]
+		// Half each, or all of a short tail and the rest from the head.
+		t := min(len(tail), n-min(len(head), n/2))
+		head, tail = head[:n-t], tail[len(tail)-t:]
 	}
 	kept := int64(len(head) + len(tail))
 	if c.total <= kept {
