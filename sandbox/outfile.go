@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -40,7 +41,7 @@ var errWriterStalled = errors.New("the writer stopped reading")
 // outputFile is one call's output file. Its methods may be called on nil
 // (no file is kept: a one-shot sandbox, or limits.output_file_bytes 0).
 type outputFile struct {
-	start func() (*io.PipeWriter, *io.PipeReader, <-chan error) // starts the writer
+	start func() *outputWriterProc // starts the writer
 	path  string
 	limit int64 // bytes held before the writer starts
 	max   int64 // bytes the file holds at most
@@ -48,62 +49,81 @@ type outputFile struct {
 	mu      sync.Mutex
 	total   int64
 	pending []byte
-	w       *io.PipeWriter // nil before the writer starts
-	r       *io.PipeReader // the writer's end of the pipe
-	done    <-chan error   // the writer's end
+	w       *outputWriterProc // nil before the writer starts
 	written int64
 	failed  error
 	closed  bool
+}
+
+// outputWriterProc is a running writer: the pipe to its stdin, done
+// (closed when it ended, err then says how) and stop, which kills it.
+type outputWriterProc struct {
+	pw   *io.PipeWriter
+	pr   *io.PipeReader
+	done chan struct{}
+	err  error
+	stop context.CancelFunc
+}
+
+// kill ends the writer if it still runs, and waits a little for it to go
+// (a writer the sandbox stopped is not left behind).
+func (w *outputWriterProc) kill() {
+	w.stop()
+	t := time.NewTimer(outputFileWait)
+	defer t.Stop()
+	select {
+	case <-w.done:
+	case <-t.C:
+	}
 }
 
 // outputFileFor returns the file keeping a call's output in sb, or nil
 // when sb keeps none. limit is limits.output_bytes.
 func (e *Engine) outputFileFor(ctx context.Context, sb *Sandbox, limit int) *outputFile {
 	lim := e.cfg.Current().Limits
-	max := int64(lim.OutputFileBytes)
-	bound := time.Duration(lim.MaxExecTimeoutSeconds)*time.Second + time.Minute
-	if max <= 0 || sb.oneShot.Load() {
+	if lim.OutputFileBytes <= 0 || sb.oneShot.Load() {
 		return nil
 	}
-	f := &outputFile{limit: int64(limit), max: max}
-	f.start = func() (*io.PipeWriter, *io.PipeReader, <-chan error) {
+	f := &outputFile{limit: int64(limit), max: int64(lim.OutputFileBytes)}
+	f.start = func() *outputWriterProc {
 		// Numbered as files are made, so that the oldest is n-keep.
 		n := sb.outputs.Add(1)
 		f.path = outputDir + "/" + strconv.FormatInt(n, 10) + ".log"
-		path, old := f.path, ""
+		old := ""
 		if n > keepOutputFiles {
 			old = outputDir + "/" + strconv.FormatInt(n-keepOutputFiles, 10) + ".log"
 		}
-		pr, pw := io.Pipe()
-		done := make(chan error, 1)
-		go func() {
-			// The writer lives as long as the call (finish ends its
-			// input), not its timeout, and ends with the sandbox.
-			wctx, unbind := sb.bound(context.WithoutCancel(ctx))
-			defer unbind()
-			wctx, cancel := context.WithTimeout(wctx, bound)
-			defer cancel()
-			stderr := newCapture(512, nil)
-			status, err := e.be.Exec(wctx, sb.ContainerID, ExecSpec{
-				Cmd:     []string{"/bin/sh", "-c", outputWriter, "mcp-sandbox-output", path, old},
-				WorkDir: "/tmp", User: sb.User, Stdin: pr, Stderr: stderr,
-			})
-			if err == nil && status.ExitCode != 0 {
-				err = fmt.Errorf("exit code %d: %s", status.ExitCode, stderr.String())
-			}
-			if err == nil {
-				err = io.EOF
-			}
-			// A writer that ended early fails the writes waiting on it.
-			pr.CloseWithError(err)
-			if errors.Is(err, io.EOF) {
-				err = nil
-			}
-			done <- err
-		}()
-		return pw, pr, done
+		// The writer lives as long as the call (finish ends its input),
+		// not its timeout, and ends with the sandbox.
+		wctx, stop := context.WithTimeout(context.WithoutCancel(ctx), time.Duration(lim.MaxExecTimeoutSeconds)*time.Second+time.Minute)
+		return e.startOutputWriter(wctx, stop, sb, f.path, old)
 	}
 	return f
+}
+
+// startOutputWriter runs the writer of path in sb (removing old first, if
+// set) until its stdin ends or ctx does; stop ends ctx.
+func (e *Engine) startOutputWriter(ctx context.Context, stop context.CancelFunc, sb *Sandbox, path, old string) *outputWriterProc {
+	pr, pw := io.Pipe()
+	w := &outputWriterProc{pw: pw, pr: pr, done: make(chan struct{}), stop: stop}
+	go func() {
+		defer stop()
+		bctx, unbind := sb.bound(ctx)
+		defer unbind()
+		stderr := newCapture(512, nil)
+		status, err := e.be.Exec(bctx, sb.ContainerID, ExecSpec{
+			Cmd:     []string{"/bin/sh", "-c", outputWriter, "mcp-sandbox-output", path, old},
+			WorkDir: "/tmp", User: sb.User, Stdin: pr, Stderr: stderr,
+		})
+		if err == nil && status.ExitCode != 0 {
+			err = fmt.Errorf("exit code %d: %s", status.ExitCode, stderr.String())
+		}
+		// A writer that ended early fails the writes waiting on it.
+		pr.CloseWithError(cmp.Or(err, io.EOF))
+		w.err = err
+		close(w.done)
+	}()
+	return w
 }
 
 // write takes a chunk of output, of either stream, as it arrives.
@@ -122,7 +142,7 @@ func (f *outputFile) write(p []byte) {
 		if f.total <= f.limit {
 			return
 		}
-		f.w, f.r, f.done = f.start()
+		f.w = f.start()
 		p, f.pending = f.pending, nil
 	}
 	p = p[:min(int64(len(p)), f.max-f.written)]
@@ -131,8 +151,8 @@ func (f *outputFile) write(p []byte) {
 	}
 	// Blocking here slows the command's output to the writer's pace; a
 	// writer stopped from inside the sandbox is given up on.
-	t := time.AfterFunc(outputFileWait, func() { f.r.CloseWithError(errWriterStalled) })
-	n, err := f.w.Write(p)
+	t := time.AfterFunc(outputFileWait, func() { f.w.pr.CloseWithError(errWriterStalled) })
+	n, err := f.w.pw.Write(p)
 	t.Stop()
 	f.written += int64(n)
 	if err != nil {
@@ -157,14 +177,16 @@ func (f *outputFile) finish() string {
 	if f.w == nil {
 		return ""
 	}
-	_ = f.w.Close()
+	defer f.w.kill()
+	if f.failed != nil {
+		return ""
+	}
+	_ = f.w.pw.Close()
 	t := time.NewTimer(outputFileWait)
 	defer t.Stop()
 	select {
-	case err := <-f.done:
-		if err != nil && f.failed == nil {
-			f.failed = err
-		}
+	case <-f.w.done:
+		f.failed = f.w.err
 	case <-t.C:
 		f.failed = errors.New("the writer did not finish in time")
 	}

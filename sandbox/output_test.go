@@ -66,8 +66,7 @@ func TestOutputFileHoldsTheWhole(t *testing.T) {
 }
 
 // The sandbox's code owns its output files: one it replaced with a
-// symlink or a directory, or a directory it made unwritable, costs the
-// next call its file (the note says the head and tail are shown) and
+// symlink, a directory or a FIFO costs the call its file (the note says the head and tail are shown) and
 // nothing else; the server never reads the file.
 func TestOutputFileHostile(t *testing.T) {
 	eng, _ := newEngine(t, nil)
@@ -82,6 +81,15 @@ func TestOutputFileHostile(t *testing.T) {
 	res = mustExec(t, eng, sb.ID, "seq 1 200000")
 	if res.OutputFile != "" {
 		t.Errorf("a directory in the file's place: output_file %q", res.OutputFile)
+	}
+	// A FIFO nobody reads stalls the writer: it is given up on and
+	// killed, and the call returns.
+	res = mustExec(t, eng, sb.ID, "mkfifo /tmp/.mcp-output/3.log; seq 1 200000")
+	if res.OutputFile != "" || res.ExitCode != 0 || !strings.HasSuffix(res.Stdout, "200000\n") {
+		t.Errorf("a FIFO in the file's place: output_file %q, exit %d", res.OutputFile, res.ExitCode)
+	}
+	if got := mustExec(t, eng, sb.ID, `for d in /proc/[0-9]*; do tr '\0' ' ' < $d/cmdline 2>/dev/null; echo; done`); strings.Contains(got.Stdout, "cat") {
+		t.Errorf("the stalled writer still runs:\n%s", got.Stdout)
 	}
 	checkOutputFile(t, eng, sb.ID, "after", mustExec(t, eng, sb.ID, "rm -rf /tmp/.mcp-output; seq 1 200000"))
 }
