@@ -9,6 +9,7 @@ import (
 	"os"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/config"
@@ -230,6 +231,10 @@ type Sandbox struct {
 	CreatedAt   time.Time
 
 	transcript transcript
+	// outputs numbers the calls' output files; oneShot: the sandbox of a
+	// one-shot run_code, which keeps none (outfile.go).
+	outputs atomic.Int64
+	oneShot atomic.Bool
 
 	mu       sync.Mutex
 	ttl      time.Duration
@@ -321,6 +326,9 @@ func (e *Engine) Create(ctx context.Context, req CreateRequest) (*Sandbox, error
 			e.stop(context.WithoutCancel(ctx), sb)
 			return nil, err
 		}
+	}
+	if err == nil {
+		sb.oneShot.Store(req.oneShot)
 	}
 	if err == nil && !req.oneShot {
 		e.warmAgentLater(sb)

@@ -21,14 +21,20 @@ type ExecRequest struct {
 
 // ExecResult is how a command ended. A non-zero exit, a timeout or an OOM
 // kill is a normal result, not an error.
+//
+// The MCP tools send the output in the text content only, once: the
+// structured result leaves Stdout and Stderr empty, so they are omitted.
 type ExecResult struct {
 	ExitCode   int    `json:"exit_code"`
-	Stdout     string `json:"stdout"`
-	Stderr     string `json:"stderr"`
+	Stdout     string `json:"stdout,omitempty" jsonschema:"Sent in the text content, not here."`
+	Stderr     string `json:"stderr,omitempty" jsonschema:"Sent in the text content, not here."`
 	DurationMS int64  `json:"duration_ms"`
 	TimedOut   bool   `json:"timed_out"`
 	Truncated  bool   `json:"truncated"`
 	OOMKilled  bool   `json:"oom_killed"`
+	// OutputFile, set when the output returned was cut, is the file in
+	// the sandbox that holds the whole of it (outfile.go).
+	OutputFile string `json:"output_file,omitempty" jsonschema:"When the output was cut: a file in the sandbox holding all of it."`
 }
 
 // OutputFunc receives output while a command runs: stream is "stdout" or
@@ -108,12 +114,13 @@ type runSpec struct {
 
 // run runs a process in sb with the policy's output cap, a timeout that kills
 // the whole process tree, and OOM detection.
-func (e *Engine) run(ctx context.Context, sb *Sandbox, rs runSpec) (ExecResult, error) {
+func (e *Engine) run(ctx context.Context, sb *Sandbox, rs runSpec) (res ExecResult, err error) {
 	e.begin(sb)
 	defer e.end(sb)
 	limit := e.cfg.Current().Limits.OutputBytes
-	stdout := newCapture(limit, streamTo(rs.out, "stdout"))
-	stderr := newCapture(limit, streamTo(rs.out, "stderr"))
+	file := e.outputFileFor(ctx, sb, limit)
+	stdout, stderr := newCaptures(limit, rs.out, file)
+	defer func() { res.OutputFile = keptFile(file, res.Truncated) }()
 	// The sandbox's agent is started (the first time) before the timeout
 	// runs: its start is the server's work, not the command's, and on a
 	// slow engine it would leave the command no time at all.
@@ -132,7 +139,8 @@ func (e *Engine) run(ctx context.Context, sb *Sandbox, rs runSpec) (ExecResult, 
 	}
 	start := time.Now()
 	status, err := e.execWith(bctx, sb, c, spec)
-	res := ExecResult{ExitCode: status.ExitCode, DurationMS: time.Since(start).Milliseconds()}
+	res = ExecResult{ExitCode: status.ExitCode, DurationMS: time.Since(start).Milliseconds()}
+	file.finish()
 	if errors.Is(err, errAgentDied) && ctx.Err() == nil && e.oomKilled(ctx, sb) {
 		// Files in /workspace count against the sandbox's memory and
 		// cannot be paged out: filling it, the command may leave the
@@ -165,6 +173,15 @@ func (e *Engine) run(ctx context.Context, sb *Sandbox, rs runSpec) (ExecResult, 
 	res.Stdout, res.Stderr = stdout.String(), stderr.String()
 	res.Truncated = stdout.Truncated() || stderr.Truncated()
 	return res, nil
+}
+
+// keptFile is the output file a result names: file's path when the output
+// returned was cut and the file was written, else "".
+func keptFile(file *outputFile, cut bool) string {
+	if !cut {
+		return ""
+	}
+	return file.finish()
 }
 
 func streamTo(out OutputFunc, name string) func([]byte) {

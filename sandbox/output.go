@@ -9,7 +9,8 @@ import (
 
 // capture keeps a stream's output within a byte budget: the first half and
 // the last half of the budget, and how much was dropped between them. It
-// never holds more than the budget, however much a process prints.
+// never holds more than the budget, however much a process prints. A call's
+// stdout and stderr share their budget (newCaptures).
 type capture struct {
 	mu    sync.Mutex
 	limit int
@@ -20,6 +21,20 @@ type capture struct {
 	total int64
 	// onWrite, if set, sees every chunk as it arrives (for streaming).
 	onWrite func([]byte)
+	// peer is the call's other stream, with which the budget is shared;
+	// file keeps the call's whole output (outfile.go). Either may be nil.
+	peer *capture
+	file *outputFile
+}
+
+// newCaptures returns a call's stdout and stderr: together they return at
+// most limit bytes, and file (which may be nil) gets all of both.
+func newCaptures(limit int, out OutputFunc, file *outputFile) (stdout, stderr *capture) {
+	stdout = newCapture(limit, streamTo(out, "stdout"))
+	stderr = newCapture(limit, streamTo(out, "stderr"))
+	stdout.peer, stderr.peer = stderr, stdout
+	stdout.file, stderr.file = file, file
+	return stdout, stderr
 }
 
 func newCapture(limit int, onWrite func([]byte)) *capture {
@@ -61,36 +76,71 @@ func (c *capture) Write(p []byte) (int, error) {
 	}
 	f := c.onWrite
 	c.mu.Unlock()
+	c.file.write(p)
 	if f != nil {
 		f(p)
 	}
 	return len(p), nil
 }
 
-// Truncated reports whether output was dropped.
-func (c *capture) Truncated() bool {
+// kept is how many bytes c holds.
+func (c *capture) kept() int {
+	if c == nil {
+		return 0
+	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return c.total > int64(len(c.head)+len(c.tail))
+	return len(c.head) + len(c.tail)
+}
+
+// share is how many of its kept bytes a stream returns when it and its
+// peer hold mine and theirs: all of both if they fit the limit, else a
+// stream within half of it keeps all and the other the rest.
+func share(mine, theirs, limit int) int {
+	switch {
+	case mine+theirs <= limit, mine <= limit/2:
+		return mine
+	case theirs <= limit/2:
+		return limit - theirs
+	}
+	return limit / 2
+}
+
+// Truncated reports whether output was dropped.
+func (c *capture) Truncated() bool {
+	n := c.peer.kept()
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.total > int64(share(len(c.head)+len(c.tail), n, c.limit))
 }
 
 // String returns what was kept, with a note where output was dropped. The
 // result is valid UTF-8 (invalid bytes become U+FFFD).
 func (c *capture) String() string {
+	theirs := c.peer.kept()
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	tail := c.tail
+	head, tail := c.head, c.tail
 	if c.full && c.pos > 0 {
 		tail = append(append([]byte{}, c.tail[c.pos:]...), c.tail[:c.pos]...)
 	}
-	kept := int64(len(c.head) + len(tail))
-	if c.total <= kept {
-		return strings.ToValidUTF8(string(c.head)+string(tail), "\uFFFD")
+	if n := share(len(head)+len(tail), theirs, c.limit); n < len(head)+len(tail) {
+		// Half each, or all of a short tail and the rest from the head.
+		t := min(len(tail), n-min(len(head), n/2))
+		head, tail = head[:n-t], tail[len(tail)-t:]
 	}
-	head := trimInvalidEnd(c.head)
+	kept := int64(len(head) + len(tail))
+	if c.total <= kept {
+		return strings.ToValidUTF8(string(head)+string(tail), "\uFFFD")
+	}
+	where := c.file.note()
+	if where == "" {
+		where = "; the first and last parts are shown"
+	}
+	head = trimInvalidEnd(head)
 	tail = trimInvalidStart(tail)
-	return fmt.Sprintf("%s\n[... %d bytes of output omitted (limits.output_bytes); the first and last parts are shown ...]\n%s",
-		strings.ToValidUTF8(string(head), "\uFFFD"), c.total-kept, strings.ToValidUTF8(string(tail), "\uFFFD"))
+	return fmt.Sprintf("%s\n[... %d bytes of output omitted (limits.output_bytes)%s ...]\n%s",
+		strings.ToValidUTF8(string(head), "\uFFFD"), c.total-kept, where, strings.ToValidUTF8(string(tail), "\uFFFD"))
 }
 
 // trimInvalidEnd drops a multi-byte character cut in half at the end.

@@ -45,7 +45,7 @@ type RunResult struct {
 	ExecResult
 	// Result is the value of a trailing expression, where the language has
 	// one and a resident runner evaluated it.
-	Result    string `json:"result,omitempty"`
+	Result    string `json:"result,omitempty" jsonschema:"Sent in the text content, not here."`
 	SandboxID string `json:"sandbox_id"`
 	Language  string `json:"language"`
 	// StateLost is set when the interpreter had to be restarted (timeout,

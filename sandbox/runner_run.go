@@ -74,16 +74,18 @@ func (e *Engine) runInInterp(bctx context.Context, c *residentCall, code string,
 	e.begin(c.sb)
 	defer e.end(c.sb)
 	limits := e.cfg.Current().Limits
-	c.stdout = newCapture(limits.OutputBytes, streamTo(out, "stdout"))
-	c.stderr = newCapture(limits.OutputBytes, streamTo(out, "stderr"))
+	file := e.outputFileFor(c.ctx, c.sb, limits.OutputBytes)
+	c.stdout, c.stderr = newCaptures(limits.OutputBytes, out, file)
 	tctx, cancel := context.WithTimeout(bctx, c.timeout)
 	defer cancel()
 	c.tctx = tctx
 	start := time.Now()
 	c.r = c.it.run(tctx, code, c.stdout, c.stderr, limits.ImageBytes)
 	res.DurationMS = time.Since(start).Milliseconds()
+	file.finish()
 	c.slot.markRan()
 	kept, err := e.endResident(c, res, limits.OutputBytes, limits.ImageBytes)
+	res.OutputFile = keptFile(file, res.Truncated)
 	if !kept {
 		e.figures.give(c.r.figs.reserved)
 	}

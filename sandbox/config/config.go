@@ -104,6 +104,9 @@ type Limits struct {
 	ExecTimeoutSeconds    int     `toml:"exec_timeout_seconds"`
 	MaxExecTimeoutSeconds int     `toml:"max_exec_timeout_seconds"`
 	OutputBytes           int     `toml:"output_bytes"`
+	// OutputFileBytes bounds the whole output of a call that the sandbox
+	// keeps in a file when what is returned was cut (0: none is kept).
+	OutputFileBytes int `toml:"output_file_bytes"`
 	// ImageBytes bounds the figures one run_code returns, all together.
 	ImageBytes     int `toml:"image_bytes"`
 	IdleTTLMinutes int `toml:"idle_ttl_minutes"`
@@ -296,7 +299,8 @@ func Default() *Config {
 			WorkspaceMB:           512,
 			ExecTimeoutSeconds:    60,
 			MaxExecTimeoutSeconds: 600,
-			OutputBytes:           65536,
+			OutputBytes:           16384,
+			OutputFileBytes:       8 << 20,
 			ImageBytes:            4 << 20,
 			IdleTTLMinutes:        30,
 			MaxSandboxes:          10,

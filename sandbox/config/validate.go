@@ -114,6 +114,8 @@ func (c *Config) validateLimits() error {
 		return invalid("limits.max_exec_timeout_seconds", "must be at least exec_timeout_seconds (%d)", lim.ExecTimeoutSeconds)
 	case lim.OutputBytes < 1024 || lim.OutputBytes > 64<<20:
 		return invalid("limits.output_bytes", "must be between 1024 and %d", 64<<20)
+	case lim.OutputFileBytes != 0 && (lim.OutputFileBytes < lim.OutputBytes || lim.OutputFileBytes > 1<<30):
+		return invalid("limits.output_file_bytes", "must be 0 (keep no output file) or between output_bytes (%d) and %d", lim.OutputBytes, 1<<30)
 	case lim.ImageBytes < 0 || lim.ImageBytes > MaxImageBytes:
 		return invalid("limits.image_bytes", "must be between 0 and %d", MaxImageBytes)
 	case lim.IdleTTLMinutes < 1:

@@ -29,6 +29,7 @@ import (
 	"os"
 	"os/exec"
 	"runtime"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -259,13 +260,45 @@ type Result struct {
 	IsError    bool
 }
 
-// Decode decodes the structured content into out.
+// Decode decodes the structured content into out, and the output that
+// sandbox_exec and run_code send in the text only (OutputOf) into its
+// stdout, stderr and result fields.
 func (r *Result) Decode(out any) error {
 	b, err := json.Marshal(r.Structured)
 	if err != nil {
 		return err
 	}
-	return json.Unmarshal(b, out)
+	if err := json.Unmarshal(b, out); err != nil {
+		return err
+	}
+	if o := OutputOf(r.Text); len(o) > 0 {
+		b, _ = json.Marshal(o)
+		return json.Unmarshal(b, out)
+	}
+	return nil
+}
+
+// OutputOf reads the output sections of a sandbox_exec or run_code text
+// ("--- stdout", "--- stderr", "--- result"), keyed as the fields are.
+func OutputOf(text string) map[string]string {
+	out := map[string]string{}
+	key := ""
+	for l := range strings.Lines(text) {
+		if rest, ok := strings.CutPrefix(l, "--- "); ok {
+			key = strings.TrimSpace(rest)
+			if key != "stdout" && key != "stderr" && key != "result" {
+				key = ""
+			}
+			continue
+		}
+		if key != "" {
+			out[key] += l
+		}
+	}
+	if r, ok := out["result"]; ok {
+		out["result"] = strings.TrimSuffix(r, "\n")
+	}
+	return out
 }
 
 // CallTool calls a tool.

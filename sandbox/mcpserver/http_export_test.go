@@ -9,12 +9,15 @@ import (
 
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
+
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox"
 )
 
 // ProbeHandler returns the HTTP handler (origin check, token, delivery
 // tracking: the real chain) of a server whose one tool, "probe", needs no
 // Docker. Called with {"n": N}, it reports "start N\n" as output, pauses,
-// reports "last N\n" and returns both as its stdout: through the same
+// reports "last N\n" and returns both as its stdout (as sandbox_exec
+// does, in the text): through the same
 // progress reporter as sandbox_exec, so the first line goes out at once
 // and the last is sent by flush just before the result, the moment a racy
 // transport loses it.
@@ -29,7 +32,8 @@ func ProbeHandler(token string, pause time.Duration) http.Handler {
 			time.Sleep(pause)
 			p.output("stdout", []byte(last))
 			p.flush()
-			return mcp.NewToolResultStructured(map[string]any{"stdout": first + last}, first+last), nil
+			res := sandbox.ExecResult{Stdout: first + last}
+			return mcp.NewToolResultStructured(withoutOutput(res), execText(res)), nil
 		})
 	return s.newHTTPHandler(token, nil)
 }

@@ -164,16 +164,20 @@ func progressFaults(msgs []wireMsg, calls int) []string {
 	results := 0
 	for i, m := range decoded {
 		var r struct {
-			StructuredContent struct {
-				Stdout string `json:"stdout"`
-			} `json:"structuredContent"`
+			Content []struct {
+				Text string `json:"text"`
+			} `json:"content"`
 		}
-		if len(m.Result) == 0 || json.Unmarshal(m.Result, &r) != nil || !strings.HasPrefix(r.StructuredContent.Stdout, "start ") {
+		if len(m.Result) == 0 || json.Unmarshal(m.Result, &r) != nil || len(r.Content) == 0 {
+			continue
+		}
+		stdout := outputOf(r.Content[0].Text)["stdout"]
+		if !strings.HasPrefix(stdout, "start ") {
 			continue
 		}
 		results++
 		var n int
-		fmt.Sscanf(r.StructuredContent.Stdout, "start %d", &n)
+		fmt.Sscanf(stdout, "start %d", &n)
 		tok := fmt.Sprintf("tok-%d", n)
 		last, ok := lastProgress[tok]
 		switch {
@@ -181,8 +185,8 @@ func progressFaults(msgs []wireMsg, calls int) []string {
 			faults = append(faults, fmt.Sprintf("call %d: no progress at all", n))
 		case last > i:
 			faults = append(faults, fmt.Sprintf("call %d: a progress notification (message %d) came after its result (message %d)", n, last, i))
-		case output[tok] != r.StructuredContent.Stdout:
-			faults = append(faults, fmt.Sprintf("call %d: progress carried %q, the result %q", n, output[tok], r.StructuredContent.Stdout))
+		case output[tok] != stdout:
+			faults = append(faults, fmt.Sprintf("call %d: progress carried %q, the result %q", n, output[tok], stdout))
 		case len(streams[tok]) != 1 || !streams[tok][msgs[i].stream]:
 			faults = append(faults, fmt.Sprintf("call %d: progress on streams %v, its result on stream %d", n, streams[tok], msgs[i].stream))
 		}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox/mcpclient"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/testenv"
 )
 
@@ -59,7 +60,17 @@ func structured(t *testing.T, res *mcp.CallToolResult, into any) {
 	if err := json.Unmarshal(b, into); err != nil {
 		t.Fatalf("structured content %s: %v", b, err)
 	}
+	// sandbox_exec and run_code send their output in the text only.
+	if out := outputOf(text(res)); len(out) > 0 {
+		b, _ = json.Marshal(out)
+		if err := json.Unmarshal(b, into); err != nil {
+			t.Fatalf("output %s: %v", b, err)
+		}
+	}
 }
+
+// outputOf reads the output sections of an exec or run_code text.
+func outputOf(text string) map[string]string { return mcpclient.OutputOf(text) }
 
 type execOut struct {
 	ExitCode   int    `json:"exit_code"`

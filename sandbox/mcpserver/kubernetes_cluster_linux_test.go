@@ -191,7 +191,7 @@ func goSDKOnCluster(t *testing.T, warmPool int) {
 	}
 	res = call(t, sess, "sandbox_exec", map[string]any{"sandbox_id": id, "command": "cat d/a.txt; echo oops >&2; exit 4"})
 	structured(t, res, &ex)
-	if res.IsError || ex.ExitCode != 4 || ex.Stdout != "on the cluster" || ex.Stderr != "oops\n" {
+	if res.IsError || ex.ExitCode != 4 || strings.TrimSpace(ex.Stdout) != "on the cluster" || ex.Stderr != "oops\n" {
 		t.Errorf("sandbox_exec: %+v %s", ex, text(res))
 	}
 	// The install runs in a helper pod under the sandbox's gVisor class,

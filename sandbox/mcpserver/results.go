@@ -41,7 +41,19 @@ func invalidArgs(err error) *mcp.CallToolResult {
 	return mcp.NewToolResultError(fmt.Sprintf("invalid arguments: %v", err))
 }
 
-// execText renders an exec result for clients that only read text.
+// A sandbox_exec or run_code result carries the output once: in its text
+// content, which every client reads. Its structuredContent carries the
+// fields around it (exit code, duration, output_file, …); the output
+// schema says where the output is.
+
+// withoutOutput is r as its structuredContent: the output left out.
+func withoutOutput(r sandbox.ExecResult) sandbox.ExecResult {
+	r.Stdout, r.Stderr = "", ""
+	return r
+}
+
+// execText renders an exec result: the output, and the fields a reader
+// of the text alone needs.
 func execText(r sandbox.ExecResult) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "exit_code: %d (%d ms)", r.ExitCode, r.DurationMS)

@@ -33,7 +33,7 @@ func (s *Server) execTool() toolDef {
 		description: "Run a shell command (sh -c) in a sandbox. Output is capped (head and tail).",
 		annotations: annotations("Run command", false, true, false, false),
 		vars:        schemaVars(s.eng.Config()),
-		output:      outputSchema[execOutput]("exit_code", "timed_out", "oom_killed", "pid", "log_path"),
+		output:      outputSchema[execOutput]("exit_code", "timed_out", "oom_killed", "output_file", "pid", "log_path"),
 	}, s.handleExec)
 }
 
@@ -51,7 +51,7 @@ func (s *Server) handleExec(ctx context.Context, req mcp.CallToolRequest, a exec
 		return errorResult(err), nil
 	}
 	noteEnd(ctx, "", res)
-	return mcp.NewToolResultStructured(execOutput{ExecResult: res}, execText(res)), nil
+	return mcp.NewToolResultStructured(execOutput{ExecResult: withoutOutput(res)}, execText(res)), nil
 }
 
 func (s *Server) startBackground(ctx context.Context, a execArgs) (*mcp.CallToolResult, error) {

@@ -58,7 +58,7 @@ type readFileArgs struct {
 
 type readFileOutput struct {
 	Path      string `json:"path"`
-	Content   string `json:"content"`
+	Content   string `json:"content" jsonschema:"Empty for an image, sent as image content."`
 	Encoding  string `json:"encoding"`
 	Size      int64  `json:"size"`
 	Truncated bool   `json:"truncated"`
@@ -119,7 +119,8 @@ func (s *Server) handleReadFile(ctx context.Context, req mcp.CallToolRequest, a 
 	}
 	result := mcp.NewToolResultStructured(out, text)
 	if mime != "" && !res.Truncated && res.Offset == 0 {
-		out.MIMEType = mime
+		// The image is sent once, as image content.
+		out.MIMEType, out.Content = mime, ""
 		result = mcp.NewToolResultStructured(out, fmt.Sprintf("%s: %s image, %d bytes", res.Path, mime, res.Size))
 		result.Content = append(result.Content, mcp.NewImageContent(base64.StdEncoding.EncodeToString(res.Data), mime))
 	}

@@ -26,7 +26,7 @@ func (s *Server) runCodeTool() toolDef {
 		description: "Run code. In a sandbox, state persists like a notebook (a trailing expression's value is result); a timeout restarts it (state_lost). matplotlib figures come back as images.",
 		annotations: annotations("Run code", false, true, false, false),
 		vars:        schemaVars(s.eng.Config()),
-		output:      outputSchema[sandbox.RunResult]("exit_code", "sandbox_id", "result", "state_lost"),
+		output:      outputSchema[sandbox.RunResult]("exit_code", "sandbox_id", "state_lost", "output_file"),
 	}, s.handleRunCode)
 }
 
@@ -55,7 +55,9 @@ func (s *Server) handleRunCode(ctx context.Context, req mcp.CallToolRequest, a r
 	if len(res.Figures) > 0 {
 		text += fmt.Sprintf("--- %d figure(s) attached\n", len(res.Figures))
 	}
-	out := mcp.NewToolResultStructured(res, strings.TrimRight(text, "\n"))
+	fields := res
+	fields.ExecResult, fields.Result = withoutOutput(res.ExecResult), ""
+	out := mcp.NewToolResultStructured(fields, strings.TrimRight(text, "\n"))
 	for _, f := range res.Figures {
 		out.Content = append(out.Content, mcp.NewImageContent(base64.StdEncoding.EncodeToString(f.Data), f.MIME))
 	}
