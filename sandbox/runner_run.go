@@ -178,6 +178,10 @@ func (e *Engine) residentBroken(c *residentCall, res *RunResult) {
 
 // figuresDropped notes in stderr the figures a run dropped, and why.
 func figuresDropped(stderr *capture, f figureTally, imageBytes int) {
+	if f.forged > 0 {
+		fmt.Fprintf(stderr, "\n[mcp-sandbox: %d figure(s) were not PNG images (no valid PNG signature and header) and were not returned]\n", f.forged)
+		f.dropped -= f.forged
+	}
 	if f.dropped == 0 {
 		return
 	}
