@@ -27,6 +27,9 @@ type runnerSlot struct {
 	// lost: a cancelled call lost the interpreter's state, and no result
 	// has said so yet.
 	lost bool
+	// breaks counts the interpreters that broke the protocol since a run
+	// last ended properly (see residentBroken).
+	breaks int
 }
 
 func newRunnerSlot() *runnerSlot { return &runnerSlot{sem: make(chan struct{}, 1)} }
@@ -45,17 +48,18 @@ func (s *runnerSlot) release() { <-s.sem }
 
 // slotState is what a runnerSlot holds under its lock, as one value.
 type slotState struct {
-	it   *interp
-	bad  string
-	ran  bool
-	lost bool
+	it     *interp
+	bad    string
+	ran    bool
+	lost   bool
+	breaks int
 }
 
 // state returns the slot's state at one moment.
 func (s *runnerSlot) state() slotState {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return slotState{it: s.it, bad: s.bad, ran: s.ran, lost: s.lost}
+	return slotState{it: s.it, bad: s.bad, ran: s.ran, lost: s.lost, breaks: s.breaks}
 }
 
 // set replaces the slot's interpreter.
@@ -79,6 +83,18 @@ func (s *runnerSlot) setLost(lost bool) {
 	s.mu.Lock()
 	s.lost = lost
 	s.mu.Unlock()
+}
+
+// broke counts an interpreter that broke the protocol (ok false) or a run
+// that ended properly (ok true), and returns the breaks in a row.
+func (s *runnerSlot) broke(ok bool) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.breaks++
+	if ok {
+		s.breaks = 0
+	}
+	return s.breaks
 }
 
 // markBad records why no interpreter can run here: calls fall back to
