@@ -3,9 +3,9 @@ package sandbox
 import (
 	"context"
 	"encoding/binary"
-	"hash/crc32"
 	"encoding/json"
 	"fmt"
+	"hash/crc32"
 	"strings"
 	"sync"
 	"testing"
