@@ -97,6 +97,16 @@ func (s *runnerSlot) broke(ok bool) int {
 	return s.breaks
 }
 
+// forgive clears what breaks of the protocol marked bad (not a
+// sandbox where no interpreter could start at all).
+func (s *runnerSlot) forgive() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.breaks > 0 {
+		s.bad, s.breaks = "", 0
+	}
+}
+
 // markBad records why no interpreter can run here: calls fall back to
 // exec from now on.
 func (s *runnerSlot) markBad(why string) {

@@ -42,6 +42,11 @@ func (e *Engine) runResident(ctx context.Context, sb *Sandbox, kind string, req 
 			slot.setLost(false)
 		}
 	}()
+	if st.bad != "" && st.breaks > 0 && req.Reset {
+		// A reset gives a sandbox whose interpreters broke another try.
+		slot.forgive()
+		st = slot.state()
+	}
 	if st.bad != "" {
 		res.fallback = fallbackNote(st)
 		return res, false, nil

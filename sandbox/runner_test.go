@@ -396,7 +396,7 @@ const breakFrame = "import gc\n" +
 // After an interpreter breaks the protocol the next run_code starts a
 // fresh one (and says the state was lost), which keeps state again;
 // after three breaks in a row the sandbox runs each call with one exec
-// and every result says so. Before the fix the first break made every
+// and every result says so, until a reset. Before the fix the first break made every
 // later call run with exec, silently, even with reset.
 func TestRunCodeInterpreterRecoversFromProtocolError(t *testing.T) {
 	eng, _ := newEngine(t, nil)
@@ -411,5 +411,8 @@ func TestRunCodeInterpreterRecoversFromProtocolError(t *testing.T) {
 		broken,
 		{code: breakFrame, want: cellOut{ExitCode: 1, StateLost: true}, stderrHas: "from now on this sandbox runs each run_code in a fresh process"},
 		{code: "print(6 * 7)", want: cellOut{Stdout: "42\n"}, stderrHas: "runs each run_code in a fresh process, so variables do not persist: 3 interpreters in a row"},
+		// A reset gives it another try.
+		{code: "y = 6 * 7", reset: true, want: cellOut{}},
+		{code: "y", want: cellOut{Result: "42"}},
 	})
 }
