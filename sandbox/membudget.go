@@ -3,6 +3,7 @@ package sandbox
 import (
 	"context"
 	"fmt"
+	"runtime"
 	"sync"
 
 	"golang.org/x/sync/semaphore"
@@ -43,8 +44,21 @@ func (b *memBudget) acquire(ctx context.Context, n int64) (func(), error) {
 		return nil, fmt.Errorf("waiting for the server's memory budget (other calls are moving large data out of sandboxes): %w; try again, or ask for less at a time", err)
 	}
 	var once sync.Once
-	return func() { once.Do(func() { b.sem.Release(n) }) }, nil
+	return func() {
+		once.Do(func() {
+			b.sem.Release(n)
+			if n >= bigShare {
+				// The garbage a large answer leaves (its data, encodings
+				// and message) is collected now, not after the next one
+				// has added its own.
+				runtime.GC()
+			}
+		})
+	}, nil
 }
+
+// bigShare is a share whose release collects garbage at once.
+const bigShare = 16 << 20
 
 // memCost is what buffering n bytes from a sandbox costs until the answer
 // is written: the data as it grows, its base64 or text copy, the encoded
