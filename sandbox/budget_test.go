@@ -2,8 +2,10 @@ package sandbox
 
 import (
 	"context"
+	"encoding/binary"
 	"encoding/json"
 	"fmt"
+	"hash/crc32"
 	"strings"
 	"sync"
 	"testing"
@@ -63,13 +65,24 @@ func scriptedInterp(budget *byteBudget, reply func(code string) [][]byte) *inter
 	return it
 }
 
-// figs returns n fig frames of size bytes each.
+// figs returns n fig frames of size bytes each: a PNG's signature and
+// header, padded (cut, under 33 bytes).
 func figs(nonce string, n, size int) [][]byte {
 	out := make([][]byte, n)
 	for i := range out {
-		out[i] = runner.AppendFrame(nil, nonce, runner.KindFig, []byte(strings.Repeat("p", size)))
+		out[i] = runner.AppendFrame(nil, nonce, runner.KindFig, pngOf(size))
 	}
 	return out
+}
+
+// pngOf is a PNG signature and header (of a 1×1 grey image) padded or
+// cut to size bytes.
+func pngOf(size int) []byte {
+	ihdr := []byte{0, 0, 0, 1, 0, 0, 0, 1, 8, 0, 0, 0, 0}
+	b := append([]byte("\x89PNG\r\n\x1a\n\x00\x00\x00\x0dIHDR"), ihdr...)
+	b = binary.BigEndian.AppendUint32(b, crc32.ChecksumIEEE(append([]byte("IHDR"), ihdr...)))
+	b = append(b, strings.Repeat("p", max(0, size-len(b)))...)
+	return b[:size]
 }
 
 // The budget arithmetic of one run: what it keeps and drops, by count,
@@ -88,7 +101,7 @@ func TestFigureBudgetPerRun(t *testing.T) {
 		{"all fit", 10000, 1000, 3, 300, 3, 0, 0, false, 900},
 		{"over image_bytes", 10000, 1000, 3, 400, 2, 1, 400, false, 800},
 		{"one larger than image_bytes", 10000, 1000, 1, 1001, 0, 1, 1001, false, 0},
-		{"over the count", 10000, 1000, maxFigures + 4, 10, maxFigures, 4, 40, false, maxFigures * 10},
+		{"over the count", 10000, 1000, maxFigures + 4, 40, maxFigures, 4, 160, false, maxFigures * 40},
 		{"over the server's budget", 500, 1000, 3, 200, 2, 1, 200, true, 400},
 		{"no figures allowed", 10000, 0, 2, 10, 0, 2, 20, false, 0},
 		{"empty figures", 10000, 1000, 2, 0, 0, 2, 0, false, 0},
@@ -169,5 +182,33 @@ func TestOversizedFrameBreaksInterpreter(t *testing.T) {
 	r := it.run(context.Background(), "hang", newCapture(1024, nil), newCapture(1024, nil), 1000)
 	if r.broken == nil {
 		t.Errorf("an oversized frame did not break the protocol: %+v", r)
+	}
+}
+
+// A "figure" that is not a PNG (no signature, a forged header, a cut
+// one) is dropped with a note, its bytes given back at once; a real
+// one beside it is kept.
+func TestFigureNotPNGDropped(t *testing.T) {
+	b := newByteBudget(1 << 20)
+	bad := pngOf(100)
+	bad[20]++ // the header no longer matches its checksum
+	var it *interp
+	it = scriptedInterp(b, func(string) [][]byte {
+		return [][]byte{
+			runner.AppendFrame(nil, it.nonce, runner.KindFig, []byte(strings.Repeat("p", 4000))),
+			runner.AppendFrame(nil, it.nonce, runner.KindFig, bad),
+			runner.AppendFrame(nil, it.nonce, runner.KindFig, pngOf(20)),
+			runner.AppendFrame(nil, it.nonce, runner.KindFig, pngOf(100)),
+		}
+	})
+	r := it.run(context.Background(), "plot", newCapture(1024, nil), newCapture(1024, nil), 1<<20)
+	f := r.figs
+	if len(f.figures) != 1 || f.forged != 3 || f.dropped != 3 || f.reserved != 100 {
+		t.Fatalf("kept %d, forged %d, dropped %d, reserved %d; want 1, 3, 3, 100", len(f.figures), f.forged, f.dropped, f.reserved)
+	}
+	stderr := newCapture(1024, nil)
+	figuresDropped(stderr, f, 1<<20)
+	if got := stderr.String(); !strings.Contains(got, "3 figure(s) were not PNG images") || strings.Contains(got, "were not returned:") {
+		t.Errorf("the note: %q", got)
 	}
 }

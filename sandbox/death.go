@@ -33,6 +33,7 @@ import (
 type diedError struct {
 	id       string
 	memoryMB int
+	pids     int
 	exit     ContainerExit
 	at       time.Time
 }
@@ -52,6 +53,12 @@ func (d *diedError) what() string {
 		// gVisor's own memory accounting can end the whole sandbox with
 		// SIGKILL without the engine's OOM flag: say what is likely.
 		return fmt.Sprintf("was killed (SIGKILL): under gVisor most likely for using more than its %d MB of memory (the engine does not always say so), else from outside (docker kill)", d.memoryMB)
+	case d.exit.ExitCode == 2 && d.exit.Runtime == "runsc":
+		// gVisor (runsc on its ptrace platform) runs the sandbox's
+		// processes on host threads in the container's pids cgroup, and
+		// does not enforce the limit itself: when processes (a fork bomb)
+		// fill it, gVisor cannot start a thread and exits with code 2.
+		return fmt.Sprintf("stopped: gVisor exited with code 2, which it does when it cannot start a thread: most likely its processes reached the sandbox's pids limit (%d; a fork bomb ends a gVisor sandbox, where under runc only the fork fails)", d.pids)
 	case d.exit.ExitCode == 137:
 		return "was killed from outside (docker kill, or the engine stopped it)"
 	case d.exit.ExitCode >= 0:
@@ -157,7 +164,7 @@ func (e *Engine) containerStopped(ctx context.Context, sb *Sandbox, exit Contain
 	if removing || alive == nil || alive.Err() != nil {
 		return
 	}
-	d := &diedError{id: sb.ID, memoryMB: sb.Limits.MemoryMB, exit: exit, at: time.Now()}
+	d := &diedError{id: sb.ID, memoryMB: sb.Limits.MemoryMB, pids: sb.Limits.Pids, exit: exit, at: time.Now()}
 	kill(d)
 	if context.Cause(alive) != error(d) {
 		return // the watcher and reconcile both saw it; the other one won

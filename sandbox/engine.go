@@ -40,6 +40,9 @@ type Options struct {
 	// FigureBudget bounds the figure bytes all runs keep at once (see
 	// budget.go); default four calls' worth of limits.image_bytes.
 	FigureBudget int64
+	// MemBudget bounds the bytes from sandboxes that calls buffer at once
+	// (0: DefaultMemBudget; see membudget.go).
+	MemBudget int64
 	// Ask asks a person whether an allowlist sandbox may reach a host no
 	// entry allows (never called when network.ask is false); nil refuses
 	// such hosts.
@@ -114,6 +117,7 @@ type Engine struct {
 	usageKick  chan struct{} // asks the sampler for a round now
 
 	figures *byteBudget   // the server-wide figure budget (budget.go)
+	mem     *memBudget    // the server-wide memory budget (membudget.go)
 	streams *streamBudget // the server-wide stream budget (agent_stream.go)
 }
 
@@ -150,6 +154,7 @@ func NewEngine(o Options) *Engine {
 		recs: newRecorder(o.State, o.Log), freed: make(chan struct{}),
 		usageEvery: o.UsageInterval, usageKick: make(chan struct{}, 1),
 		figures:    newByteBudget(o.FigureBudget),
+		mem:        newMemBudget(o.MemBudget),
 		streams:    &streamBudget{max: maxServerStreams},
 		ask:        o.Ask,
 		askEntries: o.AskEntries,

@@ -15,6 +15,7 @@ import (
 
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/config"
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox/testenv"
 )
 
 // newEngine returns an engine on the real Docker engine with the test
@@ -172,6 +173,9 @@ func TestForkBombContained(t *testing.T) {
 		// itself then fails to start a thread, and stops): the call
 		// says so, and a new sandbox works.
 		t.Logf("the fork bomb took the sandbox: %v", err)
+		if testenv.Runtime == "runsc" && !strings.Contains(err.Error(), "pids limit (64") {
+			t.Errorf("the end of the sandbox does not say the pids limit was reached: %v", err)
+		}
 		sb = mustCreate(t, eng, sandbox.CreateRequest{Pids: 64})
 	case err != nil:
 		t.Fatal(err)

@@ -140,6 +140,11 @@ func (e *Engine) ReadFile(ctx context.Context, id string, req ReadFileRequest) (
 	if err != nil {
 		return ReadResult{}, err
 	}
+	done, err := e.takeMem(ctx, maxBytes)
+	if err != nil {
+		return ReadResult{}, err
+	}
+	defer done()
 	e.begin(sb)
 	defer e.end(sb)
 	if c := e.agentFor(ctx, sb); c != nil {
@@ -180,6 +185,7 @@ func (e *Engine) ReadFile(ctx context.Context, id string, req ReadFileRequest) (
 		return res, fmt.Errorf("read %s: %w", target, err)
 	}
 	var buf bytes.Buffer
+	buf.Grow(int(min(maxBytes, h.Size-offset)) + bytes.MinRead) // no copies as it grows
 	if _, err := io.CopyN(&buf, tr, maxBytes); err != nil && err != io.EOF {
 		return res, fmt.Errorf("read %s: %w", target, err)
 	}

@@ -59,6 +59,9 @@ type RunResult struct {
 
 	// release gives the figures' bytes back to the server's budget.
 	release func()
+	// fallback: why code ran with one exec where an interpreter broke
+	// before (a note for the result).
+	fallback string
 }
 
 // Release gives the bytes of r's figures back to the server's figure
@@ -120,9 +123,12 @@ func (e *Engine) RunCode(ctx context.Context, req RunRequest, out OutputFunc) (R
 		handled = true
 	}
 	if !handled {
-		lost := rr.StateLost
+		lost, fallback := rr.StateLost, rr.fallback
 		rr = RunResult{StateLost: lost}
 		rr.ExecResult, err = e.runFile(ctx, sb, lang.Run, lang.Extension, req.Code, d, out)
+		if fallback != "" {
+			rr.Stderr += "\n" + fallback + "\n"
+		}
 	}
 	rr.SandboxID, rr.Language, rr.OneShot = sb.ID, langName, oneShot
 	note := errNote(err)

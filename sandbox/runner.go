@@ -27,6 +27,9 @@ type runnerSlot struct {
 	// lost: a cancelled call lost the interpreter's state, and no result
 	// has said so yet.
 	lost bool
+	// breaks counts the interpreters that broke the protocol since a run
+	// last ended properly (see residentBroken).
+	breaks int
 }
 
 func newRunnerSlot() *runnerSlot { return &runnerSlot{} }
@@ -41,17 +44,18 @@ func (s *runnerSlot) release() { s.lock.release() }
 
 // slotState is what a runnerSlot holds under its lock, as one value.
 type slotState struct {
-	it   *interp
-	bad  string
-	ran  bool
-	lost bool
+	it     *interp
+	bad    string
+	ran    bool
+	lost   bool
+	breaks int
 }
 
 // state returns the slot's state at one moment.
 func (s *runnerSlot) state() slotState {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return slotState{it: s.it, bad: s.bad, ran: s.ran, lost: s.lost}
+	return slotState{it: s.it, bad: s.bad, ran: s.ran, lost: s.lost, breaks: s.breaks}
 }
 
 // set replaces the slot's interpreter.
@@ -75,6 +79,28 @@ func (s *runnerSlot) setLost(lost bool) {
 	s.mu.Lock()
 	s.lost = lost
 	s.mu.Unlock()
+}
+
+// broke counts an interpreter that broke the protocol (ok false) or a run
+// that ended properly (ok true), and returns the breaks in a row.
+func (s *runnerSlot) broke(ok bool) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.breaks++
+	if ok {
+		s.breaks = 0
+	}
+	return s.breaks
+}
+
+// forgive clears what breaks of the protocol marked bad (not a
+// sandbox where no interpreter could start at all).
+func (s *runnerSlot) forgive() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.breaks > 0 {
+		s.bad, s.breaks = "", 0
+	}
 }
 
 // markBad records why no interpreter can run here: calls fall back to

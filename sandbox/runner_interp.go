@@ -1,10 +1,12 @@
 package sandbox
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"image/png"
 	"strings"
 	"sync"
 	"time"
@@ -79,6 +81,9 @@ type figureTally struct {
 	dropped      int
 	droppedBytes int64
 	busy         bool
+	// forged: dropped figures that were not PNG images (counted in
+	// dropped too).
+	forged int
 }
 
 func (t *figureTally) drop(size int, busy bool) {
@@ -258,9 +263,26 @@ func (it *interp) takeFigure(f runner.Frame) {
 		return // refused by the gate
 	}
 	c.figs.pending--
-	if !c.ended && len(f.Payload) == f.Size {
-		c.figs.figures = append(c.figs.figures, Figure{MIME: "image/png", Data: append([]byte(nil), f.Payload...)})
+	if c.ended || len(f.Payload) != f.Size {
+		return
 	}
+	// Any process in the sandbox can send a "figure": only a PNG (its
+	// signature and a valid header) goes to the client as an image.
+	if !validPNG(f.Payload) {
+		it.figures.give(f.Size)
+		c.figs.reserved -= f.Size
+		c.figs.dropped++
+		c.figs.forged++
+		return
+	}
+	c.figs.figures = append(c.figs.figures, Figure{MIME: "image/png", Data: append([]byte(nil), f.Payload...)})
+}
+
+// validPNG reports whether b starts with a PNG signature and a valid
+// header chunk (its checksum included).
+func validPNG(b []byte) bool {
+	_, err := png.DecodeConfig(bytes.NewReader(b))
+	return err == nil
 }
 
 func (it *interp) fail(err error) {

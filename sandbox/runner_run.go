@@ -34,18 +34,29 @@ func (e *Engine) runResident(ctx context.Context, sb *Sandbox, kind string, req 
 	st := slot.state()
 	// A call cancelled earlier lost the state, and its result, which
 	// would have said so, never reached the client: the next result that
-	// does says it.
+	// does says it. So does the call after an interpreter broke, which
+	// starts a fresh one.
 	res.StateLost = st.lost
 	defer func() {
 		if err == nil {
 			slot.setLost(false)
 		}
 	}()
+	if st.bad != "" && st.breaks > 0 && req.Reset {
+		// A reset gives a sandbox whose interpreters broke another try.
+		slot.forgive()
+		st = slot.state()
+	}
 	if st.bad != "" {
+		res.fallback = fallbackNote(st)
 		return res, false, nil
 	}
+	res.StateLost = res.StateLost || st.breaks > 0 && st.it == nil
 	it, lost, handled, err := e.readyInterp(ctx, bctx, at, sb, slot, kind, req.Reset, st.it, st.ran)
 	res.StateLost = res.StateLost || lost
+	if !handled {
+		res.fallback = fallbackNote(slot.state())
+	}
 	if !handled || err != nil {
 		return res, handled, err
 	}
@@ -116,6 +127,7 @@ func (e *Engine) endResident(c *residentCall, res *RunResult, outputBytes, image
 		e.residentBroken(c, res)
 	default:
 		res.ExitCode = r.done.ExitCode
+		c.slot.broke(true)
 		if r.done.Result != nil {
 			res.Result = clipResult(*r.done.Result, outputBytes)
 		}
@@ -166,20 +178,43 @@ func (e *Engine) residentExited(c *residentCall, res *RunResult) error {
 	return nil
 }
 
+// maxInterpBreaks is how many interpreters in a row may break the
+// protocol before a sandbox runs code with one exec per call.
+const maxInterpBreaks = 3
+
 // residentBroken is a run whose interpreter broke the protocol. It may
 // have run the code, so running it again with exec could do things twice:
-// the failure is reported instead, and exec is used from now on.
+// the failure is reported instead, and the next call starts a fresh
+// interpreter (after maxInterpBreaks in a row, exec is used from then on).
 func (e *Engine) residentBroken(c *residentCall, res *RunResult) {
-	e.log.Warn("resident interpreter broke the protocol; using exec from now on", "id", c.sb.ID, "kind", c.kind, "err", c.r.broken)
+	n := c.slot.broke(false)
+	e.log.Warn("resident interpreter broke the protocol", "id", c.sb.ID, "kind", c.kind, "err", c.r.broken, "in_a_row", n)
 	c.slot.set(nil, false)
-	c.slot.markBad(c.r.broken.Error())
 	res.StateLost = true
 	res.ExitCode = 1
-	fmt.Fprintf(c.stderr, "\n[mcp-sandbox: the interpreter stopped answering properly (%v); it was stopped and its variables are gone; run the code again]\n", c.r.broken)
+	next := "the next run_code starts a fresh interpreter"
+	if n >= maxInterpBreaks {
+		c.slot.markBad(fmt.Sprintf("%d interpreters in a row stopped answering properly", n))
+		next = "from now on this sandbox runs each run_code in a fresh process, so variables do not persist"
+	}
+	fmt.Fprintf(c.stderr, "\n[mcp-sandbox: the interpreter stopped answering properly (%v); it was stopped and its variables are gone; %s; run the code again]\n", c.r.broken, next)
+}
+
+// fallbackNote is what a result says when a sandbox whose interpreter
+// broke runs code with one exec per call ("": it never had one).
+func fallbackNote(st slotState) string {
+	if st.breaks == 0 {
+		return ""
+	}
+	return fmt.Sprintf("[mcp-sandbox: this sandbox runs each run_code in a fresh process, so variables do not persist: %s]", clipString(st.bad, 300))
 }
 
 // figuresDropped notes in stderr the figures a run dropped, and why.
 func figuresDropped(stderr *capture, f figureTally, imageBytes int) {
+	if f.forged > 0 {
+		fmt.Fprintf(stderr, "\n[mcp-sandbox: %d figure(s) were not PNG images (no valid PNG signature and header) and were not returned]\n", f.forged)
+		f.dropped -= f.forged
+	}
 	if f.dropped == 0 {
 		return
 	}

@@ -386,3 +386,33 @@ func TestRunCodeInterpreterMissing(t *testing.T) {
 		t.Errorf("got %d %q", res.ExitCode, res.Stderr)
 	}
 }
+
+// breakFrame is Python that breaks the interpreter's protocol as any
+// code in the sandbox can: a done frame that is not JSON, sent on the
+// interpreter's own frame channel.
+const breakFrame = "import gc\n" +
+	"next(o for o in gc.get_objects() if type(o).__name__ == 'Channel').send('done', b'not json')\n"
+
+// After an interpreter breaks the protocol the next run_code starts a
+// fresh one (and says the state was lost), which keeps state again;
+// after three breaks in a row the sandbox runs each call with one exec
+// and every result says so, until a reset. Before the fix the first break made every
+// later call run with exec, silently, even with reset.
+func TestRunCodeInterpreterRecoversFromProtocolError(t *testing.T) {
+	eng, _ := newEngine(t, nil)
+	sb := mustCreate(t, eng, sandbox.CreateRequest{Language: "python"})
+	broken := cell{code: breakFrame, want: cellOut{ExitCode: 1, StateLost: true}, stderrHas: "the next run_code starts a fresh interpreter"}
+	runCells(t, eng, sb.ID, "", []cell{
+		{code: "x = 1", want: cellOut{}},
+		broken,
+		{code: "x = 41", want: cellOut{StateLost: true}},
+		{code: "x + 1", want: cellOut{Result: "42"}},
+		broken,
+		broken,
+		{code: breakFrame, want: cellOut{ExitCode: 1, StateLost: true}, stderrHas: "from now on this sandbox runs each run_code in a fresh process"},
+		{code: "print(6 * 7)", want: cellOut{Stdout: "42\n"}, stderrHas: "runs each run_code in a fresh process, so variables do not persist: 3 interpreters in a row"},
+		// A reset gives it another try.
+		{code: "y = 6 * 7", reset: true, want: cellOut{}},
+		{code: "y", want: cellOut{Result: "42"}},
+	})
+}

@@ -20,7 +20,14 @@ import (
 // interpreter's stdout), so that the frames below are injected as a
 // hostile process would.
 const channel = "import gc, threading, time\n" +
-	"ch = next(o for o in gc.get_objects() if type(o).__name__ == 'Channel')\n"
+	"ch = next(o for o in gc.get_objects() if type(o).__name__ == 'Channel')\n" + pngPy
+
+// pngPy is Python for png(n): a PNG's signature and header (a 1×1 grey
+// image) and n bytes more, which the server takes for a figure.
+const pngPy = "import struct, zlib\n" +
+	"def png(n):\n" +
+	"    h = struct.pack('>IIBBBBB', 1, 1, 8, 0, 0, 0, 0)\n" +
+	"    return b'\\x89PNG\\r\\n\\x1a\\n\\x00\\x00\\x00\\x0dIHDR' + h + struct.pack('>I', zlib.crc32(b'IHDR' + h)) + b'p' * n\n"
 
 // budgetOut is the part of run_code's result these tests read.
 type budgetOut struct {
@@ -83,9 +90,9 @@ func attackFloodServerMemory(t *testing.T, env backendEnv) {
 
 	// Figures: 16 of 16 MiB (each over limits.image_bytes), then 200 small.
 	res, took := floodCall(t, sess, limit, "run_code", map[string]any{"sandbox_id": id, "code": channel +
-		"big = b'\\x89PNG' + b'p' * (16 << 20)\n" +
+		"big = png(16 << 20)\n" +
 		"for _ in range(16): ch.send('fig', big)\n" +
-		"small = b'\\x89PNG' + b's' * 1000\n" +
+		"small = png(1000)\n" +
 		"for _ in range(200): ch.send('fig', small)\n" +
 		"'sent'"})
 	peak("the figure flood")
@@ -93,7 +100,7 @@ func attackFloodServerMemory(t *testing.T, env backendEnv) {
 	structured(t, res, &got)
 	n, size := images(res)
 	t.Logf("figure flood: %d images (%d bytes of base64) after %s: %s", n, size, took.Round(time.Millisecond), clipText(text(res)))
-	if res.IsError || got.Result != "'sent'" || !got.Truncated || n != 16 || size > 16*2000 ||
+	if res.IsError || got.Result != "'sent'" || !got.Truncated || n != 16 || size > 16*2100 ||
 		!strings.Contains(text(res), "200 figure(s)") || !strings.Contains(text(res), "limits.image_bytes") {
 		t.Errorf("want the 16 small figures, truncated, and a note on the 200 dropped; got %d images, %+v: %s", n, got, clipText(text(res)))
 	}

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox"
 )
 
 // deliveryTimeout bounds how long a tool call waits, before it returns its
@@ -50,7 +52,11 @@ func trackDelivery(log *slog.Logger, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		d := &delivery{log: log, changed: make(chan struct{})}
 		dw := &deliveryWriter{ResponseWriter: w, d: d}
-		next.ServeHTTP(dw, r.WithContext(context.WithValue(r.Context(), deliveryKey{}, d)))
+		// What the call took of the memory budget is held until its
+		// answer is written (see sandbox.WithMemHold).
+		ctx, release := sandbox.WithMemHold(context.WithValue(r.Context(), deliveryKey{}, d))
+		defer release()
+		next.ServeHTTP(dw, r.WithContext(ctx))
 	})
 }
 
@@ -58,9 +64,9 @@ func trackDelivery(log *slog.Logger, next http.Handler) http.Handler {
 // delivery on to the context tool handlers get.
 func carryDelivery(ctx context.Context, r *http.Request) context.Context {
 	if d, ok := r.Context().Value(deliveryKey{}).(*delivery); ok {
-		return context.WithValue(ctx, deliveryKey{}, d)
+		ctx = context.WithValue(ctx, deliveryKey{}, d)
 	}
-	return ctx
+	return sandbox.CarryMemHold(ctx, r.Context())
 }
 
 // deliveryFrom returns the call's delivery, or nil when the call did not

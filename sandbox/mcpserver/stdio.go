@@ -14,6 +14,8 @@ import (
 
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
+
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox"
 )
 
 // Limits of the stdio transport.
@@ -58,7 +60,7 @@ func (s *Server) ServeStdio(ctx context.Context, in io.Reader, out io.Writer) er
 	ctx, cancel := context.WithCancel(s.mcp.WithContext(ctx, sess))
 	defer cancel()
 
-	w := &orderedWriter{out: out, responses: make(chan []byte, maxInFlight), notes: sess.notifications, failed: make(chan struct{})}
+	w := &orderedWriter{out: out, responses: make(chan reply, maxInFlight), notes: sess.notifications, failed: make(chan struct{})}
 	sess.requests.start(ctx, w.send)
 	writerDone := make(chan struct{})
 	go func() {
@@ -89,8 +91,12 @@ func (s *Server) ServeStdio(ctx context.Context, in io.Reader, out io.Writer) er
 		wg.Add(1)
 		go func() {
 			defer func() { <-sem; wg.Done() }()
-			if resp := s.handle(ctx, raw, id); resp != nil {
-				w.send(ctx, resp)
+			// What the call took of the memory budget is held until its
+			// answer is written (see sandbox.WithMemHold).
+			hctx, release := sandbox.WithMemHold(ctx)
+			defer release()
+			if resp := s.handle(hctx, raw, id); resp != nil {
+				w.sendWritten(ctx, resp)
 			}
 		}()
 	}, w.send, w.failed)
@@ -257,7 +263,7 @@ func errorResponse(id any, code int, msg string) []byte {
 // session's end or the server's clean-up.
 type orderedWriter struct {
 	out       io.Writer
-	responses chan []byte
+	responses chan reply
 	notes     chan mcp.JSONRPCNotification
 	failed    chan struct{}
 	failOnce  sync.Once
@@ -268,15 +274,43 @@ type orderedWriter struct {
 	wrote chan error    // flush's result of each line
 }
 
+// reply is a response to write; written, when set, is closed once it
+// was written (or the writer gave up on it).
+type reply struct {
+	b       []byte
+	written chan struct{}
+}
+
 func (w *orderedWriter) send(ctx context.Context, resp []byte) {
+	w.sendReply(ctx, reply{b: resp})
+}
+
+// sendWritten is send, returning once the response was written, the
+// writer failed or the session ends.
+func (w *orderedWriter) sendWritten(ctx context.Context, resp []byte) {
+	r := reply{b: resp, written: make(chan struct{})}
+	if !w.sendReply(ctx, r) {
+		return
+	}
 	select {
-	case w.responses <- resp:
+	case <-r.written:
+	case <-w.failed:
+	case <-ctx.Done():
+	}
+}
+
+func (w *orderedWriter) sendReply(ctx context.Context, r reply) bool {
+	select {
+	case w.responses <- r:
+		return true
 	case <-ctx.Done():
 		// Shutting down: still try to deliver (the writer drains the queue
 		// before it exits) without blocking forever.
 		select {
-		case w.responses <- resp:
+		case w.responses <- r:
+			return true
 		case <-time.After(time.Second):
+			return false
 		}
 	}
 }
@@ -291,14 +325,14 @@ func (w *orderedWriter) run(ctx context.Context) {
 			w.writeNote(ctx, n)
 		case r := <-w.responses:
 			w.drainNotes(ctx)
-			w.write(ctx, r)
+			w.writeReply(ctx, r)
 		case <-ctx.Done():
 			// Deliver what is queued, then stop.
 			for {
 				select {
 				case r := <-w.responses:
 					w.drainNotes(ctx)
-					w.write(ctx, r)
+					w.writeReply(ctx, r)
 				case <-time.After(200 * time.Millisecond):
 					w.drainNotes(ctx)
 					return
@@ -345,6 +379,13 @@ func (w *orderedWriter) writeNote(ctx context.Context, n mcp.JSONRPCNotification
 	}
 }
 
+func (w *orderedWriter) writeReply(ctx context.Context, r reply) {
+	w.write(ctx, r.b)
+	if r.written != nil {
+		close(r.written)
+	}
+}
+
 // write writes one message and waits for it while it moves: at most
 // writeTimeout without a chunk taken, and at most shutdownWriteTimeout in
 // all once ctx is done. flush is idle whenever write is called: the last
@@ -353,9 +394,9 @@ func (w *orderedWriter) write(ctx context.Context, b []byte) {
 	if w.dead.Load() {
 		return
 	}
-	line := make([]byte, 0, len(b)+1)
-	line = append(append(line, b...), '\n')
-	w.lines <- line
+	// No copy where the message has room for its newline: a large
+	// answer is not held twice.
+	w.lines <- append(b, '\n')
 	deadline := time.NewTimer(writeTimeout)
 	defer deadline.Stop()
 	ending := ctx.Done()

@@ -26,7 +26,7 @@ func TestOrderedWriter(t *testing.T) {
 		for round := 0; round < 200; round++ {
 			var out bytes.Buffer
 			notes := make(chan mcp.JSONRPCNotification, 16)
-			w := &orderedWriter{out: &out, responses: make(chan []byte, 4), notes: notes, failed: make(chan struct{})}
+			w := &orderedWriter{out: &out, responses: make(chan reply, 4), notes: notes, failed: make(chan struct{})}
 			ctx, cancel := context.WithCancel(context.Background())
 			done := make(chan struct{})
 			go func() { w.run(ctx); close(done) }()
@@ -86,7 +86,7 @@ func TestOrderedWriterClientGone(t *testing.T) {
 				if tc.closed {
 					pr.CloseWithError(syscall.EPIPE)
 				}
-				w := &orderedWriter{out: pw, responses: make(chan []byte, 4), notes: make(chan mcp.JSONRPCNotification, 4), failed: make(chan struct{})}
+				w := &orderedWriter{out: pw, responses: make(chan reply, 4), notes: make(chan mcp.JSONRPCNotification, 4), failed: make(chan struct{})}
 				ctx, cancel := context.WithCancel(context.Background())
 				done := make(chan struct{})
 				go func() { w.run(ctx); close(done) }()
@@ -111,7 +111,7 @@ func TestOrderedWriterClientGone(t *testing.T) {
 func TestOrderedWriterSlowClient(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		pr, pw := io.Pipe()
-		w := &orderedWriter{out: pw, responses: make(chan []byte, 4), notes: make(chan mcp.JSONRPCNotification, 4), failed: make(chan struct{})}
+		w := &orderedWriter{out: pw, responses: make(chan reply, 4), notes: make(chan mcp.JSONRPCNotification, 4), failed: make(chan struct{})}
 		ctx, cancel := context.WithCancel(context.Background())
 		done := make(chan struct{})
 		go func() { w.run(ctx); close(done) }()

@@ -87,6 +87,9 @@ func (s *Server) handleReadFile(ctx context.Context, req mcp.CallToolRequest, a 
 	if max == 0 && mime != "" {
 		max = 10 << 20 // a whole image, not its first 256 KB
 	}
+	if max > maxReplyData {
+		max = maxReplyData // the rest is read on with offset
+	}
 	res, err := s.eng.ReadFile(ctx, a.SandboxID, sandbox.ReadFileRequest{Path: a.Path, Offset: a.Offset, MaxBytes: max})
 	if err != nil {
 		return errorResult(err), nil
@@ -105,6 +108,11 @@ func (s *Server) handleReadFile(ctx context.Context, req mcp.CallToolRequest, a 
 		}
 	}
 	out.Encoding = enc
+	if enc != "base64" {
+		if n := fitText(res.Data, maxReplyBytes/2); n < len(res.Data) {
+			res.Data, res.Truncated = res.Data[:n], true
+		}
+	}
 	if enc == "base64" {
 		out.Content = base64.StdEncoding.EncodeToString(res.Data)
 	} else {
@@ -118,13 +126,44 @@ func (s *Server) handleReadFile(ctx context.Context, req mcp.CallToolRequest, a 
 		text += fmt.Sprintf("\n[read_file: showing bytes %d to %d of %d; pass offset %d to read on]", res.Offset, res.Offset+int64(len(res.Data)), res.Size, res.Offset+int64(len(res.Data)))
 	}
 	result := mcp.NewToolResultStructured(out, text)
-	if mime != "" && !res.Truncated && res.Offset == 0 {
+	if mime != "" && !res.Truncated && res.Offset == 0 && 2*base64.StdEncoding.EncodedLen(len(res.Data)) <= maxReplyBytes {
 		// The image is sent once, as image content.
 		out.MIMEType, out.Content = mime, ""
 		result = mcp.NewToolResultStructured(out, fmt.Sprintf("%s: %s image, %d bytes", res.Path, mime, res.Size))
 		result.Content = append(result.Content, mcp.NewImageContent(base64.StdEncoding.EncodeToString(res.Data), mime))
 	}
 	return result, nil
+}
+
+// A read_file answer carries at most maxReplyBytes of encoded content
+// (text twice, in the text block and structuredContent; an image's
+// base64 twice, as content and as the image): it must stay well within
+// what clients take in one message (the official SDKs: 16 MiB), and it
+// bounds what the server holds per call. maxReplyData is the most read
+// at a time, whose base64 is maxReplyBytes.
+const (
+	maxReplyBytes = 12 << 20
+	maxReplyData  = maxReplyBytes / 4 * 3
+)
+
+// fitText returns how much of data (whole characters) fits in budget
+// bytes of JSON string, counting every escape at its longest.
+func fitText(data []byte, budget int) int {
+	used := 0
+	for i := 0; i < len(data); {
+		r, size := utf8.DecodeRune(data[i:])
+		cost := size
+		switch {
+		case r < 0x20, r == '"', r == '\\', r == '<', r == '>', r == '&', r == 0x2028, r == 0x2029, r == utf8.RuneError:
+			cost = 6
+		}
+		if used+cost > budget {
+			return i
+		}
+		used += cost
+		i += size
+	}
+	return len(data)
 }
 
 type listFilesArgs struct {
