@@ -64,6 +64,8 @@ type Asker struct {
 	// again for it).
 	open     map[string]bool
 	declined map[string]map[string]bool
+	// rates are the questions each client may still ask (ask_rate.go).
+	rates map[string]*askBucket
 }
 
 // NewAsker returns an Asker; it asks nobody until New has been given it.
@@ -75,7 +77,8 @@ func NewAsker(o AskerOptions) *Asker {
 		o.Log = slog.New(slog.DiscardHandler)
 	}
 	return &Asker{o: o, sessions: map[string][]server.ClientSession{}, creators: map[string]server.ClientSession{},
-		trayAsking: make(chan struct{}, maxTrayQuestions), open: map[string]bool{}, declined: map[string]map[string]bool{}}
+		trayAsking: make(chan struct{}, maxTrayQuestions), open: map[string]bool{}, declined: map[string]map[string]bool{},
+		rates: map[string]*askBucket{}}
 }
 
 // addHooks tells a about each session that initializes and ends.
@@ -183,6 +186,9 @@ func (a *Asker) Ask(ctx context.Context, req AskRequest) (netproxy.Decision, err
 		return netproxy.Deny, errors.New("another question about this sandbox waits for the person's answer; try again after it")
 	}
 	defer a.give(req.SandboxID)
+	if !a.allowQuestion(req.Client) {
+		return netproxy.Deny, errors.New("this client's sandboxes asked the person too many questions lately; try again in a minute")
+	}
 	msg := fmt.Sprintf("Sandbox %s (%s, %s) wants to reach %s.", shortID(req.SandboxID),
 		printable.Clean(req.Language, printable.NameMax), printable.Clean(req.Client, printable.NameMax),
 		printable.Clean(entry, 300))
@@ -290,6 +296,9 @@ func (a *Asker) AskEntries(ctx context.Context, language string, entries []strin
 	clean := make([]string, len(entries))
 	for i, e := range entries {
 		clean[i] = printable.Clean(e, 300)
+	}
+	if !a.allowQuestion(clientName(ctx)) {
+		return netproxy.Deny, errors.New("this client asked the person too many questions lately; try again in a minute")
 	}
 	msg := entriesQuestion(clientName(ctx), printable.Clean(language, printable.NameMax), clean)
 	ans := answerNone

@@ -5,8 +5,10 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
@@ -229,4 +231,36 @@ func TestAskOverHTTP(t *testing.T) {
 	if len(sess.asked) != 0 {
 		t.Errorf("asked through an HTTP session")
 	}
+}
+
+// TestAskRateLimit: a client's sandboxes ask at most a burst of
+// questions, then one per askEvery; beyond, a question is refused at once
+// with an error (asked again on a later try), and other clients still ask.
+func TestAskRateLimit(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		a := NewAsker(AskerOptions{Timeout: time.Minute})
+		sess := newAskSession("s1", mcp.ElicitationResponseActionAccept, "allow", true)
+		other := newAskSession("s2", mcp.ElicitationResponseActionAccept, "allow", true)
+		sess.asked, other.asked = make(chan string, 2*askBurst), make(chan string, 2)
+		a.remember("c", sess)
+		a.remember("o", other)
+		ask := func(client string, i int) (netproxy.Decision, error) {
+			return a.Ask(context.Background(), AskRequest{SandboxID: "sb" + strconv.Itoa(i), Client: client, Host: "h.example", Port: 443})
+		}
+		for i := range askBurst {
+			if d, err := ask("c", i); err != nil || d != netproxy.Allow {
+				t.Fatalf("question %d: %v, %v", i, d, err)
+			}
+		}
+		if d, err := ask("c", askBurst); err == nil || d == netproxy.Allow {
+			t.Errorf("beyond the burst: %v, %v; want refused with an error", d, err)
+		}
+		if d, err := ask("o", 0); err != nil || d != netproxy.Allow {
+			t.Errorf("another client: %v, %v", d, err)
+		}
+		time.Sleep(askEvery)
+		if d, err := ask("c", askBurst+1); err != nil || d != netproxy.Allow {
+			t.Errorf("after %s: %v, %v", askEvery, d, err)
+		}
+	})
 }

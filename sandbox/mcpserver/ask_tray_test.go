@@ -142,7 +142,7 @@ func TestAskTrayBounded(t *testing.T) {
 	done := make(chan netproxy.Decision, n)
 	for i := range n {
 		go func() {
-			d, _ := a.Ask(context.Background(), AskRequest{SandboxID: "3f2a9c0" + strconv.Itoa(i), Client: "c", Language: "python", Host: "h" + strings.Repeat("x", i) + ".example", Port: 443})
+			d, _ := a.Ask(context.Background(), AskRequest{SandboxID: "3f2a9c0" + strconv.Itoa(i), Client: "c" + strconv.Itoa(i), Language: "python", Host: "h" + strings.Repeat("x", i) + ".example", Port: 443})
 			done <- d
 		}()
 	}
