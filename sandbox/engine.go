@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net"
 	"os"
 	"strconv"
 	"sync"
@@ -52,6 +53,9 @@ type Options struct {
 	// does not cover (never called when network.ask is false); nil
 	// refuses such a create. ctx is the create's.
 	AskEntries func(ctx context.Context, language string, entries []string) (netproxy.Decision, error)
+	// Resolver looks up the names asked about before a question
+	// (default net.DefaultResolver).
+	Resolver netproxy.Resolver
 }
 
 // Engine creates, runs and removes the sandboxes of one server process.
@@ -60,6 +64,7 @@ type Engine struct {
 	ask func(ctx context.Context, req AskRequest) (netproxy.Decision, error)
 	// askEntries is Options.AskEntries.
 	askEntries func(ctx context.Context, language string, entries []string) (netproxy.Decision, error)
+	resolver   netproxy.Resolver
 	be         Backend
 	cfg        *config.Watcher
 	st         *state.Store
@@ -158,6 +163,10 @@ func NewEngine(o Options) *Engine {
 		streams:    &streamBudget{max: maxServerStreams},
 		ask:        o.Ask,
 		askEntries: o.AskEntries,
+		resolver:   o.Resolver,
+	}
+	if e.resolver == nil {
+		e.resolver = net.DefaultResolver
 	}
 	e.register()
 	e.pool = newPool(e)

@@ -242,6 +242,8 @@ func installFailureNote(stderr string) string {
 	switch {
 	case strings.Contains(stderr, "No matching distribution") || strings.Contains(stderr, "Could not find a version") || strings.Contains(stderr, "E404"):
 		return " The package index did not have it: check the name (and network.install_env for a private index)."
+	case strings.Contains(stderr, "403") && (strings.Contains(stderr, "Tunnel connection failed") || strings.Contains(stderr, "ProxyError") || strings.Contains(stderr, "E403")):
+		return " The install helper reaches only the package indexes (pypi.org, files.pythonhosted.org, registry.npmjs.org and the hosts of network.install_env's index URLs): name a private index there."
 	case strings.Contains(stderr, "Failed to establish") || strings.Contains(stderr, "ENOTFOUND") || strings.Contains(stderr, "Network is unreachable"):
 		return " The package index could not be reached from the install helper's network (check network.install_env for a private index)."
 	}

@@ -77,14 +77,14 @@ var helperProxyEnv = []string{
 	"npm_config_proxy=" + proxyURL, "npm_config_https_proxy=" + proxyURL,
 }
 
-// reachedHosts collects the host:port an install's proxy let through.
+// reachedHosts collects the host:port an install's proxy connected to.
 type reachedHosts struct {
 	mu    sync.Mutex
 	hosts map[string]bool
 }
 
 func (r *reachedHosts) add(rec netproxy.Record) {
-	if !rec.Allowed || rec.Host == "" {
+	if !rec.Allowed || rec.Addr == "" || rec.Host == "" { // refused, or allowed but not reached
 		return
 	}
 	r.mu.Lock()

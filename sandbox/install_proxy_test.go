@@ -2,6 +2,7 @@ package sandbox
 
 import (
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -22,5 +23,12 @@ func TestInstallEntries(t *testing.T) {
 	slices.Sort(want)
 	if !slices.Equal(got, want) {
 		t.Errorf("entries %q, want %q", got, want)
+	}
+}
+
+func TestInstallFailureNoteProxy(t *testing.T) {
+	pip := "ERROR: Could not install packages due to an OSError: HTTPSConnectionPool(host='evil.example', port=443): Max retries exceeded (Caused by ProxyError('Unable to connect to proxy', OSError('Tunnel connection failed: 403 Forbidden')))"
+	if n := installFailureNote(pip); !strings.Contains(n, "network.install_env") {
+		t.Errorf("note for a refused host: %q", n)
 	}
 }

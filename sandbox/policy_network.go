@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/config"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/netproxy"
@@ -121,11 +122,48 @@ func (e *Engine) planAsking(ctx context.Context, cfg *config.Config, req CreateR
 	if !errors.As(err, &nc) || !cfg.Network.Ask || e.askEntries == nil {
 		return p, err
 	}
+	if why := e.notAskable(ctx, nc.Missing); why != "" {
+		return p, fmt.Errorf("%w (no person was asked: %s)", err, why)
+	}
 	// makePlan resolved the language (the default's, when none was named)
 	// before it judged the network.
-	if d, askErr := e.askEntries(ctx, p.Language, nc.Missing); askErr != nil || d != netproxy.Allow {
-		return p, fmt.Errorf("%w (a person was asked and did not allow it)", err)
+	d, askErr := e.askEntries(ctx, p.Language, nc.Missing)
+	switch {
+	case askErr != nil:
+		return p, fmt.Errorf("%w (not allowed: %v)", err, askErr)
+	case d == netproxy.Declined:
+		return p, fmt.Errorf("%w (the person asked declined it)", err)
+	case d != netproxy.Allow:
+		return p, fmt.Errorf("%w (a person was asked and did not allow it, or nobody could be asked)", err)
 	}
 	req.personAllowed = true
 	return makePlan(cfg, req)
+}
+
+// maxAskEntries bounds the entries one question may hold: a longer list
+// hides what it asks.
+const maxAskEntries = 10
+
+// askResolveTimeout bounds the lookups before a question.
+const askResolveTimeout = 3 * time.Second
+
+// notAskable says why missing is not put to a person, or "": more
+// entries than a question may hold, or one a yes could not open (a name
+// whose every address is restricted, which only an address entry allows).
+func (e *Engine) notAskable(ctx context.Context, missing []string) string {
+	if len(missing) > maxAskEntries {
+		return fmt.Sprintf("%d entries are more than one question may hold (%d); a person adds them to network.allow_domains instead", len(missing), maxAskEntries)
+	}
+	ctx, cancel := context.WithTimeout(ctx, askResolveTimeout)
+	defer cancel()
+	for _, s := range missing {
+		x, err := netproxy.ParseEntry(s)
+		if err != nil {
+			continue
+		}
+		if why := netproxy.Ungrantable(ctx, e.resolver, x); why != "" {
+			return why + ", so a yes could not open it"
+		}
+	}
+	return ""
 }

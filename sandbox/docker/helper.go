@@ -118,15 +118,21 @@ func (b *Backend) RunHelper(ctx context.Context, containerID string, spec backen
 	if err != nil || status.ExitCode != 0 || spec.Collect == "" || spec.Into == nil {
 		return status, err
 	}
-	rc, _, err := b.cli.CopyFromContainer(ctx, resp.ID, path.Join(backend.Workspace, spec.Collect))
+	return status, b.collect(ctx, resp.ID, spec)
+}
+
+// collect hands a tar of spec.Collect in helper id's workspace to
+// spec.Into (the stream is the helper's and hostile: Into is the fence).
+func (b *Backend) collect(ctx context.Context, id string, spec backend.HelperSpec) error {
+	rc, _, err := b.cli.CopyFromContainer(ctx, id, path.Join(backend.Workspace, spec.Collect))
 	if cerrdefs.IsNotFound(err) {
-		return status, fmt.Errorf("the installer left no %s: %w", spec.Collect, fs.ErrNotExist)
+		return fmt.Errorf("the installer left no %s: %w", spec.Collect, fs.ErrNotExist)
 	}
 	if err != nil {
-		return status, b.wrap("copy from the helper", err)
+		return b.wrap("copy from the helper", err)
 	}
 	defer rc.Close()
-	return status, spec.Into(rc)
+	return spec.Into(rc)
 }
 
 // helperRuntime is a helper's OCI runtime: the one asked for, but never

@@ -223,7 +223,9 @@ func TestAllowlistAsksThePersonOverStdio(t *testing.T) {
 		case strings.Contains(m, "always.invalid"):
 			choice = "always"
 		case strings.Contains(m, "asks for a new") && !strings.Contains(m, "deny-me"):
-			choice = "allow"
+			// The most permissive answer: it must still not save a
+			// loopback entry.
+			choice = "always"
 		}
 		return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"answer": choice}}, nil
 	}
@@ -273,7 +275,8 @@ for host in ("denied.invalid", "always.invalid", "denied.invalid"):
 		}
 		return false
 	})
-	if len(creates) != 2 || !strings.Contains(creates[0], "Claude Desktop asks for a new python sandbox that may reach 127.0.0.2:") {
+	if len(creates) != 2 || !strings.Contains(creates[0], "Claude Desktop asks for a new python sandbox and these, allowed for this sandbox only") ||
+		!strings.Contains(creates[0], "⚠ 127.0.0.2:") || !strings.Contains(creates[0], "a loopback address") {
 		t.Errorf("sandbox_create's questions: %q", creates)
 	}
 	if len(asked) != 2 {
@@ -285,14 +288,15 @@ for host in ("denied.invalid", "always.invalid", "denied.invalid"):
 		}
 	}
 	b, err := os.ReadFile(configPathOf(t, env))
-	if err != nil || !strings.Contains(string(b), `"always.invalid:80"`) || strings.Contains(string(b), "denied.invalid") || !strings.Contains(string(b), "# mine") {
+	if err != nil || !strings.Contains(string(b), `"always.invalid:80"`) || strings.Contains(string(b), "denied.invalid") || strings.Contains(string(b), "127.0.0.2") || !strings.Contains(string(b), "# mine") {
 		t.Errorf("config after Always (%v):\n%s", err, b)
 	}
 }
 
 // checkCreateAsks: sandbox_create naming a host the config does not
 // cover is put to the person, once for its list: allowed, the sandbox
-// reaches it; denied, the create fails saying a person was asked.
+// reaches it (even "Always" does not save its loopback entry); denied,
+// the create fails saying the person declined.
 func checkCreateAsks(t *testing.T, sess *mcp.ClientSession) {
 	t.Helper()
 	port := serveOn127002(t)
@@ -309,7 +313,7 @@ func checkCreateAsks(t *testing.T, sess *mcp.ClientSession) {
 		t.Errorf("the host a person allowed at create: %s", text(res))
 	}
 	res = call(t, sess, "sandbox_create", map[string]any{"network": "allowlist", "allow_domains": []string{"deny-me.invalid"}})
-	if !res.IsError || !strings.Contains(text(res), "a person was asked and did not allow it") {
+	if !res.IsError || !strings.Contains(text(res), "the person asked declined it") {
 		t.Errorf("create with a host the person denies: %s", text(res))
 	}
 }

@@ -36,7 +36,8 @@ var askSchema = map[string]any{
 }
 
 // elicit asks in sess and reads the person's choice; anything but accept
-// with allow or always is answerDeny or answerNone (nil sess: answerNone).
+// with allow or always is answerDeny (a decline, or an accept choosing
+// deny) or answerNone (a cancel, an error; nil sess).
 func (a *Asker) elicit(ctx context.Context, sess server.SessionWithElicitation, msg string) answer {
 	if sess == nil {
 		return answerNone
@@ -51,8 +52,12 @@ func (a *Asker) elicit(ctx context.Context, sess server.SessionWithElicitation, 
 		a.o.Log.Info("elicitation failed", "err", err)
 		return answerNone
 	}
-	if res.Action != mcp.ElicitationResponseActionAccept {
+	switch res.Action {
+	case mcp.ElicitationResponseActionAccept:
+	case mcp.ElicitationResponseActionDecline:
 		return answerDeny
+	default: // dismissed: no answer
+		return answerNone
 	}
 	content, _ := res.Content.(map[string]any)
 	got, _ := content["answer"].(string)

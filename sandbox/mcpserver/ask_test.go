@@ -94,9 +94,9 @@ func TestAskElicitation(t *testing.T) {
 	}{
 		{"accept allow", reply("accept", map[string]any{"answer": "allow"}), netproxy.Allow, false},
 		{"accept always", reply("accept", map[string]any{"answer": "always"}), netproxy.Allow, true},
-		{"accept deny", reply("accept", map[string]any{"answer": "deny"}), netproxy.Deny, false},
+		{"accept deny", reply("accept", map[string]any{"answer": "deny"}), netproxy.Declined, false},
 		{"accept without a choice", reply("accept", map[string]any{}), netproxy.Deny, false},
-		{"decline", reply("decline", nil), netproxy.Deny, false},
+		{"decline", reply("decline", nil), netproxy.Declined, false},
 		{"cancel", reply("cancel", nil), netproxy.Deny, false},
 		{"client error", func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
 			return nil, errors.New("no")

@@ -53,8 +53,8 @@ func (a *Asker) askTray(q state.Question) answer {
 		ans, err := st.ReadAnswer(q)
 		switch {
 		case err != nil:
-			a.o.Log.Warn("the tray's answer file is not an answer; denied", "err", err)
-			return answerDeny
+			a.o.Log.Warn("the tray's answer file is not an answer; refused, not taken as the person's no", "err", err)
+			return answerNone
 		case ans != nil:
 			return trayAnswer(ans.Choice)
 		case !time.Now().Before(q.Deadline):

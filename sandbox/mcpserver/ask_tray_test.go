@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -65,7 +66,7 @@ func TestAskThroughTray(t *testing.T) {
 	}{
 		{"allow", true, state.ChoiceAllow, "", netproxy.Allow, false},
 		{"always", true, state.ChoiceAlways, "", netproxy.Allow, true},
-		{"deny", true, state.ChoiceDeny, "", netproxy.Deny, false},
+		{"deny", true, state.ChoiceDeny, "", netproxy.Declined, false},
 		{"no answer", true, "", "", netproxy.Deny, false},
 		{"answer for another id", true, "", `{"id":"00000000000000000000000000000000","choice":"allow","answered_at":"2100-01-01T00:00:00Z"}`, netproxy.Deny, false},
 		{"answer with trailing data", true, "", `{"id":"ID","choice":"always","answered_at":"2100-01-01T00:00:00Z"} x`, netproxy.Deny, false},
@@ -141,7 +142,7 @@ func TestAskTrayBounded(t *testing.T) {
 	done := make(chan netproxy.Decision, n)
 	for i := range n {
 		go func() {
-			d, _ := a.Ask(context.Background(), AskRequest{SandboxID: "3f2a9c01", Client: "c", Language: "python", Host: "h" + strings.Repeat("x", i) + ".example", Port: 443})
+			d, _ := a.Ask(context.Background(), AskRequest{SandboxID: "3f2a9c0" + strconv.Itoa(i), Client: "c" + strconv.Itoa(i), Language: "python", Host: "h" + strings.Repeat("x", i) + ".example", Port: 443})
 			done <- d
 		}()
 	}

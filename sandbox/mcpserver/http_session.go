@@ -196,7 +196,18 @@ func initializeName(body []byte) (string, bool) {
 
 // carryClient is part of mcp-go's HTTP context function: it hands the
 // request's client name on to the context tool handlers get.
+// httpTransportKey marks a request's context as one that came over HTTP.
+type httpTransportKey struct{}
+
+// overHTTP reports whether ctx is an HTTP request's: its session lasts
+// only as long as the request, so the Asker never asks through it.
+func overHTTP(ctx context.Context) bool {
+	v, _ := ctx.Value(httpTransportKey{}).(bool)
+	return v
+}
+
 func carryClient(ctx context.Context, r *http.Request) context.Context {
+	ctx = context.WithValue(ctx, httpTransportKey{}, true)
 	if name, ok := r.Context().Value(httpClientKey{}).(string); ok {
 		return context.WithValue(ctx, httpClientKey{}, name)
 	}

@@ -55,7 +55,9 @@ func (s *Server) handleCreate(ctx context.Context, req mcp.CallToolRequest, a cr
 	if err != nil {
 		return errorResult(err), nil
 	}
-	s.ask.created(sb.ID, server.ClientSessionFromContext(ctx))
+	if !overHTTP(ctx) { // an HTTP session ends with its request
+		s.ask.created(sb.ID, server.ClientSessionFromContext(ctx))
+	}
 	out := createOutput{
 		SandboxID: sb.ID, Language: sb.Language, Image: sb.Image, Network: sb.Network,
 		Limits: sb.Limits, ExpiresAt: sb.ExpiresAt().UTC().Format(time.RFC3339),

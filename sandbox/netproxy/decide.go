@@ -89,7 +89,7 @@ func (p *Proxy) ask(ctx context.Context, h Host, port int) *refusal {
 	}
 	p.mu.Unlock()
 	if !waiting {
-		d, err := p.opts.Ask(ctx, h.Name, port)
+		d, err := p.askIfGrantable(ctx, h, port)
 		p.mu.Lock()
 		delete(p.asking, key)
 		if err == nil && len(p.decided) < maxDecided {
@@ -107,10 +107,24 @@ func (p *Proxy) ask(ctx context.Context, h Host, port int) *refusal {
 	return answerRefusal(h, port, c.d, c.err)
 }
 
+// askIfGrantable asks about h:port unless a yes could not open it: a name
+// whose every address is restricted is refused without a question.
+func (p *Proxy) askIfGrantable(ctx context.Context, h Host, port int) (Decision, error) {
+	lctx, cancel := context.WithTimeout(ctx, p.opts.DialTimeout)
+	_, r := p.resolve(lctx, h, port)
+	cancel()
+	if r != nil && r.policy {
+		return Deny, fmt.Errorf("not asked: %s", r.reason)
+	}
+	return p.opts.Ask(ctx, h.Name, port)
+}
+
 func answerRefusal(h Host, port int, d Decision, err error) *refusal {
 	switch {
 	case err != nil:
 		return notAllowed(h, port, "not on this sandbox's allow list, and no person allowed it (%v)", err)
+	case d == Declined:
+		return notAllowed(h, port, "not on this sandbox's allow list, and the person asked declined it")
 	case d != Allow:
 		return notAllowed(h, port, "not on this sandbox's allow list, and no person allowed it (refused, not answered in time, or nobody could be asked)")
 	}

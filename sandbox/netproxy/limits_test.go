@@ -339,3 +339,47 @@ func TestResponseHeadTooLarge(t *testing.T) {
 		t.Errorf("the proxy read %d bytes of a response head limited to %d", n, maxResponseHead)
 	}
 }
+
+// TestAskOnlyWhatCanBeGranted: a name whose every address is restricted
+// is refused without a question (a yes could not open it), saying why;
+// a person's no is told as theirs.
+func TestAskOnlyWhatCanBeGranted(t *testing.T) {
+	var asks atomic.Int64
+	res := &fakeResolver{answers: map[string][][]netip.Addr{
+		"localhost":  {{netip.MustParseAddr("127.0.0.1")}},
+		"no.example": {{netip.MustParseAddr("93.184.216.34")}},
+	}}
+	p := New(Options{Resolver: res, Ask: func(ctx context.Context, host string, port int) (Decision, error) {
+		asks.Add(1)
+		return Declined, nil
+	}})
+	proxy, _ := proxyListener(t, p)
+	if code, body := rawRequest(t, proxy, "CONNECT localhost:8086 HTTP/1.1\r\n\r\n"); code != 403 || !strings.Contains(body, "not asked: it resolves to 127.0.0.1, a loopback address") {
+		t.Errorf("a name resolving to loopback: %d %q", code, body)
+	}
+	if n := asks.Load(); n != 0 {
+		t.Errorf("asked %d times about a name a yes could not open", n)
+	}
+	if code, body := rawRequest(t, proxy, "CONNECT no.example:443 HTTP/1.1\r\n\r\n"); code != 403 || !strings.Contains(body, "the person asked declined it") {
+		t.Errorf("declined: %d %q", code, body)
+	}
+}
+
+func TestRisk(t *testing.T) {
+	for in, want := range map[string]string{
+		"pypi.org":           "",
+		"*.evil.test":        "a wildcard",
+		"127.0.0.1:18099":    "a loopback address",
+		"169.254.169.254:80": "a cloud metadata address",
+		"172.17.0.1:2375":    "a private address",
+		"93.184.216.34:443":  "an IP address",
+	} {
+		e, err := ParseEntry(in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := Risk(e); (want == "") != (got == "") || !strings.Contains(got, want) {
+			t.Errorf("Risk(%s) = %q, want %q", in, got, want)
+		}
+	}
+}

@@ -28,6 +28,8 @@ const (
 	Deny Decision = iota
 	// Allow allows the host:port for as long as the Proxy lives.
 	Allow
+	// Declined is Deny because a person said no: the 403 says so.
+	Declined
 )
 
 // AskFunc asks whether a sandbox may reach a host name that no entry

@@ -20,6 +20,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
+	"fmt"
 	"io"
 	"io/fs"
 	"os"
@@ -588,9 +589,17 @@ func (s *suite) helper(t *testing.T, be backend.Backend, id string) {
 	}
 	var out bytes.Buffer
 	var got map[string]tarEntry
+	var started []string // what Started saw, and when its stop ran
 	st, err := be.RunHelper(ctxT(t), id, backend.HelperSpec{
 		Image: s.opts.Image, User: s.opts.User, Network: "none", MemoryBytes: 128 << 20, NanoCPUs: 1e9, Pids: 64,
 		Labels: labels, Stdout: &out, Stderr: io.Discard, WorkspaceMB: 16,
+		Started: func(ctx context.Context, helperID string) (func(), error) {
+			// The helper runs: it can be exec'd into, before Cmd.
+			var mark bytes.Buffer
+			st, err := be.Exec(ctx, helperID, backend.ExecSpec{Cmd: sh(`echo running`), User: s.opts.User, Stdout: &mark})
+			started = append(started, fmt.Sprintf("exec %d %v %q", st.ExitCode, err, mark.String()))
+			return func() { started = append(started, "stopped") }, nil
+		},
 		Cmd:     sh(`ls -A; mkdir -p out/d && printf made > out/d/f && echo done`),
 		Collect: "out",
 		Into: func(r io.Reader) error {
@@ -606,6 +615,9 @@ func (s *suite) helper(t *testing.T, be backend.Backend, id string) {
 	}
 	if got["out/d/f"].body != "made" {
 		t.Errorf("collected %+v, want out/d/f", got)
+	}
+	if want := []string{`exec 0 <nil> "running\n"`, "stopped"}; !slices.Equal(started, want) {
+		t.Errorf("Started: %q, want %q (called once the helper runs, its stop after Cmd)", started, want)
 	}
 	list, err := be.List(ctxT(t))
 	if err != nil {
