@@ -54,9 +54,13 @@ func (b *Backend) RunHelper(ctx context.Context, containerID string, spec backen
 		Name: volumeName(name), Target: backend.Workspace, Labels: volumeLabels(spec.Labels, time.Now()),
 		DriverOpts: tmpfsVolume(mb, uid, gid, "0755"),
 	}
-	ins, err := b.cli.ContainerInspect(ctx, containerID)
-	if err != nil {
-		return status, b.wrap("inspect the sandbox", err)
+	// A helper for no sandbox (doctor's probes) has no runtime or cache
+	// to follow.
+	ins := container.InspectResponse{ContainerJSONBase: &container.ContainerJSONBase{}}
+	if containerID != "" {
+		if ins, err = b.cli.ContainerInspect(ctx, containerID); err != nil {
+			return status, b.wrap("inspect the sandbox", err)
+		}
 	}
 	cs := backend.ContainerSpec{
 		Image: spec.Image, Labels: spec.Labels, Env: spec.Env, User: spec.User, Network: spec.Network,
