@@ -371,8 +371,8 @@ func (e *Engine) admit(ctx context.Context, cfg *config.Config) error {
 	e.mu.Unlock()
 	if n+creating > cfg.Limits.MaxSandboxes {
 		e.admitted()
-		return fmt.Errorf("%w: %s; %s, or raise limits.max_sandboxes in %s",
-			ErrLimit, limitCount(n, creating-1, others, cfg.Limits.MaxSandboxes), limitAdvice(n, others), cfg.Source)
+		return fmt.Errorf("%w: %s; %s, or raise limits.max_sandboxes in %s (%s)",
+			ErrLimit, limitCount(n, creating-1, others, cfg.Limits.MaxSandboxes), limitAdvice(n, others), cfg.Source, appliesSoon)
 	}
 	return nil
 }
@@ -453,8 +453,8 @@ func (e *Engine) create(ctx context.Context, cfg *config.Config, p plan, req Cre
 		// The configured image: say where it is chosen. (An image the
 		// call asked for is the caller's to change.)
 		table, key := cfg.ImageSetting(p.Language)
-		return nil, fmt.Errorf("%w; or use an image this engine has (`docker images` lists them): set %s = \"IMAGE\" under [%s] in %s",
-			err, key, table, cfg.File())
+		return nil, fmt.Errorf("%w; or use an image this engine has (`docker images` lists them): set %s = \"IMAGE\" under [%s] in %s (%s)",
+			err, key, table, cfg.File(), appliesSoon)
 	}
 	if err != nil {
 		return nil, err
