@@ -471,7 +471,7 @@ func (e *Engine) create(ctx context.Context, cfg *config.Config, p plan, req Cre
 	name(spec.Name)
 	cid, err := e.be.Create(ctx, spec)
 	if err != nil {
-		return nil, err
+		return nil, limitRefused(cfg, req, p.Limits, err)
 	}
 	sb.ContainerID = cid
 	e.mu.Lock()
