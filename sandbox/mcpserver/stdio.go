@@ -67,6 +67,7 @@ func (s *Server) ServeStdio(ctx context.Context, in io.Reader, out io.Writer) er
 	}()
 
 	var wg sync.WaitGroup
+	var inFlight flights
 	sem := make(chan struct{}, maxInFlight)
 	readErr := s.readMessages(ctx, in, func(raw []byte, id any, isRequest bool) {
 		if id != nil && !isRequest {
@@ -76,6 +77,7 @@ func (s *Server) ServeStdio(ctx context.Context, in io.Reader, out io.Writer) er
 		if !isRequest {
 			// Notifications (cancelled, initialized) are handled in order,
 			// so a cancellation is seen before later requests.
+			inFlight.cancelFrom(raw)
 			if resp := s.handle(ctx, raw, id); resp != nil {
 				w.send(ctx, resp)
 			}
@@ -87,9 +89,14 @@ func (s *Server) ServeStdio(ctx context.Context, in io.Reader, out io.Writer) er
 			return
 		}
 		wg.Add(1)
+		rctx, fl := inFlight.begin(ctx, id)
 		go func() {
 			defer func() { <-sem; wg.Done() }()
-			if resp := s.handle(ctx, raw, id); resp != nil {
+			resp := s.handle(rctx, raw, id)
+			if inFlight.end(fl) {
+				return // cancelled by the client: no response
+			}
+			if resp != nil {
 				w.send(ctx, resp)
 			}
 		}()
