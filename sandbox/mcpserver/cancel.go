@@ -8,12 +8,14 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 )
 
-// flights are the requests one client has in flight, so that one it
-// cancels (notifications/cancelled) stops and gets no response: the MCP
+// flights are the requests in flight, so that one its client cancels
+// (notifications/cancelled) stops and gets no response: the MCP
 // specification says the receiver SHOULD NOT answer it, and a client that
 // gave up on a call has nothing to do with its result. mcp-go stops a
 // cancelled call but still writes its response; the transports ask
-// flights whether to write it.
+// flights whether to write it. A scope keeps clients apart: stdio has one
+// client (scope ""), HTTP one per session id, and a client can cancel
+// only its own requests.
 type flights struct {
 	mu  sync.Mutex
 	ids map[string]*flight
@@ -30,9 +32,9 @@ type flight struct {
 // handler runs under, which a cancellation ends. A second request with
 // an id already in flight (a client's mistake) is not tracked: a
 // cancellation of that id stays with the first.
-func (f *flights) begin(ctx context.Context, id any) (context.Context, *flight) {
+func (f *flights) begin(ctx context.Context, scope string, id any) (context.Context, *flight) {
 	ctx, cancel := context.WithCancel(ctx)
-	fl := &flight{key: idKey(id), cancel: cancel}
+	fl := &flight{key: flightKey(scope, id), cancel: cancel}
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if f.ids == nil {
@@ -55,10 +57,10 @@ func (f *flights) end(fl *flight) (cancelled bool) {
 	return fl.cancelled
 }
 
-// cancelFrom reads a notifications/cancelled message and cancels the
-// request it names, if that is in flight. It reports whether raw was a
-// cancellation at all.
-func (f *flights) cancelFrom(raw []byte) bool {
+// cancelFrom reads a notifications/cancelled message of scope's client
+// and cancels the request it names, if that is in flight. It reports
+// whether raw was a cancellation at all.
+func (f *flights) cancelFrom(scope string, raw []byte) bool {
 	var n struct {
 		Method string `json:"method"`
 		Params struct {
@@ -72,7 +74,7 @@ func (f *flights) cancelFrom(raw []byte) bool {
 		return true
 	}
 	f.mu.Lock()
-	fl := f.ids[idKey(n.Params.RequestID)]
+	fl := f.ids[flightKey(scope, n.Params.RequestID)]
 	if fl != nil {
 		fl.cancelled = true
 	}
@@ -83,9 +85,9 @@ func (f *flights) cancelFrom(raw []byte) bool {
 	return true
 }
 
-// idKey is a JSON-RPC id as a map key: its JSON, so that the number 1 and
-// the string "1" stay two ids.
-func idKey(id any) string {
+// flightKey is a JSON-RPC id of scope's client as a map key: the id's
+// JSON, so that the number 1 and the string "1" stay two ids.
+func flightKey(scope string, id any) string {
 	b, _ := json.Marshal(id)
-	return string(b)
+	return scope + "\x00" + string(b)
 }

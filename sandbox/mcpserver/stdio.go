@@ -77,7 +77,7 @@ func (s *Server) ServeStdio(ctx context.Context, in io.Reader, out io.Writer) er
 		if !isRequest {
 			// Notifications (cancelled, initialized) are handled in order,
 			// so a cancellation is seen before later requests.
-			inFlight.cancelFrom(raw)
+			inFlight.cancelFrom("", raw)
 			if resp := s.handle(ctx, raw, id); resp != nil {
 				w.send(ctx, resp)
 			}
@@ -89,7 +89,7 @@ func (s *Server) ServeStdio(ctx context.Context, in io.Reader, out io.Writer) er
 			return
 		}
 		wg.Add(1)
-		rctx, fl := inFlight.begin(ctx, id)
+		rctx, fl := inFlight.begin(ctx, "", id)
 		go func() {
 			defer func() { <-sem; wg.Done() }()
 			resp := s.handle(rctx, raw, id)
