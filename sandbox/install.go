@@ -132,6 +132,8 @@ func (e *Engine) InstallPackages(ctx context.Context, id string, req InstallRequ
 	if res.ExitCode == 0 {
 		res.Installed = append(res.Installed, req.Packages...)
 		res.Note = installedNote
+	} else if res.TimedOut {
+		res.Note = fmt.Sprintf("Nothing was installed: the install ran out of time (%d s, limits.max_exec_timeout_seconds in %s).", cfg.Limits.MaxExecTimeoutSeconds, cfg.File())
 	} else {
 		res.Note = installFailureNote(manager, res.Stdout+res.Stderr, cfg.File())
 	}
