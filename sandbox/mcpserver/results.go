@@ -33,7 +33,7 @@ func errorResult(err error) *mcp.CallToolResult {
 	case errors.Is(err, context.Canceled):
 		// The client's notifications/cancelled (or its stream closing):
 		// no engine failure, and nothing went on running.
-		msg = "cancelled by the client; the call's processes were stopped"
+		msg = "cancelled by the client"
 	default:
 		msg = "the sandbox engine failed: " + msg
 	}
