@@ -18,26 +18,21 @@ import (
 func holdCall(t *testing.T, url, sid string, id int) (rest func() string) {
 	t.Helper()
 	body := fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"hold","arguments":{},"_meta":{"progressToken":"p%d"}}}`, id, id)
-	req, err := http.NewRequest(http.MethodPost, url, strings.NewReader(body))
-	if err != nil {
-		t.Fatal(err)
-	}
-	req.Header.Set("Authorization", "Bearer "+probeToken)
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "application/json, text/event-stream")
-	req.Header.Set("Mcp-Protocol-Version", "2025-11-25")
-	req.Header.Set("Mcp-Session-Id", sid)
-	resp, err := (&http.Client{Timeout: time.Minute}).Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
+	return openCall(t, url, probeToken, sid, body, "holding")
+}
+
+// openCall posts body with token in session sid (2025-11-25) and reads
+// its response stream until it holds until; rest reads the remainder.
+func openCall(t *testing.T, url, token, sid, body, until string) (rest func() string) {
+	t.Helper()
+	resp := post(t, url, token, sid, body)
 	r := bufio.NewReader(resp.Body)
 	var got strings.Builder
-	for !strings.Contains(got.String(), "holding") {
+	for !strings.Contains(got.String(), until) {
 		line, err := r.ReadString('\n')
 		got.WriteString(line)
 		if err != nil {
-			t.Fatalf("the hold call ended before it ran: %q, %v", got.String(), err)
+			t.Fatalf("the call ended before it said %q: %q, %v", until, got.String(), err)
 		}
 	}
 	return func() string {
@@ -50,6 +45,28 @@ func holdCall(t *testing.T, url, sid string, id int) (rest func() string) {
 			}
 		}
 	}
+}
+
+// post sends one JSON-RPC message as a 2025-11-25 client of session sid
+// ("" for initialize).
+func post(t *testing.T, url, token, sid, body string) *http.Response {
+	t.Helper()
+	req, err := http.NewRequest(http.MethodPost, url, strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Authorization", "Bearer "+token)
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	if sid != "" {
+		req.Header.Set("Mcp-Protocol-Version", "2025-11-25")
+		req.Header.Set("Mcp-Session-Id", sid)
+	}
+	resp, err := (&http.Client{Timeout: 2 * time.Minute}).Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return resp
 }
 
 func cancelBody(id int) string {
