@@ -68,7 +68,7 @@ func TestWindowLinksFyne(t *testing.T) {
 
 // TestTrayLinksNoFyne: the idle tray is built on fyne.io/systray alone; the
 // Fyne toolkit, OpenGL and GLFW (which poll and cost memory while idle)
-// belong to the window process (README, "Set up and run": the tray and
+// belong to the window process (docs/tray-and-window.md: the tray and
 // the window).
 func TestTrayLinksNoFyne(t *testing.T) {
 	for _, goos := range []string{"linux", "windows"} {

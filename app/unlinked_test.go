@@ -12,15 +12,15 @@ import (
 	"github.com/google/go-cmp/cmp"
 )
 
-// unlinkedHeading opens the list, in sandbox/README.md, of the module's
+// unlinkedHeading opens the list, in docs/development.md, of the module's
 // packages no program links; the list is its bullets up to the next
 // blank line after them.
-const unlinkedHeading = "**Packages no program links.**"
+const unlinkedHeading = "## Packages no program links"
 
 // unlinkedItem is one bullet of that list: "* `path` — why".
 var unlinkedItem = regexp.MustCompile("^\\* `([^`]+)`")
 
-// TestUnlinkedPackagesListed: sandbox/README.md names, with a reason,
+// TestUnlinkedPackagesListed: docs/development.md names, with a reason,
 // exactly the packages of the module that none of the programs links on
 // any platform they ship on.
 func TestUnlinkedPackagesListed(t *testing.T) {
@@ -46,13 +46,13 @@ func TestUnlinkedPackagesListed(t *testing.T) {
 		}
 	}
 	slices.Sort(got)
-	want := unlinkedListed(t, filepath.Join("..", "sandbox", "README.md"))
+	want := unlinkedListed(t, filepath.Join("..", "docs", "development.md"))
 	if diff := cmp.Diff(want, got); diff != "" {
-		t.Errorf("packages no program links (-sandbox/README.md +go list):\n%s\nsay in sandbox/README.md's %q list why each is not linked", diff, unlinkedHeading)
+		t.Errorf("packages no program links (-docs/development.md +go list):\n%s\nsay in docs/development.md's %q list why each is not linked", diff, unlinkedHeading)
 	}
 }
 
-// unlinkedListed reads the packages the README's list names, sorted.
+// unlinkedListed reads the packages the list names, sorted.
 func unlinkedListed(t *testing.T, path string) []string {
 	t.Helper()
 	data, err := os.ReadFile(path)

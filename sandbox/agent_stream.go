@@ -18,8 +18,14 @@ import (
 
 // maxAgentStreams bounds the streams open at once over one sandbox's agent:
 // with agent.StreamWindow each, what a sandbox can make the server buffer
-// is at most 64 × 128 KiB = 8 MiB.
-const maxAgentStreams = 64
+// is at most 80 × 128 KiB = 10 MiB. It leaves proxyBusyRoom streams
+// beyond the proxy's connections, so the ones over network.max_connections
+// reach the proxy and are told 503 rather than reset.
+const maxAgentStreams = 80
+
+// proxyBusyRoom is the streams kept beyond a proxy's connections
+// (proxyMaxConns) for its 503 answers.
+const proxyBusyRoom = 16
 
 // maxServerStreams bounds the streams open at once over all of a server's
 // agents (32 MiB of windows), so that many sandboxes cannot add up past it.

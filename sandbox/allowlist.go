@@ -199,7 +199,7 @@ func (e *Engine) newProxy(sb *Sandbox) *sandboxProxy {
 	sp := &sandboxProxy{own: len(sb.allowDomains) > 0, ctx: ctx, cancel: cancel}
 	o := netproxy.Options{
 		Entries:  e.proxyEntries(sb),
-		MaxConns: cfg.Network.MaxConnections,
+		MaxConns: proxyMaxConns(cfg.Network.MaxConnections),
 		Audit: func(r netproxy.Record) {
 			sp.log.add(r)
 			e.auditNetwork(sb, &sp.audit, r)
@@ -221,6 +221,12 @@ func (e *Engine) newProxy(sb *Sandbox) *sandboxProxy {
 	}
 	sp.p = netproxy.New(o)
 	return sp
+}
+
+// proxyMaxConns is network.max_connections as a proxy can hold it: within
+// the agent's streams, less the room for telling the ones over it 503.
+func proxyMaxConns(configured int) int {
+	return min(configured, maxAgentStreams-proxyBusyRoom)
 }
 
 func (sb *Sandbox) client() string {

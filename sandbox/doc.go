@@ -13,4 +13,34 @@
 //	res, err := eng.Exec(ctx, sb.ID, sandbox.ExecRequest{Command: "python3 -c 'print(1)'"}, nil)
 //	fmt.Print(res.Stdout) // 1
 //	eng.Close(ctx)        // removes every sandbox this engine made
+//
+// Its operations take a request struct and return a result struct
+// (CopyIn(ctx, id, CopyInRequest) (CopyResult, error), as moby's client
+// does), so a new option or field changes no caller; whether a sandbox's
+// container died under a call is decided in death.go alone.
+//
+// # Bounded by construction
+//
+// Every reader of sandbox output counts bytes against a limit before it
+// buffers: interpreter frames other than figures announce at most
+// runner.MaxPayload (1 MiB); a figure is kept only when its run has room
+// (16, limits.image_bytes in all) and the server-wide figure budget (four
+// runs' worth of limits.image_bytes, at least 16 MiB) has its bytes, else
+// it is read past and the result says truncated; output is cut to
+// limits.output_bytes per stream as it arrives; listings stop at 5000
+// entries and 2 MiB of names; copy_out keeps at most 4 MiB of link names;
+// the server's own probes keep a few KiB of what they print.
+//
+// # Owners and reaping
+//
+// [Mine] is the one rule of whose an object is: its installation label
+// equals this state directory's id. On start a server reaps ([Reap]) only
+// its installation's objects, and only with proof: an object whose owner's
+// lock (state directory, servers/OWNER.lock) it can take, or whose lock
+// file is absent, goes; a live owner's sandbox goes only when that owner's
+// record says it has been idle for its TTL plus two minutes with no call
+// running. Objects of another installation, without the installation
+// label, or without an owner are never reaped. [OpenPeer] lets the window
+// list and save the files of a sandbox another server of the installation
+// owns, with no agent started and the owner's transcript untouched.
 package sandbox

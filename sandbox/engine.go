@@ -194,6 +194,14 @@ func (e *Engine) Owner() string { return e.owner }
 // Config returns the configuration in force.
 func (e *Engine) Config() *config.Config { return e.cfg.Current() }
 
+// OnConfigChange registers f to be called with each new configuration
+// once it is in force (Config returns it), from the watcher's goroutine.
+func (e *Engine) OnConfigChange(f func(*config.Config)) {
+	if e.cfg != nil {
+		e.cfg.OnChange(f)
+	}
+}
+
 // Backend returns the engine's backend.
 func (e *Engine) Backend() Backend { return e.be }
 
@@ -249,12 +257,16 @@ type Sandbox struct {
 	// allowDomains are sandbox_create's allow_domains (allowlist only;
 	// empty: the config's network.allow_domains).
 	allowDomains []string
+	// procs are the background processes sandbox_exec started, newest
+	// last (at most maxProcesses); bgStarted counts them all (background.go).
+	procs     []BackgroundProcess
+	bgStarted int
 	// tools caches toolPath's answers ("" for absent).
 	tools map[string]string
 
-	// installMu serialises install_packages calls, which own installs.
-	installMu sync.Mutex
-	installs  installState
+	// installLock serialises install_packages calls, which own installs.
+	installLock callLock
+	installs    installState
 }
 
 // ExpiresAt is when the sandbox expires if it stays idle.

@@ -15,6 +15,8 @@ type ExecRequest struct {
 	Workdir        string // relative to /workspace
 	Env            map[string]string
 	Stdin          string
+	// Background starts the command and returns at once (StartBackground).
+	Background bool
 }
 
 // ExecResult is how a command ended. A non-zero exit, a timeout or an OOM
@@ -37,44 +39,54 @@ type OutputFunc func(stream string, chunk []byte)
 // (as coreutils' timeout does).
 const exitTimedOut = 124
 
-// Exec runs a shell command in a sandbox this engine owns.
+// Exec runs a shell command in a sandbox this engine owns. A Background
+// request goes to StartBackground instead.
 func (e *Engine) Exec(ctx context.Context, id string, req ExecRequest, out OutputFunc) (ExecResult, error) {
-	sb, err := e.Get(id)
+	sb, spec, err := e.execSpec(id, req, out)
 	if err != nil {
 		return ExecResult{}, err
 	}
+	res, err := e.run(ctx, sb, spec)
+	sb.transcript.add("exec", "$ "+req.Command, &res, errNote(err))
+	return res, err
+}
+
+// execSpec checks req and makes the process it asks for in sandbox id.
+func (e *Engine) execSpec(id string, req ExecRequest, out OutputFunc) (*Sandbox, runSpec, error) {
+	sb, err := e.Get(id)
+	if err != nil {
+		return nil, runSpec{}, err
+	}
 	cmd := req.Command
 	if strings.TrimSpace(cmd) == "" {
-		return ExecResult{}, invalidErr("command is empty; pass a shell command such as \"ls -la\"")
+		return nil, runSpec{}, invalidErr("command is empty; pass a shell command such as \"ls -la\"")
 	}
 	if len(cmd) > maxCommandBytes {
-		return ExecResult{}, invalidErr("command is %d bytes, more than %d; write long scripts with write_file or run_code", len(cmd), maxCommandBytes)
+		return nil, runSpec{}, invalidErr("command is %d bytes, more than %d; write long scripts with write_file or run_code", len(cmd), maxCommandBytes)
 	}
 	if strings.ContainsRune(cmd, 0) {
-		return ExecResult{}, invalidErr("command holds a NUL byte")
+		return nil, runSpec{}, invalidErr("command holds a NUL byte")
 	}
 	if len(req.Stdin) > maxStdinBytes {
-		return ExecResult{}, invalidErr("stdin is %d bytes, more than %d", len(req.Stdin), maxStdinBytes)
+		return nil, runSpec{}, invalidErr("stdin is %d bytes, more than %d", len(req.Stdin), maxStdinBytes)
 	}
 	cfg := e.cfg.Current()
 	timeout, err := timeoutFor(cfg, req.TimeoutSeconds)
 	if err != nil {
-		return ExecResult{}, err
+		return nil, runSpec{}, err
 	}
 	wd, err := ResolvePath(req.Workdir)
 	if err != nil {
-		return ExecResult{}, err
+		return nil, runSpec{}, err
 	}
 	env, err := checkEnv(req.Env)
 	if err != nil {
-		return ExecResult{}, err
+		return nil, runSpec{}, err
 	}
-	res, err := e.run(ctx, sb, runSpec{
+	return sb, runSpec{
 		argv: []string{"/bin/sh", "-c", cmd}, env: env, workdir: wd, stdin: req.Stdin,
 		timeout: time.Duration(timeout) * time.Second, out: out,
-	})
-	sb.transcript.add("exec", "$ "+cmd, &res, errNote(err))
-	return res, err
+	}, nil
 }
 
 func errNote(err error) string {
@@ -143,7 +155,7 @@ func (e *Engine) run(ctx context.Context, sb *Sandbox, rs runSpec) (ExecResult, 
 	case errors.Is(tctx.Err(), context.DeadlineExceeded):
 		res.TimedOut = true
 		res.ExitCode = exitTimedOut
-		fmt.Fprintf(stderr, "\n[mcp-sandbox: timed out after %s; the process and everything it started were killed]\n", rs.timeout)
+		fmt.Fprintf(stderr, "\n[mcp-sandbox: timed out after %s; the process and everything it started were killed%s]\n", rs.timeout, serverHint(stdout, stderr))
 	default:
 		return res, e.containerGone(ctx, sb, err)
 	}

@@ -2,6 +2,7 @@ package sandbox
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"regexp"
@@ -15,6 +16,9 @@ import (
 type InstallRequest struct {
 	Packages []string
 	Manager  string // pip | npm | auto
+	// Waiting is RunRequest's: it hears what a call that must wait for
+	// the previous install waits for.
+	Waiting func(msg string)
 }
 
 // InstallResult is how an install went.
@@ -26,6 +30,8 @@ type InstallResult struct {
 	Manager   string   `json:"manager"`
 	Note      string   `json:"note"`
 	TimedOut  bool     `json:"timed_out"`
+	// Reached are the host:port the helper's proxy let it reach.
+	Reached []string `json:"reached"`
 }
 
 // Package name rules: a name (with pip extras) and an optional version
@@ -85,7 +91,7 @@ func looksLikeArchive(spec string) bool { return archiveSuffix.MatchString(spec)
 // already look in. The helper never sees the sandbox's files, so nothing
 // the sandbox's code wrote (a .pth file, a pip.conf, an .npmrc, a
 // package.json with scripts) can run or steer it while it has the network.
-func (e *Engine) InstallPackages(ctx context.Context, id string, req InstallRequest, out OutputFunc) (InstallResult, error) {
+func (e *Engine) InstallPackages(ctx context.Context, id string, req InstallRequest, out OutputFunc) (res InstallResult, err error) {
 	sb, err := e.Get(id)
 	if err != nil {
 		return InstallResult{}, err
@@ -103,8 +109,10 @@ func (e *Engine) InstallPackages(ctx context.Context, id string, req InstallRequ
 	}
 	// Every package asked for so far is installed again, in the helper's
 	// fresh workspace, so that the result is one coherent set.
-	sb.installMu.Lock()
-	defer sb.installMu.Unlock()
+	if err := sb.installLock.acquire(ctx, holderInstaller, req.Waiting); err != nil {
+		return InstallResult{}, fmt.Errorf("cancelled while waiting for the previous install: %w", err)
+	}
+	defer sb.installLock.release()
 	specs := mergeSpecs(manager, sb.installs.specs[manager], req.Packages)
 	cmd := append(append([]string{}, installCommand[manager]...), specs...)
 
@@ -114,17 +122,22 @@ func (e *Engine) InstallPackages(ctx context.Context, id string, req InstallRequ
 	stderr := newCapture(cfg.Limits.OutputBytes, streamTo(out, "stderr"))
 	tctx, cancel := context.WithTimeout(ctx, time.Duration(cfg.Limits.MaxExecTimeoutSeconds)*time.Second)
 	defer cancel()
+	var reached reachedHosts
 	status, err := e.runInstallHelper(tctx, sb, manager, specs, HelperSpec{
-		Image: sb.Image, Cmd: cmd, Env: installEnv(cfg.Network.InstallEnv), User: helperUser(sb.User), Network: "egress",
-		Stdout: stdout, Stderr: stderr,
+		Image: sb.Image, Cmd: cmd, Env: append(installEnv(cfg.Network.InstallEnv), helperProxyEnv...), User: helperUser(sb.User),
+		Network: NetworkNone, Runtime: e.runtimeFor(ctx, cfg), Stdout: stdout, Stderr: stderr,
+		Started: e.helperProxy(sb, installEntries(cfg.Network.InstallEnv), proxyMaxConns(cfg.Network.MaxConnections), &reached),
 	})
-	res := InstallResult{Manager: manager, ExitCode: status.ExitCode, Installed: []string{}}
+	res = InstallResult{Manager: manager, ExitCode: status.ExitCode, Installed: []string{}}
+	defer func() { res.Reached = reached.list() }()
 	switch {
 	case err == nil:
 	case ctx.Err() != nil:
 		return res, fmt.Errorf("cancelled: %w", ctx.Err())
 	case tctx.Err() != nil:
 		res.TimedOut, res.ExitCode = true, exitTimedOut
+	case errors.Is(err, ErrPolicy):
+		return res, err
 	default:
 		return res, e.containerGone(ctx, sb, err)
 	}
@@ -226,7 +239,7 @@ func (e *Engine) runInstallHelper(ctx context.Context, sb *Sandbox, manager stri
 }
 
 // installedNote is a successful install's note.
-const installedNote = "Installed by a short-lived helper container with network access and a workspace of its own (it never sees this sandbox's files), then copied into /workspace; the sandbox itself still has no network."
+const installedNote = "Installed by a short-lived helper container (the sandbox's runtime, a fresh workspace of its own, no network but a proxy to the package indexes), then copied into /workspace; the sandbox itself still has no network."
 
 // Markers in a failed install's output, by cause. The order matters: pip
 // ends an install that could not reach its index with "No matching

@@ -5,47 +5,33 @@ import (
 	"errors"
 	"fmt"
 	"net"
-	"net/netip"
 	"strings"
 	"testing"
-
-	"github.com/docker/docker/api/types/network"
-	"github.com/docker/docker/client"
 
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/config"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/testenv"
 )
 
-// packageIndex serves testenv.PackageIndex on an address the Docker
-// bridge can reach.
-func packageIndex(t *testing.T, cli *client.Client) (pipURL, npmURL, host string, downloads func(file string) int) {
+// packageIndex serves testenv.PackageIndex on the host's loopback: the
+// install helper has no network of its own and reaches it only through
+// its proxy, because install_env names it exactly.
+func packageIndex(t *testing.T) (pipURL, npmURL, host string, downloads func(file string) int) {
 	t.Helper()
-	nw, err := cli.NetworkInspect(context.Background(), "bridge", network.InspectOptions{})
-	if err != nil || len(nw.IPAM.Config) == 0 {
-		testenv.Missing(t, fmt.Sprintf("the engine's bridge network (%v)", err))
-	}
-	host = nw.IPAM.Config[0].Gateway
-	if host == "" {
-		// Some engines list only the subnet; the bridge's gateway is its
-		// first address (docker0's, on this host).
-		if pfx, err := netip.ParsePrefix(nw.IPAM.Config[0].Subnet); err == nil {
-			host = pfx.Masked().Addr().Next().String()
-		}
-	}
-	l, err := net.Listen("tcp", host+":0")
+	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
-		testenv.Missing(t, "a listener on the Docker bridge address "+host+": "+err.Error())
+		t.Fatal(err)
 	}
 	pipURL, npmURL, downloads = testenv.PackageIndex(t, l, nil)
-	return pipURL, npmURL, host, downloads
+	return pipURL, npmURL, "127.0.0.1", downloads
 }
 
 // installEngine is an engine whose installers use the local package index;
 // downloads counts the index's downloads of a wheel file.
 func installEngine(t *testing.T, images ...string) (eng *sandbox.Engine, downloads func(file string) int) {
 	t.Helper()
-	pipURL, npmURL, host, downloads := packageIndex(t, testenv.Docker(t, images...))
+	testenv.Docker(t, images...)
+	pipURL, npmURL, host, downloads := packageIndex(t)
 	eng, _ = newEngine(t, func(c *config.Config) {
 		c.Network.InstallEnv = map[string]string{
 			"PIP_INDEX_URL": pipURL, "PIP_TRUSTED_HOST": host,
@@ -66,6 +52,9 @@ func TestInstallPackages(t *testing.T) {
 	res, err := eng.InstallPackages(ctx, py.ID, sandbox.InstallRequest{Packages: []string{"mcpsbxdemo==1.0"}}, nil)
 	if err != nil || res.ExitCode != 0 || res.Manager != "pip" || len(res.Installed) != 1 {
 		t.Fatalf("pip install: %+v %v", res, err)
+	}
+	if len(res.Reached) != 1 || !strings.HasPrefix(res.Reached[0], "127.0.0.1:") {
+		t.Errorf("pip install reached %q, want only the local index", res.Reached)
 	}
 	run, err := eng.RunCode(ctx, sandbox.RunRequest{SandboxID: py.ID, Code: "import mcpsbxdemo\nprint(mcpsbxdemo.VALUE)"}, nil)
 	if err != nil || run.Stdout != "42\n" {

@@ -20,12 +20,18 @@ type RunRequest struct {
 	Language string // default python (or the sandbox's language)
 	// SandboxID names the sandbox to run in; empty: a fresh sandbox is made
 	// for this call and removed after it.
-	SandboxID      string
+	SandboxID string
+	// Image is the fresh sandbox's image (sandbox_create's policy); it
+	// cannot go with SandboxID.
+	Image          string
 	TimeoutSeconds int
 	// Reset starts a fresh interpreter (resident runners only).
 	Reset    bool
 	Client   string
 	Progress func(PullProgress)
+	// Waiting hears, when the call must wait for another in the same
+	// sandbox, what it waits for (at once, then every few seconds).
+	Waiting func(msg string)
 }
 
 // Figure is an image the code produced (e.g. a matplotlib figure).
@@ -85,8 +91,11 @@ func (e *Engine) RunCode(ctx context.Context, req RunRequest, out OutputFunc) (R
 	}
 	var sb *Sandbox
 	oneShot := req.SandboxID == ""
+	if !oneShot && req.Image != "" {
+		return RunResult{}, invalidErr("image is fixed when a sandbox is created; leave image out, or leave sandbox_id out for a fresh sandbox with that image")
+	}
 	if oneShot {
-		sb, err = e.createWaiting(ctx, CreateRequest{Language: req.Language, Client: req.Client, Progress: req.Progress, oneShot: true})
+		sb, err = e.createWaiting(ctx, CreateRequest{Language: req.Language, Image: req.Image, Client: req.Client, Progress: req.Progress, oneShot: true})
 		if err != nil {
 			return RunResult{}, err
 		}

@@ -17,7 +17,7 @@ type residentRunner interface {
 // this sandbox at all. Calls take the slot one at a time, as a notebook
 // runs one cell at a time.
 type runnerSlot struct {
-	sem chan struct{} // held by the call in progress
+	lock callLock // held by the call in progress
 
 	mu  sync.Mutex
 	it  *interp
@@ -29,19 +29,15 @@ type runnerSlot struct {
 	lost bool
 }
 
-func newRunnerSlot() *runnerSlot { return &runnerSlot{sem: make(chan struct{}, 1)} }
+func newRunnerSlot() *runnerSlot { return &runnerSlot{} }
 
-// acquire takes the slot, or gives up when ctx ends.
-func (s *runnerSlot) acquire(ctx context.Context) error {
-	select {
-	case s.sem <- struct{}{}:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
+// acquire takes the slot for holder, or gives up when ctx ends; waiting
+// hears what a call that must wait waits for (see callLock).
+func (s *runnerSlot) acquire(ctx context.Context, holder string, waiting func(string)) error {
+	return s.lock.acquire(ctx, holder, waiting)
 }
 
-func (s *runnerSlot) release() { <-s.sem }
+func (s *runnerSlot) release() { s.lock.release() }
 
 // slotState is what a runnerSlot holds under its lock, as one value.
 type slotState struct {

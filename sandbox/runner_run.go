@@ -22,7 +22,7 @@ func (e *Engine) runResident(ctx context.Context, sb *Sandbox, kind string, req 
 	if err != nil {
 		return res, true, fmt.Errorf("%w: sandbox %s is being stopped", ErrNotFound, sb.ID)
 	}
-	if err := slot.acquire(ctx); err != nil {
+	if err := slot.acquire(ctx, holderCall, req.Waiting); err != nil {
 		return res, true, fmt.Errorf("cancelled while waiting for the previous run: %w", err)
 	}
 	defer slot.release()
@@ -138,7 +138,7 @@ func residentKilled(c *residentCall, res *RunResult) error {
 	}
 	res.TimedOut = true
 	res.ExitCode = exitTimedOut
-	fmt.Fprintf(c.stderr, "\n[mcp-sandbox: timed out after %s; the interpreter and everything it started were killed, and its variables are gone]\n", c.timeout)
+	fmt.Fprintf(c.stderr, "\n[mcp-sandbox: timed out after %s; the interpreter and everything it started were killed, and its variables are gone%s]\n", c.timeout, serverHint(c.stdout, c.stderr))
 	return nil
 }
 
@@ -254,7 +254,7 @@ func (e *Engine) warmRunner(ctx context.Context, sb *Sandbox, kind string) {
 		return
 	}
 	slot, err := sb.slot(kind)
-	if err != nil || slot.acquire(ctx) != nil {
+	if err != nil || slot.acquire(ctx, holderInterpUp, nil) != nil {
 		return
 	}
 	defer slot.release()

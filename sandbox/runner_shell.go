@@ -11,6 +11,24 @@ import (
 // shellRunner is the config's runner name for bash.
 const shellRunner = "shell"
 
+// shellProgram runs every bash run_code, whatever the language's run
+// says: the session script needs bash's compgen, declare -p and alias -p.
+const shellProgram = "bash"
+
+// RunProgram is the program run_code in lang cannot do without, which
+// doctor and the tray's health check look for in the language's image: bash
+// for the shell runner, else the first word of the language's run (a
+// resident interpreter that cannot start falls back to it).
+func RunProgram(lang config.Language) string {
+	if lang.Runner == shellRunner {
+		return shellProgram
+	}
+	if len(lang.Run) == 0 {
+		return ""
+	}
+	return lang.Run[0]
+}
+
 // shellStateFile holds what a bash run leaves for the next one.
 const shellStateFile = "/tmp/.mcp-sandbox/shell-state"
 
@@ -51,7 +69,7 @@ func (e *Engine) runShell(ctx context.Context, sb *Sandbox, lang config.Language
 	if err != nil {
 		return ExecResult{}, fmt.Errorf("%w: sandbox %s is being stopped", ErrNotFound, sb.ID)
 	}
-	if err := slot.acquire(ctx); err != nil {
+	if err := slot.acquire(ctx, holderCall, req.Waiting); err != nil {
 		return ExecResult{}, fmt.Errorf("cancelled while waiting for the previous run: %w", err)
 	}
 	defer slot.release()
@@ -59,6 +77,6 @@ func (e *Engine) runShell(ctx context.Context, sb *Sandbox, lang config.Language
 	if req.Reset {
 		reset = "1"
 	}
-	argv := []string{"bash", "-c", shellSession, "mcp-sandbox-shell", reset, "{file}"}
+	argv := []string{shellProgram, "-c", shellSession, "mcp-sandbox-shell", reset, "{file}"}
 	return e.runFile(ctx, sb, argv, lang.Extension, req.Code, timeout, out)
 }

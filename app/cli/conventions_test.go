@@ -168,18 +168,18 @@ func TestServeConfigFlag(t *testing.T) {
 	}
 }
 
-// TestReadmeSynopsis: the README's command-line synopsis is the program's
-// own, command by command.
+// TestReadmeSynopsis: the command-line synopsis of sandbox/README.md is
+// the program's own, command by command.
 func TestReadmeSynopsis(t *testing.T) {
 	bin := clitest.Binary(t, "mcp-sandbox")
 	_, env := e2eHome(t)
-	readme, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
+	readme, err := os.ReadFile(filepath.Join("..", "..", "sandbox", "README.md"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, block, ok := strings.Cut(string(readme), "## Command line\n\n```\n")
+	_, block, ok := strings.Cut(string(readme), "## Command line and packaging (contract)\n\n```\n")
 	if !ok {
-		t.Fatal("README has no Command line section with a code block")
+		t.Fatal("sandbox/README.md has no Command line section with a code block")
 	}
 	block, _, _ = strings.Cut(block, "```")
 	documented := map[string]string{}
@@ -193,7 +193,7 @@ func TestReadmeSynopsis(t *testing.T) {
 		usage, _, _ := strings.Cut(out, "\n")
 		want := strings.TrimPrefix(usage, "Usage: ")
 		if got := documented[name]; got != want {
-			t.Errorf("README says\n\t%s\nthe program says\n\t%s", got, want)
+			t.Errorf("sandbox/README.md says\n\t%s\nthe program says\n\t%s", got, want)
 		}
 	}
 }

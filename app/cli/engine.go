@@ -73,11 +73,7 @@ func newSetup(ctx context.Context, e *Env, log *slog.Logger) (*setup, error) {
 // that each tool call can say what to do, and its client keeps to the same
 // rule (dockerhost.Connect): with an explicit choice, that endpoint and no
 // other; without one, a local engine that starts later is found.
-func newServeSetup(ctx context.Context, e *Env, log *slog.Logger) (*setup, error) {
-	w, st, err := openConfigState(e.configPath(), log)
-	if err != nil {
-		return nil, err
-	}
+func newServeSetup(ctx context.Context, e *Env, log *slog.Logger, w *config.Watcher, st *state.Store) (*setup, error) {
 	if w.Current().Backend.Kind == config.BackendKubernetes {
 		return newKubernetesSetup(ctx, w, st, log)
 	}

@@ -15,6 +15,7 @@ import (
 
 	"k8s.io/client-go/tools/clientcmd"
 
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox/backend"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/kubernetes"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/server"
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
@@ -86,8 +87,16 @@ func TestKubernetesSelectionRefuses(t *testing.T) {
 				}
 			}
 			e, _, _ := kubeEnv(t, tc.table)
-			if _, err := newServeSetup(ctx, e, slog.New(slog.DiscardHandler)); err == nil || !strings.Contains(err.Error(), tc.want) {
-				t.Errorf("serve's set-up: %v, want %q", err, tc.want)
+			// The server starts on nothing, and each tool call says why.
+			s, gate, err := openServe(ctx, e, slog.New(slog.DiscardHandler))
+			if err != nil {
+				t.Fatalf("serve's set-up: %v", err)
+			}
+			if _, ok := s.backend.(backend.Unavailable); !ok || s.cli != nil {
+				t.Errorf("serve's backend = %T, want none (backend.Unavailable)", s.backend)
+			}
+			if err := gate(); err == nil || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), "restart") {
+				t.Errorf("serve's gate: %v, want %q and to restart", err, tc.want)
 			}
 		})
 	}

@@ -56,7 +56,7 @@ func runServe(ctx context.Context, e *Env, args []string) int {
 	ctx, stop := signal.NotifyContext(ctx, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP)
 	defer stop()
 
-	s, err := newServeSetup(ctx, e, log)
+	s, gate, err := openServe(ctx, e, log)
 	if err != nil {
 		fmt.Fprintf(e.Stderr, "mcp-sandbox: %v\n", err)
 		return 1
@@ -76,6 +76,7 @@ func runServe(ctx context.Context, e *Env, args []string) int {
 		Watchdog: server.WatchdogArgs{ConfigHost: s.configHost, ConfigFile: s.cfg.Current().Source, Backend: s.backendKind(), Debug: *debug},
 		HTTPAddr: *httpAddr, AllowRemote: *allowRemote,
 		Stdin: e.Stdin, Stdout: e.Stdout, Getenv: e.getenv,
+		Gate: gate,
 	})
 	if err != nil {
 		log.Error("server stopped", "err", err)

@@ -90,7 +90,7 @@ func TestTrayOnCluster(t *testing.T) {
 		return strings.HasPrefix(h, "Running · cluster ") && strings.HasSuffix(h, "· namespace "+ns+" · 1 sandbox")
 	})
 
-	click(t, m, traymenu.LabelStopAll)
+	click(t, m, traymenu.StopAllConfirmLabel(traymenu.State{Sandboxes: 1}))
 	d.waitNote(t, "the notification that the sandbox stopped", "Stopped 1 sandbox")
 	line("0 sandboxes")
 	sel := metav1.ListOptions{LabelSelector: sandbox.LabelID + "=" + sb.ID}

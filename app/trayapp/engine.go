@@ -85,6 +85,7 @@ func (a *App) engineLooked(ctx context.Context, l engineconn.Look) {
 		a.firstRunDone = true
 		a.firstRun(ctx, l.Conn)
 	}
+	a.checkHealth(ctx, l)
 	if l.Cluster != nil {
 		a.clusterLooked(ctx, l)
 		return

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/mcp-sandbox/mcp-sandbox/app/internal/apptest"
+	"github.com/mcp-sandbox/mcp-sandbox/app/traymenu"
 	"github.com/mcp-sandbox/mcp-sandbox/app/ui"
 )
 
@@ -60,4 +61,43 @@ func TestMissingImageCard(t *testing.T) {
 	if !strings.Contains(string(out), `"ok": false`) || !strings.Contains(string(out), absent) {
 		t.Errorf("doctor --json does not report the missing image:\n%s", out)
 	}
+}
+
+// While a configured language cannot run (bash on an image without
+// bash), the tray says so where the window's headline does: the title
+// and an attention item in the menu; once the config picks an image with
+// bash, both go, without a restart.
+func TestTrayNeedsAttention(t *testing.T) {
+	skipUnderRace(t)
+	cli := apptest.Docker(t, apptest.PythonImage, apptest.TinyImage)
+	defer cli.Close()
+	d := startDesktop(t)
+	p, m := d.startTray(t, nil, "--hidden")
+	cfgPath := filepath.Join(p.home, ".config", "mcp-sandbox", "config.toml")
+	write := func(bash string) {
+		cfg := strings.Replace(apptest.ConfigTOML(), `bash = "`+apptest.PythonImage+`"`, `bash = "`+bash+`"`, 1)
+		if err := os.WriteFile(cfgPath, []byte(cfg), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	title := func() string {
+		v, _ := m.itemProp("Title")
+		s, _ := v.(string)
+		return s
+	}
+	write(apptest.TinyImage)
+	const want = "Needs attention: code in bash cannot run"
+	waitFor(t, "the title to say bash cannot run", 60*time.Second, func() bool {
+		return title() == "MCP Sandbox — "+want
+	})
+	if _, err := m.waitMenu(10*time.Second, func(items []menuItem) bool {
+		_, ok := find(items, traymenu.AttentionLabel(traymenu.State{Attention: "code in bash cannot run"}))
+		return ok
+	}); err != nil {
+		t.Errorf("the menu has no attention item: %v", err)
+	}
+	write(apptest.PythonImage)
+	waitFor(t, "the title to count sandboxes again", 60*time.Second, func() bool {
+		return strings.HasPrefix(title(), "MCP Sandbox — ") && !strings.Contains(title(), "attention")
+	})
 }

@@ -214,14 +214,14 @@ func measure(t *testing.T, pid int, d time.Duration) (cpu, rss float64) {
 // figures with the targets and fails only on a regression far beyond
 // them): the tray process with three live sandboxes and no window, over
 // MCP_SANDBOX_IDLE_SECONDS (it runs only when that is set; .ci/bench sets
-// 25, the README's figures are from 60), then the window
+// 25, the figures of docs/performance.md are from 60), then the window
 // process the tray opens, on its Status tab, over half that. Targets for
 // the idle tray: ≤ 0.1 % of a core and ≤ 30 MB; no window process.
 func TestIdleCost(t *testing.T) {
 	skipUnderRace(t)
 	secs, err := strconv.Atoi(os.Getenv("MCP_SANDBOX_IDLE_SECONDS"))
 	if err != nil || secs <= 0 {
-		t.Skip("a benchmark of one to two minutes: set MCP_SANDBOX_IDLE_SECONDS (60 for the README's figures; .ci/bench uses 25)")
+		t.Skip("a benchmark of one to two minutes: set MCP_SANDBOX_IDLE_SECONDS (60 for the figures of docs/performance.md; .ci/bench uses 25)")
 	}
 	cli := apptest.Docker(t, apptest.PythonImage)
 	p, m := startDesktop(t).startTray(t, nil, "--hidden")

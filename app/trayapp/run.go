@@ -27,6 +27,7 @@ import (
 	"log/slog"
 	"os"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/mcp-sandbox/mcp-sandbox/app/autostart"
@@ -110,6 +111,8 @@ type App struct {
 	engine       *engineconn.Loop
 	firstRunDone bool
 	dockerLost   bool // Docker was seen and went away, or was never found
+	// healthGen numbers the health checks: only the newest publishes.
+	healthGen atomic.Int64
 
 	mu        sync.Mutex // guards what follows
 	s         trayState
@@ -140,6 +143,7 @@ type trayState struct {
 	http      traywin.HTTPInfo
 	failed    int // failed calls since the person last looked (the badge)
 	questions []state.Question
+	attention string // health.Engine.Attention of the last look's check
 }
 
 // Run runs the tray until the user quits it or ctx is done. It returns nil
@@ -297,6 +301,7 @@ func (a *App) menuState() traymenu.State {
 		HTTP:        a.cfg.Current().Tray.HTTPPort > 0,
 		Failed:      a.s.failed,
 		Questions:   menuQuestions(a.s.questions),
+		Attention:   a.attention(a.s),
 	}
 	if a.offer != nil {
 		s.Offer = a.offer.Version

@@ -92,6 +92,10 @@ type State struct {
 	MoveOffered bool
 	// Questions are the servers' questions waiting for the person.
 	Questions []Question
+	// Attention says what keeps code from running ("code in bash cannot
+	// run", health.Engine.Attention: the window's headline says the
+	// same), "" when nothing does.
+	Attention string
 }
 
 // Client is one entry of the Clients submenu.
@@ -134,7 +138,7 @@ func StatusLine(s State) string {
 	case s.Cluster:
 		docker = "Kubernetes: " + s.Engine
 	case s.Detecting:
-		docker = "Docker: looking…"
+		return "Docker: looking…"
 	case !s.DockerOK:
 		return "Docker: not reachable"
 	default:
@@ -158,10 +162,15 @@ func PauseConfirmLabel(s State) string {
 	if s.HTTP {
 		http = " and the HTTP server"
 	}
-	if s.Sandboxes == 0 {
-		if http != "" {
-			return "Stop the HTTP server and pause"
-		}
+	switch {
+	case !s.counted() && http != "":
+		return "Stop the HTTP server and pause"
+	case !s.counted():
+		// Nothing is said of sandboxes nobody can count now.
+		return "Pause now"
+	case s.Sandboxes == 0 && http != "":
+		return "Stop the HTTP server and pause"
+	case s.Sandboxes == 0:
 		return "Pause now (no sandbox runs)"
 	}
 	if http != "" {
@@ -170,8 +179,35 @@ func PauseConfirmLabel(s State) string {
 	return "Stop " + Plural(s.Sandboxes) + " and pause"
 }
 
-// Title is the tray item's title and tooltip: the product and its state.
+// counted says the sandbox count is known: the engine answers.
+func (s State) counted() bool { return s.DockerOK && !s.Detecting }
+
+// StopAllNote says, in the Stop all submenu, what stopping costs.
+const StopAllNote = "Their files in /workspace are gone for good"
+
+// StopAllConfirmLabel is the Stop all submenu's action, by the one count.
+func StopAllConfirmLabel(s State) string { return "Stop " + Plural(s.Sandboxes) }
+
+// AttentionLabel is the item, shown only while something keeps code
+// from running, that opens the window with the fix.
+func AttentionLabel(s State) string {
+	return "Needs attention: " + s.Attention + " — open for the fix"
+}
+
+// Title is the tray item's title and tooltip: the product and its state,
+// and the questions waiting for the person.
 func Title(s State) string {
+	t := stateTitle(s)
+	switch n := len(s.Questions); {
+	case n == 1:
+		t += " · 1 question waiting"
+	case n > 1:
+		t += fmt.Sprintf(" · %d questions waiting", n)
+	}
+	return t
+}
+
+func stateTitle(s State) string {
 	switch {
 	case s.Cluster && s.Detecting:
 		return "MCP Sandbox — connecting to the Kubernetes cluster"
@@ -181,14 +217,17 @@ func Title(s State) string {
 		return "MCP Sandbox — looking for Docker"
 	case !s.DockerOK:
 		return "MCP Sandbox — Docker not reachable"
+	case s.Attention != "":
+		return "MCP Sandbox — Needs attention: " + s.Attention
 	case s.Paused:
 		return "MCP Sandbox — " + PausedWord
 	}
 	return "MCP Sandbox — " + s.Count().String() + failedSuffix(s.Failed)
 }
 
-// Alert says whether the icon carries the "something failed" badge.
-func Alert(s State) bool { return s.Failed > 0 }
+// Alert says whether the icon carries the badge: something failed, or
+// something keeps code from running.
+func Alert(s State) bool { return s.Failed > 0 || s.Attention != "" }
 
 func failedSuffix(n int) string {
 	switch {
@@ -243,13 +282,17 @@ func Build(s State, a Actions) []Item {
 	install := Item{Label: InstallLabel(s.Offer), Action: a.Install, Hidden: s.Offer == ""}
 	return []Item{
 		{Label: StatusLine(s), Disabled: true},
+		{Label: AttentionLabel(s), Action: a.Open, Hidden: s.Attention == ""},
 		{Separator: true},
 		questionsItem(s, a),
 		start,
 		pause,
 		{Label: LabelOpen, Action: a.Open},
 		{Label: LabelClients, Children: clients},
-		{Label: LabelStopAll, Action: a.StopAll, Disabled: s.Sandboxes == 0},
+		{Label: LabelStopAll, Disabled: s.Sandboxes == 0 || !s.counted(), Children: []Item{
+			{Label: StopAllNote, Disabled: true},
+			{Label: StopAllConfirmLabel(s), Action: a.StopAll},
+		}},
 		{Label: LabelCheckUpdates, Action: a.CheckUpdates},
 		install,
 		{Label: LabelMove, Action: a.Move, Hidden: !s.MoveOffered},

@@ -51,39 +51,46 @@ func TestBuild(t *testing.T) {
 			name:  "running",
 			state: State{Engine: "Colima", DockerOK: true, Sandboxes: 2, Clients: clients},
 			want: []string{"Docker: Colima · 2 sandboxes (off)", "---", "Pause", "  Servers refuse new sandboxes until you choose Start (off)", "  Stop 2 sandboxes and pause", "Open MCP Sandbox", "Clients",
-				"  Claude Desktop [x]", "  Cursor", "  Zed (not installed) (off)", "Stop all sandboxes", "Check for updates", "---", "Quit"},
+				"  Claude Desktop [x]", "  Cursor", "  Zed (not installed) (off)", "Stop all sandboxes", "  Their files in /workspace are gone for good (off)", "  Stop 2 sandboxes", "Check for updates", "---", "Quit"},
 			icon: assets.Running,
 		},
 		{
 			name:  "paused",
 			state: State{Engine: "Docker Engine", DockerOK: true, Sandboxes: 1, Paused: true},
-			want:  []string{"Docker: Docker Engine · 1 sandbox · Paused (off)", "---", "Start", "Open MCP Sandbox", "Clients", "Stop all sandboxes", "Check for updates", "---", "Quit"},
+			want:  []string{"Docker: Docker Engine · 1 sandbox · Paused (off)", "---", "Start", "Open MCP Sandbox", "Clients", "Stop all sandboxes", "  Their files in /workspace are gone for good (off)", "  Stop 1 sandbox", "Check for updates", "---", "Quit"},
 			icon:  assets.Paused,
 		},
 		{
 			name:  "no docker",
 			state: State{},
-			want:  []string{"Docker: not reachable (off)", "---", "Pause", "  Servers refuse new sandboxes until you choose Start (off)", "  Pause now (no sandbox runs)", "Open MCP Sandbox", "Clients", "Stop all sandboxes (off)", "Check for updates", "---", "Quit"},
+			want:  []string{"Docker: not reachable (off)", "---", "Pause", "  Servers refuse new sandboxes until you choose Start (off)", "  Pause now", "Open MCP Sandbox", "Clients", "Stop all sandboxes (off)", "  Their files in /workspace are gone for good (off)", "  Stop 0 sandboxes", "Check for updates", "---", "Quit"},
 			icon:  assets.DockerMissing,
 		},
 		{
 			name:  "from a disk image",
 			state: State{Engine: "Docker Desktop", DockerOK: true, MoveOffered: true},
 			want: []string{"Docker: Docker Desktop · 0 sandboxes (off)", "---", "Pause", "  Servers refuse new sandboxes until you choose Start (off)", "  Pause now (no sandbox runs)", "Open MCP Sandbox", "Clients",
-				"Stop all sandboxes (off)", "Check for updates", "Move to Applications…", "---", "Quit"},
+				"Stop all sandboxes (off)", "  Their files in /workspace are gone for good (off)", "  Stop 0 sandboxes", "Check for updates", "Move to Applications…", "---", "Quit"},
 			icon: assets.Running,
 		},
 		{
 			name:  "detecting",
 			state: State{Detecting: true},
-			want:  []string{"Docker: looking… · 0 sandboxes (off)", "---", "Pause", "  Servers refuse new sandboxes until you choose Start (off)", "  Pause now (no sandbox runs)", "Open MCP Sandbox", "Clients", "Stop all sandboxes (off)", "Check for updates", "---", "Quit"},
+			want:  []string{"Docker: looking… (off)", "---", "Pause", "  Servers refuse new sandboxes until you choose Start (off)", "  Pause now", "Open MCP Sandbox", "Clients", "Stop all sandboxes (off)", "  Their files in /workspace are gone for good (off)", "  Stop 0 sandboxes", "Check for updates", "---", "Quit"},
 			icon:  assets.Running,
 		},
 		{
 			name:  "with the HTTP server and a warm pool",
 			state: State{Engine: "Colima", DockerOK: true, Sandboxes: 1, Warm: 2, HTTP: true},
 			want: []string{"Docker: Colima · 1 sandbox · 2 warm (off)", "---", "Pause", "  Servers refuse new sandboxes until you choose Start (off)", "  Stop 1 sandbox and the HTTP server, then pause", "Open MCP Sandbox", "Clients",
-				"Stop all sandboxes", "Check for updates", "---", "Quit"},
+				"Stop all sandboxes", "  Their files in /workspace are gone for good (off)", "  Stop 1 sandbox", "Check for updates", "---", "Quit"},
+			icon: assets.Running,
+		},
+		{
+			name:  "bash cannot run",
+			state: State{Engine: "Colima", DockerOK: true, Attention: "code in bash cannot run"},
+			want: []string{"Docker: Colima · 0 sandboxes (off)", "Needs attention: code in bash cannot run — open for the fix", "---", "Pause", "  Servers refuse new sandboxes until you choose Start (off)", "  Pause now (no sandbox runs)", "Open MCP Sandbox", "Clients",
+				"Stop all sandboxes (off)", "  Their files in /workspace are gone for good (off)", "  Stop 0 sandboxes", "Check for updates", "---", "Quit"},
 			icon: assets.Running,
 		},
 	}
@@ -121,7 +128,7 @@ func TestActions(t *testing.T) {
 		t.Fatalf("no item %q", label)
 	}
 	running := Build(State{DockerOK: true, Sandboxes: 1, Clients: clients, Offer: "1.2.3"}, a)
-	for _, l := range []string{"Stop 1 sandbox and pause", LabelOpen, LabelStopAll, "Cursor", LabelCheckUpdates, InstallLabel("1.2.3"), LabelQuit} {
+	for _, l := range []string{"Stop 1 sandbox and pause", LabelOpen, StopAllConfirmLabel(State{Sandboxes: 1}), "Cursor", LabelCheckUpdates, InstallLabel("1.2.3"), LabelQuit} {
 		click(running, l)
 	}
 	click(Build(State{DockerOK: true, Paused: true}, a), LabelStart)
@@ -143,6 +150,9 @@ func TestTitle(t *testing.T) {
 		{State{DockerOK: true, Sandboxes: 2, Warm: 1}, "MCP Sandbox — 2 sandboxes · 1 warm"},
 		{State{DockerOK: true, Paused: true}, "MCP Sandbox — Paused"},
 		{State{}, "MCP Sandbox — Docker not reachable"},
+		{State{DockerOK: true, Sandboxes: 1, Attention: "code in bash cannot run"}, "MCP Sandbox — Needs attention: code in bash cannot run"},
+		{State{DockerOK: true, Sandboxes: 1, Questions: []Question{{ID: "a"}}}, "MCP Sandbox — 1 sandbox · 1 question waiting"},
+		{State{DockerOK: true, Attention: "code in bash cannot run", Questions: []Question{{ID: "a"}, {ID: "b"}}}, "MCP Sandbox — Needs attention: code in bash cannot run · 2 questions waiting"},
 	} {
 		if got := Title(tc.s); got != tc.want {
 			t.Errorf("Title(%+v) = %q, want %q", tc.s, got, tc.want)
@@ -158,7 +168,7 @@ func TestTitle(t *testing.T) {
 func TestQuestions(t *testing.T) {
 	var got []string
 	a := Actions{Answer: func(id, choice string) { got = append(got, id+" "+choice) }}
-	if it := Build(State{DockerOK: true}, a)[2]; !it.Hidden || len(it.Children) != 0 {
+	if it := Build(State{DockerOK: true}, a)[3]; !it.Hidden || len(it.Children) != 0 {
 		t.Errorf("with no question: %+v", it)
 	}
 	qs := []Question{
@@ -177,11 +187,11 @@ func TestQuestions(t *testing.T) {
 		"  Always allow a.example:443",
 		"  Deny a.example:443",
 	}
-	if diff := cmp.Diff(want, outline(m[2:3], "")); diff != "" {
+	if diff := cmp.Diff(want, outline(m[3:4], "")); diff != "" {
 		t.Errorf("questions item (-want +got):\n%s", diff)
 	}
 	for _, i := range []int{1, 2, 3, 5, 6, 7} {
-		m[2].Children[i].Action()
+		m[3].Children[i].Action()
 	}
 	if want := "q1 allow|q1 always|q1 deny|q2 allow|q2 always|q2 deny"; strings.Join(got, "|") != want {
 		t.Errorf("answers %q, want %q", strings.Join(got, "|"), want)

@@ -3,7 +3,6 @@ package ui
 import (
 	"context"
 	"fmt"
-	"strings"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
@@ -19,37 +18,12 @@ type PullProgress func(line string)
 
 // healthHeadline says what keeps code from running, or "" when nothing
 // does (or nothing was checked yet): the headline must not say Running
-// then.
+// then. The tray's title says the same (health.Engine.Attention).
 func healthHeadline(h *health.Engine) string {
-	if h == nil || h.OK() {
-		return ""
+	if a := h.Attention(); a != "" {
+		return "Needs attention: " + a + " (see below)"
 	}
-	var langs []string
-	engine := false
-	for _, p := range h.Blocking() {
-		switch {
-		case p.Language == "":
-			engine = true
-		case !contains(langs, p.Language):
-			langs = append(langs, p.Language)
-		}
-	}
-	switch {
-	case engine:
-		return "Needs attention: no sandbox can start until the limits fit the engine (see below)"
-	case len(langs) == 1:
-		return "Needs attention: code in " + langs[0] + " cannot run (see below)"
-	}
-	return "Needs attention: code in " + strings.Join(langs, ", ") + " cannot run (see below)"
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
+	return ""
 }
 
 // problemTitle is a card's title: what is wrong, in a few words.

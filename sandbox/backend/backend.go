@@ -105,17 +105,26 @@ type PathStat struct {
 
 // HelperSpec describes a helper container.
 type HelperSpec struct {
-	Image       string
-	Cmd         []string
-	Env         []string
-	User        string
-	Network     string // "none" | "egress"
+	Image   string
+	Cmd     []string
+	Env     []string
+	User    string
+	Network string // "none" | "egress"
+	// Runtime is the helper's OCI runtime: the sandbox's ("" engine
+	// default). A backend never runs a helper under a weaker one than the
+	// sandbox's own.
+	Runtime     string
 	MemoryBytes int64
 	NanoCPUs    int64
 	Pids        int64
 	Labels      map[string]string
 	Stdout      io.Writer
 	Stderr      io.Writer
+	// Started, when set, is called once the helper runs and before Cmd,
+	// with the helper's container ID (what Exec and Attach take); an error
+	// ends the helper. What it returns is called when Cmd has ended. The
+	// engine uses it to serve the helper's proxy through its agent.
+	Started func(ctx context.Context, helperID string) (stop func(), err error)
 	// WorkspaceMB caps the helper's own workspace.
 	WorkspaceMB int
 	// CacheDir, when set, is where the helper mounts the sandbox's install

@@ -390,8 +390,10 @@ func (h *Harness) Finish(ctx context.Context) (Report, error) {
 	perr := h.previewRow(ctx)
 	rep := h.report()
 	h.logSandboxNet(rep)
+	var serr error
+	rep.Surface, serr = measureSurface(ctx, h.srv.sess)
 	// Room for the ten under max_sandboxes.
-	errs := []error{perr, h.closeForList(ctx)}
+	errs := []error{perr, serr, h.closeForList(ctx)}
 	kb, err := h.tenOpen(ctx)
 	rep.RSS10KB = kb
 	errs = append(errs, err)

@@ -25,6 +25,7 @@ type Report struct {
 	Idle       Memory     `json:"idle_memory"`
 	RSS10KB    int64      `json:"rss_10_sandboxes_kb"`
 	Concurrent Concurrent `json:"concurrent_one_shot"`
+	Surface    Surface    `json:"surface"`
 }
 
 // Comparison is one of our calls against its docker baseline.
@@ -100,6 +101,10 @@ func (r Report) WriteText(w io.Writer) error {
 	fmt.Fprintf(&b, "server RSS idle: %.1f MB (target ≤ %d MB, %s): %.1f MB its own data, %.1f MB mapped code and read-only data (%s); with 10 sandboxes open: %.1f MB\n",
 		float64(r.IdleRSSKB)/1024, idleRSSTarget>>10, mark(r.IdleRSSKB > 0 && r.IdleRSSKB <= idleRSSTarget),
 		float64(r.Idle.AnonKB)/1024, float64(r.Idle.FileKB)/1024, released, float64(r.RSS10KB)/1024)
+	fmt.Fprintf(&b, "tools/list %d bytes (target ≤ %d %s), names+descriptions+input schemas %d bytes (target ≤ %d %s), instructions %d bytes (target ≤ %d %s)\n",
+		r.Surface.ToolsListBytes, toolsListTarget, mark(r.Surface.ToolsListBytes > 0 && r.Surface.ToolsListBytes <= toolsListTarget),
+		r.Surface.ToolsCoreBytes, toolsCoreTarget, mark(r.Surface.ToolsCoreBytes > 0 && r.Surface.ToolsCoreBytes <= toolsCoreTarget),
+		r.Surface.InstructionsBytes, instructionsTarget, mark(r.Surface.InstructionsBytes > 0 && r.Surface.InstructionsBytes <= instructionsTarget))
 	fmt.Fprintf(&b, "%d concurrent one-shot run_code calls: %d succeeded in %.1f s (%s)\n",
 		r.Concurrent.N, r.Concurrent.OK, r.Concurrent.Wall.Seconds(), mark(r.Concurrent.N > 0 && r.Concurrent.OK == r.Concurrent.N))
 	_, err := io.WriteString(w, b.String())

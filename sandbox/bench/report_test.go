@@ -27,6 +27,7 @@ func TestReportText(t *testing.T) {
 		PoolClaims: 40, IdleRSSKB: 18 << 10, RSS10KB: 24 << 10,
 		Idle:       Memory{RSSKB: 18 << 10, AnonKB: 6 << 10, FileKB: 12 << 10, Released: true},
 		Concurrent: Concurrent{N: 20, OK: 20, Wall: 2500 * time.Millisecond},
+		Surface:    Surface{ToolsListBytes: 8366, ToolsCoreBytes: 5026, InstructionsBytes: 457},
 	}
 	var got bytes.Buffer
 	if err := rep.WriteText(&got); err != nil {

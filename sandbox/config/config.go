@@ -33,6 +33,7 @@ type Config struct {
 	Pool       Pool                `toml:"pool"`
 	Update     Update              `toml:"update"`
 	Tray       Tray                `toml:"tray"`
+	HTTP       HTTP                `toml:"http"`
 
 	// Source is the file this was read from ("" for pure defaults).
 	Source string `toml:"-"`
@@ -268,6 +269,14 @@ type Tray struct {
 	HTTPPort  int  `toml:"http_port"` // 0: the tray runs no HTTP server
 }
 
+// HTTP configures the streamable HTTP transport (serve --http).
+type HTTP struct {
+	// AllowedOrigins are the browser origins ("http://127.0.0.1:6274")
+	// whose requests the transport serves, with CORS headers; a request
+	// with any other Origin header is refused. Empty: none.
+	AllowedOrigins []string `toml:"allowed_origins"`
+}
+
 // Default returns the configuration used when there is no file.
 func Default() *Config {
 	return &Config{
@@ -301,6 +310,7 @@ func Default() *Config {
 			MaxCopyMB: 100,
 		},
 		Pool: Pool{Size: 1, Languages: []string{"python"}, MaxSize: 8, IdleSeconds: 60},
+		HTTP: HTTP{AllowedOrigins: []string{}},
 	}
 }
 

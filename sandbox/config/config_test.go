@@ -118,6 +118,8 @@ func TestInvalidNamesTheLine(t *testing.T) {
 		{"allow_domains with a URL", "[network]\nallow_domains = [\"pypi.org\", \"https://files.pythonhosted.org\"]\n", 2, "network.allow_domains"},
 		{"allow_domains address without port", "[network]\nallow_domains = [\"10.0.0.5\"]\n", 2, "network.allow_domains"},
 		{"max_connections zero", "[network]\nmax_connections = 0\n", 2, "network.max_connections"},
+		{"allowed origin with a path", "[http]\nallowed_origins = [\"http://127.0.0.1:6274/app\"]\n", 2, "http.allowed_origins"},
+		{"allowed origin wildcard", "[http]\nallowed_origins = [\"*\"]\n", 2, "http.allowed_origins"},
 		{"language without run", "[languages.ruby]\nimage = \"ruby:3\"\nextension = \".rb\"\n", 1, "languages.ruby.run"},
 		{"pool language unknown", "[pool]\nlanguages = [\"cobol\"]\n", 2, "pool.languages"},
 	} {
@@ -295,5 +297,21 @@ func TestNetworkAllowlist(t *testing.T) {
 	n := c.Network
 	if n.Default != "allowlist" || len(n.AllowDomains) != 3 || n.Ask || n.MaxConnections != 8 {
 		t.Errorf("parsed %+v", n)
+	}
+}
+
+func TestCanonicalOrigin(t *testing.T) {
+	for in, want := range map[string]string{
+		"http://127.0.0.1:6274":   "http://127.0.0.1:6274",
+		"HTTP://LocalHost:80/":    "http://localhost",
+		"https://[::1]:8443":      "https://[::1]:8443",
+		"null":                    "",
+		"file:///tmp/x":           "",
+		"http://u@127.0.0.1:1":    "",
+		"http://127.0.0.1:1/?a=b": "",
+	} {
+		if got := CanonicalOrigin(in); got != want {
+			t.Errorf("CanonicalOrigin(%q) = %q, want %q", in, got, want)
+		}
 	}
 }

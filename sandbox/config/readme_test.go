@@ -3,34 +3,73 @@ package config
 import (
 	"os"
 	"path/filepath"
+	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
+	"github.com/pelletier/go-toml/v2"
 )
 
-// TestReadmeConfigIsTheDefaults: the configuration block of the top-level
-// README, pasted as it stands into a config file, is valid and changes
+// TestReadmeConfigIsTheDefaults: the configuration block of
+// docs/configuration.md, pasted as it stands into a config file, is valid and changes
 // nothing: every value it shows is the built-in default, and the deny
 // lists it shows empty add to the built-in ones.
 func TestReadmeConfigIsTheDefaults(t *testing.T) {
-	data, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
+	data, err := os.ReadFile(filepath.Join("..", "..", "docs", "configuration.md"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	block := firstBlock(t, string(data), "```toml\n[docker]")
+	block := firstBlock(t, string(data), "```toml\n[backend]")
 	path := filepath.Join(t.TempDir(), "config.toml")
 	if err := os.WriteFile(path, []byte(block), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	got, err := Load(path)
 	if err != nil {
-		t.Fatalf("the README's configuration block does not load: %v\n%s", err, block)
+		t.Fatalf("docs/configuration.md's configuration block does not load: %v\n%s", err, block)
 	}
 	got.Source = ""
 	if diff := cmp.Diff(Default(), got, cmpopts.EquateEmpty()); diff != "" {
-		t.Errorf("the README's configuration block differs from the defaults (-defaults +README):\n%s", diff)
+		t.Errorf("docs/configuration.md's configuration block differs from the defaults (-defaults +docs):\n%s", diff)
+	}
+}
+
+// TestDocsConfigHasEveryKey: the block of docs/configuration.md shows
+// every key of every table (the [languages] tables are examples, not
+// keys), so a key added to Config is added to the docs too.
+func TestDocsConfigHasEveryKey(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join("..", "..", "docs", "configuration.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var shown map[string]map[string]any
+	if err := toml.Unmarshal([]byte(firstBlock(t, string(data), "```toml\n[backend]")), &shown); err != nil {
+		t.Fatal(err)
+	}
+	var got, want []string
+	for table, keys := range shown {
+		for key := range keys {
+			got = append(got, table+"."+key)
+		}
+	}
+	tables := reflect.TypeFor[Config]()
+	for i := range tables.NumField() {
+		f := tables.Field(i)
+		table := strings.Split(f.Tag.Get("toml"), ",")[0]
+		if table == "-" || table == "languages" {
+			continue
+		}
+		for j := range f.Type.NumField() {
+			want = append(want, table+"."+strings.Split(f.Type.Field(j).Tag.Get("toml"), ",")[0])
+		}
+	}
+	slices.Sort(got)
+	slices.Sort(want)
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("keys of docs/configuration.md's block (-Config +docs):\n%s", diff)
 	}
 }
 

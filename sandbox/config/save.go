@@ -34,8 +34,8 @@ var ErrNotSaved = errors.New("config not saved")
 // header starts a config file that Save creates.
 const header = `# MCP Sandbox configuration, shared by the tray and every server process.
 # Servers reload it when it changes. Comments you add here are kept when the
-# tray saves its settings. Reference: every key is in sandbox/README.md
-# (section Configuration) of https://github.com/mcp-sandbox/mcp-sandbox.
+# tray saves its settings. Every key, with its default: docs/configuration.md
+# of https://github.com/mcp-sandbox/mcp-sandbox.
 `
 
 // Save writes c to path, keeping the comments, order and layout of the file
@@ -149,7 +149,7 @@ func settingsOf(c *Config) []setting {
 				continue
 			}
 			out = append(out, setting{table: table, key: key, value: tomlValue(sv.Field(j).Interface()),
-				always: table != "update" && table != "tray" && table != "kubernetes"})
+				always: table != "update" && table != "tray" && table != "kubernetes" && table != "http"})
 		}
 	}
 	out = append(out, setting{table: "kubernetes", key: "warm_pool", value: inlineSizes(c.Kubernetes.WarmPool)})

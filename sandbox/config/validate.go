@@ -2,6 +2,7 @@ package config
 
 import (
 	"fmt"
+	"net/url"
 	"regexp"
 	"strings"
 
@@ -167,7 +168,34 @@ func (c *Config) validateRest() error {
 	if c.Tray.HTTPPort < 0 || c.Tray.HTTPPort > 65535 {
 		return invalid("tray.http_port", "must be a TCP port or 0")
 	}
+	for _, o := range c.HTTP.AllowedOrigins {
+		if CanonicalOrigin(o) == "" {
+			return invalid("http.allowed_origins", "%q is not an origin: write scheme://host[:port], e.g. \"http://127.0.0.1:6274\", with no path", o)
+		}
+	}
 	return nil
+}
+
+// CanonicalOrigin is origin as browsers send it (scheme and host in lower
+// case, no default port), or "" when it is not an http(s) origin with
+// nothing after the host and port.
+func CanonicalOrigin(origin string) string {
+	u, err := url.Parse(origin)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.User != nil ||
+		u.RawQuery != "" || u.Fragment != "" || u.Opaque != "" || (u.Path != "" && u.Path != "/") {
+		return ""
+	}
+	host, port := strings.ToLower(u.Hostname()), u.Port()
+	if (u.Scheme == "http" && port == "80") || (u.Scheme == "https" && port == "443") {
+		port = ""
+	}
+	if strings.Contains(host, ":") {
+		host = "[" + host + "]"
+	}
+	if port != "" {
+		host += ":" + port
+	}
+	return u.Scheme + "://" + host
 }
 
 // imageRef is deliberately strict: a reference is passed to the engine, and

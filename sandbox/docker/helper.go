@@ -36,7 +36,7 @@ func cacheVolumeName(containerName string) string {
 }
 
 // RunHelper runs spec in a helper container with the same hardening as a
-// sandbox, except that it may have the network, and with a fresh workspace
+// sandbox (its runtime too, see helperRuntime), and with a fresh workspace
 // volume of its own, removed with it. The sandbox's workspace is never
 // mounted: an installer with the network must not see, and so cannot run,
 // what the sandbox's code wrote. The helper idles while the command runs
@@ -54,9 +54,14 @@ func (b *Backend) RunHelper(ctx context.Context, containerID string, spec backen
 		Name: volumeName(name), Target: backend.Workspace, Labels: volumeLabels(spec.Labels, time.Now()),
 		DriverOpts: tmpfsVolume(mb, uid, gid, "0755"),
 	}
+	ins, err := b.cli.ContainerInspect(ctx, containerID)
+	if err != nil {
+		return status, b.wrap("inspect the sandbox", err)
+	}
 	cs := backend.ContainerSpec{
 		Image: spec.Image, Labels: spec.Labels, Env: spec.Env, User: spec.User, Network: spec.Network,
 		MemoryBytes: spec.MemoryBytes, NanoCPUs: spec.NanoCPUs, Pids: spec.Pids, TmpMB: 256,
+		Runtime: helperRuntime(spec.Runtime, ins.HostConfig),
 	}
 	cc := &createConfig{
 		Config: &container.Config{
@@ -68,7 +73,7 @@ func (b *Backend) RunHelper(ctx context.Context, containerID string, spec backen
 	for _, opt := range defaultOptions(vol) {
 		opt(cc, cs)
 	}
-	cache, err := b.helperCache(ctx, containerID, spec.CacheDir, cc, fmt.Sprintf("size=%dm,uid=%s,gid=%s", mb, uid, gid))
+	cache, err := b.helperCache(ins.Mounts, spec.CacheDir, cc, fmt.Sprintf("size=%dm,uid=%s,gid=%s", mb, uid, gid))
 	if err != nil {
 		return status, err
 	}
@@ -99,6 +104,13 @@ func (b *Backend) RunHelper(ctx context.Context, containerID string, spec backen
 	if err := b.cli.ContainerStart(ctx, resp.ID, container.StartOptions{}); err != nil {
 		return status, b.wrap("start helper", err)
 	}
+	if spec.Started != nil {
+		stop, err := spec.Started(ctx, resp.ID)
+		if err != nil {
+			return status, err
+		}
+		defer stop()
+	}
 	status, err = b.Exec(ctx, resp.ID, backend.ExecSpec{
 		Cmd: spec.Cmd, Env: spec.Env, User: spec.User, WorkDir: backend.Workspace,
 		Stdout: backend.OrDiscard(spec.Stdout), Stderr: backend.OrDiscard(spec.Stderr),
@@ -117,21 +129,27 @@ func (b *Backend) RunHelper(ctx context.Context, containerID string, spec backen
 	return status, spec.Into(rc)
 }
 
+// helperRuntime is a helper's OCI runtime: the one asked for, but never
+// weaker than the sandbox's own (a sandbox made under runsc keeps its
+// helpers under runsc whatever the config says now).
+func helperRuntime(asked string, sandbox *container.HostConfig) string {
+	if sandbox != nil && sandbox.Runtime == "runsc" {
+		return "runsc"
+	}
+	return asked
+}
+
 // helperCache mounts the sandbox's install cache in the helper cc at
-// cacheDir, found by where the sandbox mounts it (a claimed pool sandbox
+// cacheDir, found among the sandbox's mounts by where it mounts it (a claimed pool sandbox
 // has been renamed since), and returns its volume's name; a sandbox
 // without one gets a tmpfs (with the size and owner opts give) for this
 // install only, and the name "". No cacheDir, no cache.
-func (b *Backend) helperCache(ctx context.Context, containerID, cacheDir string, cc *createConfig, opts string) (string, error) {
+func (b *Backend) helperCache(mounts []container.MountPoint, cacheDir string, cc *createConfig, opts string) (string, error) {
 	if cacheDir == "" {
 		return "", nil
 	}
-	ins, err := b.cli.ContainerInspect(ctx, containerID)
-	if err != nil {
-		return "", b.wrap("inspect the sandbox", err)
-	}
 	cache := ""
-	for _, m := range ins.Mounts {
+	for _, m := range mounts {
 		if m.Destination == backend.InstallCacheMount && m.Name != "" {
 			cache = m.Name
 		}

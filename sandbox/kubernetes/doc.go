@@ -25,4 +25,19 @@
 // pods share no volume, so each helper starts with an empty one. The
 // backend conformance suite runs against a real cluster
 // (conformance_test.go, .ci/k8s-up).
+//
+// Kubernetes names are immutable DNS labels: the sandbox id is the object's
+// name, and the engine's name (which Rename changes) and every contract
+// label are annotations (labels too where the value is a valid label). A
+// claimed warm-pool pod carries the sandbox's labels under
+// sandbox.users.io/, the only domain agent-sandbox lets a claim set.
+// CopyTo refuses, before the pod's tar sees it, an entry that is absolute,
+// climbs with .., hard-links out, lies below a symlink of the same
+// archive, or is a device or fifo. Runtime runsc or runc maps to the
+// configured runtime_class only if that class runs that handler, else to a
+// class that does, else it is an error. images.pull becomes the pods'
+// imagePullPolicy, and "never" checks the nodes' image lists. clients.go
+// builds gentype clients on a scheme of only core/v1, networking/v1,
+// node/v1 and authorization/v1: client-go's typed clients register every
+// API group (about 14 MB of the binary).
 package kubernetes

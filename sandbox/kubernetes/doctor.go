@@ -52,7 +52,7 @@ type Needs struct {
 	Metrics bool
 }
 
-// Permissions lists what the backend needs for needs; the README's Role
+// Permissions lists what the backend needs for needs; docs/kubernetes.md's Role
 // grants all of them (a test checks it does).
 func Permissions(needs Needs) []Permission {
 	var out []Permission
@@ -154,7 +154,7 @@ func Doctor(ctx context.Context, cfg Config, log *slog.Logger) *Report {
 		for i, c := range r.Checks {
 			if c.Name == "metrics" {
 				r.Checks[i].Detail = "served (" + MetricsGroup + "), but this user may not read it: usage is read inside each pod, the sandbox's word"
-				r.Checks[i].Fix = "grant get on pods.metrics.k8s.io (the README's Role does)"
+				r.Checks[i].Fix = "grant get on pods.metrics.k8s.io (the Role of docs/kubernetes.md does)"
 			}
 		}
 	}
@@ -262,7 +262,7 @@ func (r *Report) checkRuntimeClass(ctx context.Context, b *Backend) {
 			Fix: "create it (e.g. gVisor's: handler runsc) or change kubernetes.runtime_class"})
 	default:
 		r.add(Check{Name: "runtime class", Detail: fmt.Sprintf("RuntimeClass %q: %v", name, err),
-			Fix: "grant get runtimeclasses.node.k8s.io (the README's ClusterRole)"})
+			Fix: "grant get runtimeclasses.node.k8s.io (the ClusterRole of docs/kubernetes.md)"})
 	}
 }
 
@@ -299,7 +299,7 @@ func (r *Report) checkRBAC(ctx context.Context, b *Backend, perms []Permission) 
 			r.Missing = append(r.Missing, p.String())
 		}
 	}
-	fix := "bind the Role of the README's \"Run sandboxes on Kubernetes\" to this user in namespace " + r.Namespace
+	fix := "bind the Role of docs/kubernetes.md to this user in namespace " + r.Namespace
 	switch {
 	case len(r.Missing) > 0:
 		r.add(Check{Name: "rbac", Detail: fmt.Sprintf("not allowed in namespace %s: %v", r.Namespace, append(r.Missing, r.MissingOptional...)), Fix: fix})

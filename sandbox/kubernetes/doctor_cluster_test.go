@@ -21,7 +21,7 @@ import (
 )
 
 // On the real cluster: as admin every check is green; as a ServiceAccount
-// bound to the README's RBAC block, too; bound to that Role without
+// bound to the RBAC block of docs/kubernetes.md, too; bound to that Role without
 // pods/exec, doctor fails naming the two pods/exec verbs.
 func TestDoctorOnCluster(t *testing.T) {
 	cs, cfg := testCluster(t)

@@ -14,7 +14,7 @@ import (
 	"sigs.k8s.io/yaml"
 )
 
-// readmeRBAC is the README's ready RBAC block, parsed: the Role and
+// readmeRBAC is the ready RBAC block of docs/kubernetes.md, parsed: the Role and
 // RoleBinding for the namespace, the ClusterRole and its binding for the
 // RuntimeClass.
 type readmeRBAC struct {
@@ -24,34 +24,34 @@ type readmeRBAC struct {
 	clusterRoleBinding rbacv1.ClusterRoleBinding
 }
 
-// readmeRBACMarker starts the README's RBAC block.
+// readmeRBACMarker starts the RBAC block of docs/kubernetes.md.
 const readmeRBACMarker = "```yaml\n# mcp-sandbox: the Role"
 
 func readRBAC(t *testing.T) readmeRBAC {
 	t.Helper()
-	data, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
+	data, err := os.ReadFile(filepath.Join("..", "..", "docs", "kubernetes.md"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	doc := string(data)
 	i := strings.Index(doc, readmeRBACMarker)
 	if i < 0 {
-		t.Fatalf("README.md has no block starting %q", readmeRBACMarker)
+		t.Fatalf("docs/kubernetes.md has no block starting %q", readmeRBACMarker)
 	}
 	body := doc[i+len("```yaml\n"):]
 	body = body[:strings.Index(body, "\n```")]
 	docs := strings.Split(body, "\n---\n")
 	if len(docs) != 4 {
-		t.Fatalf("the README's RBAC block has %d documents, want Role, RoleBinding, ClusterRole, ClusterRoleBinding", len(docs))
+		t.Fatalf("the RBAC block of docs/kubernetes.md has %d documents, want Role, RoleBinding, ClusterRole, ClusterRoleBinding", len(docs))
 	}
 	var r readmeRBAC
 	for i, into := range []any{&r.role, &r.binding, &r.clusterRole, &r.clusterRoleBinding} {
 		if err := yaml.UnmarshalStrict([]byte(docs[i]), into); err != nil {
-			t.Fatalf("the README's RBAC block, document %d: %v", i+1, err)
+			t.Fatalf("the RBAC block of docs/kubernetes.md, document %d: %v", i+1, err)
 		}
 	}
 	if r.role.Kind != "Role" || r.binding.Kind != "RoleBinding" || r.clusterRole.Kind != "ClusterRole" || r.clusterRoleBinding.Kind != "ClusterRoleBinding" {
-		t.Fatalf("the README's RBAC block holds %s, %s, %s, %s", r.role.Kind, r.binding.Kind, r.clusterRole.Kind, r.clusterRoleBinding.Kind)
+		t.Fatalf("the RBAC block of docs/kubernetes.md holds %s, %s, %s, %s", r.role.Kind, r.binding.Kind, r.clusterRole.Kind, r.clusterRoleBinding.Kind)
 	}
 	return r
 }
@@ -70,7 +70,7 @@ func grants(rules []rbacv1.PolicyRule, p Permission) bool {
 	return false
 }
 
-// The README's Role grants every permission Doctor checks (with every
+// The Role of docs/kubernetes.md grants every permission Doctor checks (with every
 // optional part in use), and nothing else: the two cannot drift apart.
 func TestReadmeRoleIsWhatDoctorChecks(t *testing.T) {
 	r := readRBAC(t)
@@ -81,7 +81,7 @@ func TestReadmeRoleIsWhatDoctorChecks(t *testing.T) {
 			rules = r.clusterRole.Rules
 		}
 		if !grants(rules, p) {
-			t.Errorf("the README's RBAC block does not grant %s (cluster-scoped: %v)", p, p.Cluster)
+			t.Errorf("the RBAC block of docs/kubernetes.md does not grant %s (cluster-scoped: %v)", p, p.Cluster)
 		}
 	}
 	for _, set := range []struct {
@@ -95,7 +95,7 @@ func TestReadmeRoleIsWhatDoctorChecks(t *testing.T) {
 					for _, v := range rule.Verbs {
 						p := Permission{Group: g, Resource: resource, Subresource: sub, Verb: v, Cluster: set.cluster}
 						if !slices.ContainsFunc(all, func(q Permission) bool { q.Optional = false; return q == p }) {
-							t.Errorf("the README's RBAC block grants %s, which the backend does not need", p)
+							t.Errorf("the RBAC block of docs/kubernetes.md grants %s, which the backend does not need", p)
 						}
 					}
 				}

@@ -28,7 +28,7 @@ import (
 // clusterEngine is an engine on a Kubernetes backend (agent-sandbox
 // Sandboxes under the gvisor RuntimeClass) in a namespace of the test's
 // own, as the cluster's admin or, with readmeRole, as a ServiceAccount
-// bound to the README's RBAC block; with a read root and a write root of
+// bound to the RBAC block of docs/kubernetes.md; with a read root and a write root of
 // its own; closed at the end.
 func clusterEngine(t *testing.T, readmeRole bool) (*sandbox.Engine, *kubernetes.Backend, *config.Config) {
 	t.Helper()

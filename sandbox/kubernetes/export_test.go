@@ -15,7 +15,7 @@ import (
 func NewTestBackend(t *testing.T, cfg Config) *Backend { return testBackend(t, cfg) }
 
 // ReadmeRole makes a namespace of the test's own and a ServiceAccount in
-// it bound to the README's RBAC block, waits until the binding is in
+// it bound to the RBAC block of docs/kubernetes.md, waits until the binding is in
 // force, and returns a kubeconfig that authenticates as it and the
 // namespace.
 func ReadmeRole(t *testing.T) (kubeconfig, namespace string) {

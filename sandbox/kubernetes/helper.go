@@ -135,6 +135,13 @@ func (b *Backend) RunHelper(ctx context.Context, containerID string, spec backen
 	if err := b.startHelper(ctx, pod, np); err != nil {
 		return status, err
 	}
+	if spec.Started != nil {
+		stop, err := spec.Started(ctx, name)
+		if err != nil {
+			return status, err
+		}
+		defer stop()
+	}
 	status, err = b.Exec(ctx, name, backend.ExecSpec{
 		Cmd: spec.Cmd, Env: spec.Env, User: spec.User, WorkDir: backend.Workspace,
 		Stdout: backend.OrDiscard(spec.Stdout), Stderr: backend.OrDiscard(spec.Stderr),

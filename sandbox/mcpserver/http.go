@@ -31,6 +31,9 @@ const (
 type HTTPOptions struct {
 	// Token is the bearer token every request must carry. Required.
 	Token string
+	// AllowedOrigins are the browser origins served (http.allowed_origins);
+	// a request with any other Origin header is refused.
+	AllowedOrigins []string
 }
 
 // ServeStreamableHTTP serves MCP over streamable HTTP at HTTPPath on ln
@@ -39,14 +42,14 @@ type HTTPOptions struct {
 // checks that it is one the user allowed.
 //
 // Every request passes, in order: the Origin check (403 for a web page
-// that is not served from this machine), the bearer token check (401),
+// whose origin is not in o.AllowedOrigins), the bearer token check (401),
 // mcp-go's Host check against DNS rebinding (403), and only then reaches
 // MCP. See httpGuard and trackDelivery.
 func (s *Server) ServeStreamableHTTP(ctx context.Context, ln net.Listener, o HTTPOptions) error {
 	if o.Token == "" {
 		return errors.New("serve http: no token")
 	}
-	h := s.newHTTPHandler(o.Token)
+	h := s.newHTTPHandler(o.Token, o.AllowedOrigins)
 	hs := &http.Server{
 		Handler:           h,
 		ReadHeaderTimeout: httpReadHeaderTimeout,
@@ -86,7 +89,7 @@ type httpHandler struct {
 }
 
 // newHTTPHandler builds the handler chain for the token.
-func (s *Server) newHTTPHandler(token string) *httpHandler {
+func (s *Server) newHTTPHandler(token string, origins []string) *httpHandler {
 	streamable := server.NewStreamableHTTPServer(s.mcp,
 		// Every POST gets a session of its own, whatever protocol version
 		// the client speaks. mcp-go's default keeps one session per
@@ -104,5 +107,5 @@ func (s *Server) newHTTPHandler(token string) *httpHandler {
 	)
 	mux := http.NewServeMux()
 	mux.Handle(HTTPPath, newHTTPSessions().wrap(cancelHTTP(&flights{}, trackDelivery(s.log, streamable))))
-	return &httpHandler{Handler: httpGuard(s.log, token, mux), streamable: streamable}
+	return &httpHandler{Handler: httpGuard(s.log, token, origins, mux), streamable: streamable}
 }

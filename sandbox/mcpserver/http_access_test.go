@@ -110,13 +110,15 @@ func checkTokenRequired(t *testing.T, url, token string) {
 	}
 }
 
-// TestHTTPOrigin: requests from a web page that is not on this machine are
-// refused with 403 before anything runs; requests without Origin (every
-// non-browser client) and from loopback pages go through. mcp-go's Host
-// check against DNS rebinding still applies.
+// TestHTTPOrigin: a request from a web page whose origin is not in
+// http.allowed_origins is refused with 403 before anything runs, even
+// with the right token, loopback pages included (a sandbox's preview is
+// one); requests without Origin (every non-browser client) and from a
+// listed origin go through. mcp-go's Host check against DNS rebinding
+// still applies.
 func TestHTTPOrigin(t *testing.T) {
 	const token = "origin-token-8a6b4c2d0e1f3a5b7c9d1e3f5a7b9c1d"
-	env := append(serverEnv(t, ""), "MCP_SANDBOX_TOKEN="+token)
+	env := append(serverEnv(t, "[http]\nallowed_origins = [\"http://localhost:6274\"]\n"), "MCP_SANDBOX_TOKEN="+token)
 	p := startHTTPServer(t, env, "--http", "127.0.0.1:0")
 	u, err := url.Parse(p.url)
 	if err != nil {
@@ -131,16 +133,18 @@ func TestHTTPOrigin(t *testing.T) {
 		want    int
 	}{
 		{"no Origin", nil, "", http.StatusOK},
-		{"127.0.0.1 on this port", []string{"http://127.0.0.1:" + port}, "", http.StatusOK},
-		{"localhost", []string{"http://localhost:" + port}, "", http.StatusOK},
-		{"[::1]", []string{"http://[::1]:" + port}, "", http.StatusOK},
-		{"loopback page on another port", []string{"http://localhost:6274"}, "", http.StatusOK},
+		{"listed origin", []string{"http://localhost:6274"}, "", http.StatusOK},
+		{"127.0.0.1 on this port", []string{"http://127.0.0.1:" + port}, "", http.StatusForbidden},
+		{"localhost", []string{"http://localhost:" + port}, "", http.StatusForbidden},
+		{"[::1]", []string{"http://[::1]:" + port}, "", http.StatusForbidden},
+		{"a preview: loopback page on another port", []string{"http://127.0.0.1:6275"}, "", http.StatusForbidden},
+		{"listed origin's host on another port", []string{"http://localhost:6275"}, "", http.StatusForbidden},
 		{"foreign site", []string{"https://evil.example"}, "", http.StatusForbidden},
 		{"foreign site on this port", []string{"http://evil.example:" + port}, "", http.StatusForbidden},
 		{"name starting with localhost", []string{"http://localhost.evil.example:" + port}, "", http.StatusForbidden},
 		{"name under a loopback IP", []string{"http://127.0.0.1.nip.io:" + port}, "", http.StatusForbidden},
 		{"opaque origin", []string{"null"}, "", http.StatusForbidden},
-		{"loopback and foreign", []string{"http://localhost:" + port, "https://evil.example"}, "", http.StatusForbidden},
+		{"listed and foreign", []string{"http://localhost:6274", "https://evil.example"}, "", http.StatusForbidden},
 		{"DNS rebinding: foreign Host", nil, "evil.example:" + port, http.StatusForbidden},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -218,12 +222,14 @@ func TestHTTPLoopbackOnly(t *testing.T) {
 	})
 }
 
-// TestHTTPCORS: a browser page on this machine (the Inspector's web UI on
-// localhost:6274, say) gets CORS answers, so it can connect with the
-// token; a foreign page gets none, and a preflight never reaches MCP.
+// TestHTTPCORS: a browser page whose origin http.allowed_origins lists
+// (the Inspector's web UI on localhost:6274, say) gets CORS answers, so
+// it can connect with the token; any other page, on this machine or not,
+// gets none, and a preflight never reaches MCP.
 func TestHTTPCORS(t *testing.T) {
 	const token = "cors-token-1f3a5b7c9d1e3f5a7b9c1d8a6b4c2d0e"
-	p := startHTTPServer(t, append(serverEnv(t, ""), "MCP_SANDBOX_TOKEN="+token), "--http", "127.0.0.1:0")
+	env := serverEnv(t, "[http]\nallowed_origins = [\"http://localhost:6274\"]\n")
+	p := startHTTPServer(t, append(env, "MCP_SANDBOX_TOKEN="+token), "--http", "127.0.0.1:0")
 	preflight := func(origin string) *http.Response {
 		t.Helper()
 		req, err := http.NewRequest(http.MethodOptions, p.url, nil)
@@ -246,8 +252,10 @@ func TestHTTPCORS(t *testing.T) {
 		!strings.Contains(h.Get("Access-Control-Allow-Headers"), "Authorization") || !strings.Contains(h.Get("Access-Control-Allow-Methods"), "POST") {
 		t.Errorf("preflight from a loopback page: %d %v", resp.StatusCode, h)
 	}
-	if resp := preflight("https://evil.example"); resp.StatusCode != http.StatusForbidden || resp.Header.Get("Access-Control-Allow-Origin") != "" {
-		t.Errorf("preflight from a foreign page: %d %v", resp.StatusCode, resp.Header)
+	for _, o := range []string{"https://evil.example", "http://127.0.0.1:6274"} {
+		if resp := preflight(o); resp.StatusCode != http.StatusForbidden || resp.Header.Get("Access-Control-Allow-Origin") != "" {
+			t.Errorf("preflight from %s, not listed: %d %v", o, resp.StatusCode, resp.Header)
+		}
 	}
 	// The request itself still needs the token, and its answer names the
 	// page and exposes the session header.
@@ -255,8 +263,8 @@ func TestHTTPCORS(t *testing.T) {
 	if status != http.StatusUnauthorized || header.Get("Access-Control-Allow-Origin") != "http://localhost:6274" {
 		t.Errorf("without the token: %d %v %s", status, header, body)
 	}
-	status, header, body = rawPost(t, p.url, http.Header{"Origin": {"http://127.0.0.1:6274"}, "Authorization": {"Bearer " + token}}, listTools)
-	if status != http.StatusOK || header.Get("Access-Control-Allow-Origin") != "http://127.0.0.1:6274" ||
+	status, header, body = rawPost(t, p.url, http.Header{"Origin": {"http://localhost:6274"}, "Authorization": {"Bearer " + token}}, listTools)
+	if status != http.StatusOK || header.Get("Access-Control-Allow-Origin") != "http://localhost:6274" ||
 		!strings.Contains(header.Get("Access-Control-Expose-Headers"), "Mcp-Session-Id") || !strings.Contains(body, `"sandbox_exec"`) {
 		t.Errorf("with the token: %d %v %s", status, header, body)
 	}

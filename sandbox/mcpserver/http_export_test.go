@@ -45,7 +45,7 @@ func ProbeHandler(token string, pause time.Duration) http.Handler {
 				return errorResult(ctx.Err()), nil
 			}
 		})
-	return s.newHTTPHandler(token)
+	return s.newHTTPHandler(token, nil)
 }
 
 // SetDeliveryTimeout sets how long a call waits for its progress to be

@@ -5,42 +5,40 @@ import (
 	"crypto/subtle"
 	"log/slog"
 	"net/http"
-	"net/netip"
-	"net/url"
 	"strings"
+
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox/config"
 )
 
 // httpGuard refuses, before anything reaches MCP, a request from a web page
-// that is not served from this machine (403) and a request without the
-// bearer token (401), and caps the request body like the stdio transport
-// caps a message. Pages served from this machine get CORS headers, so a
-// browser-based client there can connect (with the token).
+// whose origin is not in allowed (403), a request without the bearer
+// token (401), and caps the request body like the stdio transport caps a
+// message. Only the allowed origins get CORS headers.
 //
 // The Origin check is what mcp-go lacks: it checks Host (against DNS
-// rebinding) but not Origin, so a page on any web site could otherwise
-// make the user's browser post to the loopback server. Clients that are
-// not browsers send no Origin and pass.
-func httpGuard(log *slog.Logger, token string, next http.Handler) http.Handler {
+// rebinding) but not Origin. No origin is trusted by default, loopback
+// pages included: a page a sandbox serves (a preview, opened in the
+// person's browser at http://127.0.0.1:N/) is such a page. Clients that
+// are not browsers send no Origin and pass.
+func httpGuard(log *slog.Logger, token string, allowed []string, next http.Handler) http.Handler {
 	want := sha256.Sum256([]byte(token))
+	trusted := map[string]bool{}
+	for _, o := range allowed {
+		if c := config.CanonicalOrigin(o); c != "" {
+			trusted[c] = true
+		}
+	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if origins := r.Header.Values("Origin"); len(origins) > 1 || (len(origins) == 1 && !loopbackOrigin(origins[0])) {
-			log.Warn("http: refused a request from a foreign origin", "origin", origins, "remote", r.RemoteAddr)
-			http.Error(w, "Forbidden: this MCP server accepts requests only from this machine; origin "+strings.Join(origins, ", ")+" is not allowed", http.StatusForbidden)
+		origins := r.Header.Values("Origin")
+		if len(origins) > 1 || (len(origins) == 1 && !trusted[config.CanonicalOrigin(origins[0])]) {
+			log.Warn("http: refused a request from a browser origin not in http.allowed_origins", "origin", origins, "remote", r.RemoteAddr)
+			http.Error(w, "Forbidden: this MCP server serves no web page unless a person lists its origin in http.allowed_origins in the mcp-sandbox config file; origin "+strings.Join(origins, ", ")+" is not listed", http.StatusForbidden)
 			return
 		}
-		if origin := r.Header.Get("Origin"); origin != "" {
-			// A page on this machine (the MCP Inspector's web UI, say) may
-			// call the server from a browser: allow it by CORS. It still
-			// needs the token, which the browser does not have by itself.
-			h := w.Header()
-			h.Set("Access-Control-Allow-Origin", origin)
-			h.Add("Vary", "Origin")
-			h.Set("Access-Control-Expose-Headers", "Mcp-Session-Id, Mcp-Protocol-Version, WWW-Authenticate")
+		if len(origins) == 1 {
+			corsHeaders(w.Header(), origins[0])
 			if r.Method == http.MethodOptions && r.Header.Get("Access-Control-Request-Method") != "" {
 				// A preflight carries no credentials: answer it here.
-				h.Set("Access-Control-Allow-Methods", "GET, POST, DELETE, OPTIONS")
-				h.Set("Access-Control-Allow-Headers", "Authorization, Content-Type, Accept, Mcp-Session-Id, Mcp-Protocol-Version, Last-Event-ID")
-				h.Set("Access-Control-Max-Age", "600")
 				w.WriteHeader(http.StatusNoContent)
 				return
 			}
@@ -78,18 +76,14 @@ func bearerToken(r *http.Request) (string, bool) {
 	return tok, tok != ""
 }
 
-// loopbackOrigin reports whether origin is a page served from this machine:
-// http or https on localhost, 127.0.0.0/8 or [::1], on any port. Any other
-// origin, "null" included, is foreign.
-func loopbackOrigin(origin string) bool {
-	u, err := url.Parse(origin)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.User != nil || u.RawQuery != "" || (u.Path != "" && u.Path != "/") {
-		return false
-	}
-	host := u.Hostname()
-	if strings.EqualFold(host, "localhost") {
-		return true
-	}
-	ip, err := netip.ParseAddr(host)
-	return err == nil && ip.Unmap().IsLoopback()
+// corsHeaders let an allowed page (the MCP Inspector's web UI, say) call
+// the server from a browser; it still needs the token, which the browser
+// does not have by itself.
+func corsHeaders(h http.Header, origin string) {
+	h.Set("Access-Control-Allow-Origin", origin)
+	h.Add("Vary", "Origin")
+	h.Set("Access-Control-Expose-Headers", "Mcp-Session-Id, Mcp-Protocol-Version, WWW-Authenticate")
+	h.Set("Access-Control-Allow-Methods", "GET, POST, DELETE, OPTIONS")
+	h.Set("Access-Control-Allow-Headers", "Authorization, Content-Type, Accept, Mcp-Session-Id, Mcp-Protocol-Version, Last-Event-ID")
+	h.Set("Access-Control-Max-Age", "600")
 }

@@ -37,6 +37,8 @@ type inproc struct {
 	out  *recorder // everything the server wrote, in order
 	mu   sync.Mutex
 	prog []string // progress messages the client received, in order
+	// toolsChanged counts the notifications/tools/list_changed received.
+	toolsChanged int
 }
 
 // startInProc starts an engine on a fresh fake backend, the server on it
@@ -44,11 +46,6 @@ type inproc struct {
 // inside a synctest bubble.
 func startInProc(t *testing.T, edit func(*config.Config)) *inproc {
 	t.Helper()
-	be := fake.New()
-	st, err := state.Open(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
 	cfg := config.Default()
 	cfg.Source = "test-config.toml"
 	cfg.Images.Python, cfg.Images.JavaScript, cfg.Images.Bash = fake.DefaultImage, fake.DefaultImage, fake.DefaultImage
@@ -60,7 +57,19 @@ func startInProc(t *testing.T, edit func(*config.Config)) *inproc {
 	if edit != nil {
 		edit(cfg)
 	}
-	eng := sandbox.NewEngine(sandbox.Options{Backend: be, Config: config.Static(cfg), State: st, OwnerID: "inproc-owner"})
+	return startInProcOn(t, config.Static(cfg), host)
+}
+
+// startInProcOn is startInProc on the config w holds, with host the
+// copy tools' root.
+func startInProcOn(t *testing.T, w *config.Watcher, host string) *inproc {
+	t.Helper()
+	be := fake.New()
+	st, err := state.Open(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	eng := sandbox.NewEngine(sandbox.Options{Backend: be, Config: w, State: st, OwnerID: "inproc-owner"})
 	ctx, cancel := context.WithCancel(context.Background())
 	engDone := make(chan struct{})
 	go func() { defer close(engDone); eng.Run(ctx) }()
@@ -80,6 +89,11 @@ func startInProc(t *testing.T, edit func(*config.Config)) *inproc {
 			p.mu.Lock()
 			defer p.mu.Unlock()
 			p.prog = append(p.prog, r.Params.Message)
+		},
+		ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) {
+			p.mu.Lock()
+			defer p.mu.Unlock()
+			p.toolsChanged++
 		},
 	})
 	cs, err := client.Connect(ctx, &mcp.IOTransport{Reader: outR, Writer: inW}, nil)

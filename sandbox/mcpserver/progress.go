@@ -77,6 +77,15 @@ func (p *progress) setStatus(msg string) {
 	p.scheduleLocked()
 }
 
+// waiting returns what tells the client that the call waits for another
+// in the same sandbox, or nil when it did not ask for progress.
+func (p *progress) waiting() func(string) {
+	if p == nil {
+		return nil
+	}
+	return p.setStatus
+}
+
 func (p *progress) scheduleLocked() {
 	wait := progressInterval - time.Since(p.last)
 	if wait <= 0 {

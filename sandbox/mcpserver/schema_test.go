@@ -4,14 +4,17 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox/config"
 )
 
 type schemaProbe struct {
 	sandboxRef
 	Name  string            `json:"name" jsonschema:"A name; default {who}."`
-	Count int               `json:"count,omitempty" jsonschema:"How many." min:"1" max:"9"`
+	Count int               `json:"count,omitempty" jsonschema:"How many." min:"1" max:"{most}" default:"{most}"`
 	Ratio float64           `json:"ratio,omitempty" min:"0.5"`
-	Mode  string            `json:"mode,omitempty" enum:"a,b"`
+	Mode  string            `json:"mode,omitempty" enum:"a,{mode}" default:"a"`
+	Kind  string            `json:"kind,omitempty" enum:"{kinds}"`
 	Tags  []string          `json:"tags,omitempty" min:"1" max:"3"`
 	Env   map[string]string `json:"env,omitempty"`
 }
@@ -19,7 +22,7 @@ type schemaProbe struct {
 // TestSchemaOf: the schema derived from a tagged struct says what the
 // tags say, and nothing is typed as a union with null.
 func TestSchemaOf(t *testing.T) {
-	raw := schemaOf[schemaProbe](map[string]string{"who": "Ada"})
+	raw := schemaOf[schemaProbe](map[string]string{"who": "Ada", "most": "9", "mode": "b", "kinds": ""})
 	if strings.Contains(string(raw), `"null"`) {
 		t.Errorf("a null union: %s", raw)
 	}
@@ -38,14 +41,16 @@ func TestSchemaOf(t *testing.T) {
 		t.Errorf("additionalProperties %v, want false", s.AdditionalProperties)
 	}
 	for _, c := range []struct{ prop, key, want string }{
-		{"sandbox_id", "description", "The sandbox, from sandbox_create."},
 		{"name", "description", "A name; default Ada."},
 		{"count", "type", "integer"},
 		{"count", "minimum", "1"},
 		{"count", "maximum", "9"},
+		{"count", "default", "9"},
 		{"ratio", "type", "number"},
 		{"ratio", "minimum", "0.5"},
 		{"mode", "enum", "[a b]"},
+		{"mode", "default", "a"},
+		{"kind", "enum", "<nil>"},
 		{"tags", "type", "array"},
 		{"tags", "minItems", "1"},
 		{"tags", "maxItems", "3"},
@@ -87,4 +92,56 @@ func fmtAny(v any) string {
 		}
 	}
 	return s
+}
+
+// TestCheckSchema: the schema the server checks arguments against leaves
+// the bounds the config sets to the engine (whose refusal names the
+// setting) and keeps the others.
+func TestCheckSchema(t *testing.T) {
+	var s struct {
+		Properties map[string]map[string]any `json:"properties"`
+	}
+	if err := json.Unmarshal(checkSchema[schemaProbe](), &s); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct{ prop, key, want string }{
+		{"count", "minimum", "1"},
+		{"count", "maximum", "<nil>"},
+		{"count", "default", "<nil>"},
+		{"mode", "enum", "<nil>"},
+		{"name", "description", "<nil>"},
+		{"tags", "maxItems", "3"},
+	} {
+		if got := fmtAny(s.Properties[c.prop][c.key]); got != c.want {
+			t.Errorf("%s.%s = %s, want %s", c.prop, c.key, got, c.want)
+		}
+	}
+}
+
+// TestSchemaVarsImages: the images sandbox_create may take are an enum
+// while the list is finite, and described once a pattern allows more.
+func TestSchemaVarsImages(t *testing.T) {
+	cfg := config.Default()
+	cfg.Images.Allowed = []string{"python:3.13-slim"}
+	if v := schemaVars(cfg); !strings.Contains(v["images"], "python:3.13-slim") || !strings.Contains(v["images"], cfg.Images.Python) {
+		t.Errorf("images enum %q, want the language images and python:3.13-slim", v["images"])
+	}
+	cfg.Images.Allowed = []string{"ghcr.io/me/*"}
+	if v := schemaVars(cfg); v["images"] != "" || !strings.Contains(v["image_note"], "ghcr.io/me/*") {
+		t.Errorf("images enum %q, note %q; want no enum and a note naming the pattern", v["images"], v["image_note"])
+	}
+}
+
+// TestFill: a {key} is replaced by its value, a value's braces are text,
+// and a key without a value is an error.
+func TestFill(t *testing.T) {
+	vars := map[string]string{"a": "x{b}", "b": "y"}
+	if got, err := fill("{a}-{b}", vars); err != nil || got != "x{b}-y" {
+		t.Errorf("fill = %q, %v; want x{b}-y", got, err)
+	}
+	for _, bad := range []string{"{c}", "{a", "{}"} {
+		if got, err := fill(bad, vars); err == nil {
+			t.Errorf("fill(%q) = %q, want an error", bad, got)
+		}
+	}
 }

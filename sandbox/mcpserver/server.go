@@ -8,13 +8,18 @@
 package mcpserver
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"log/slog"
+	"sync"
+	"sync/atomic"
 
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox"
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox/config"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/printable"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/state"
 )
@@ -29,6 +34,9 @@ type Options struct {
 	// Asker, when set, is told about the sessions this server serves, so
 	// that it can ask their people (see Asker).
 	Asker *Asker
+	// Gate, when set and returning an error, makes every tool call that
+	// error (isError): the server cannot carry out any (see gate).
+	Gate func() error
 }
 
 // Server is the MCP server.
@@ -38,12 +46,15 @@ type Server struct {
 	log *slog.Logger
 	st  *state.Store
 	ask *Asker
-	// args are the tools' input schemas, for validate.
-	args map[string]*argSchema
+	// unavailable is Options.Gate.
+	unavailable func() error
+	// args are the tools' compiled check schemas, for validate; replaced
+	// with the tools when the config changes.
+	args atomic.Pointer[map[string]*argSchema]
+	// toolsMu orders setTools; toolsJSON is the tool list it registered.
+	toolsMu   sync.Mutex
+	toolsJSON []byte
 }
-
-const instructions = `MCP Sandbox runs code in disposable, hardened Docker containers on the user's computer: no network, no host access, non-root, with memory/CPU/time limits.
-Use run_code for a quick answer (a fresh sandbox is made and removed), or sandbox_create once and then run_code/sandbox_exec with its sandbox_id to keep files and state between calls. Files live in /workspace. Stop sandboxes you no longer need with sandbox_stop.`
 
 // New returns a server with every tool registered.
 func New(o Options) *Server {
@@ -53,11 +64,12 @@ func New(o Options) *Server {
 	if o.Version == "" {
 		o.Version = "dev"
 	}
-	s := &Server{eng: o.Engine, log: o.Log, st: o.State, ask: o.Asker}
+	s := &Server{eng: o.Engine, log: o.Log, st: o.State, ask: o.Asker, unavailable: o.Gate}
 	s.mcp = server.NewMCPServer("mcp-sandbox", o.Version,
 		server.WithTitle("MCP Sandbox"),
-		server.WithInstructions(instructions),
-		server.WithToolCapabilities(false),
+		server.WithInstructions(instructionsFor(s.config())),
+		// listChanged: the tools change with the config (setTools).
+		server.WithToolCapabilities(true),
 		server.WithResourceCapabilities(false, false),
 		server.WithStrictInputSchemaDefault(),
 		server.WithOutputSchemaValidation(),
@@ -66,14 +78,12 @@ func New(o Options) *Server {
 		server.WithHooks(s.hooks()),
 		server.WithToolHandlerMiddleware(s.audit),
 		// Inside the audit: a refused call is audited too.
+		server.WithToolHandlerMiddleware(s.gate),
 		server.WithToolHandlerMiddleware(s.validate),
 	)
-	for _, t := range s.tools() {
-		s.mcp.AddTool(t.tool, t.handler)
-	}
-	if err := s.compileInputSchemas(); err != nil {
-		// The schemas are the code's own: a test catches this.
-		panic(err)
+	s.setTools()
+	if s.eng != nil {
+		s.eng.OnConfigChange(func(*config.Config) { s.setTools() })
 	}
 	s.addLogsResource()
 	return s
@@ -88,6 +98,13 @@ func (s *Server) hooks() *server.Hooks {
 	if s.ask != nil {
 		s.ask.addHooks(h)
 	}
+	// What the instructions say comes from the config in force when the
+	// session begins, not when the server started.
+	h.AddAfterInitialize(func(_ context.Context, _ any, _ *mcp.InitializeRequest, res *mcp.InitializeResult) {
+		if res != nil {
+			res.Instructions = instructionsFor(s.config())
+		}
+	})
 	if s.eng == nil {
 		return h
 	}
@@ -109,7 +126,10 @@ func (s *Server) hooks() *server.Hooks {
 func (s *Server) MCP() *server.MCPServer { return s.mcp }
 
 type toolDef struct {
-	tool    mcp.Tool
+	tool mcp.Tool
+	// check is the schema validate checks arguments against; nil: the
+	// tool's input schema, strict.
+	check   json.RawMessage
 	handler server.ToolHandlerFunc
 }
 
@@ -160,4 +180,44 @@ func rawClientName(ctx context.Context) string {
 	}
 	name, _ := ctx.Value(httpClientKey{}).(string)
 	return name
+}
+
+// setTools registers the tools as the config in force describes them
+// (their limits, languages and images). When that changes the tools it
+// replaces them, which tells every session (notifications/tools/
+// list_changed); a config change the tools do not show changes nothing.
+func (s *Server) setTools() {
+	s.toolsMu.Lock()
+	defer s.toolsMu.Unlock()
+	defs := s.tools()
+	list := make([]mcp.Tool, len(defs))
+	for i, d := range defs {
+		list[i] = d.tool
+	}
+	raw, err := json.Marshal(list)
+	if err != nil {
+		panic(err) // the tools are the code's own: a test catches this
+	}
+	if bytes.Equal(raw, s.toolsJSON) {
+		return
+	}
+	args, err := compileInputSchemas(defs)
+	if err != nil {
+		panic(err) // as above
+	}
+	s.toolsJSON = raw
+	s.args.Store(&args)
+	tools := make([]server.ServerTool, len(defs))
+	for i, d := range defs {
+		tools[i] = server.ServerTool{Tool: d.tool, Handler: d.handler}
+	}
+	s.mcp.SetTools(tools...)
+}
+
+// config is the configuration in force (the defaults without an engine).
+func (s *Server) config() *config.Config {
+	if s.eng == nil {
+		return config.Default()
+	}
+	return s.eng.Config()
 }

@@ -12,18 +12,17 @@ import (
 
 type copyInArgs struct {
 	sandboxRef
-	HostPath       string `json:"host_path" jsonschema:"Absolute host path (or one starting with ~) of a file or directory."`
-	DestPath       string `json:"dest_path,omitempty" jsonschema:"Where the copy is placed in the sandbox (default /workspace/<base name>)."`
-	IncludeIgnored bool   `json:"include_ignored,omitempty" jsonschema:"Also copy .git and files matched by .gitignore."`
+	HostPath       string `json:"host_path" jsonschema:"Absolute or ~/…"`
+	DestPath       string `json:"dest_path,omitempty" default:"/workspace/<base name>"`
+	IncludeIgnored bool   `json:"include_ignored,omitempty" jsonschema:"Also .git and .gitignore'd files."`
 }
 
 func (s *Server) copyInTool() toolDef {
-	cfg := s.eng.Config()
 	return defineTool(spec{
 		name:        "copy_in",
-		description: fmt.Sprintf("Copy a file or a whole directory from the user's computer into a sandbox. Only paths below the allowed read roots (%v) can be read. Symlinks are copied as links; .git and .gitignore'd files are skipped unless include_ignored is set.", cfg.Files.ReadRoots),
-		annotations: annotations("Copy host files into sandbox", false, false, true, false),
-		output:      outputSchema[sandbox.CopyResult](),
+		description: "Copy a host file or directory (below the read roots) into a sandbox.",
+		annotations: annotations("Copy in", false, false, true, false),
+		output:      outputSchema[sandbox.CopyResult]("dest_path"),
 	}, s.handleCopyIn)
 }
 
@@ -40,18 +39,17 @@ func (s *Server) handleCopyIn(ctx context.Context, req mcp.CallToolRequest, a co
 
 type copyOutArgs struct {
 	sandboxRef
-	Path      string `json:"path" jsonschema:"File or directory in the sandbox, relative to /workspace."`
-	HostPath  string `json:"host_path,omitempty" jsonschema:"Destination relative to the write root, or absolute inside it."`
-	Overwrite bool   `json:"overwrite,omitempty" jsonschema:"Replace an existing destination."`
+	Path      string `json:"path"`
+	HostPath  string `json:"host_path,omitempty" jsonschema:"In the write root." default:"<sandbox_id>/<base name>"`
+	Overwrite bool   `json:"overwrite,omitempty"`
 }
 
 func (s *Server) copyOutTool() toolDef {
-	cfg := s.eng.Config()
 	return defineTool(spec{
 		name:        "copy_out",
-		description: fmt.Sprintf("Copy a file or directory out of a sandbox to the user's computer, below %s (default <that>/<sandbox_id>/<base name>). Never overwrites unless overwrite is set; links pointing outside the copy, devices and executable bits are not copied.", cfg.Files.WriteRoot),
-		annotations: annotations("Copy sandbox files to host", false, true, false, false),
-		output:      outputSchema[sandbox.CopyResult](),
+		description: "Copy a file or directory from a sandbox to the host, below the write root.",
+		annotations: annotations("Copy out", false, true, false, false),
+		output:      outputSchema[sandbox.CopyResult]("host_path", "skipped_links"),
 	}, s.handleCopyOut)
 }
 
@@ -79,16 +77,16 @@ func skippedText(skipped map[string]int) string {
 
 type installArgs struct {
 	sandboxRef
-	Packages []string `json:"packages" jsonschema:"Package names, optionally with versions (numpy==1.26, lodash@4)." min:"1"`
-	Manager  string   `json:"manager,omitempty" jsonschema:"pip, npm, or auto (from the sandbox's language; default)." enum:"pip,npm,auto"`
+	Packages []string `json:"packages" jsonschema:"e.g. numpy==1.26, lodash@4" min:"1" max:"50"`
+	Manager  string   `json:"manager,omitempty" jsonschema:"auto: by the sandbox's language." enum:"pip,npm,auto" default:"auto"`
 }
 
 func (s *Server) installTool() toolDef {
 	return defineTool(spec{
 		name:        "install_packages",
-		description: "Install Python (pip) or JavaScript (npm) packages for a sandbox. A short-lived helper container with network access (and none of the sandbox's files) installs them, together with every package installed in this sandbox before, and they are copied into the sandbox's /workspace; the sandbox itself never gets a network. Installed packages are importable by later run_code calls (after reset: true for a package already imported).",
+		description: "Install packages into a sandbox, fetched by a networked helper that sees none of its files. Re-import: run_code reset.",
 		annotations: annotations("Install packages", false, false, true, true),
-		output:      outputSchema[sandbox.InstallResult](),
+		output:      outputSchema[sandbox.InstallResult]("installed"),
 	}, s.handleInstall)
 }
 
@@ -96,7 +94,7 @@ func (s *Server) handleInstall(ctx context.Context, req mcp.CallToolRequest, a i
 	note(ctx, a.SandboxID, fmt.Sprintf("install %v", a.Packages), nil)
 	p := newProgress(ctx, req)
 	start := time.Now()
-	res, err := s.eng.InstallPackages(ctx, a.SandboxID, sandbox.InstallRequest{Packages: a.Packages, Manager: a.Manager}, p.output)
+	res, err := s.eng.InstallPackages(ctx, a.SandboxID, sandbox.InstallRequest{Packages: a.Packages, Manager: a.Manager, Waiting: p.waiting()}, p.output)
 	took := time.Since(start).Milliseconds()
 	p.flush()
 	if err != nil {

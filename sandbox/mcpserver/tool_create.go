@@ -14,15 +14,15 @@ import (
 )
 
 type createArgs struct {
-	Language     string            `json:"language,omitempty" jsonschema:"Language the sandbox is set up for (default python). Available: {languages}."`
-	Image        string            `json:"image,omitempty" jsonschema:"Container image to use instead of the language's image; must be allowed by the policy."`
-	Network      string            `json:"network,omitempty" jsonschema:"Network mode (default {network}): none (no network at all), allowlist (only the hosts in allow_domains, through a proxy the server checks; the sandbox still has no network interface) or egress (the whole network, only when the policy allows it)." enum:"none,allowlist,egress"`
-	AllowDomains []string          `json:"allow_domains,omitempty" jsonschema:"For network allowlist: hosts the sandbox may reach, e.g. pypi.org, *.pythonhosted.org (subdomains only) or api.example.com:8443 (without a port: 80 and 443). Entries beyond network.allow_domains are asked of the person (elicitation or the tray) where one can be asked, else refused. Empty: all of network.allow_domains. Programs reach them through the proxy HTTP_PROXY and HTTPS_PROXY name (http://127.0.0.1:3128)." max:"256"`
-	MemoryMB     int               `json:"memory_mb,omitempty" jsonschema:"Memory limit in MB (policy maximum, and default: {memory_mb})." min:"16" max:"1048576"`
-	CPUs         float64           `json:"cpus,omitempty" jsonschema:"CPU limit in cores (policy maximum, and default: {cpus})." min:"0.01" max:"1024"`
-	Pids         int               `json:"pids,omitempty" jsonschema:"Process limit (policy maximum, and default: {pids})." min:"8" max:"65536"`
-	TTLMinutes   int               `json:"ttl_minutes,omitempty" jsonschema:"Idle minutes before the sandbox is removed (default {ttl_minutes})." min:"1" max:"1440"`
-	Env          map[string]string `json:"env,omitempty" jsonschema:"Environment variables for every command in the sandbox."`
+	Language     string            `json:"language,omitempty" enum:"{languages}" default:"python"`
+	Image        string            `json:"image,omitempty" jsonschema:"{image_note}." enum:"{images}"`
+	Network      string            `json:"network,omitempty" enum:"{networks}" default:"{network}"`
+	AllowDomains []string          `json:"allow_domains,omitempty" jsonschema:"allowlist: host, *.domain, with :port (else 80, 443), via HTTP(S)_PROXY. Default: the configured; others {ask}." max:"256"`
+	MemoryMB     int               `json:"memory_mb,omitempty" min:"16" max:"{memory_mb}" default:"{memory_mb}"`
+	CPUs         float64           `json:"cpus,omitempty" min:"0.01" max:"{cpus}" default:"{cpus}"`
+	Pids         int               `json:"pids,omitempty" min:"8" max:"{pids}" default:"{pids}"`
+	TTLMinutes   int               `json:"ttl_minutes,omitempty" jsonschema:"Idle minutes before removal." min:"1" max:"1440" default:"{ttl_minutes}"`
+	Env          map[string]string `json:"env,omitempty" jsonschema:"For every command."`
 }
 
 type createOutput struct {
@@ -35,17 +35,12 @@ type createOutput struct {
 }
 
 func (s *Server) createTool() toolDef {
-	cfg := s.eng.Config()
 	return defineTool(spec{
 		name:        "sandbox_create",
-		description: "Create a sandbox: a disposable, hardened container (no network unless allowed, non-root, read-only root, memory/CPU/pids limits) that keeps files in /workspace and state between calls until it is stopped or idles out. Returns its sandbox_id for sandbox_exec, run_code and the file tools.",
+		description: "Make a sandbox: a hardened container keeping /workspace and state until sandbox_stop or idle expiry.",
 		annotations: annotations("Create sandbox", false, false, false, false),
-		vars: map[string]string{
-			"languages": fmt.Sprint(cfg.LanguageNames()), "memory_mb": fmt.Sprint(cfg.Limits.MemoryMB),
-			"cpus": fmt.Sprint(cfg.Limits.CPUs), "pids": fmt.Sprint(cfg.Limits.Pids), "ttl_minutes": fmt.Sprint(cfg.Limits.IdleTTLMinutes),
-			"network": cfg.Network.Default,
-		},
-		output: outputSchema[createOutput](),
+		vars:        schemaVars(s.eng.Config()),
+		output:      outputSchema[createOutput]("sandbox_id", "expires_at"),
 	}, s.handleCreate)
 }
 

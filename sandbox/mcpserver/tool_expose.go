@@ -9,9 +9,9 @@ import (
 )
 
 type exposeArgs struct {
-	SandboxID string `json:"sandbox_id" jsonschema:"The sandbox whose port to expose."`
-	Port      int    `json:"port" jsonschema:"The port a program in the sandbox listens on, on the sandbox's loopback (127.0.0.1)." min:"1" max:"65535"`
-	Close     bool   `json:"close,omitempty" jsonschema:"Stop exposing the port instead."`
+	SandboxID string `json:"sandbox_id"`
+	Port      int    `json:"port" min:"1" max:"65535"`
+	Close     bool   `json:"close,omitempty" jsonschema:"Stop exposing it."`
 }
 
 type exposeOutput struct {
@@ -25,12 +25,10 @@ type exposeOutput struct {
 
 func (s *Server) exposeTool() toolDef {
 	return defineTool(spec{
-		name: "sandbox_expose",
-		description: "Make a port a program in the sandbox listens on (on its own loopback, e.g. `python3 -m http.server 8000`) reachable from the user's browser at a URL on the host's loopback (http://127.0.0.1:PORT/), without giving the sandbox a network: " +
-			"connections are carried over the sandbox's command agent. HTTP and WebSocket work; only requests addressed to that exact URL are answered. " +
-			"It lasts until the sandbox stops, the server exits, or close: true.",
-		annotations: annotations("Expose sandbox port", false, false, true, false),
-		output:      outputSchema[exposeOutput](),
+		name:        "sandbox_expose",
+		description: "Serve a port a sandbox program listens on (its 127.0.0.1) at a host loopback URL for the person's browser; the sandbox gets no network. HTTP, WebSocket.",
+		annotations: annotations("Expose port", false, false, true, false),
+		output:      outputSchema[exposeOutput]("url"),
 	}, s.handleExpose)
 }
 

@@ -17,18 +17,18 @@ import (
 
 type writeFileArgs struct {
 	sandboxRef
-	Path     string `json:"path" jsonschema:"File path, relative to /workspace or absolute inside /workspace or /tmp."`
-	Content  string `json:"content" jsonschema:"The content."`
-	Encoding string `json:"encoding,omitempty" jsonschema:"How content is encoded (default utf-8)." enum:"utf-8,base64"`
-	Append   bool   `json:"append,omitempty" jsonschema:"Append to the file instead of replacing it."`
+	Path     string `json:"path"`
+	Content  string `json:"content"`
+	Encoding string `json:"encoding,omitempty" enum:"utf-8,base64" default:"utf-8"`
+	Append   bool   `json:"append,omitempty"`
 }
 
 func (s *Server) writeFileTool() toolDef {
 	return defineTool(spec{
 		name:        "write_file",
-		description: "Write a file in a sandbox (paths are relative to /workspace; /tmp works too). Parent directories are created. Text is UTF-8; pass encoding base64 for binary content.",
-		annotations: annotations("Write file in sandbox", false, true, true, false),
-		output:      outputSchema[sandbox.FileResult](),
+		description: "Write a file in a sandbox, making its directories.",
+		annotations: annotations("Write file", false, true, true, false),
+		output:      outputSchema[sandbox.FileResult]("path"),
 	}, s.handleWriteFile)
 }
 
@@ -50,10 +50,10 @@ func (s *Server) handleWriteFile(ctx context.Context, req mcp.CallToolRequest, a
 
 type readFileArgs struct {
 	sandboxRef
-	Path     string `json:"path" jsonschema:"File path, relative to /workspace or absolute inside /workspace or /tmp."`
-	Encoding string `json:"encoding,omitempty" jsonschema:"Force an encoding (default: utf-8 for text, base64 otherwise)." enum:"utf-8,base64"`
-	Offset   int64  `json:"offset,omitempty" jsonschema:"Byte offset to start at." min:"0"`
-	MaxBytes int64  `json:"max_bytes,omitempty" jsonschema:"Most bytes to return (default 262144)." min:"1"`
+	Path     string `json:"path"`
+	Encoding string `json:"encoding,omitempty" jsonschema:"Default: by content." enum:"utf-8,base64"`
+	Offset   int64  `json:"offset,omitempty" min:"0"`
+	MaxBytes int64  `json:"max_bytes,omitempty" jsonschema:"Default 262144; an image: whole." min:"1"`
 }
 
 type readFileOutput struct {
@@ -68,9 +68,9 @@ type readFileOutput struct {
 func (s *Server) readFileTool() toolDef {
 	return defineTool(spec{
 		name:        "read_file",
-		description: "Read a file from a sandbox. Text comes back as UTF-8, other files as base64, and images (PNG, JPEG, GIF, WebP, SVG) also as an image the client can show. Large files: read in parts with offset and max_bytes.",
-		annotations: annotations("Read file from sandbox", true, false, true, false),
-		output:      outputSchema[readFileOutput](),
+		description: "Read a file from a sandbox; an image also comes as one.",
+		annotations: annotations("Read file", true, false, true, false),
+		output:      outputSchema[readFileOutput]("content", "truncated"),
 	}, s.handleReadFile)
 }
 
@@ -128,8 +128,8 @@ func (s *Server) handleReadFile(ctx context.Context, req mcp.CallToolRequest, a 
 
 type listFilesArgs struct {
 	sandboxRef
-	Path      string `json:"path,omitempty" jsonschema:"Directory, relative to /workspace (default /workspace)."`
-	Recursive bool   `json:"recursive,omitempty" jsonschema:"List subdirectories too."`
+	Path      string `json:"path,omitempty" default:"/workspace"`
+	Recursive bool   `json:"recursive,omitempty"`
 }
 
 type listFilesOutput struct {
@@ -141,9 +141,9 @@ type listFilesOutput struct {
 func (s *Server) listFilesTool() toolDef {
 	return defineTool(spec{
 		name:        "list_files",
-		description: "List files in a sandbox directory (default /workspace), optionally recursively.",
-		annotations: annotations("List files in sandbox", true, false, true, false),
-		output:      outputSchema[listFilesOutput](),
+		description: "List a directory in a sandbox.",
+		annotations: annotations("List files", true, false, true, false),
+		output:      outputSchema[listFilesOutput]("entries"),
 	}, s.handleListFiles)
 }
 

@@ -28,6 +28,8 @@ type listEntry struct {
 	// Exposed lists the ports sandbox_expose made reachable.
 	Exposed []exposedOut `json:"exposed"`
 	Network networkOut   `json:"network"`
+	// Processes are the background commands sandbox_exec started.
+	Processes []sandbox.BackgroundProcess `json:"processes,omitempty"`
 }
 
 // networkOut is a sandbox's network: its mode, and for allowlist the
@@ -87,11 +89,12 @@ type listOutput struct {
 
 func (s *Server) listTool() toolDef {
 	tool := mcp.NewTool("sandbox_list",
-		mcp.WithDescription("List this session's sandboxes with their limits and recent usage (memory, CPU, processes; sampled every few seconds, usage.sampled_at says when)."),
+		mcp.WithDescription("This session's sandboxes: limits, usage, network, exposed ports."),
 		annotations("List sandboxes", true, false, true, false),
-		outputSchema[listOutput](),
+		noArgs(),
+		outputSchema[listOutput]("sandboxes"),
 	)
-	return toolDef{tool, s.handleList}
+	return toolDef{tool: tool, handler: s.handleList}
 }
 
 func (s *Server) handleList(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
@@ -136,7 +139,20 @@ func (s *Server) handleList(ctx context.Context, req mcp.CallToolRequest) (*mcp.
 			last.Exposed = append(last.Exposed, exposedOut{Port: x.Port, URL: x.URL})
 			fmt.Fprintf(&b, "  port %d at %s\n", x.Port, x.URL)
 		}
+		s.listProcesses(ctx, &out.Sandboxes[len(out.Sandboxes)-1], &b)
 	}
 	note(ctx, "", fmt.Sprintf("%d sandboxes", len(infos)), nil)
 	return mcp.NewToolResultStructured(out, strings.TrimRight(b.String(), "\n")), nil
+}
+
+// listProcesses adds e's background processes to the entry and the text.
+func (s *Server) listProcesses(ctx context.Context, e *listEntry, b *strings.Builder) {
+	e.Processes = s.eng.Processes(ctx, e.SandboxID)
+	for _, p := range e.Processes {
+		state := "exited"
+		if p.Running {
+			state = "running"
+		}
+		fmt.Fprintf(b, "  pid %d %s (log %s): %s\n", p.PID, state, p.LogPath, oneLine(p.Command, 80))
+	}
 }

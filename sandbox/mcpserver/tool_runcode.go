@@ -12,21 +12,21 @@ import (
 )
 
 type runCodeArgs struct {
-	Code           string `json:"code" jsonschema:"The program text."`
-	Language       string `json:"language,omitempty" jsonschema:"Language (default python, or the sandbox's). Available: {languages}."`
-	SandboxID      string `json:"sandbox_id,omitempty" jsonschema:"Run in this sandbox (from sandbox_create) instead of a fresh one."`
-	TimeoutSeconds int    `json:"timeout_seconds,omitempty" jsonschema:"Kill the run after this many seconds." min:"1"`
-	Reset          bool   `json:"reset,omitempty" jsonschema:"Start afresh first: a new interpreter (forget earlier variables), or for bash a clean shell state."`
+	Code           string `json:"code"`
+	Language       string `json:"language,omitempty" jsonschema:"Default: the sandbox's, else python." enum:"{languages}"`
+	SandboxID      string `json:"sandbox_id,omitempty" jsonschema:"Default: a fresh sandbox, removed after."`
+	Image          string `json:"image,omitempty" jsonschema:"Fresh sandbox only. {image_note}." enum:"{images}"`
+	TimeoutSeconds int    `json:"timeout_seconds,omitempty" min:"1" max:"{max_timeout}" default:"{timeout}"`
+	Reset          bool   `json:"reset,omitempty" jsonschema:"A new interpreter (or clean bash) first."`
 }
 
 func (s *Server) runCodeTool() toolDef {
-	cfg := s.eng.Config()
 	return defineTool(spec{
 		name:        "run_code",
-		description: "Run code and return its output. Without sandbox_id a fresh sandbox is used and removed afterwards. With sandbox_id, code runs in that sandbox and keeps its state between calls like a notebook: Python and JavaScript keep their variables and return the value of a trailing expression as result; bash keeps its working directory, variables and functions. A timeout restarts the interpreter and reports state_lost. Figures (matplotlib) come back as images, at most 16 and limits.image_bytes in all; more are dropped and the result says truncated.",
+		description: "Run code. In a sandbox, state persists like a notebook (a trailing expression's value is result); a timeout restarts it (state_lost). matplotlib figures come back as images.",
 		annotations: annotations("Run code", false, true, false, false),
-		vars:        map[string]string{"languages": fmt.Sprint(cfg.LanguageNames())},
-		output:      outputSchema[sandbox.RunResult](),
+		vars:        schemaVars(s.eng.Config()),
+		output:      outputSchema[sandbox.RunResult]("exit_code", "sandbox_id", "result", "state_lost"),
 	}, s.handleRunCode)
 }
 
@@ -34,8 +34,8 @@ func (s *Server) handleRunCode(ctx context.Context, req mcp.CallToolRequest, a r
 	note(ctx, a.SandboxID, oneLine(a.Code, 200), nil)
 	p := newProgress(ctx, req)
 	res, err := s.eng.RunCode(ctx, sandbox.RunRequest{
-		Code: a.Code, Language: a.Language, SandboxID: a.SandboxID, TimeoutSeconds: a.TimeoutSeconds,
-		Reset: a.Reset, Client: clientName(ctx), Progress: pullProgress(p),
+		Code: a.Code, Language: a.Language, SandboxID: a.SandboxID, Image: a.Image, TimeoutSeconds: a.TimeoutSeconds,
+		Reset: a.Reset, Client: clientName(ctx), Progress: pullProgress(p), Waiting: p.waiting(),
 	}, p.output)
 	p.flush()
 	// The figures' bytes go back to the server's budget once they are

@@ -10,8 +10,8 @@ import (
 )
 
 type stopArgs struct {
-	SandboxID string `json:"sandbox_id,omitempty" jsonschema:"The sandbox to stop."`
-	All       bool   `json:"all,omitempty" jsonschema:"Stop every sandbox of this session."`
+	SandboxID string `json:"sandbox_id,omitempty"`
+	All       bool   `json:"all,omitempty" jsonschema:"All of this session's."`
 }
 
 type stopOutput struct {
@@ -21,9 +21,9 @@ type stopOutput struct {
 func (s *Server) stopTool() toolDef {
 	return defineTool(spec{
 		name:        "sandbox_stop",
-		description: "Stop and remove a sandbox (its files are gone), or all of this session's sandboxes with all: true.",
+		description: "Stop and remove a sandbox and its files.",
 		annotations: annotations("Stop sandbox", false, true, true, false),
-		output:      outputSchema[stopOutput](),
+		output:      outputSchema[stopOutput]("stopped"),
 	}, s.handleStop)
 }
 

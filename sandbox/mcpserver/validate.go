@@ -22,42 +22,59 @@ type argSchema struct {
 	names  []string
 }
 
-// compileInputSchemas compiles each registered tool's input schema as the
-// clients see it (strict: no unknown arguments).
-func (s *Server) compileInputSchemas() error {
-	s.args = map[string]*argSchema{}
-	for name, st := range s.mcp.ListTools() {
-		raw, err := json.Marshal(st.Tool)
+// compileInputSchemas compiles the schema each tool's arguments are
+// checked against: its check schema, or its input schema as the clients
+// see it made strict (no unknown arguments; the schemas sent leave that
+// out to save bytes, see inputSchema).
+func compileInputSchemas(defs []toolDef) (map[string]*argSchema, error) {
+	args := map[string]*argSchema{}
+	for _, d := range defs {
+		name := d.tool.Name
+		raw, err := strictSchema(d)
 		if err != nil {
-			return fmt.Errorf("tool %s: %w", name, err)
+			return nil, fmt.Errorf("tool %s: %w", name, err)
 		}
-		var t struct {
-			InputSchema json.RawMessage `json:"inputSchema"`
-		}
-		if err := json.Unmarshal(raw, &t); err != nil {
-			return fmt.Errorf("tool %s: %w", name, err)
-		}
-		doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(t.InputSchema))
+		doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
 		if err != nil {
-			return fmt.Errorf("tool %s input schema: %w", name, err)
+			return nil, fmt.Errorf("tool %s input schema: %w", name, err)
 		}
 		c := jsonschema.NewCompiler()
 		url := "mem:///tools/" + name + ".json"
 		if err := c.AddResource(url, doc); err != nil {
-			return fmt.Errorf("tool %s input schema: %w", name, err)
+			return nil, fmt.Errorf("tool %s input schema: %w", name, err)
 		}
 		sch, err := c.Compile(url)
 		if err != nil {
-			return fmt.Errorf("tool %s input schema: %w", name, err)
+			return nil, fmt.Errorf("tool %s input schema: %w", name, err)
 		}
 		a := &argSchema{schema: sch}
 		for p := range sch.Properties {
 			a.names = append(a.names, p)
 		}
 		sort.Strings(a.names)
-		s.args[name] = a
+		args[name] = a
 	}
-	return nil
+	return args, nil
+}
+
+// strictSchema is d's check schema, or its input schema with no unknown
+// arguments.
+func strictSchema(d toolDef) (json.RawMessage, error) {
+	if d.check != nil {
+		return d.check, nil
+	}
+	raw, err := json.Marshal(d.tool)
+	if err != nil {
+		return nil, err
+	}
+	var t struct {
+		InputSchema map[string]any `json:"inputSchema"`
+	}
+	if err := json.Unmarshal(raw, &t); err != nil {
+		return nil, err
+	}
+	t.InputSchema["additionalProperties"] = false
+	return json.Marshal(t.InputSchema)
 }
 
 // validate is middleware that checks a call's arguments against its
@@ -66,7 +83,7 @@ func (s *Server) compileInputSchemas() error {
 // audit, so a refused call is audited too.
 func (s *Server) validate(next server.ToolHandlerFunc) server.ToolHandlerFunc {
 	return func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		a := s.args[req.Params.Name]
+		a := (*s.args.Load())[req.Params.Name]
 		if a == nil {
 			return next(ctx, req)
 		}

@@ -19,4 +19,24 @@
 //	})
 //	go p.Serve(ctx, stream) // one call per accepted connection
 //	fmt.Println(p.Stats())
+//
+// # Rules
+//
+//   - Each CONNECT and each plain request, even the next one on a
+//     keep-alive connection, is judged on its own host; hop-by-hop and
+//     Proxy-* headers are not passed on.
+//   - Names are compared after lower-casing, IDNA (UTS 46) mapping and
+//     removing one trailing dot; a name whose last label is numeric must be
+//     an IPv4 literal.
+//   - Cloud metadata addresses (169.254.169.254, 169.254.170.2,
+//     fd00:ec2::254, 100.100.100.200, 192.0.0.192, 168.63.129.16), reserved
+//     ones, and NAT64/6to4 forms of the refused ranges are refused too.
+//   - A request head over 32 KiB is answered 431, one slower than 10 s 408,
+//     a connection beyond network.max_connections 503, a refused host 403
+//     with one line naming it and the entry that would allow it.
+//   - Each tunnel, plain request and connection refused before a request is
+//     a [Record]: the caller writes it to the audit log (tool "network"; at
+//     most 64 lines at once per sandbox, then one each 10 s, the rest
+//     counted in the next line) and keeps the sandbox's bytes and its last
+//     32 refused hosts ([Stats]).
 package netproxy

@@ -9,6 +9,7 @@ import (
 	"net/netip"
 	"strconv"
 	"strings"
+	"syscall"
 
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/mcpserver"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/state"
@@ -73,26 +74,47 @@ func httpToken(getenv func(string) string, log *slog.Logger, st *state.Store) (s
 	return t, "stored in " + st.Dir(), nil
 }
 
-// serveHTTP serves streamable HTTP on addr until ctx is done (SIGTERM,
-// SIGINT). It logs the endpoint's URL (with the real port when addr asks
-// for port 0), never the token.
-func serveHTTP(ctx context.Context, log *slog.Logger, srv *mcpserver.Server, o Options) error {
+// listenHTTP checks o.HTTPAddr and listens on it. Run calls it before it
+// starts anything else, so that a taken port is the first and only thing
+// a person reads.
+func listenHTTP(o Options) (ln net.Listener, remote bool, err error) {
 	addr := o.HTTPAddr
-	remote, err := CheckHTTPAddr(addr, o.AllowRemote)
-	if err != nil {
-		return err
+	if remote, err = CheckHTTPAddr(addr, o.AllowRemote); err != nil {
+		return nil, false, err
 	}
+	ln, err = net.Listen("tcp", addr)
+	if errors.Is(err, syscall.EADDRINUSE) {
+		return nil, false, fmt.Errorf("--http %s: the port is taken by another program%s; choose another port, or stop that program", addr, trayHint(o, addr))
+	}
+	if err != nil {
+		return nil, false, fmt.Errorf("--http %s: %w", addr, err)
+	}
+	return ln, remote, nil
+}
+
+// trayHint names the tray's HTTP server when the config gives it addr's
+// port.
+func trayHint(o Options, addr string) string {
+	_, port, _ := net.SplitHostPort(addr)
+	if o.Config == nil || o.Config.Current().Tray.HTTPPort == 0 || strconv.Itoa(o.Config.Current().Tray.HTTPPort) != port {
+		return ""
+	}
+	return fmt.Sprintf(" (the tray's HTTP server uses it: [tray] http_port = %s in %s, already serving MCP there)", port, o.Config.Current().Source)
+}
+
+// serveHTTP serves streamable HTTP on ln until ctx is done (SIGTERM,
+// SIGINT). It logs the endpoint's URL (with the real port when the address
+// asked for port 0), never the token.
+func serveHTTP(ctx context.Context, log *slog.Logger, srv *mcpserver.Server, o Options, ln net.Listener, remote bool) error {
 	token, source, err := httpToken(o.getenv, log, o.State)
 	if err != nil {
+		ln.Close()
 		return err
-	}
-	ln, err := net.Listen("tcp", addr)
-	if err != nil {
-		return fmt.Errorf("--http %s: %w", addr, err)
 	}
 	if remote {
 		log.Warn("--allow-remote: listening beyond this machine; anyone who can reach this address and has the token can run code in sandboxes on this computer, and the traffic (token included) is not encrypted", "addr", ln.Addr().String())
 	}
 	log.Info("serving MCP over streamable HTTP", "url", "http://"+ln.Addr().String()+mcpserver.HTTPPath, "token", source)
-	return srv.ServeStreamableHTTP(ctx, ln, mcpserver.HTTPOptions{Token: token})
+	// Read when serving starts: a changed list applies at the next start.
+	return srv.ServeStreamableHTTP(ctx, ln, mcpserver.HTTPOptions{Token: token, AllowedOrigins: o.Config.Current().HTTP.AllowedOrigins})
 }

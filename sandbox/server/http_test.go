@@ -1,14 +1,19 @@
 package server
 
 import (
+	"context"
 	"errors"
 	"log/slog"
+	"net"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox/config"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/state"
 )
 
@@ -103,6 +108,48 @@ func TestHTTPToken(t *testing.T) {
 			}
 			if diff := cmp.Diff(tok, again); diff != "" {
 				t.Errorf("second call gave another token (-first +second):\n%s", diff)
+			}
+		})
+	}
+}
+
+// A taken port is the first and only thing Run says: before any engine
+// work starts (no false "Docker is not reachable" from a start-up cut
+// short), naming the tray's HTTP server when the config gives it that port.
+func TestRunOnTakenPort(t *testing.T) {
+	held, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer held.Close()
+	addr := held.Addr().String()
+	_, port, _ := net.SplitHostPort(addr)
+	for _, tc := range []struct {
+		name, config string
+		want         []string
+	}{
+		{"another program", "", []string{"--http " + addr + ": the port is taken by another program; choose another port"}},
+		{"the tray's", "[tray]\nhttp_port = " + port + "\n", []string{"the tray's HTTP server uses it: [tray] http_port = " + port}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := filepath.Join(t.TempDir(), "config.toml")
+			if err := os.WriteFile(p, []byte(tc.config), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			w, err := config.NewWatcher(p, time.Second, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var logs strings.Builder
+			// No backend, no state: Run must not get as far as needing them.
+			err = Run(context.Background(), Options{Config: w, HTTPAddr: addr, Log: slog.New(slog.NewTextHandler(&logs, nil))})
+			for _, want := range tc.want {
+				if err == nil || !strings.Contains(err.Error(), want) {
+					t.Errorf("Run = %v, want %q", err, want)
+				}
+			}
+			if logs.Len() != 0 {
+				t.Errorf("Run logged before it refused:\n%s", logs.String())
 			}
 		})
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"io"
 	"log/slog"
+	"net"
 	"os"
 	"time"
 
@@ -41,6 +42,12 @@ type Options struct {
 	Stdout io.Writer
 	// Getenv reads the environment (MCP_SANDBOX_TOKEN); nil is os.Getenv.
 	Getenv func(string) string
+
+	// Gate, when set, says why the server cannot carry out tool calls
+	// now (a config file that does not load, say): while it returns an
+	// error every tool call is that error, and the engine's background
+	// work (expiry, the warm pool, reaping) waits for it to return nil.
+	Gate func() error
 }
 
 func (o Options) getenv(k string) string {
@@ -55,6 +62,14 @@ func (o Options) getenv(k string) string {
 // releases the watchdog. It returns the transport's error.
 func Run(ctx context.Context, o Options) error {
 	log := o.Log
+	var ln net.Listener
+	var remote bool
+	if o.HTTPAddr != "" {
+		var err error
+		if ln, remote, err = listenHTTP(o); err != nil {
+			return err
+		}
+	}
 	asker := newAsker(o.Config, o.State, log)
 	eng := sandbox.NewEngine(sandbox.Options{Backend: o.Backend, Config: o.Config, State: o.State, Log: log, Ask: asker.Ask, AskEntries: asker.AskEntries})
 	announce(log, eng, o.HTTPAddr != "")
@@ -62,10 +77,10 @@ func Run(ctx context.Context, o Options) error {
 	defer cancelBG()
 	wd := startEngine(bg, log, eng, o)
 
-	srv := mcpserver.New(mcpserver.Options{Engine: eng, Version: buildinfo.Version, Log: log, State: o.State, Asker: asker})
+	srv := mcpserver.New(mcpserver.Options{Engine: eng, Version: buildinfo.Version, Log: log, State: o.State, Asker: asker, Gate: o.Gate})
 	var err error
 	if o.HTTPAddr != "" {
-		err = serveHTTP(ctx, log, srv, o)
+		err = serveHTTP(ctx, log, srv, o, ln, remote)
 	} else {
 		err = serveStdio(ctx, log, srv, o.Stdin, o.Stdout)
 	}
@@ -103,6 +118,41 @@ func startEngine(bg context.Context, log *slog.Logger, eng *sandbox.Engine, o Op
 	args.Owner = eng.Owner()
 	wd := StartWatchdog(bg, log, args)
 	go o.Config.Run(bg)
+	go func() {
+		if waitGate(bg, o.Gate) {
+			startBackground(bg, log, eng)
+		}
+	}()
+	return wd
+}
+
+// gatePoll is how often a gated server looks whether it may start its
+// engine's background work (the config file is re-read every second).
+const gatePoll = time.Second
+
+// waitGate returns true once gate (nil: open) returns nil, false when ctx
+// ends first.
+func waitGate(ctx context.Context, gate func() error) bool {
+	if gate == nil || gate() == nil {
+		return true
+	}
+	t := time.NewTicker(gatePoll)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return false
+		case <-t.C:
+			if gate() == nil {
+				return true
+			}
+		}
+	}
+}
+
+// startBackground starts the engine's background work: expiry and the
+// warm pool, memory trimming and the start-up reaping.
+func startBackground(bg context.Context, log *slog.Logger, eng *sandbox.Engine) {
 	go eng.Run(bg)
 	// Between tool calls the server is idle for minutes: the heap that
 	// start-up and each burst leave free goes back to the system.
@@ -117,5 +167,4 @@ func startEngine(bg context.Context, log *slog.Logger, eng *sandbox.Engine, o Op
 		}
 		log.Debug("start-up reaping done")
 	}()
-	return wd
 }

@@ -63,7 +63,8 @@ func npmTarball(name, version, index string) []byte {
 
 // PackageIndex serves on l, until the test ends, a PEP 503 simple index
 // (mcpsbxdemo 1.0, whose VALUE is 42, and 2.0, whose VALUE is 2;
-// mcpsbxtwo 1.0, whose VALUE is 'two') and an npm registry with one
+// mcpsbxtwo 1.0, whose VALUE is 'two'; mcpsbxprobe 1.0, a source archive
+// whose build probes the addresses in $MCPSBX_PROBE) and an npm registry with one
 // package (mcpsbx-demo 1.0.0, whose value is 43), built by hand: no public
 // index is reachable from the tests. Each request is passed to seen first,
 // when it is not nil. It returns the pip index URL (PIP_INDEX_URL), the
@@ -84,6 +85,10 @@ func PackageIndex(t testing.TB, l net.Listener, seen func(*http.Request)) (pipUR
 		wheels[file] = whl
 		links[w.name] += fmt.Sprintf(`<a href="/files/%s#sha256=%s">%s</a>`, file, hex.EncodeToString(sum[:]), file)
 	}
+	// mcpsbxprobe is a source archive: its build runs code, as an
+	// AI-chosen package's setup.py would (see probeBackend).
+	file, sdist, link := probeSdist()
+	wheels[file], links["mcpsbxprobe"] = sdist, link
 	tgz := npmTarball("mcpsbx-demo", "1.0.0", "module.exports = {value: 43};\n")
 	tgzSum := sha1.Sum(tgz)
 

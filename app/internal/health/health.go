@@ -10,6 +10,8 @@ package health
 import (
 	"context"
 	"fmt"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/docker/docker/client"
@@ -155,4 +157,23 @@ func (e *Engine) checkLimits(cfg *config.Config) {
 			"limits.memory_mb = %d is more than the engine's %d MB of memory: the limit holds nothing back; set it lower in %s",
 			lim.MemoryMB, m>>20, cfg.File())
 	}
+}
+
+// Attention says in a few words what keeps code from running ("code in
+// bash cannot run"), or "" when nothing does or e is nil: the window's
+// headline and the tray's menu and title say it alike.
+func (e *Engine) Attention() string {
+	if e == nil || e.OK() {
+		return ""
+	}
+	var langs []string
+	for _, p := range e.Blocking() {
+		if p.Language == "" {
+			return "no sandbox can start until the limits fit the engine"
+		}
+		if !slices.Contains(langs, p.Language) {
+			langs = append(langs, p.Language)
+		}
+	}
+	return "code in " + strings.Join(langs, ", ") + " cannot run"
 }

@@ -38,3 +38,40 @@ func TestCheckFindsWhatCannotRun(t *testing.T) {
 		t.Errorf("bash blocked by %+v, its image has bash", p)
 	}
 }
+
+// A bash whose run names sh, on an image with sh but no bash: run_code
+// runs bash all the same (its session script needs it), so the check
+// looks for bash and blocks, as `run --lang bash` fails.
+func TestCheckLooksForWhatRunCodeRuns(t *testing.T) {
+	cli := testenv.Docker(t, testenv.PythonImage, testenv.TinyImage)
+	cfg, err := config.Parse("config.toml", []byte(`[images]
+python = "`+testenv.PythonImage+`"
+javascript = "`+testenv.TinyImage+`"
+bash = "`+testenv.TinyImage+`"
+pull = "never"
+[languages.bash]
+run = ["sh", "{file}"]
+[languages.javascript]
+run = ["sh", "{file}"]
+runner = "none"
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := Check(context.Background(), cli, cfg, false)
+	var bash, js *Problem
+	for _, p := range h.Blocking() {
+		switch p.Language {
+		case "bash":
+			bash = &p
+		case "javascript":
+			js = &p
+		}
+	}
+	if bash == nil || bash.Kind != InterpreterGone || !strings.Contains(bash.Text, "cannot run bash") {
+		t.Errorf("bash problem %+v, want bash absent from %s", bash, testenv.TinyImage)
+	}
+	if js != nil {
+		t.Errorf("javascript, run by sh with no resident runner, blocked by %+v", js)
+	}
+}

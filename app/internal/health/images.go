@@ -76,8 +76,8 @@ func (e *Engine) probeInterpreters(ctx context.Context, cli *client.Client, cfg 
 	var probes []probe
 	for i := range e.Images {
 		im := &e.Images[i]
-		if l, _ := cfg.Language(im.Language); im.Present && len(l.Run) > 0 {
-			im.Interpreter = l.Run[0]
+		if l, _ := cfg.Language(im.Language); im.Present && sandbox.RunProgram(l) != "" {
+			im.Interpreter = sandbox.RunProgram(l)
 			if p := (probe{im.Image, im.Interpreter}); !slices.Contains(probes, p) {
 				probes = append(probes, p)
 			}

@@ -1,7 +1,3 @@
-// Package proto holds the messages of the command agent's protocol (see
-// package agent): the server and the agent both use these types, so the
-// two ends cannot drift apart. It imports nothing, so the agent stays
-// small.
 package proto
 
 // Start asks the agent to run a command. Env is added to the agent's own

@@ -746,6 +746,7 @@ func (b *Backend) RunHelper(ctx context.Context, containerID string, spec backen
 	h := b.newContainerLocked(backend.ContainerSpec{
 		Name: "mcp-sandbox-helper-" + strconv.Itoa(b.next+1), Image: spec.Image, Labels: spec.Labels, Env: spec.Env,
 		User: spec.User, Network: spec.Network, MemoryBytes: spec.MemoryBytes, NanoCPUs: spec.NanoCPUs, Pids: spec.Pids,
+		Runtime: spec.Runtime,
 	}, uid, gid)
 	b.mu.Unlock()
 	defer func() {
@@ -753,6 +754,13 @@ func (b *Backend) RunHelper(ctx context.Context, containerID string, spec backen
 		b.removeLocked(h.id)
 		b.mu.Unlock()
 	}()
+	if spec.Started != nil {
+		stop, err := spec.Started(ctx, h.id)
+		if err != nil {
+			return backend.ExecStatus{}, err
+		}
+		defer stop()
+	}
 	n := <-b.start(ctx, h, backend.ExecSpec{Cmd: spec.Cmd, Stdout: spec.Stdout, Stderr: spec.Stderr}, nil)
 	if n < 0 {
 		return backend.ExecStatus{ExitCode: 137, Killed: ctx.Err() != nil}, errors.Join(ctx.Err(), errors.New("helper stopped"))
