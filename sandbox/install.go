@@ -252,8 +252,10 @@ var (
 		"Network is unreachable", "No route to host", "Connection refused", "ProxyError", "Cannot connect to proxy",
 		"Tunnel connection failed", "ConnectTimeoutError", "Read timed out",
 		"is not a trusted or secure host", // an http:// index without PIP_TRUSTED_HOST is skipped
-		// npm (Node's errno codes)
+		// npm (Node's errno codes; the helper's proxy answering for an
+		// index it could not reach or may not)
 		"ENOTFOUND", "EAI_AGAIN", "ECONNREFUSED", "ECONNRESET", "ETIMEDOUT", "ENETUNREACH", "EHOSTUNREACH",
+		"E502", "E503", "E504", "502 Bad Gateway", "503 Service Unavailable", "504 Gateway Timeout",
 	}
 	installMissingMarks = []string{"No matching distribution found", "Could not find a version that satisfies", "E404", "ETARGET", "404 Not Found", "is not in this registry"}
 	installBuildMarks   = []string{"Failed building wheel", "Failed to build", "Could not build wheels", "subprocess-exited-with-error", "gyp ERR!", "ELIFECYCLE", "command failed"}

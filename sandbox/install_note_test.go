@@ -6,8 +6,10 @@ import (
 )
 
 // Output of real failed installs. pipOffline and npmOffline were taken
-// from the test images run with --network none; the others are what pip
-// and npm print for a name the index lacks and for a build that fails.
+// from the test images run with --network none, pipProxy and npmProxy
+// from the install helper, whose proxy could not reach the index; the
+// others are what pip and npm print for a name the index lacks and for a
+// build that fails.
 const (
 	pipOffline = `WARNING: Retrying (Retry(total=4, connect=None, read=None, redirect=None, status=None)) after connection broken by 'NewConnectionError('<pip._vendor.urllib3.connection.HTTPSConnection object at 0x7f8e59177250>: Failed to establish a new connection: [Errno -3] Temporary failure in name resolution')': /simple/requests/
 WARNING: Retrying (Retry(total=0, connect=None, read=None, redirect=None, status=None)) after connection broken by 'NewConnectionError('<pip._vendor.urllib3.connection.HTTPSConnection object at 0x7f8e59185510>: Failed to establish a new connection: [Errno -3] Temporary failure in name resolution')': /simple/requests/
@@ -56,6 +58,12 @@ npm ERR! syscall connect
 npm ERR! errno ECONNREFUSED
 npm ERR! FetchError: request to http://127.0.0.1:9/lodash failed, reason: connect ECONNREFUSED 127.0.0.1:9
 `
+	npmProxy = `npm ERR! code E502
+npm ERR! 502 Bad Gateway - GET https://no-such-registry.invalid/lodash
+
+npm ERR! A complete log of this run can be found in:
+npm ERR!     /cache/npm/_logs/2026-11-28T17_48_35_613Z-debug-0.log
+`
 	npmMissing = `npm ERR! code E404
 npm ERR! 404 Not Found - GET https://registry.npmjs.org/no-such-package-xyz - Not found
 npm ERR! 404
@@ -86,6 +94,7 @@ func TestInstallFailureNote(t *testing.T) {
 		{"npm offline", "npm", npmOffline, network, "EAI_AGAIN"},
 		{"npm unknown registry host", "npm", npmNoHost, network, "ENOTFOUND"},
 		{"npm registry refused", "npm", npmRefused, network, "ECONNREFUSED"},
+		{"npm through the helper's proxy", "npm", npmProxy, network, "E502"},
 		{"npm missing name", "npm", npmMissing, name, ""},
 		{"npm build failure", "npm", npmBuild, build, ""},
 		{"unknown", "pip", "Killed\n", "stderr says why", ""},
