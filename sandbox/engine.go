@@ -405,8 +405,8 @@ func (e *Engine) admit(ctx context.Context, cfg *config.Config) error {
 	e.mu.Unlock()
 	if n+creating > cfg.Limits.MaxSandboxes {
 		e.admitted()
-		return fmt.Errorf("%w: %s; %s, or raise limits.max_sandboxes in %s",
-			ErrLimit, limitCount(n, creating-1, others, cfg.Limits.MaxSandboxes), limitAdvice(n, others), cfg.Source)
+		return fmt.Errorf("%w: %s; %s, or raise limits.max_sandboxes in %s (%s)",
+			ErrLimit, limitCount(n, creating-1, others, cfg.Limits.MaxSandboxes), limitAdvice(n, others), cfg.Source, appliesSoon)
 	}
 	return nil
 }
@@ -487,8 +487,8 @@ func (e *Engine) create(ctx context.Context, cfg *config.Config, p plan, req Cre
 		// The configured image: say where it is chosen. (An image the
 		// call asked for is the caller's to change.)
 		table, key := cfg.ImageSetting(p.Language)
-		return nil, fmt.Errorf("%w; or use an image this engine has (`docker images` lists them): set %s = \"IMAGE\" under [%s] in %s",
-			err, key, table, cfg.File())
+		return nil, fmt.Errorf("%w; or use an image this engine has (`docker images` lists them): set %s = \"IMAGE\" under [%s] in %s (%s)",
+			err, key, table, cfg.File(), appliesSoon)
 	}
 	if err != nil {
 		return nil, err
@@ -505,7 +505,7 @@ func (e *Engine) create(ctx context.Context, cfg *config.Config, p plan, req Cre
 	name(spec.Name)
 	cid, err := e.be.Create(ctx, spec)
 	if err != nil {
-		return nil, err
+		return nil, limitRefused(cfg, req, p.Limits, err)
 	}
 	sb.ContainerID = cid
 	e.mu.Lock()

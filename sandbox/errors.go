@@ -7,6 +7,11 @@ import (
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/hostfs"
 )
 
+// appliesSoon follows every message that asks for a change to the config
+// file: the server reloads it by itself (config.Watcher), so nobody needs
+// to restart anything.
+const appliesSoon = "a saved change applies within a second, no restart"
+
 // Error classes. Every error the engine returns wraps one of these, so
 // callers (the MCP tools, the CLI) branch with errors.Is and tests check the
 // class, not the text. The text says what to do next.

@@ -98,7 +98,7 @@ func (e *Engine) InstallPackages(ctx context.Context, id string, req InstallRequ
 	}
 	cfg := e.cfg.Current()
 	if !cfg.Network.Install {
-		return InstallResult{}, fmt.Errorf("%w: package installs are turned off; set network.install = true in %s to allow them", ErrPolicy, cfg.Source)
+		return InstallResult{}, fmt.Errorf("%w: package installs are turned off; set network.install = true in %s to allow them (%s)", ErrPolicy, cfg.File(), appliesSoon)
 	}
 	manager, err := installManager(sb, req.Manager)
 	if err != nil {
@@ -128,8 +128,7 @@ func (e *Engine) InstallPackages(ctx context.Context, id string, req InstallRequ
 		Network: NetworkNone, Runtime: e.runtimeFor(ctx, cfg), Stdout: stdout, Stderr: stderr,
 		Started: e.helperProxy(sb, installEntries(cfg.Network.InstallEnv), proxyMaxConns(cfg.Network.MaxConnections), &reached),
 	})
-	res = InstallResult{Manager: manager, ExitCode: status.ExitCode, Installed: []string{},
-		Note: "Installed by a short-lived helper container (the sandbox's runtime, a fresh workspace of its own, no network but a proxy to the package indexes), then copied into /workspace; the sandbox itself still has no network."}
+	res = InstallResult{Manager: manager, ExitCode: status.ExitCode, Installed: []string{}}
 	defer func() { res.Reached = reached.list() }()
 	switch {
 	case err == nil:
@@ -145,8 +144,11 @@ func (e *Engine) InstallPackages(ctx context.Context, id string, req InstallRequ
 	res.Stdout, res.Stderr = stdout.String(), stderr.String()
 	if res.ExitCode == 0 {
 		res.Installed = append(res.Installed, req.Packages...)
+		res.Note = installedNote
+	} else if res.TimedOut {
+		res.Note = fmt.Sprintf("Nothing was installed: the install ran out of time (%d s, limits.max_exec_timeout_seconds in %s).", cfg.Limits.MaxExecTimeoutSeconds, cfg.File())
 	} else {
-		res.Note += installFailureNote(res.Stderr)
+		res.Note = installFailureNote(manager, res.Stdout+res.Stderr, cfg.File())
 	}
 	sb.transcript.add("install_packages ("+manager+")", strings.Join(req.Packages, " "), &ExecResult{ExitCode: res.ExitCode, Stdout: res.Stdout, Stderr: res.Stderr}, "")
 	return res, nil
@@ -236,16 +238,61 @@ func (e *Engine) runInstallHelper(ctx context.Context, sb *Sandbox, manager stri
 	return e.be.RunHelper(ctx, sb.ContainerID, spec)
 }
 
-// installFailureNote says, from a failed install's stderr, what most
-// likely went wrong ("" when nothing familiar is in it).
-func installFailureNote(stderr string) string {
+// installedNote is a successful install's note.
+const installedNote = "Installed by a short-lived helper container (the sandbox's runtime, a fresh workspace of its own, no network but a proxy to the package indexes), then copied into /workspace; the sandbox itself still has no network."
+
+// Markers in a failed install's output, by cause. The order matters: pip
+// ends an install that could not reach its index with "No matching
+// distribution found", the very words of a name the index does not have,
+// so a connection error is looked for first.
+var (
+	installNetworkMarks = []string{
+		// pip (urllib3, the resolver, a proxy)
+		"Name or service not known", "Temporary failure in name resolution", "Failed to establish a new connection",
+		"Network is unreachable", "No route to host", "Connection refused", "ProxyError", "Cannot connect to proxy",
+		"Tunnel connection failed", "ConnectTimeoutError", "Read timed out",
+		"is not a trusted or secure host", // an http:// index without PIP_TRUSTED_HOST is skipped
+		// npm (Node's errno codes; the helper's proxy answering for an
+		// index it could not reach or may not)
+		"ENOTFOUND", "EAI_AGAIN", "ECONNREFUSED", "ECONNRESET", "ETIMEDOUT", "ENETUNREACH", "EHOSTUNREACH",
+		"E502", "E503", "E504", "502 Bad Gateway", "503 Service Unavailable", "504 Gateway Timeout",
+	}
+	installMissingMarks = []string{"No matching distribution found", "Could not find a version that satisfies", "E404", "ETARGET", "404 Not Found", "is not in this registry"}
+	installBuildMarks   = []string{"Failed building wheel", "Failed to build", "Could not build wheels", "subprocess-exited-with-error", "gyp ERR!", "ELIFECYCLE", "command failed"}
+)
+
+// installFailureNote says, from a failed install's output, what went wrong
+// and what to do next; cfgFile is the config file in force.
+func installFailureNote(manager, output, cfgFile string) string {
+	if mark := firstMark(output, installNetworkMarks); mark != "" {
+		why := "the name was not checked"
+		if strings.Contains(output, "403") {
+			// The helper's proxy refused the host, not the network.
+			why = "the install helper reaches only pypi.org, files.pythonhosted.org, registry.npmjs.org and the hosts of network.install_env's index URLs"
+		}
+		index, wheel := "PIP_INDEX_URL", "a wheel and run `pip install --user --no-index FILE.whl`"
+		if manager == "npm" {
+			index, wheel = "npm_config_registry", "a package .tgz and run `npm install FILE.tgz`"
+		}
+		return fmt.Sprintf("Nothing was installed: the package index could not be reached (%s); %s. "+
+			"Set a reachable index (%s) in network.install_env of %s (%s), or copy_in %s with sandbox_exec.",
+			mark, why, index, cfgFile, appliesSoon, wheel)
+	}
 	switch {
-	case strings.Contains(stderr, "No matching distribution") || strings.Contains(stderr, "Could not find a version") || strings.Contains(stderr, "E404"):
-		return " The package index did not have it: check the name (and network.install_env for a private index)."
-	case strings.Contains(stderr, "403") && (strings.Contains(stderr, "Tunnel connection failed") || strings.Contains(stderr, "ProxyError") || strings.Contains(stderr, "E403")):
-		return " The install helper reaches only the package indexes (pypi.org, files.pythonhosted.org, registry.npmjs.org and the hosts of network.install_env's index URLs): name a private index there."
-	case strings.Contains(stderr, "Failed to establish") || strings.Contains(stderr, "ENOTFOUND") || strings.Contains(stderr, "Network is unreachable"):
-		return " The package index could not be reached from the install helper's network (check network.install_env for a private index)."
+	case firstMark(output, installMissingMarks) != "":
+		return "Nothing was installed: the package index has no such package or version; check the name and version."
+	case firstMark(output, installBuildMarks) != "":
+		return "Nothing was installed: a package failed to build (stderr says why; often a compiler or library missing from the image); try a version with a prebuilt wheel."
+	}
+	return "Nothing was installed; stderr says why."
+}
+
+// firstMark returns the first of marks found in s, or "".
+func firstMark(s string, marks []string) string {
+	for _, m := range marks {
+		if strings.Contains(s, m) {
+			return m
+		}
 	}
 	return ""
 }

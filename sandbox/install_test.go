@@ -76,7 +76,7 @@ func TestInstallPackages(t *testing.T) {
 
 	// An unknown package is a normal result with a hint, not an error.
 	res, err = eng.InstallPackages(ctx, py.ID, sandbox.InstallRequest{Packages: []string{"no-such-package-xyz"}}, nil)
-	if err != nil || res.ExitCode == 0 || !strings.Contains(res.Note, "did not have it") {
+	if err != nil || res.ExitCode == 0 || !strings.Contains(res.Note, "has no such package") {
 		t.Errorf("unknown package: %+v %v", res, err)
 	}
 }

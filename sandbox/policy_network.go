@@ -39,7 +39,7 @@ func planNetwork(cfg *config.Config, req CreateRequest) (string, error) {
 		return mode, nil
 	case NetworkEgress:
 		if !cfg.Network.AllowEgress {
-			return "", policyErr("network egress is not allowed; set network.allow_egress = true in %s to allow it", cfg.File())
+			return "", policyErr("network egress is not allowed; set network.allow_egress = true in %s to allow it (%s)", cfg.File(), appliesSoon)
 		}
 		return mode, nil
 	case NetworkAllowlist:
@@ -83,8 +83,8 @@ func checkAllowDomains(cfg *config.Config, asked []string, personAllowed bool) e
 		}
 	}
 	if len(missing) > 0 {
-		return &notCoveredError{Missing: missing, err: policyErr("allow_domains: %s %s not in network.allow_domains of %s; only a person can allow a host: add %s there (the AI asking for it is not enough)",
-			strings.Join(missing, ", "), isAre(len(missing)), cfg.File(), quoteList(missing))}
+		return &notCoveredError{Missing: missing, err: policyErr("allow_domains: %s %s not in network.allow_domains of %s; only a person can allow a host: add %s there (the AI asking for it is not enough; %s)",
+			strings.Join(missing, ", "), isAre(len(missing)), cfg.File(), quoteList(missing), appliesSoon)}
 	}
 	return nil
 }

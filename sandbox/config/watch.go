@@ -111,9 +111,9 @@ func (w *Watcher) Run(ctx context.Context) {
 		case <-t.C:
 			changed, err := w.reload(false)
 			if err != nil {
-				w.log.Warn("config file invalid; keeping the previous settings", "path", w.path, "err", err)
+				w.log.Warn("config file invalid; keeping the previous settings until it is fixed (a fixed file applies within a second, no restart)", "path", w.path, "err", err)
 			} else if changed {
-				w.log.Info("config reloaded", "path", w.path)
+				w.log.Info("config reloaded; new calls use it (no restart needed)", "path", w.path)
 			}
 		}
 	}

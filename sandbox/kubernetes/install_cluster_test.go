@@ -187,7 +187,7 @@ func installOnCluster(t *testing.T, readmeRole bool) {
 	noHelpersLeft(ctx, t, cs, ns)
 
 	res = install(ctx, t, eng, sb.ID, "no-such-package-xyz")
-	if res.ExitCode == 0 || !strings.Contains(res.Note, "did not have it") {
+	if res.ExitCode == 0 || !strings.Contains(res.Note, "has no such package") {
 		t.Errorf("unknown package: %+v", res)
 	}
 	if !readmeRole {

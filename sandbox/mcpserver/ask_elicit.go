@@ -21,18 +21,40 @@ const (
 	answerNone answer = "none"
 )
 
-// askSchema is the form a person answers: one choice.
-var askSchema = map[string]any{
-	"type": "object",
-	"properties": map[string]any{
-		"answer": map[string]any{
-			"type":      "string",
-			"title":     "Answer",
-			"enum":      []string{string(answerAllow), string(answerAlways), string(answerDeny)},
-			"enumNames": []string{"Allow for this sandbox", "Always allow", "Deny"},
-		},
-	},
-	"required": []string{"answer"},
+// titledChoices is the first protocol revision whose forms give choices
+// titles as oneOf [{const, title}]; earlier ones know only the legacy
+// enumNames beside enum.
+const titledChoices = "2025-11-25"
+
+// askSchema is the form a person answers: one choice, in the form the
+// client's protocol revision (protocol; "" when unknown: the current one)
+// defines.
+func askSchema(protocol string) map[string]any {
+	values := []string{string(answerAllow), string(answerAlways), string(answerDeny)}
+	titles := []string{"Allow for this sandbox", "Always allow", "Deny"}
+	choice := map[string]any{"type": "string", "title": "Answer"}
+	if protocol != "" && protocol < titledChoices { // revisions are dates
+		choice["enum"], choice["enumNames"] = values, titles
+	} else {
+		oneOf := make([]map[string]any, len(values))
+		for i, v := range values {
+			oneOf[i] = map[string]any{"const": v, "title": titles[i]}
+		}
+		choice["oneOf"] = oneOf
+	}
+	return map[string]any{
+		"type":       "object",
+		"properties": map[string]any{"answer": choice},
+		"required":   []string{"answer"},
+	}
+}
+
+// protocolOf is the revision sess negotiated, "" when it does not say.
+func protocolOf(sess server.SessionWithElicitation) string {
+	if p, ok := sess.(server.SessionWithProtocolVersion); ok {
+		return p.ProtocolVersion()
+	}
+	return ""
 }
 
 // elicit asks in sess and reads the person's choice; anything but accept
@@ -46,7 +68,7 @@ func (a *Asker) elicit(ctx context.Context, sess server.SessionWithElicitation, 
 	defer cancel()
 	res, err := sess.RequestElicitation(ctx, mcp.ElicitationRequest{
 		Request: mcp.Request{Method: string(mcp.MethodElicitationCreate)},
-		Params:  mcp.ElicitationParams{Message: msg, RequestedSchema: askSchema},
+		Params:  mcp.ElicitationParams{Message: msg, RequestedSchema: askSchema(protocolOf(sess))},
 	})
 	if err != nil {
 		a.o.Log.Info("elicitation failed", "err", err)

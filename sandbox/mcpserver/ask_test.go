@@ -2,6 +2,7 @@ package mcpserver_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"io"
 	"os"
@@ -32,6 +33,15 @@ allow_domains = ["example.org"] # trailing comment
 // elicitation handler (nil: no elicitation capability) plays the person.
 func askServer(t *testing.T, handler func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error), timeout time.Duration) (*mcpserver.Asker, string) {
 	t.Helper()
+	// A session of the 2025-11-25 protocol: the one where a server may
+	// ask its client outside a call. (2026-07-28 has no session to ask
+	// in: see Asker.)
+	return askServerAt(t, handler, timeout, "2025-11-25")
+}
+
+// askServerAt is askServer with a client of protocol revision version.
+func askServerAt(t *testing.T, handler func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error), timeout time.Duration, version string) (*mcpserver.Asker, string) {
+	t.Helper()
 	cfgPath := filepath.Join(t.TempDir(), "config.toml")
 	if err := os.WriteFile(cfgPath, []byte(askConfig), 0o600); err != nil {
 		t.Fatal(err)
@@ -54,10 +64,7 @@ func askServer(t *testing.T, handler func(context.Context, *mcp.ElicitRequest) (
 	}()
 	c := mcp.NewClient(&mcp.Implementation{Name: "Claude Desktop", Version: "1.0"}, &mcp.ClientOptions{ElicitationHandler: handler})
 	sess, err := c.Connect(testContext(t, 30*time.Second), &mcp.IOTransport{Reader: toClient, Writer: fromClient},
-		// A session of the 2025-11-25 protocol: the one where a server
-		// may ask its client outside a call. (2026-07-28 has no session
-		// to ask in: see Asker.)
-		&mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
+		&mcp.ClientSessionOptions{ProtocolVersion: version})
 	if err != nil {
 		t.Fatalf("connect: %v", err)
 	}
@@ -173,5 +180,38 @@ func TestAskOutlivesConnection(t *testing.T) {
 	got, err := asker.Ask(ctx, mcpserver.AskRequest{SandboxID: "sb", Language: "python", Client: "Claude Desktop", Host: "pypi.org", Port: 443})
 	if err != nil || got != netproxy.Allow {
 		t.Fatalf("Ask = %v, %v; want Allow", got, err)
+	}
+}
+
+// TestAskElicitationForm: the question's choices carry titles in the form
+// of the client's revision: oneOf [{const, title}] from 2025-11-25 on,
+// the legacy enumNames beside enum before it. Either way "always" is
+// understood.
+func TestAskElicitationForm(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct{ version, want, not string }{
+		{"2025-11-25", `"oneOf":[{"const":"allow","title":"Allow for this sandbox"},{"const":"always","title":"Always allow"},{"const":"deny","title":"Deny"}]`, "enumNames"},
+		{"2025-06-18", `"enumNames":["Allow for this sandbox","Always allow","Deny"]`, "oneOf"},
+	} {
+		t.Run(tc.version, func(t *testing.T) {
+			t.Parallel()
+			var schema atomic.Value // string
+			asker, cfgPath := askServerAt(t, func(_ context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+				b, _ := json.Marshal(req.Params.RequestedSchema)
+				schema.Store(string(b))
+				return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"answer": "always"}}, nil
+			}, 2*time.Second, tc.version)
+			got, err := asker.Ask(testContext(t, 30*time.Second), mcpserver.AskRequest{
+				SandboxID: "3f2a1b9c7d6e", Language: "python", Client: "Claude Desktop", Host: "pypi.org", Port: 443,
+			})
+			if err != nil || got != netproxy.Allow {
+				t.Fatalf("Ask = %v, %v; want allow", got, err)
+			}
+			s, _ := schema.Load().(string)
+			if !strings.Contains(s, tc.want) || strings.Contains(s, tc.not) {
+				t.Errorf("form at %s: %s\nwant %s, without %s", tc.version, s, tc.want, tc.not)
+			}
+			checkSaved(t, cfgPath, true)
+		})
 	}
 }

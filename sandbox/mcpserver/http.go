@@ -106,6 +106,6 @@ func (s *Server) newHTTPHandler(token string, origins []string) *httpHandler {
 		server.WithStreamableHTTPLogger(s.log),
 	)
 	mux := http.NewServeMux()
-	mux.Handle(HTTPPath, newHTTPSessions().wrap(trackDelivery(s.log, streamable)))
+	mux.Handle(HTTPPath, newHTTPSessions().wrap(cancelHTTP(&flights{}, trackDelivery(s.log, streamable))))
 	return &httpHandler{Handler: httpGuard(s.log, token, origins, mux), streamable: streamable}
 }

@@ -35,6 +35,20 @@ func ProbeHandler(token string, pause time.Duration) http.Handler {
 			res := sandbox.ExecResult{Stdout: first + last}
 			return mcp.NewToolResultStructured(withoutOutput(res), execText(res)), nil
 		})
+	// hold reports "holding" and waits out the pause unless its call is
+	// cancelled first (for the cancellation tests).
+	s.mcp.AddTool(mcp.NewTool("hold"),
+		func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			p := newProgress(ctx, req)
+			p.output("stdout", []byte("holding\n"))
+			select {
+			case <-time.After(pause):
+				p.flush()
+				return mcp.NewToolResultText("held"), nil
+			case <-ctx.Done():
+				return errorResult(ctx.Err()), nil
+			}
+		})
 	return s.newHTTPHandler(token, nil)
 }
 

@@ -149,7 +149,7 @@ func (c *httpSessions) wrap(next http.Handler) http.Handler {
 		if s.name != "" {
 			r = r.WithContext(context.WithValue(r.Context(), httpClientKey{}, s.name))
 		}
-		next.ServeHTTP(w, r)
+		next.ServeHTTP(w, withSessionID(r, id))
 	})
 }
 

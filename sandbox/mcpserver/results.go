@@ -1,6 +1,7 @@
 package mcpserver
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"strings"
@@ -29,6 +30,10 @@ func errorResult(err error) *mcp.CallToolResult {
 		errors.Is(err, sandbox.ErrNoAgentForExpose):
 	case errors.Is(err, sandbox.ErrClosed):
 		msg = "the server is shutting down; try again in a moment"
+	case errors.Is(err, context.Canceled):
+		// The client's notifications/cancelled (or its stream closing):
+		// no engine failure, and nothing went on running.
+		msg = "cancelled by the client"
 	default:
 		msg = "the sandbox engine failed: " + msg
 	}

@@ -69,6 +69,7 @@ func (s *Server) ServeStdio(ctx context.Context, in io.Reader, out io.Writer) er
 	}()
 
 	var wg sync.WaitGroup
+	var inFlight flights
 	sem := make(chan struct{}, maxInFlight)
 	readErr := s.readMessages(ctx, in, func(raw []byte, id any, isRequest bool) {
 		if id != nil && !isRequest {
@@ -78,6 +79,7 @@ func (s *Server) ServeStdio(ctx context.Context, in io.Reader, out io.Writer) er
 		if !isRequest {
 			// Notifications (cancelled, initialized) are handled in order,
 			// so a cancellation is seen before later requests.
+			inFlight.cancelFrom("", raw)
 			if resp := s.handle(ctx, raw, id); resp != nil {
 				w.send(ctx, resp)
 			}
@@ -89,13 +91,18 @@ func (s *Server) ServeStdio(ctx context.Context, in io.Reader, out io.Writer) er
 			return
 		}
 		wg.Add(1)
+		rctx, fl := inFlight.begin(ctx, "", id)
 		go func() {
 			defer func() { <-sem; wg.Done() }()
 			// What the call took of the memory budget is held until its
 			// answer is written (see sandbox.WithMemHold).
-			hctx, release := sandbox.WithMemHold(ctx)
+			hctx, release := sandbox.WithMemHold(rctx)
 			defer release()
-			if resp := s.handle(hctx, raw, id); resp != nil {
+			resp := s.handle(hctx, raw, id)
+			if inFlight.end(fl) {
+				return // cancelled by the client: no response
+			}
+			if resp != nil {
 				w.sendWritten(ctx, resp)
 			}
 		}()

@@ -3,6 +3,7 @@ package mcpserver
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
 
@@ -92,12 +93,18 @@ func (s *Server) installTool() toolDef {
 func (s *Server) handleInstall(ctx context.Context, req mcp.CallToolRequest, a installArgs) (*mcp.CallToolResult, error) {
 	note(ctx, a.SandboxID, fmt.Sprintf("install %v", a.Packages), nil)
 	p := newProgress(ctx, req)
+	start := time.Now()
 	res, err := s.eng.InstallPackages(ctx, a.SandboxID, sandbox.InstallRequest{Packages: a.Packages, Manager: a.Manager, Waiting: p.waiting()}, p.output)
+	took := time.Since(start).Milliseconds()
 	p.flush()
 	if err != nil {
 		return errorResult(err), nil
 	}
 	note(ctx, "", "", &res.ExitCode)
-	text := execText(sandbox.ExecResult{ExitCode: res.ExitCode, Stdout: res.Stdout, Stderr: res.Stderr, TimedOut: res.TimedOut}) + res.Note
-	return mcp.NewToolResultStructured(res, text), nil
+	text := execText(sandbox.ExecResult{ExitCode: res.ExitCode, Stdout: res.Stdout, Stderr: res.Stderr, TimedOut: res.TimedOut, DurationMS: took}) + res.Note
+	out := mcp.NewToolResultStructured(res, text)
+	// A failed install changed nothing in the sandbox: an error, so that
+	// a client does not go on as if the package were there.
+	out.IsError = res.ExitCode != 0
+	return out, nil
 }
