@@ -145,7 +145,7 @@ func TestHTTPInspectorCLI(t *testing.T) {
 		}
 	}
 	out, err = run(viaProxy, "--method", "tools/call", "--tool-name", "run_code", "--tool-arg", "code=print(6*7)")
-	if err != nil || !strings.Contains(out, `"stdout": "42\n"`) {
+	if err != nil || !strings.Contains(out, `--- stdout\n42\n`) {
 		t.Errorf("run_code: %v\n%s", err, out)
 	}
 	out, err = run(p.url, "--method", "tools/list")

@@ -246,7 +246,7 @@ func TestInspectorCLIOnCluster(t *testing.T) {
 		}
 	}
 	out = run("--method", "tools/call", "--tool-name", "run_code", "--tool-arg", "code=print(6*7)")
-	if !strings.Contains(out, `"stdout": "42\n"`) {
+	if !strings.Contains(out, `--- stdout\n42\n`) {
 		t.Errorf("run_code via inspector on the cluster:\n%s", out)
 	}
 }

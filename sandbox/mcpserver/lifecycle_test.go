@@ -163,7 +163,7 @@ func TestInspectorCLI(t *testing.T) {
 		}
 	}
 	out = run("--method", "tools/call", "--tool-name", "run_code", "--tool-arg", "code=print(6*7)")
-	if !strings.Contains(out, `"stdout": "42\n"`) {
+	if !strings.Contains(out, `--- stdout\n42\n`) {
 		t.Errorf("run_code via inspector:\n%s", out)
 	}
 	out = run("--method", "tools/call", "--tool-name", "sandbox_exec", "--tool-arg", "sandbox_id=nosuchbox1", "--tool-arg", "command=ls")

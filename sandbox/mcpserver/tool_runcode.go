@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/base64"
 	"fmt"
-	"strings"
 
 	"github.com/mark3labs/mcp-go/mcp"
 
@@ -57,7 +56,7 @@ func (s *Server) handleRunCode(ctx context.Context, req mcp.CallToolRequest, a r
 	}
 	fields := res
 	fields.ExecResult, fields.Result = withoutOutput(res.ExecResult), ""
-	out := mcp.NewToolResultStructured(fields, strings.TrimRight(text, "\n"))
+	out := mcp.NewToolResultStructured(fields, text)
 	for _, f := range res.Figures {
 		out.Content = append(out.Content, mcp.NewImageContent(base64.StdEncoding.EncodeToString(f.Data), f.MIME))
 	}

@@ -177,6 +177,7 @@ func checkWorkspace(ctx context.Context, sess *mcp.ClientSession, id string) str
 	if b, err := json.Marshal(res.StructuredContent); err != nil || json.Unmarshal(b, &r) != nil {
 		return fmt.Sprintf("sandbox_exec's result: %s", out)
 	}
+	r.Stdout, r.Stderr = outputOf(out)["stdout"], outputOf(out)["stderr"]
 	lines := strings.Split(strings.TrimSpace(r.Stdout), "\n")
 	if r.ExitCode != 0 || len(lines) != 3 || lines[0] != "ok" || lines[1] != "1000" {
 		return fmt.Sprintf("the sandbox user could not write /workspace: exit %d, stdout %q, stderr %q", r.ExitCode, r.Stdout, r.Stderr)
