@@ -54,13 +54,9 @@ func (b *Backend) RunHelper(ctx context.Context, containerID string, spec backen
 		Name: volumeName(name), Target: backend.Workspace, Labels: volumeLabels(spec.Labels, time.Now()),
 		DriverOpts: tmpfsVolume(mb, uid, gid, "0755"),
 	}
-	// A helper for no sandbox (doctor's probes) has no runtime or cache
-	// to follow.
-	ins := container.InspectResponse{ContainerJSONBase: &container.ContainerJSONBase{}}
-	if containerID != "" {
-		if ins, err = b.cli.ContainerInspect(ctx, containerID); err != nil {
-			return status, b.wrap("inspect the sandbox", err)
-		}
+	ins, err := b.inspectFor(ctx, containerID)
+	if err != nil {
+		return status, err
 	}
 	cs := backend.ContainerSpec{
 		Image: spec.Image, Labels: spec.Labels, Env: spec.Env, User: spec.User, Network: spec.Network,
@@ -137,6 +133,20 @@ func (b *Backend) collect(ctx context.Context, id string, spec backend.HelperSpe
 	}
 	defer rc.Close()
 	return spec.Into(rc)
+}
+
+// inspectFor inspects the sandbox a helper works for, whose runtime and
+// install cache it follows. A helper for no sandbox (doctor's probes)
+// follows nothing.
+func (b *Backend) inspectFor(ctx context.Context, containerID string) (container.InspectResponse, error) {
+	if containerID == "" {
+		return container.InspectResponse{ContainerJSONBase: &container.ContainerJSONBase{}}, nil
+	}
+	ins, err := b.cli.ContainerInspect(ctx, containerID)
+	if err != nil {
+		return ins, b.wrap("inspect the sandbox", err)
+	}
+	return ins, nil
 }
 
 // helperRuntime is a helper's OCI runtime: the one asked for, but never
