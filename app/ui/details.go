@@ -346,10 +346,7 @@ func (d *Details) confirmReplace(src, dest string) {
 		"Replace", d.win, func() { d.saveTo(src, dest, true) })
 }
 
-func (d *Details) confirmStop() {
-	confirm("Stop sandbox "+d.id+"?", "This removes the sandbox and everything in it, whichever client started it.",
-		"Stop sandbox", d.win, func() { d.t.stop(d.id) })
-}
+func (d *Details) confirmStop() { d.t.askStop(d.id, d.win) }
 
 // Window returns the view's window, for tests.
 func (d *Details) Window() fyne.Window { return d.win }

@@ -131,6 +131,7 @@ func TestDetailsView(t *testing.T) {
 	if btns["Stop sandbox"] == nil || btns["Cancel"] == nil {
 		t.Fatalf("stop dialog buttons: %v", btns)
 	}
+	checkSafeDefault(t, d.Window(), btns["Cancel"], btns["Stop sandbox"])
 	test.Tap(btns["Stop sandbox"])
 	if strings.Join(f.stopped, ",") != "k3j5q2m7x4ab" {
 		t.Errorf("stopped %v", f.stopped)

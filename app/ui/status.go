@@ -139,20 +139,6 @@ func ConfirmPause(parent fyne.Window, n sandboxwatch.Count, httpOn bool, pause f
 	confirm("Pause MCP Sandbox?", msg, "Pause", parent, pause)
 }
 
-// confirm asks a question whose buttons say what they do: Cancel, and verb
-// (never "No" and "Yes"); do runs if the person chooses verb.
-func confirm(title, msg, verb string, parent fyne.Window, do func()) {
-	l := widget.NewLabel(msg)
-	l.Wrapping = fyne.TextWrapWord
-	d := dialog.NewCustomConfirm(title, verb, "Cancel", l, func(ok bool) {
-		if ok {
-			do()
-		}
-	}, parent)
-	d.Resize(fyne.NewSize(480, 0))
-	d.Show()
-}
-
 func (t *StatusTab) pauseDone(err error) {
 	if err != nil {
 		dialog.ShowError(err, t.w.win)
