@@ -33,7 +33,7 @@ type AuditEntry struct {
 	// Cancelled says the client cancelled the call (or left) before it
 	// was answered.
 	Cancelled bool `json:"cancelled,omitempty"`
-	PID       int    `json:"pid"`
+	PID       int  `json:"pid"`
 	// Network is set on a proxied connection's entry (Tool "network").
 	Network *NetworkAudit `json:"network,omitempty"`
 }
