@@ -164,15 +164,17 @@ func (t *StatusTab) Set(info StatusInfo) {
 	})
 	left := []fyne.CanvasObject{
 		widget.NewCard("Docker", "", container.NewVBox(widget.NewForm(dockerItems(info)...), container.NewHBox(detect))),
-		widget.NewCard("Endpoints tried", "", widget.NewForm(endpointItems(info)...)),
+	}
+	if detected(info) {
+		left = append(left, widget.NewCard("Endpoints tried", "", widget.NewForm(endpointItems(info)...)))
 	}
 	switch {
 	case info.Lost != "":
-		left = append([]fyne.CanvasObject{widget.NewCard("What to do", "", wrapped(
+		left = append([]fyne.CanvasObject{widget.NewCard("What to do", "", prose(
 			"Start Docker again (Docker Desktop, `colima start`, `sudo systemctl start docker`, …): MCP Sandbox notices by itself "+
 				"and the sandboxes that survived show again. What the engine said: "+info.Lost))}, left...)
 	case info.Docker != nil && info.Docker.Hint != "":
-		left = append(left, widget.NewCard("What to do", "", wrapped(info.Docker.Hint)))
+		left = append(left, widget.NewCard("What to do", "", prose(info.Docker.Hint)))
 	}
 	if info.Lost == "" && chosen(info) != nil {
 		left = append(t.healthCards(info.Health), left...)
@@ -312,6 +314,14 @@ func dockerItems(info StatusInfo) []*widget.FormItem {
 		add("Runtime", info.Runtime)
 	}
 	return items
+}
+
+// detected says whether detection chose the engine (or is still
+// looking): the places it tried are worth a list then. When DOCKER_HOST,
+// docker.host or a context chose one that answers, they are not.
+func detected(info StatusInfo) bool {
+	r := info.Docker
+	return r == nil || r.Explicit() == nil || r.Chosen == nil
 }
 
 // endpointItems lists each candidate and whether it answered; local

@@ -4,6 +4,9 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/widget"
 )
 
 // cleanText makes text a sandbox produced (a transcript, a file name, an
@@ -31,4 +34,31 @@ func cleanText(s string, maxBytes int) string {
 		b.WriteRune(r)
 	}
 	return b.String()
+}
+
+// prose is s wrapped, its `code` spans shown in the code style rather
+// than with their backticks (s is not read as Markdown otherwise: a
+// client's or an engine's words cannot format it).
+func prose(s string) fyne.CanvasObject {
+	if strings.Count(s, "`") < 2 {
+		return wrapped(s)
+	}
+	parts := strings.Split(s, "`")
+	if len(parts)%2 == 0 { // an unpaired backtick stays as it is
+		parts[len(parts)-2] += "`" + parts[len(parts)-1]
+		parts = parts[:len(parts)-1]
+	}
+	var segs []widget.RichTextSegment
+	for i, p := range parts {
+		style := widget.RichTextStyleInline
+		if i%2 == 1 {
+			style = widget.RichTextStyleCodeInline
+		}
+		if p != "" {
+			segs = append(segs, &widget.TextSegment{Text: p, Style: style})
+		}
+	}
+	r := widget.NewRichText(segs...)
+	r.Wrapping = fyne.TextWrapWord
+	return r
 }
