@@ -88,6 +88,7 @@ type StatusTab struct {
 	testBtn  *widget.Button
 	testOut  *widget.Label
 	info     StatusInfo
+	tested   string // how the last Test went: "", "ok" or "failed"
 }
 
 func newStatusTab(w *Window, act StatusActions) *StatusTab {
@@ -219,7 +220,11 @@ func (t *StatusTab) Set(info StatusInfo) {
 	off := t.content.Offset
 	// One column: the cards keep their full width down to 800 px, with
 	// nothing clipped.
-	t.content.Content = container.NewVBox(append(append([]fyne.CanvasObject{head}, left...), right...)...)
+	top := []fyne.CanvasObject{head}
+	if info.Cluster == nil {
+		top = append(top, t.checklistCard(info))
+	}
+	t.content.Content = container.NewVBox(append(append(top, left...), right...)...)
 	t.content.Refresh()
 	t.content.ScrollToOffset(off)
 }
@@ -431,6 +436,11 @@ func (t *StatusTab) test() {
 		return err
 	}, func(err error) {
 		t.testBtn.Enable()
+		t.tested = "ok"
+		if err != nil {
+			t.tested = "failed"
+		}
+		t.Set(t.info) // the checklist's Test line
 		if err != nil {
 			t.testOut.SetText("Failed: " + err.Error())
 			return

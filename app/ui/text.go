@@ -5,7 +5,6 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/widget"
 )
 
@@ -36,29 +35,18 @@ func cleanText(s string, maxBytes int) string {
 	return b.String()
 }
 
-// prose is s wrapped, its `code` spans shown in the code style rather
-// than with their backticks (s is not read as Markdown otherwise: a
-// client's or an engine's words cannot format it).
-func prose(s string) fyne.CanvasObject {
-	if strings.Count(s, "`") < 2 {
-		return wrapped(s)
-	}
-	parts := strings.Split(s, "`")
-	if len(parts)%2 == 0 { // an unpaired backtick stays as it is
-		parts[len(parts)-2] += "`" + parts[len(parts)-1]
-		parts = parts[:len(parts)-1]
-	}
-	var segs []widget.RichTextSegment
-	for i, p := range parts {
-		style := widget.RichTextStyleInline
-		if i%2 == 1 {
-			style = widget.RichTextStyleCodeInline
-		}
-		if p != "" {
-			segs = append(segs, &widget.TextSegment{Text: p, Style: style})
+// prose is s wrapped, its `code` spans shown without their backticks
+// (the doctor's sentences mark commands and settings so; a label does not
+// read Markdown, and a rich text of mixed styles wraps a word after a
+// code span letter by letter). An unpaired backtick stays.
+func prose(s string) *widget.Label {
+	if n := strings.Count(s, "`"); n >= 2 {
+		if n%2 == 1 { // keep the last, unpaired one
+			i := strings.LastIndex(s, "`")
+			s = strings.ReplaceAll(s[:i], "`", "") + s[i:]
+		} else {
+			s = strings.ReplaceAll(s, "`", "")
 		}
 	}
-	r := widget.NewRichText(segs...)
-	r.Wrapping = fyne.TextWrapWord
-	return r
+	return wrapped(s)
 }
