@@ -56,6 +56,9 @@ func TestFailedCallsBadge(t *testing.T) {
 		t.Error("the icon has no badge after failed calls")
 	}
 	time.Sleep(time.Second) // a second notification would have come by now
+	if v, _ := m.itemProp("Title"); !strings.HasSuffix(v.(string), " · 3 calls failed") {
+		t.Errorf("title %q: the window's Test counted as a client's failure", v)
+	}
 	n := 0
 	for _, s := range d.notes.all() {
 		if strings.Contains(s, "call") && strings.Contains(s, "Activity") {
