@@ -101,10 +101,13 @@ func (t *ActivityTab) cell(row, col int) string {
 }
 
 func fmtDuration(d time.Duration) string {
-	if d < time.Second {
+	switch {
+	case d < time.Second:
 		return fmt.Sprintf("%d ms", d.Milliseconds())
+	case d < time.Minute:
+		return fmt.Sprintf("%.1f s", d.Seconds())
 	}
-	return fmt.Sprintf("%.1f s", d.Seconds())
+	return fmt.Sprintf("%d min %d s", int(d.Minutes()), int(d.Seconds())%60)
 }
 
 // outcome says in words how a call ended: "ok", "failed (exit 2)",

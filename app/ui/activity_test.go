@@ -57,4 +57,7 @@ func TestActivityChronological(t *testing.T) {
 	if diff := cmp.Diff([]string{"short ok", "middle ok", "long timed out"}, got); diff != "" {
 		t.Errorf("Activity's order and results (-want +got):\n%s", diff)
 	}
+	if d := strings.Split(w.Activity.cell(2, 4), "\n")[1]; d != "9 min 0 s" {
+		t.Errorf("a 9-minute call lasted %q", d)
+	}
 }
