@@ -230,6 +230,11 @@ func (e *Engine) Unexpose(id string, req ExposeRequest) (UnexposeResult, error) 
 	return UnexposeResult{Closed: true}, nil
 }
 
+// PreviewClosedHeader is set on the 502 a preview answers when nothing
+// listens on its port any more (and it closes): the window asks before
+// opening the browser.
+const PreviewClosedHeader = "X-Mcp-Sandbox-Preview-Closed"
+
 // errNothingListens: the port refused the preview's connection (its
 // program ended).
 var errNothingListens = errors.New("nothing listens on the port")
@@ -331,6 +336,7 @@ func (e *Engine) previewHandler(sb *Sandbox, p *preview) http.Handler {
 		ErrorLog:      log.New(io.Discard, "", 0),
 		ErrorHandler: func(w http.ResponseWriter, r *http.Request, err error) {
 			if errors.Is(err, errNothingListens) {
+				w.Header().Set(PreviewClosedHeader, "nothing listens")
 				http.Error(w, fmt.Sprintf("mcp-sandbox: nothing listens on port %d in sandbox %s any more, so its preview is closed; expose the port again once a program listens on it", p.Port, sb.ID), http.StatusBadGateway)
 				http.NewResponseController(w).Flush()
 				go e.dropPreview(sb, p)
