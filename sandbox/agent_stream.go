@@ -9,6 +9,7 @@ import (
 	"net"
 	"os"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -172,7 +173,11 @@ func (c *agentConn) dial(ctx context.Context, port int) (*agentStream, error) {
 	case msg := <-s.dialed:
 		if msg != "" {
 			s.drop()
-			return nil, fmt.Errorf("connect to port %d inside the sandbox: %s", port, clipString(msg, 256))
+			err := fmt.Errorf("connect to port %d inside the sandbox: %s", port, clipString(msg, 256))
+			if strings.Contains(msg, "connection refused") {
+				err = fmt.Errorf("%w: %w", errNothingListens, err)
+			}
+			return nil, err
 		}
 		return s, nil
 	case <-c.dead:

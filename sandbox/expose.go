@@ -230,6 +230,36 @@ func (e *Engine) Unexpose(id string, req ExposeRequest) (UnexposeResult, error) 
 	return UnexposeResult{Closed: true}, nil
 }
 
+// PreviewClosedHeader is set on the 502 a preview answers when nothing
+// listens on its port any more (and it closes): the window asks before
+// opening the browser.
+const PreviewClosedHeader = "X-Mcp-Sandbox-Preview-Closed"
+
+// errNothingListens: the port refused the preview's connection (its
+// program ended).
+var errNothingListens = errors.New("nothing listens on the port")
+
+// dropPreview closes p, whose program no longer listens, and takes it
+// out of sb's record: the window then shows no preview that cannot open.
+func (e *Engine) dropPreview(sb *Sandbox, p *preview) {
+	x := sb.exposeSet(false)
+	if x == nil {
+		return
+	}
+	x.mu.Lock()
+	ours := x.ports[p.Port] == p
+	if ours {
+		delete(x.ports, p.Port)
+	}
+	x.mu.Unlock()
+	if !ours {
+		return
+	}
+	p.close()
+	e.log.Info("sandbox preview closed: nothing listens on its port", "id", sb.ID, "port", p.Port)
+	e.record(sb, true)
+}
+
 // close stops listening and ends every connection the preview carries.
 func (p *preview) close() {
 	_ = p.srv.Close()
@@ -305,6 +335,13 @@ func (e *Engine) previewHandler(sb *Sandbox, p *preview) http.Handler {
 		FlushInterval: -1,
 		ErrorLog:      log.New(io.Discard, "", 0),
 		ErrorHandler: func(w http.ResponseWriter, r *http.Request, err error) {
+			if errors.Is(err, errNothingListens) {
+				w.Header().Set(PreviewClosedHeader, "nothing listens")
+				http.Error(w, fmt.Sprintf("mcp-sandbox: nothing listens on port %d in sandbox %s any more, so its preview is closed; expose the port again once a program listens on it", p.Port, sb.ID), http.StatusBadGateway)
+				http.NewResponseController(w).Flush()
+				go e.dropPreview(sb, p)
+				return
+			}
 			http.Error(w, fmt.Sprintf("mcp-sandbox: nothing answered on port %d in sandbox %s: %v", p.Port, sb.ID, err), http.StatusBadGateway)
 		},
 	}

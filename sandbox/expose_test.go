@@ -392,3 +392,33 @@ func (zeros) Read(p []byte) (int, error) {
 	clear(p)
 	return len(p), nil
 }
+
+// A preview whose program ended says so once (502), then is closed and
+// leaves the sandbox's exposed list: the window offers no preview that
+// cannot open.
+func TestExposeDropsDeadPreview(t *testing.T) {
+	eng, _ := newEngine(t, nil)
+	sb := mustCreate(t, eng, sandbox.CreateRequest{})
+	startInSandbox(t, eng, sb.ID, "exec python3 -m http.server 8002 --bind 127.0.0.1", 8002)
+	x := mustExpose(t, eng, sb.ID, 8002)
+	if code, _ := get(t, x.URL); code != 200 {
+		t.Fatalf("the preview answered %d before its program ended", code)
+	}
+	mustExec(t, eng, sb.ID, `for p in /proc/[0-9]*; do grep -q http.server $p/cmdline 2>/dev/null && kill ${p#/proc/}; done; sleep 0.5`)
+	resp, err := http.Head(x.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusBadGateway || resp.Header.Get(sandbox.PreviewClosedHeader) == "" {
+		t.Errorf("a preview of a port nothing listens on: %d %v", resp.StatusCode, resp.Header)
+	}
+	deadline := time.Now().Add(15 * time.Second)
+	for len(eng.Exposed(sb.ID)) != 0 {
+		if time.Now().After(deadline) {
+			t.Fatalf("still exposed: %+v", eng.Exposed(sb.ID))
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	waitRefused(t, x.HostPort)
+}

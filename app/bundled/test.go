@@ -10,6 +10,11 @@ import (
 // TestCode is what the Test button runs.
 const TestCode = `print("hello")`
 
+// TestClientName is how the Test button's session introduces itself:
+// the audit log and Activity show it apart from the AI clients, and the
+// tray does not count its failures as a client's.
+const TestClientName = "MCP Sandbox (Test)"
+
 // TestOptions is ConnectOptions under another name, for the Test button.
 type TestOptions = ConnectOptions
 
@@ -32,6 +37,9 @@ type TestResult struct {
 // handshake, or the tool call (a *ToolError carries the server's advice).
 func Test(ctx context.Context, o TestOptions) (TestResult, error) {
 	var r TestResult
+	if o.ClientName == "" {
+		o.ClientName = TestClientName
+	}
 	s, err := Connect(ctx, o)
 	if err != nil {
 		return r, err

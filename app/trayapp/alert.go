@@ -12,6 +12,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/mcp-sandbox/mcp-sandbox/app/bundled"
 	"github.com/mcp-sandbox/mcp-sandbox/app/clientconfig"
 	"github.com/mcp-sandbox/mcp-sandbox/app/internal/dirwatch"
 	"github.com/mcp-sandbox/mcp-sandbox/app/internal/traywin"
@@ -70,7 +71,7 @@ func (a *App) auditChanged() {
 	for i := range entries {
 		e := &entries[i]
 		end := e.Time.Add(time.Duration(e.DurationMS) * time.Millisecond)
-		if !e.Failed() || !end.After(al.seen) {
+		if !e.Failed() || !end.After(al.seen) || e.Client == bundled.TestClientName {
 			continue
 		}
 		if al.lastFail.IsZero() || end.Sub(al.lastFail) > burstGap {

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcp-sandbox/mcp-sandbox/app/bundled"
 	"github.com/mcp-sandbox/mcp-sandbox/app/internal/traywin"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/state"
 )
@@ -14,7 +15,8 @@ import (
 // Failed calls in the audit log (an error, a timeout, an OOM kill) raise
 // a badge on the tray icon and the count in its title, with one
 // notification for the burst, not one per call; the window marking the
-// activity seen clears both. Calls that succeeded raise nothing.
+// activity seen clears both. Calls that succeeded raise nothing, nor do
+// the window's Test runs.
 func TestFailedCallsBadge(t *testing.T) {
 	skipUnderRace(t)
 	d := startDesktop(t)
@@ -32,6 +34,8 @@ func TestFailedCallsBadge(t *testing.T) {
 		{Tool: "run_code", Client: "claude-ai", Error: true, Summary: "\x1b]8;;evil\x07 boom"},
 		{Tool: "exec", Client: "cursor-vscode", TimedOut: true},
 		{Tool: "run_code", Client: "claude-ai", OOMKilled: true},
+		// The window's own Test is no client's failure.
+		{Tool: "run_code", Client: bundled.TestClientName, Error: true},
 	}
 	for _, e := range calls {
 		if err := st.Audit(e); err != nil {
@@ -52,6 +56,9 @@ func TestFailedCallsBadge(t *testing.T) {
 		t.Error("the icon has no badge after failed calls")
 	}
 	time.Sleep(time.Second) // a second notification would have come by now
+	if v, _ := m.itemProp("Title"); !strings.HasSuffix(v.(string), " · 3 calls failed") {
+		t.Errorf("title %q: the window's Test counted as a client's failure", v)
+	}
 	n := 0
 	for _, s := range d.notes.all() {
 		if strings.Contains(s, "call") && strings.Contains(s, "Activity") {

@@ -3,6 +3,7 @@ package ui
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -47,7 +48,7 @@ var activityColumns = []string{"Time", "Client / tool", "Sandbox", "Summary", "R
 
 func newActivityTab(w *Window, act ActivityActions) *ActivityTab {
 	t := &ActivityTab{w: w, act: act}
-	widths := []float32{95, 150, 115, 315, 85}
+	widths := []float32{95, 150, 115, 295, 105}
 	cols := make([]column, len(activityColumns))
 	for i, title := range activityColumns {
 		cols[i] = column{title: title, width: widths[i]}
@@ -94,25 +95,55 @@ func (t *ActivityTab) cell(row, col int) string {
 		}
 		return orDash(s)
 	case "Result":
-		exit := "exit –"
-		switch {
-		case isNetwork(e):
-			exit = netResult(e)
-		case e.ExitCode != nil:
-			exit = "exit " + strconv.Itoa(*e.ExitCode)
-		case e.Error:
-			exit = "error"
-		}
-		return exit + "\n" + fmtDuration(time.Duration(e.DurationMS)*time.Millisecond)
+		return outcome(e) + "\n" + fmtDuration(time.Duration(e.DurationMS)*time.Millisecond)
 	}
 	return ""
 }
 
 func fmtDuration(d time.Duration) string {
-	if d < time.Second {
+	switch {
+	case d < time.Second:
 		return fmt.Sprintf("%d ms", d.Milliseconds())
+	case d < time.Minute:
+		return fmt.Sprintf("%.1f s", d.Seconds())
 	}
-	return fmt.Sprintf("%.1f s", d.Seconds())
+	return fmt.Sprintf("%d min %d s", int(d.Minutes()), int(d.Seconds())%60)
+}
+
+// outcome says in words how a call ended: "ok", "failed (exit 2)",
+// "timed out", "out of memory", "cancelled", "failed"; a connection's
+// entry says "allowed", "refused" or "failed". A command killed for its
+// time says so, not the exit code the kill left.
+func outcome(e state.AuditEntry) string {
+	switch {
+	case isNetwork(e):
+		return netResult(e)
+	case e.TimedOut:
+		return "timed out"
+	case e.OOMKilled:
+		return "out of memory"
+	case e.Cancelled || (e.Error && cancelledText(e.ErrorText)):
+		return "cancelled"
+	case e.ExitCode != nil && *e.ExitCode != 0:
+		return "failed (exit " + strconv.Itoa(*e.ExitCode) + ")"
+	case e.Error:
+		return "failed"
+	}
+	return "ok"
+}
+
+// cancelledText spots a cancellation in the answer of a call logged
+// before the log said so itself.
+func cancelledText(s string) bool {
+	s = strings.ToLower(s)
+	return strings.Contains(s, "context canceled") || strings.Contains(s, "cancelled")
+}
+
+// chronological orders entries newest first by the time the table shows:
+// when each call started. The log holds them in the order they ended.
+func chronological(entries []state.AuditEntry) []state.AuditEntry {
+	slices.SortStableFunc(entries, func(a, b state.AuditEntry) int { return b.Time.Compare(a.Time) })
+	return entries
 }
 
 // problem says whether "Errors only" shows e: a failed call, a command
@@ -122,7 +153,7 @@ func problem(e state.AuditEntry) bool {
 		r := netResult(e)
 		return r == "refused" || r == "failed"
 	}
-	return e.Error || (e.ExitCode != nil && *e.ExitCode != 0)
+	return e.Failed() || (e.ExitCode != nil && *e.ExitCode != 0)
 }
 
 // Reload reads the audit log again.
@@ -140,7 +171,7 @@ func (t *ActivityTab) Reload() {
 			t.summary.SetText("cannot read the log: " + err.Error())
 			return
 		}
-		t.all = entries
+		t.all = chronological(entries)
 		t.apply()
 	})
 }

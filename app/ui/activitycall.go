@@ -1,7 +1,6 @@
 package ui
 
 import (
-	"strconv"
 	"time"
 
 	"fyne.io/fyne/v2"
@@ -37,15 +36,7 @@ func (t *ActivityTab) callContent(e state.AuditEntry) fyne.CanvasObject {
 		l.Selectable = true
 		return l
 	}
-	result := "finished"
-	switch {
-	case isNetwork(e):
-		result = netResult(e)
-	case e.ExitCode != nil:
-		result = "exit code " + strconv.Itoa(*e.ExitCode)
-	case e.Error:
-		result = "error"
-	}
+	result := outcome(e)
 	form := widget.NewForm(
 		widget.NewFormItem("Time", text(e.Time.Local().Format("2006-01-02 15:04:05"))),
 		widget.NewFormItem("Client", text(orDash(clientconfig.DisplayForMCPName(e.Client)))),
@@ -60,6 +51,11 @@ func (t *ActivityTab) callContent(e state.AuditEntry) fyne.CanvasObject {
 		netForm(form, e.Network, text)
 	} else {
 		form.Append("Summary", text(orDash(e.Summary)))
+	}
+	if e.Output != "" {
+		out := text(e.Output)
+		out.TextStyle.Monospace = true
+		form.Append("Output", out)
 	}
 	if e.ErrorText != "" {
 		errLabel := text(e.ErrorText)

@@ -2,17 +2,12 @@ package ui
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"path"
-	"path/filepath"
 	"strings"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
-	"fyne.io/fyne/v2/dialog"
 	"fyne.io/fyne/v2/layout"
-	"fyne.io/fyne/v2/storage"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
@@ -288,68 +283,7 @@ func (d *Details) setFiles(files []sandbox.FileEntry, cut bool, err error) {
 	d.fileList.Refresh()
 }
 
-// chooseSave asks for a folder and saves the selected entry into it.
-func (d *Details) chooseSave() {
-	src := d.selected
-	if src == "" || d.gone {
-		return
-	}
-	fd := dialog.NewFolderOpen(func(dir fyne.ListableURI, err error) {
-		if err != nil || dir == nil {
-			return
-		}
-		d.SaveTo(src, filepath.Join(dir.Path(), path.Base(src)))
-	}, d.win)
-	if act := d.t.act.Details; act.SaveDir != nil {
-		if u, err := storage.ListerForURI(storage.NewFileURI(act.SaveDir())); err == nil {
-			fd.SetLocation(u)
-		}
-	}
-	fd.Show()
-}
-
-// SaveTo copies the sandbox path src to dest and says how it went. An
-// existing dest is replaced only after the user confirms it.
-func (d *Details) SaveTo(src, dest string) { d.saveTo(src, dest, false) }
-
-func (d *Details) saveTo(src, dest string, overwrite bool) {
-	save := d.t.act.Details.Save
-	if save == nil {
-		return
-	}
-	var res sandbox.CopyResult
-	d.t.w.async(func(ctx context.Context) (err error) {
-		res, err = save(ctx, d.id, src, dest, overwrite)
-		return err
-	}, func(err error) {
-		if err != nil && !overwrite && errors.Is(err, sandbox.ErrExists) && !d.gone {
-			d.confirmReplace(src, dest)
-			return
-		}
-		if err != nil {
-			dialog.ShowError(fmt.Errorf("save %s: %s", src, cleanText(err.Error(), 600)), d.win)
-			return
-		}
-		msg := fmt.Sprintf("Saved %s (%s) to %s.", plural(res.Files, "file", "files"), sandboxwatch.Bytes(uint64(max(res.Bytes, 0))), res.HostPath)
-		if n := len(res.SkippedLinks); n > 0 {
-			msg += " " + plural(n, "symbolic link was", "symbolic links were") + " not made."
-		}
-		dialog.ShowInformation("Saved", msg, d.win)
-	})
-}
-
-// confirmReplace asks before saving src over the existing dest.
-func (d *Details) confirmReplace(src, dest string) {
-	shown := cleanText(dest, 600)
-	confirm("Replace "+cleanText(filepath.Base(dest), 120)+"?",
-		shown+" already exists. Replacing it puts the sandbox's "+cleanText(src, 300)+" in its place; what is there now is removed (a folder with everything in it).",
-		"Replace", d.win, func() { d.saveTo(src, dest, true) })
-}
-
-func (d *Details) confirmStop() {
-	confirm("Stop sandbox "+d.id+"?", "This removes the sandbox and everything in it, whichever client started it.",
-		"Stop sandbox", d.win, func() { d.t.stop(d.id) })
-}
+func (d *Details) confirmStop() { d.t.askStop(d.id, d.win) }
 
 // Window returns the view's window, for tests.
 func (d *Details) Window() fyne.Window { return d.win }

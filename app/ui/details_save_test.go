@@ -97,8 +97,8 @@ func TestDetailsSaveAsksToReplace(t *testing.T) {
 	if btns["Replace"] == nil || btns["Cancel"] == nil {
 		t.Fatalf("an existing destination did not ask to replace it: buttons %v, dialog %q", btns, overlayText(d.Window().Canvas().Overlays().Top()))
 	}
-	if text := overlayText(d.Window().Canvas().Overlays().Top()); !strings.Contains(text, dest+" already exists") {
-		t.Errorf("the question does not name the file: %q", text)
+	if text := overlayText(d.Window().Canvas().Overlays().Top()); !strings.Contains(text, dest+" already exists. Replacing it removes the file report.txt (4 bytes)") || strings.Contains(text, "folder") {
+		t.Errorf("the question does not say exactly what a replace removes: %q", text)
 	}
 	test.Tap(btns["Cancel"])
 	if got := read(dest); got != "old\n" {
@@ -128,5 +128,52 @@ func TestDetailsSaveAsksToReplace(t *testing.T) {
 	}
 	if got := read(keep); got != "keep\n" {
 		t.Errorf("the denied file changed: %q", got)
+	}
+}
+
+// A replace question says what is there now: a file by its size, a
+// folder by how many files it holds.
+func TestReplacedSaysWhatGoes(t *testing.T) {
+	dir := t.TempDir()
+	write := func(p, s string) {
+		if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(s), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(filepath.Join(dir, "report.csv"), "a,b\n1,2\n3,4\n")
+	write(filepath.Join(dir, "out", "a.txt"), "a")
+	write(filepath.Join(dir, "out", "sub", "b.txt"), "bb")
+	if err := os.Mkdir(filepath.Join(dir, "none"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	for name, want := range map[string]string{
+		"report.csv": "the file report.csv (12 bytes)",
+		"out":        "the folder out with 2 files (3 bytes) in it",
+		"none":       "the empty folder none",
+	} {
+		if got := replaced(filepath.Join(dir, name)); got != want {
+			t.Errorf("replaced(%s) = %q, want %q", name, got, want)
+		}
+	}
+}
+
+// Save to… opens in files.write_root ("~" is the home folder), made if
+// missing, so that its first choice is inside copy_out's fence.
+func TestSaveStartsInWriteRoot(t *testing.T) {
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	u, err := saveStart("~/Downloads/mcp-sandbox")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := filepath.Join(home, "Downloads", "mcp-sandbox")
+	if u.Path() != want {
+		t.Errorf("Save to… opens at %s, want %s", u.Path(), want)
+	}
+	if fi, err := os.Stat(want); err != nil || !fi.IsDir() {
+		t.Errorf("the write root was not made: %v", err)
 	}
 }

@@ -131,6 +131,7 @@ func TestDetailsView(t *testing.T) {
 	if btns["Stop sandbox"] == nil || btns["Cancel"] == nil {
 		t.Fatalf("stop dialog buttons: %v", btns)
 	}
+	checkSafeDefault(t, d.Window(), btns["Cancel"], btns["Stop sandbox"])
 	test.Tap(btns["Stop sandbox"])
 	if strings.Join(f.stopped, ",") != "k3j5q2m7x4ab" {
 		t.Errorf("stopped %v", f.stopped)
@@ -178,7 +179,7 @@ func TestActivityRowOpensCall(t *testing.T) {
 	f.audit = []state.AuditEntry{
 		{Time: now.Add(-time.Minute), Client: "claude-ai", Tool: "sandbox_exec", SandboxID: "k3j5q2m7x4ab",
 			Summary: "python3 -c 'print(1)' \x1b[2J" + strings.Repeat(" long", 50), ExitCode: &code, DurationMS: 1486,
-			Error: true, ErrorText: "Traceback (most recent call last):\n  NameError: x\x1b]0;title\x07"},
+			Error: true, ErrorText: "Traceback (most recent call last):\n  NameError: x\x1b]0;title\x07", Output: "partial-output-7"},
 		{Time: now.Add(-5 * time.Minute), Client: "cursor-vscode", Tool: "run_code", SandboxID: "gonegonegone", Summary: "print(2)"},
 	}
 	w.Show()
@@ -190,7 +191,7 @@ func TestActivityRowOpensCall(t *testing.T) {
 		t.Fatal("a click on a row opened nothing")
 	}
 	text := overlayText(top)
-	for _, want := range []string{"Claude Desktop", "sandbox_exec", "exit code 1", "1.5 s", "NameError", "long long"} {
+	for _, want := range []string{"Claude Desktop", "sandbox_exec", "failed (exit 1)", "1.5 s", "NameError", "long long", "partial-output-7"} {
 		if !strings.Contains(text, want) {
 			t.Errorf("the call dialog lacks %q: %q", want, text)
 		}

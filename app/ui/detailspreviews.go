@@ -1,9 +1,12 @@
 package ui
 
 import (
+	"context"
 	"fmt"
+	"net/http"
 	"net/url"
 	"strconv"
+	"time"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
@@ -30,11 +33,46 @@ func (d *Details) showPreviews(ps []sandbox.Exposure) {
 		if err != nil {
 			continue
 		}
-		open := widget.NewButtonWithIcon("Open in browser", theme.ComputerIcon(), func() { d.t.w.openURL(u, d.win) })
+		open := widget.NewButtonWithIcon("Open in browser", theme.ComputerIcon(), func() { d.openPreview(p.Port, u) })
 		line := widget.NewLabel("port " + strconv.Itoa(p.Port) + " → " + p.URL)
 		d.previews.Add(container.NewBorder(nil, nil, nil, open, line))
 	}
 	d.previews.Show()
+}
+
+// openPreview opens the preview at u in the browser, unless it answers
+// that nothing listens on its port any more: then it says the preview
+// closed (the server drops it from the sandbox's list) instead of
+// opening a page of error.
+func (d *Details) openPreview(port int, u *url.URL) {
+	var gone bool
+	d.t.w.async(func(ctx context.Context) error {
+		gone = previewGone(ctx, u)
+		return nil
+	}, func(error) {
+		if gone {
+			dialog.ShowInformation("Preview closed", fmt.Sprintf("Nothing listens on port %d in the sandbox any more, so its preview is closed. Ask the AI client to start its program and expose the port again.", port), d.win)
+			return
+		}
+		d.t.w.openURL(u, d.win)
+	})
+}
+
+// previewGone asks the preview at u whether its program still listens:
+// the preview answers 502 with "nothing listens" once it ended.
+func previewGone(ctx context.Context, u *url.URL) bool {
+	ctx, cancel := context.WithTimeout(ctx, 3*time.Second)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodHead, u.String(), nil)
+	if err != nil {
+		return false
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return false // the browser will say what it finds
+	}
+	defer resp.Body.Close()
+	return resp.StatusCode == http.StatusBadGateway && resp.Header.Get(sandbox.PreviewClosedHeader) != ""
 }
 
 // openURL opens u in the browser (Options.OpenURL in tests); a failure

@@ -1,6 +1,8 @@
 package ui
 
 import (
+	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"strings"
 	"testing"
@@ -57,5 +59,30 @@ func TestDetailsPreviews(t *testing.T) {
 	w.Sandboxes.Set(snap)
 	if d.previews.Visible() || len(previewButtons(d)) != 0 {
 		t.Error("the previews part stays after the previews closed")
+	}
+}
+
+// A preview whose program ended is not opened: its 502 says it closed,
+// and the view says so instead of sending the browser to an error page.
+func TestDetailsPreviewGone(t *testing.T) {
+	gone := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set(sandbox.PreviewClosedHeader, "nothing listens")
+		w.WriteHeader(http.StatusBadGateway)
+	}))
+	defer gone.Close()
+	w, _ := newWindow(t)
+	var opened []string
+	w.o.OpenURL = func(u *url.URL) error { opened = append(opened, u.String()); return nil }
+	w.Sandboxes.act.Details = (&detailsFakes{}).actions()
+	snap := sandboxRows()
+	snap.Rows[0].Exposed[0] = sandbox.Exposure{Port: 5000, URL: gone.URL + "/"}
+	w.Sandboxes.Set(snap)
+	d := w.Sandboxes.OpenDetails("k3j5q2m7x4ab")
+	test.Tap(previewButtons(d)[0])
+	if len(opened) != 0 {
+		t.Errorf("opened %v: a closed preview went to the browser", opened)
+	}
+	if top := d.Window().Canvas().Overlays().Top(); top == nil || !strings.Contains(overlayText(top), "Nothing listens on port 5000") {
+		t.Error("the view does not say the preview closed")
 	}
 }

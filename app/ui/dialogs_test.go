@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	"fyne.io/fyne/v2"
+
 	"fyne.io/fyne/v2/test"
 	"fyne.io/fyne/v2/widget"
 
@@ -131,5 +133,85 @@ func TestSettingsDenyListsAdd(t *testing.T) {
 	}
 	if !slices.Contains(f.saved.Files.WriteDeny, "~/bin2") || !slices.Contains(f.saved.Files.WriteDeny, "~/.bashrc") {
 		t.Errorf("saved write_deny = %v", f.saved.Files.WriteDeny)
+	}
+}
+
+// Every Stop asks: a row's Stop, Stop sandbox under the table, Details ▸
+// Stop and Stop all. In each question Cancel is the default (emphasised
+// and focused, so Space presses it) and the destructive verb is shown as
+// dangerous, never the default; Cancel stops nothing.
+func TestEveryStopAsks(t *testing.T) {
+	for _, tc := range []struct {
+		name, verb string
+		open       func(w *Window) *Window // returns the window the question shows over
+	}{
+		{"row Stop", "Stop sandbox", func(w *Window) *Window { w.Sandboxes.TapStop("p9d2r8w3n6cd"); return w }},
+		{"Stop sandbox", "Stop sandbox", func(w *Window) *Window {
+			w.Sandboxes.selected = "p9d2r8w3n6cd"
+			w.Sandboxes.showDetails()
+			test.Tap(w.Sandboxes.stopSel)
+			return w
+		}},
+		{"Stop all", "Stop 2 sandboxes", func(w *Window) *Window { test.Tap(w.Sandboxes.stopAll); return w }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			w, f := newWindow(t)
+			w.SelectTab(TabSandboxes)
+			w.Sandboxes.Set(sandboxRows())
+			tc.open(w)
+			bs := dialogButtons(t, w)
+			if diff := cmp.Diff([]string{"Cancel", tc.verb}, labels(bs)); diff != "" {
+				t.Fatalf("dialog buttons (-want +got):\n%s", diff)
+			}
+			checkSafeDefault(t, w.Window(), bs["Cancel"], bs[tc.verb])
+			test.Tap(bs["Cancel"])
+			if len(f.stopped) != 0 || f.stopAll != 0 {
+				t.Fatalf("Cancel stopped: %v, stop all %d", f.stopped, f.stopAll)
+			}
+			if w.Window().Canvas().Overlays().Top() != nil {
+				t.Error("Cancel left the question on screen")
+			}
+		})
+	}
+}
+
+// checkSafeDefault fails unless cancel is the question's default and verb
+// is dangerous and not the default.
+func checkSafeDefault(t *testing.T, win fyne.Window, cancel, verb *widget.Button) {
+	t.Helper()
+	if cancel.Importance != widget.HighImportance || win.Canvas().Focused() != cancel {
+		t.Errorf("Cancel: importance %v, focused %v; want it the default", cancel.Importance, win.Canvas().Focused() == cancel)
+	}
+	if verb.Importance != widget.DangerImportance || win.Canvas().Focused() == verb {
+		t.Errorf("%s: importance %v; want danger, not the default", verb.Text, verb.Importance)
+	}
+}
+
+// The Stop all question counts what is listed while it shows: a sandbox
+// that went meanwhile is no longer counted, and with nothing left its
+// button is off.
+func TestStopAllCountIsLive(t *testing.T) {
+	w, f := newWindow(t)
+	w.SelectTab(TabSandboxes)
+	w.Sandboxes.Set(sandboxRows())
+	test.Tap(w.Sandboxes.stopAll)
+	one := sandboxRows()
+	one.Rows = one.Rows[:1]
+	w.Sandboxes.Set(one)
+	bs := dialogButtons(t, w)
+	if diff := cmp.Diff([]string{"Cancel", "Stop 1 sandbox"}, labels(bs)); diff != "" {
+		t.Fatalf("after a sandbox went (-want +got):\n%s", diff)
+	}
+	if text := overlayText(w.Window().Canvas().Overlays().Top()); !strings.Contains(text, "This removes 1 sandbox and") {
+		t.Errorf("question %q does not count the one listed", text)
+	}
+	w.Sandboxes.Set(sandboxwatch.Snapshot{})
+	if b := dialogButtons(t, w)["Stop 0 sandboxes"]; b == nil || !b.Disabled() {
+		t.Errorf("with nothing listed the verb is %v, want it off", b)
+	}
+	w.Sandboxes.Set(one)
+	test.Tap(dialogButtons(t, w)["Stop 1 sandbox"])
+	if f.stopAll != 1 {
+		t.Errorf("StopAll called %d times, want 1", f.stopAll)
 	}
 }

@@ -52,12 +52,12 @@ func (t *StatusTab) healthCards(h *health.Engine) []fyne.CanvasObject {
 	}
 	var cards []fyne.CanvasObject
 	for _, p := range h.Problems {
-		body := []fyne.CanvasObject{wrapped(p.Text)}
+		body := []fyne.CanvasObject{prose(p.Text)}
 		if p.Pull && t.act.Pull != nil {
 			body = append(body, t.pullButton(p.Image))
 		}
 		if p.Table != "" {
-			body = append(body, wrapped(fmt.Sprintf("To use an image you have instead, set `%s = \"…\"` under [%s] in the config file (Settings, or `docker images` lists what this engine has).", p.Key, p.Table)))
+			body = append(body, prose(fmt.Sprintf("To use an image you have instead, set `%s = \"…\"` under [%s] in the config file (Settings, or `docker images` lists what this engine has).", p.Key, p.Table)))
 		}
 		cards = append(cards, widget.NewCard(problemTitle(p), "", container.NewVBox(body...)))
 	}

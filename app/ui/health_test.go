@@ -51,6 +51,8 @@ func TestStatusShowsHealthCards(t *testing.T) {
 			text = append(text, v.Text)
 		case *widget.Card:
 			text = append(text, v.Title)
+		case *widget.RichText:
+			text = append(text, v.String())
 		case *widget.Button:
 			if v.Text == "Pull python:3.12-slim-bookworm" {
 				pull = v
@@ -58,7 +60,7 @@ func TestStatusShowsHealthCards(t *testing.T) {
 		}
 	})
 	all := strings.Join(text, "\n")
-	for _, s := range []string{"python cannot run: its image is missing", "set `python = \"…\"` under [images]"} {
+	for _, s := range []string{"python cannot run: its image is missing", "set python = \"…\" under [images]"} {
 		if !strings.Contains(all, s) {
 			t.Errorf("the Status tab lacks %q:\n%s", s, all)
 		}

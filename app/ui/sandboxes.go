@@ -47,6 +47,7 @@ type SandboxesTab struct {
 	errLabel *widget.Label
 	empty    *widget.Label
 	stopAll  *widget.Button
+	stopAllQ *question // the Stop all question, while it shows
 	details  *widget.Label
 	top      *fyne.Container // the summary and the error above the table
 	selected string
@@ -109,7 +110,7 @@ func newSandboxesTab(w *Window, act SandboxActions) *SandboxesTab {
 			}
 			return "Stop"
 		},
-		tap:      t.stop,
+		tap:      func(id string) { t.askStop(id, t.w.win) },
 		disabled: func(id string) bool { return t.stopping[id] },
 	}}
 	t.grid = newGrid(cols, func() int { return len(t.shown) }, func(row int) string { return t.shown[row].ID }, t.cell)
@@ -139,7 +140,7 @@ func newSandboxesTab(w *Window, act SandboxActions) *SandboxesTab {
 	t.openBtn.Disable()
 	t.stopSel = widget.NewButtonWithIcon("Stop sandbox", theme.MediaStopIcon(), func() {
 		if t.selected != "" {
-			t.stop(t.selected)
+			t.askStop(t.selected, t.w.win)
 		}
 	})
 	t.stopSel.Disable()
@@ -276,6 +277,9 @@ func (t *SandboxesTab) redraw() {
 	}
 	t.grid.Refresh()
 	t.showDetails()
+	if q := t.stopAllQ; q != nil && q.open {
+		t.liveStopAll()
+	}
 }
 
 // showDetails writes the selected sandbox out in full, wrapped: nothing of
@@ -329,8 +333,21 @@ func (t *SandboxesTab) Snapshot() sandboxwatch.Snapshot { return t.snap }
 // Image, Age, CPU, Memory, PIDs, Network, Timeout, Expires), for tests.
 func (t *SandboxesTab) Cell(row int, field string) string { return t.field(row, field) }
 
-// TapStop presses the Stop button of the sandbox id, as a person would.
-func (t *SandboxesTab) TapStop(id string) { t.stop(id) }
+// TapStop presses the Stop button of the sandbox id, as a person would:
+// it asks first.
+func (t *SandboxesTab) TapStop(id string) { t.askStop(id, t.w.win) }
+
+// askStop asks, over parent, before stopping the sandbox id.
+func (t *SandboxesTab) askStop(id string, parent fyne.Window) {
+	what := "the sandbox"
+	for _, r := range t.snap.Rows {
+		if r.ID == id && r.ClientLabel() != "" {
+			what += " " + r.ClientLabel() + " started"
+		}
+	}
+	confirm("Stop sandbox "+id+"?", "This removes "+what+" and everything in it; a client still using it gets an error.",
+		"Stop sandbox", parent, func() { t.stop(id) })
+}
 
 func (t *SandboxesTab) stop(id string) {
 	if t.act.Stop == nil || t.stopping[id] {
@@ -349,13 +366,36 @@ func (t *SandboxesTab) stop(id string) {
 	})
 }
 
+// confirmStopAll asks before stopping all. The question counts what is
+// listed and follows the list while it shows: Stop all stops what is
+// listed when it is chosen.
 func (t *SandboxesTab) confirmStopAll() {
+	msg, verb := t.stopAllText()
+	t.stopAllQ = ask("Stop all sandboxes?", msg, verb, t.w.win, t.StopAll)
+	t.liveStopAll()
+}
+
+// liveStopAll brings the Stop all question up to the list.
+func (t *SandboxesTab) liveStopAll() {
+	q := t.stopAllQ
+	q.set(t.stopAllText())
+	q.verb.Enable()
+	if t.count == (sandboxwatch.Count{}) {
+		q.verb.Disable()
+	}
+}
+
+// stopAllText is the Stop all question for the count listed now.
+func (t *SandboxesTab) stopAllText() (msg, verb string) {
 	n := sandboxwatch.Sandboxes(t.count.Sandboxes)
-	msg := "This removes " + n + " and everything in them, whichever client started them."
+	msg = "This removes " + n + " and everything in them, whichever client started them."
 	if t.count.Warm > 0 {
 		msg += fmt.Sprintf(" The warm pool (%d kept ready, unused) is emptied too.", t.count.Warm)
 	}
-	confirm("Stop all sandboxes?", msg, "Stop "+n, t.w.win, t.StopAll)
+	if t.count == (sandboxwatch.Count{}) {
+		msg = "No sandbox runs now: there is nothing to stop."
+	}
+	return msg, "Stop " + n
 }
 
 // StopAll stops every sandbox without asking (the dialog asked).

@@ -141,6 +141,7 @@ func TestSandboxesStateSortSelectFilter(t *testing.T) {
 	goldenCanvas(t, w.Window().Canvas(), "sandboxes-sorted")
 	checkSelectedRow(t, w, "p9d2r8w3n6cd")
 	test.Tap(tab.stopSel)
+	test.Tap(dialogButtons(t, w)["Stop sandbox"])
 	if strings.Join(f.stopped, ",") != "p9d2r8w3n6cd" {
 		t.Errorf("Stop sandbox stopped %v", f.stopped)
 	}

@@ -88,6 +88,7 @@ type StatusTab struct {
 	testBtn  *widget.Button
 	testOut  *widget.Label
 	info     StatusInfo
+	tested   string // how the last Test went: "", "ok" or "failed"
 }
 
 func newStatusTab(w *Window, act StatusActions) *StatusTab {
@@ -139,20 +140,6 @@ func ConfirmPause(parent fyne.Window, n sandboxwatch.Count, httpOn bool, pause f
 	confirm("Pause MCP Sandbox?", msg, "Pause", parent, pause)
 }
 
-// confirm asks a question whose buttons say what they do: Cancel, and verb
-// (never "No" and "Yes"); do runs if the person chooses verb.
-func confirm(title, msg, verb string, parent fyne.Window, do func()) {
-	l := widget.NewLabel(msg)
-	l.Wrapping = fyne.TextWrapWord
-	d := dialog.NewCustomConfirm(title, verb, "Cancel", l, func(ok bool) {
-		if ok {
-			do()
-		}
-	}, parent)
-	d.Resize(fyne.NewSize(480, 0))
-	d.Show()
-}
-
 func (t *StatusTab) pauseDone(err error) {
 	if err != nil {
 		dialog.ShowError(err, t.w.win)
@@ -178,15 +165,17 @@ func (t *StatusTab) Set(info StatusInfo) {
 	})
 	left := []fyne.CanvasObject{
 		widget.NewCard("Docker", "", container.NewVBox(widget.NewForm(dockerItems(info)...), container.NewHBox(detect))),
-		widget.NewCard("Endpoints tried", "", widget.NewForm(endpointItems(info)...)),
+	}
+	if detected(info) {
+		left = append(left, widget.NewCard("Endpoints tried", "", widget.NewForm(endpointItems(info)...)))
 	}
 	switch {
 	case info.Lost != "":
-		left = append([]fyne.CanvasObject{widget.NewCard("What to do", "", wrapped(
+		left = append([]fyne.CanvasObject{widget.NewCard("What to do", "", prose(
 			"Start Docker again (Docker Desktop, `colima start`, `sudo systemctl start docker`, …): MCP Sandbox notices by itself "+
 				"and the sandboxes that survived show again. What the engine said: "+info.Lost))}, left...)
 	case info.Docker != nil && info.Docker.Hint != "":
-		left = append(left, widget.NewCard("What to do", "", wrapped(info.Docker.Hint)))
+		left = append(left, widget.NewCard("What to do", "", prose(info.Docker.Hint)))
 	}
 	if info.Lost == "" && chosen(info) != nil {
 		left = append(t.healthCards(info.Health), left...)
@@ -231,7 +220,11 @@ func (t *StatusTab) Set(info StatusInfo) {
 	off := t.content.Offset
 	// One column: the cards keep their full width down to 800 px, with
 	// nothing clipped.
-	t.content.Content = container.NewVBox(append(append([]fyne.CanvasObject{head}, left...), right...)...)
+	top := []fyne.CanvasObject{head}
+	if info.Cluster == nil {
+		top = append(top, t.checklistCard(info))
+	}
+	t.content.Content = container.NewVBox(append(append(top, left...), right...)...)
 	t.content.Refresh()
 	t.content.ScrollToOffset(off)
 }
@@ -326,6 +319,14 @@ func dockerItems(info StatusInfo) []*widget.FormItem {
 		add("Runtime", info.Runtime)
 	}
 	return items
+}
+
+// detected says whether detection chose the engine (or is still
+// looking): the places it tried are worth a list then. When DOCKER_HOST,
+// docker.host or a context chose one that answers, they are not.
+func detected(info StatusInfo) bool {
+	r := info.Docker
+	return r == nil || r.Explicit() == nil || r.Chosen == nil
 }
 
 // endpointItems lists each candidate and whether it answered; local
@@ -435,6 +436,11 @@ func (t *StatusTab) test() {
 		return err
 	}, func(err error) {
 		t.testBtn.Enable()
+		t.tested = "ok"
+		if err != nil {
+			t.tested = "failed"
+		}
+		t.Set(t.info) // the checklist's Test line
 		if err != nil {
 			t.testOut.SetText("Failed: " + err.Error())
 			return

@@ -4,6 +4,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"fyne.io/fyne/v2/widget"
 )
 
 // cleanText makes text a sandbox produced (a transcript, a file name, an
@@ -31,4 +33,20 @@ func cleanText(s string, maxBytes int) string {
 		b.WriteRune(r)
 	}
 	return b.String()
+}
+
+// prose is s wrapped, its `code` spans shown without their backticks
+// (the doctor's sentences mark commands and settings so; a label does not
+// read Markdown, and a rich text of mixed styles wraps a word after a
+// code span letter by letter). An unpaired backtick stays.
+func prose(s string) *widget.Label {
+	if n := strings.Count(s, "`"); n >= 2 {
+		if n%2 == 1 { // keep the last, unpaired one
+			i := strings.LastIndex(s, "`")
+			s = strings.ReplaceAll(s[:i], "`", "") + s[i:]
+		} else {
+			s = strings.ReplaceAll(s, "`", "")
+		}
+	}
+	return wrapped(s)
 }

@@ -222,6 +222,7 @@ func TestSandboxesTab(t *testing.T) {
 		t.Errorf("timeout cell = %q", got)
 	}
 	w.Sandboxes.TapStop("p9d2r8w3n6cd")
+	test.Tap(dialogButtons(t, w)["Stop sandbox"])
 	if strings.Join(f.stopped, ",") != "p9d2r8w3n6cd" {
 		t.Errorf("stopped %v", f.stopped)
 	}

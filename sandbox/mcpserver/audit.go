@@ -2,6 +2,7 @@ package mcpserver
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"sync"
 	"time"
@@ -82,6 +83,12 @@ func (s *Server) audit(next server.ToolHandlerFunc) server.ToolHandlerFunc {
 		}
 		if err != nil {
 			e.ErrorText = err.Error()
+		}
+		e.Cancelled = ctx.Err() != nil || errors.Is(err, context.Canceled)
+		if e.ExitCode != nil && res != nil && !res.IsError && len(res.Content) > 0 {
+			if tc, ok := res.Content[0].(mcp.TextContent); ok {
+				e.Output = printable.Lines(tc.Text, 1000)
+			}
 		}
 		if e.Summary == "" {
 			e.Summary = e.ErrorText

@@ -293,7 +293,7 @@ func TestInProcAudit(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		p := startInProc(t, nil)
 		id := p.create(t, map[string]any{"language": "bash", "env": map[string]any{"TOKEN": "secret-value"}})
-		p.call(t, "sandbox_exec", map[string]any{"sandbox_id": id, "command": "exit 4"})
+		p.call(t, "sandbox_exec", map[string]any{"sandbox_id": id, "command": "echo out-123; exit 4"})
 		p.call(t, "run_code", map[string]any{"code": "echo", "sandbox_id": "gone-sandbox"})
 		p.call(t, "read_file", map[string]any{"sandbox_id": id, "path": 7})
 		entries, err := p.st.ReadAudit(10)
@@ -317,8 +317,13 @@ func TestInProcAudit(t *testing.T) {
 		if c.SandboxID != id || !strings.Contains(c.Summary, "TOKEN=") || c.Error {
 			t.Errorf("create entry %+v", c)
 		}
-		if x.SandboxID != id || x.Summary != "$ exit 4" || x.ExitCode == nil || *x.ExitCode != 4 || x.Error {
+		if x.SandboxID != id || x.Summary != "$ echo out-123; exit 4" || x.ExitCode == nil || *x.ExitCode != 4 || x.Error {
 			t.Errorf("exec entry %+v", x)
+		}
+		// The output of a call that ran a command is kept for the
+		// window's view of the call; other calls keep none.
+		if !strings.Contains(x.Output, "out-123") || c.Output != "" || x.Cancelled {
+			t.Errorf("exec output %q, create output %q, cancelled %v", x.Output, c.Output, x.Cancelled)
 		}
 		if !r.Error || r.SandboxID != "gone-sandbox" || r.Summary != "echo" {
 			t.Errorf("run_code entry %+v", r)

@@ -27,7 +27,13 @@ type AuditEntry struct {
 	// ErrorText is what a failed call answered (cleaned, capped), for
 	// the window's view of the call.
 	ErrorText string `json:"error_text,omitempty"`
-	PID       int    `json:"pid"`
+	// Output is what a call that ran a command answered (cleaned,
+	// capped), for the window's view of the call.
+	Output string `json:"output,omitempty"`
+	// Cancelled says the client cancelled the call (or left) before it
+	// was answered.
+	Cancelled bool `json:"cancelled,omitempty"`
+	PID       int  `json:"pid"`
 	// Network is set on a proxied connection's entry (Tool "network").
 	Network *NetworkAudit `json:"network,omitempty"`
 }

@@ -10,7 +10,8 @@ import (
 )
 
 // A configured image that is absent, with pulls off, is a blocking
-// problem whose fix names the pull and the [images] setting; an image
+// problem whose fix names the pull and the [images] setting, with no
+// Pull button (the server would not pull); an image
 // without its interpreter blocks too; a present image with it does not.
 // (The real engine: the window's cards and `doctor` come from here.)
 func TestCheckFindsWhatCannotRun(t *testing.T) {
@@ -28,8 +29,8 @@ func TestCheckFindsWhatCannotRun(t *testing.T) {
 	for _, p := range h.Blocking() {
 		kinds[p.Language] = p
 	}
-	if p := kinds["python"]; p.Kind != ImageMissing || !p.Pull || p.Table != "images" || p.Key != "python" || !strings.Contains(p.Text, "absent:never") {
-		t.Errorf("python problem %+v, want a pullable missing image under [images] python", p)
+	if p := kinds["python"]; p.Kind != ImageMissing || p.Pull || p.Table != "images" || p.Key != "python" || !strings.Contains(p.Text, "absent:never") {
+		t.Errorf("python problem %+v, want a missing image under [images] python, not offered for pulling", p)
 	}
 	if p := kinds["javascript"]; p.Kind != InterpreterGone || p.Pull {
 		t.Errorf("javascript problem %+v, want the interpreter absent", p)

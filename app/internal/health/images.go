@@ -37,6 +37,7 @@ func (e *Engine) checkMissingImages(ctx context.Context, cli *client.Client, cfg
 		instead := fmt.Sprintf("or set %s = \"IMAGE\" under [%s] in %s to an image this engine has (`docker images` lists them)", key, table, cfg.File())
 		switch {
 		case cfg.Images.Pull == "never":
+			p.Pull = false // the server would not use it: the fix is the setting
 			e.add(p, "image %s (%s) is not present and images.pull is \"never\": code in %s cannot run; run `docker pull %s`, %s",
 				im.Image, im.Language, im.Language, im.Image, instead)
 		case podman:
@@ -53,6 +54,7 @@ func (e *Engine) checkMissingImages(ctx context.Context, cli *client.Client, cfg
 				continue
 			}
 			im.PullError = err.Error()
+			p.Pull = false // the registry does not answer: a Pull button cannot work
 			e.add(p, "image %s (%s) is not present and cannot be pulled (%v): code in %s cannot run; check the engine reaches its registry, %s",
 				im.Image, im.Language, err, im.Language, instead)
 		}

@@ -1,0 +1,135 @@
+package ui
+
+import (
+	"slices"
+	"strings"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/widget"
+
+	"github.com/mcp-sandbox/mcp-sandbox/app/bundled"
+)
+
+// The marks of a checklist line.
+const (
+	markOK      = "✓"
+	markFail    = "✗"
+	markPending = "…"
+)
+
+// checkLine is one line of the first-run checklist.
+type checkLine struct{ mark, text string }
+
+// checklistCard is "Getting started", the first card of the Status tab:
+// Docker, each language, a client, the Test, each with a mark and, when
+// not done, where the fix is. The diagnostics follow it.
+func (t *StatusTab) checklistCard(info StatusInfo) fyne.CanvasObject {
+	var clients []ClientRow
+	var servers []ServerRow
+	if c := t.w.Clients; c != nil { // nil while the window is being made
+		clients, servers = c.Rows(), c.Servers()
+	}
+	lines := checklist(info, clients, servers, t.tested)
+	box := container.NewVBox()
+	for _, l := range lines {
+		box.Add(prose(l.mark + " " + l.text))
+	}
+	return widget.NewCard("Getting started", "", box)
+}
+
+// checklist is the first-run checklist for info, the clients configured
+// and the servers running, and the Test's outcome ("" before it ran, "ok",
+// "failed").
+func checklist(info StatusInfo, clients []ClientRow, servers []ServerRow, tested string) []checkLine {
+	lines := []checkLine{dockerLine(info)}
+	lines = append(lines, languageLines(info)...)
+	lines = append(lines, clientLine(clients, servers))
+	switch tested {
+	case "ok":
+		lines = append(lines, checkLine{markOK, "Test ran " + bundled.TestCode + " through the bundled server"})
+	case "failed":
+		lines = append(lines, checkLine{markFail, "Test failed: its answer is beside the Test button below"})
+	default:
+		lines = append(lines, checkLine{markPending, "Test not run yet: press Test under Bundled server below"})
+	}
+	return lines
+}
+
+func dockerLine(info StatusInfo) checkLine {
+	switch c := chosen(info); {
+	case info.Lost != "":
+		return checkLine{markFail, "Docker stopped answering: see What to do below"}
+	case c != nil:
+		return checkLine{markOK, "Docker: " + c.Product() + " answers"}
+	case info.Docker == nil:
+		return checkLine{markPending, "Docker: looking for an engine"}
+	}
+	return checkLine{markFail, "Docker: no engine answers; see What to do below"}
+}
+
+// languageLines is a line per configured language: it runs, or what
+// stops it (its card below has the fix).
+func languageLines(info StatusInfo) []checkLine {
+	h := info.Health
+	if chosen(info) == nil || info.Lost != "" {
+		return nil
+	}
+	if h == nil {
+		return []checkLine{{markPending, "Languages: checking their images"}}
+	}
+	var lines []checkLine
+	for _, p := range h.Problems {
+		if p.Blocking && p.Language == "" { // a limit that stops every language
+			lines = append(lines, checkLine{markFail, problemTitle(p) + " (fix below)"})
+		}
+	}
+	seen := map[string]bool{}
+	for _, im := range h.Images {
+		seen[im.Language] = true
+		if im.Runnable {
+			lines = append(lines, checkLine{markOK, im.Language + " runs (" + im.Image + ")"})
+			continue
+		}
+		why := im.Language + " cannot run"
+		for _, p := range h.Problems {
+			if p.Blocking && p.Language == im.Language {
+				why = problemTitle(p)
+				break
+			}
+		}
+		lines = append(lines, checkLine{markFail, why + " (fix below)"})
+	}
+	for _, p := range h.Problems { // a language the images did not list
+		if p.Blocking && p.Language != "" && !seen[p.Language] {
+			seen[p.Language] = true
+			lines = append(lines, checkLine{markFail, problemTitle(p) + " (fix below)"})
+		}
+	}
+	return lines
+}
+
+// clientLine says whether an AI client is connected (a server serves it
+// now), only configured, or neither.
+func clientLine(clients []ClientRow, servers []ServerRow) checkLine {
+	var on, set []string
+	for _, s := range servers {
+		for _, c := range s.Clients {
+			if c != bundled.TestClientName && !slices.Contains(on, c) {
+				on = append(on, c)
+			}
+		}
+	}
+	for _, c := range clients {
+		if c.Configured {
+			set = append(set, c.Display)
+		}
+	}
+	switch {
+	case len(on) > 0:
+		return checkLine{markOK, strings.Join(on, ", ") + " connected"}
+	case len(set) > 0:
+		return checkLine{markPending, strings.Join(set, ", ") + " configured: it connects when you start it (or restart it)"}
+	}
+	return checkLine{markFail, "No AI client configured: choose Configure under Clients"}
+}
