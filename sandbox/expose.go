@@ -13,6 +13,7 @@ import (
 	"sort"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/state"
@@ -48,6 +49,11 @@ type preview struct {
 	Exposure
 	srv *http.Server
 	tr  *http.Transport
+
+	// answered is set once the program inside has answered: only then
+	// does a refused connection mean it ended (before, it may not listen
+	// yet, and the request gets a plain 502).
+	answered atomic.Bool
 
 	mu      sync.Mutex
 	streams map[*agentStream]bool // open, so close can end them (upgrades too)
@@ -331,11 +337,15 @@ func (e *Engine) previewHandler(sb *Sandbox, p *preview) http.Handler {
 			pr.SetURL(inside)
 			pr.Out.Host = pr.In.Host // the program sees the address the browser used
 		},
-		Transport:     p.tr,
+		Transport: p.tr,
+		ModifyResponse: func(*http.Response) error {
+			p.answered.Store(true)
+			return nil
+		},
 		FlushInterval: -1,
 		ErrorLog:      log.New(io.Discard, "", 0),
 		ErrorHandler: func(w http.ResponseWriter, r *http.Request, err error) {
-			if errors.Is(err, errNothingListens) {
+			if errors.Is(err, errNothingListens) && p.answered.Load() {
 				w.Header().Set(PreviewClosedHeader, "nothing listens")
 				http.Error(w, fmt.Sprintf("mcp-sandbox: nothing listens on port %d in sandbox %s any more, so its preview is closed; expose the port again once a program listens on it", p.Port, sb.ID), http.StatusBadGateway)
 				http.NewResponseController(w).Flush()

@@ -399,13 +399,24 @@ func (zeros) Read(p []byte) (int, error) {
 func TestExposeDropsDeadPreview(t *testing.T) {
 	eng, _ := newEngine(t, nil)
 	sb := mustCreate(t, eng, sandbox.CreateRequest{})
+	// Exposed before its program listens: 502, and the preview stays
+	// (the program may still be starting).
+	early := mustExpose(t, eng, sb.ID, 8002)
+	resp, err := http.Head(early.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusBadGateway || resp.Header.Get(sandbox.PreviewClosedHeader) != "" || len(eng.Exposed(sb.ID)) != 1 {
+		t.Fatalf("a preview before its program listens: %d %v, exposed %+v; want a plain 502 and the preview kept", resp.StatusCode, resp.Header, eng.Exposed(sb.ID))
+	}
 	startInSandbox(t, eng, sb.ID, "exec python3 -m http.server 8002 --bind 127.0.0.1", 8002)
 	x := mustExpose(t, eng, sb.ID, 8002)
 	if code, _ := get(t, x.URL); code != 200 {
 		t.Fatalf("the preview answered %d before its program ended", code)
 	}
 	mustExec(t, eng, sb.ID, `for p in /proc/[0-9]*; do grep -q http.server $p/cmdline 2>/dev/null && kill ${p#/proc/}; done; sleep 0.5`)
-	resp, err := http.Head(x.URL)
+	resp, err = http.Head(x.URL)
 	if err != nil {
 		t.Fatal(err)
 	}
