@@ -44,7 +44,8 @@ type HTTPOptions struct {
 // Every request passes, in order: the Origin check (403 for a web page
 // whose origin is not in o.AllowedOrigins), the bearer token check (401),
 // mcp-go's Host check against DNS rebinding (403), and only then reaches
-// MCP. See httpGuard and trackDelivery.
+// MCP. See httpGuard, trackDelivery, and http_limits.go for the timing
+// of each phase and the caps on connections.
 func (s *Server) ServeStreamableHTTP(ctx context.Context, ln net.Listener, o HTTPOptions) error {
 	if o.Token == "" {
 		return errors.New("serve http: no token")
@@ -57,10 +58,11 @@ func (s *Server) ServeStreamableHTTP(ctx context.Context, ln net.Listener, o HTT
 		// Requests inherit ctx, so stopping the server cancels the tool
 		// calls in flight (and the processes they run), as on stdio.
 		BaseContext: func(net.Listener) context.Context { return ctx },
+		ConnContext: withConn,
 		ErrorLog:    slog.NewLogLogger(s.log.Handler(), slog.LevelWarn),
 	}
 	served := make(chan error, 1)
-	go func() { served <- hs.Serve(ln) }()
+	go func() { served <- hs.Serve(capConns(ln, maxHTTPConns, maxHTTPConnsPerAddr)) }()
 
 	select {
 	case err := <-served:
