@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/mark3labs/mcp-go/server"
+
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox"
 )
 
 // HTTPPath is where the streamable HTTP transport serves MCP.
@@ -108,6 +110,18 @@ func (s *Server) newHTTPHandler(token string, origins []string) *httpHandler {
 		server.WithStreamableHTTPLogger(s.log),
 	)
 	mux := http.NewServeMux()
-	mux.Handle(HTTPPath, newHTTPSessions().wrap(trackDelivery(s.log, streamable)))
+	mux.Handle(HTTPPath, newHTTPSessions(s.endScope).wrap(trackDelivery(s.log, streamable)))
 	return &httpHandler{Handler: httpGuard(s.log, token, origins, mux), streamable: streamable}
+}
+
+// endScope stops the sandboxes of an HTTP session that ended, as a stdio
+// client's end does.
+func (s *Server) endScope(scope string) {
+	if s.eng == nil {
+		return
+	}
+	res, _ := s.eng.StopAll(sandbox.WithScope(context.Background(), scope), sandbox.StopRequest{})
+	if len(res.Stopped) > 0 {
+		s.log.Info("http: session ended; stopped its sandboxes", "ids", res.Stopped)
+	}
 }
