@@ -7,6 +7,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"os/exec"
 	"regexp"
 	"strings"
 	"testing"
@@ -17,6 +18,7 @@ import (
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/config"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/mcpserver"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/state"
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox/testenv"
 )
 
 // startHTTPInProc serves the real server on the fake backend over
@@ -86,6 +88,25 @@ func callIn(t *testing.T, url, id, tool string, args map[string]any) string {
 // (2026-07-28) are one more client. Fake backend, real HTTP on loopback.
 func TestHTTPSessionsApart(t *testing.T) {
 	url, eng := startHTTPInProc(t)
+	a, b, sb := checkSessionsApart(t, url, "bash")
+	callIn(t, url, b, "sandbox_stop", map[string]any{"all": true})
+	if got := live(eng); fmt.Sprint(got) != fmt.Sprint(map[string]bool{sb[0]: true, sb[2]: true}) {
+		t.Errorf("after all: true in session b, live sandboxes %v, want %s and %s", got, sb[0], sb[2])
+	}
+	if status, _, body := rawCall(t, url, "2025-11-25", a, "", ""); status != http.StatusOK {
+		t.Fatalf("DELETE session a: %d %s", status, body)
+	}
+	if got := live(eng); fmt.Sprint(got) != fmt.Sprint(map[string]bool{sb[2]: true}) {
+		t.Errorf("after session a ended, live sandboxes %v, want only %s", got, sb[2])
+	}
+}
+
+// checkSessionsApart opens sessions a and b on url, makes a sandbox of
+// language in each and one without a session, and checks that none of
+// the three clients lists, execs in, reads or stops another's. It returns
+// the sessions and the sandboxes (a's, b's, the session-less one's).
+func checkSessionsApart(t *testing.T, url, language string) (a, b string, sb [3]string) {
+	t.Helper()
 	session := func() string {
 		status, id, body := rawSession(t, url, http.MethodPost, "", "", sessionInit)
 		if status != http.StatusOK || id == "" {
@@ -93,17 +114,15 @@ func TestHTTPSessionsApart(t *testing.T) {
 		}
 		return id
 	}
-	a, b := session(), session()
-	create := func(session string) string {
-		m := sandboxIDIn.FindStringSubmatch(callIn(t, url, session, "sandbox_create", map[string]any{"language": "bash"}))
+	a, b = session(), session()
+	for i, in := range []string{a, b, ""} {
+		m := sandboxIDIn.FindStringSubmatch(callIn(t, url, in, "sandbox_create", map[string]any{"language": language}))
 		if m == nil {
-			t.Fatalf("no sandbox id in sandbox_create's answer in session %q", session)
+			t.Fatalf("no sandbox id in sandbox_create's answer in session %q", in)
 		}
-		return m[1]
+		sb[i] = m[1]
 	}
-	sbA, sbB, sbAnon := create(a), create(b), create("")
-
-	for _, c := range []struct{ session, mine, other string }{{a, sbA, sbB}, {b, sbB, sbA}, {"", sbAnon, sbA}} {
+	for _, c := range []struct{ session, mine, other string }{{a, sb[0], sb[1]}, {b, sb[1], sb[0]}, {"", sb[2], sb[0]}} {
 		list := callIn(t, url, c.session, "sandbox_list", map[string]any{})
 		if !strings.Contains(list, c.mine) || strings.Contains(list, c.other) {
 			t.Errorf("session %q lists %s: want its own %s and not %s", c.session, list, c.mine, c.other)
@@ -118,16 +137,33 @@ func TestHTTPSessionsApart(t *testing.T) {
 			}
 		}
 	}
+	return a, b, sb
+}
 
-	callIn(t, url, b, "sandbox_stop", map[string]any{"all": true})
-	if got := live(eng); fmt.Sprint(got) != fmt.Sprint(map[string]bool{sbA: true, sbAnon: true}) {
-		t.Errorf("after all: true in session b, live sandboxes %v, want %s and %s", got, sbA, sbAnon)
+// TestHTTPSessionsApartDocker is TestHTTPSessionsApart on the built
+// server and the real engine (runc, or MCP_SANDBOX_TEST_RUNTIME).
+func TestHTTPSessionsApartDocker(t *testing.T) {
+	testenv.Docker(t, testenv.PythonImage)
+	p := startHTTPServer(t, append(serverEnv(t, ""), "MCP_SANDBOX_TOKEN="+probeToken), "--http", "127.0.0.1:0")
+	a, b, sb := checkSessionsApart(t, p.url, "python")
+	callIn(t, p.url, b, "sandbox_stop", map[string]any{"all": true})
+	for _, c := range []struct{ session, id string }{{a, sb[0]}, {"", sb[2]}} {
+		if got := callIn(t, p.url, c.session, "sandbox_exec", map[string]any{"sandbox_id": c.id, "command": "echo alive"}); !strings.Contains(got, "alive") {
+			t.Errorf("after all: true in session b, %s of session %q: %s", c.id, c.session, got)
+		}
 	}
-	if status, _, body := rawCall(t, url, "2025-11-25", a, "", ""); status != http.StatusOK {
+	if status, _, body := rawCall(t, p.url, "2025-11-25", a, "", ""); status != http.StatusOK {
 		t.Fatalf("DELETE session a: %d %s", status, body)
 	}
-	if got := live(eng); fmt.Sprint(got) != fmt.Sprint(map[string]bool{sbAnon: true}) {
-		t.Errorf("after session a ended, live sandboxes %v, want only %s", got, sbAnon)
+	name := sandbox.ContainerName(sb[0])
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(200 * time.Millisecond) {
+		out, err := exec.Command("docker", "ps", "-aq", "--filter", "name=^"+name+"$").Output()
+		if err == nil && strings.TrimSpace(string(out)) == "" {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("session a's container %s still there 30 s after its DELETE (%v)", name, err)
+		}
 	}
 }
 
