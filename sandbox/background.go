@@ -47,7 +47,7 @@ func (e *Engine) StartBackground(ctx context.Context, id string, req ExecRequest
 	if req.Stdin != "" {
 		return BackgroundProcess{}, invalidErr("a background command reads no stdin; write the input to a file and redirect it (cmd < file)")
 	}
-	sb, spec, err := e.execSpec(id, req, nil)
+	sb, spec, err := e.execSpec(ctx, id, req, nil)
 	if err != nil {
 		return BackgroundProcess{}, err
 	}

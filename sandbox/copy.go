@@ -82,7 +82,7 @@ func hostErr(err error) error {
 // sandbox, placing it at DestPath (default /workspace/<base name>).
 func (e *Engine) CopyIn(ctx context.Context, id string, req CopyInRequest) (CopyResult, error) {
 	hostPath, dest, includeIgnored := req.HostPath, req.DestPath, req.IncludeIgnored
-	sb, err := e.Get(id)
+	sb, err := e.Lookup(ctx, id)
 	if err != nil {
 		return CopyResult{}, err
 	}
@@ -138,7 +138,7 @@ func (e *Engine) CopyIn(ctx context.Context, id string, req CopyInRequest) (Copy
 // CopyOut copies a sandbox file or directory to the host, below
 // files.write_root (default <write root>/<sandbox id>/<base name>).
 func (e *Engine) CopyOut(ctx context.Context, id string, req CopyOutRequest) (CopyResult, error) {
-	sb, err := e.Get(id)
+	sb, err := e.Lookup(ctx, id)
 	if err != nil {
 		return CopyResult{}, err
 	}

@@ -243,6 +243,9 @@ type Sandbox struct {
 	Limits      Limits
 	User        string
 	CreatedAt   time.Time
+	// scope is the client that made it (scope.go); set before the engine
+	// lists it, never changed.
+	scope string
 
 	transcript transcript
 	// outputs numbers the calls' output files; oneShot: the sandbox of a
@@ -515,6 +518,7 @@ func (e *Engine) create(ctx context.Context, cfg *config.Config, p plan, req Cre
 		return nil, ErrClosed
 	}
 	e.watch(ctx, sb)
+	sb.scope = scopeOf(ctx)
 	e.boxes[id] = sb
 	e.mu.Unlock()
 	e.record(sb, true)
@@ -648,9 +652,13 @@ func (e *Engine) Get(id string) (*Sandbox, error) {
 		if !validSandboxID(id) {
 			return nil, fmt.Errorf("%w: %q is not a sandbox id; sandbox_list shows yours", ErrNotFound, clip(id, 64))
 		}
-		return nil, fmt.Errorf("%w: no sandbox %s in this session (it may have expired or been stopped); sandbox_list shows yours, sandbox_create makes a new one", ErrNotFound, id)
+		return nil, notInSession(id)
 	}
 	return sb, nil
+}
+
+func notInSession(id string) error {
+	return fmt.Errorf("%w: no sandbox %s in this session (it may have expired or been stopped); sandbox_list shows yours, sandbox_create makes a new one", ErrNotFound, id)
 }
 
 func validSandboxID(id string) bool {

@@ -48,7 +48,7 @@ const exitTimedOut = 124
 // Exec runs a shell command in a sandbox this engine owns. A Background
 // request goes to StartBackground instead.
 func (e *Engine) Exec(ctx context.Context, id string, req ExecRequest, out OutputFunc) (ExecResult, error) {
-	sb, spec, err := e.execSpec(id, req, out)
+	sb, spec, err := e.execSpec(ctx, id, req, out)
 	if err != nil {
 		return ExecResult{}, err
 	}
@@ -58,8 +58,8 @@ func (e *Engine) Exec(ctx context.Context, id string, req ExecRequest, out Outpu
 }
 
 // execSpec checks req and makes the process it asks for in sandbox id.
-func (e *Engine) execSpec(id string, req ExecRequest, out OutputFunc) (*Sandbox, runSpec, error) {
-	sb, err := e.Get(id)
+func (e *Engine) execSpec(ctx context.Context, id string, req ExecRequest, out OutputFunc) (*Sandbox, runSpec, error) {
+	sb, err := e.Lookup(ctx, id)
 	if err != nil {
 		return nil, runSpec{}, err
 	}

@@ -140,7 +140,7 @@ func (e *Engine) Expose(ctx context.Context, id string, req ExposeRequest) (Expo
 	if port < 1 || port > 65535 {
 		return Exposure{}, fmt.Errorf("%w: port must be between 1 and 65535 (got %d)", ErrInvalid, port)
 	}
-	sb, err := e.Get(id)
+	sb, err := e.Lookup(ctx, id)
 	if err != nil {
 		return Exposure{}, err
 	}
@@ -214,8 +214,8 @@ func (e *Engine) startPreview(sb *Sandbox, x *exposeSet, port int) (Exposure, er
 
 // Unexpose closes the preview of Port in sandbox id; it reports whether
 // there was one.
-func (e *Engine) Unexpose(id string, req ExposeRequest) (UnexposeResult, error) {
-	sb, err := e.Get(id)
+func (e *Engine) Unexpose(ctx context.Context, id string, req ExposeRequest) (UnexposeResult, error) {
+	sb, err := e.Lookup(ctx, id)
 	if err != nil {
 		return UnexposeResult{}, err
 	}

@@ -148,7 +148,7 @@ func TestExposePreview(t *testing.T) {
 	if x := eng.Exposed(sb.ID); len(x) != 2 || x[0] != web || x[1] != app {
 		t.Errorf("exposed: %+v", x)
 	}
-	if res, err := eng.Unexpose(sb.ID, sandbox.ExposeRequest{Port: 8000}); !res.Closed || err != nil {
+	if res, err := eng.Unexpose(context.Background(), sb.ID, sandbox.ExposeRequest{Port: 8000}); !res.Closed || err != nil {
 		t.Errorf("close: %v %v", res.Closed, err)
 	}
 	waitRefused(t, web.HostPort)

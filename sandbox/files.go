@@ -45,7 +45,7 @@ type FileResult struct {
 // its parent directories, owned by the sandbox user.
 func (e *Engine) WriteFile(ctx context.Context, id string, req WriteFileRequest) (FileResult, error) {
 	p, content, appendTo := req.Path, req.Content, req.Append
-	sb, err := e.Get(id)
+	sb, err := e.Lookup(ctx, id)
 	if err != nil {
 		return FileResult{}, err
 	}
@@ -123,7 +123,7 @@ type ReadResult struct {
 // tar, as below.
 func (e *Engine) ReadFile(ctx context.Context, id string, req ReadFileRequest) (ReadResult, error) {
 	p, offset, maxBytes := req.Path, req.Offset, req.MaxBytes
-	sb, err := e.Get(id)
+	sb, err := e.Lookup(ctx, id)
 	if err != nil {
 		return ReadResult{}, err
 	}
@@ -247,7 +247,7 @@ type ListFilesResult struct {
 // where it runs, else from the tar headers of the engine's archive, which
 // every image can answer.
 func (e *Engine) ListFiles(ctx context.Context, id string, req ListFilesRequest) (ListFilesResult, error) {
-	sb, err := e.Get(id)
+	sb, err := e.Lookup(ctx, id)
 	if err != nil {
 		return ListFilesResult{}, err
 	}

@@ -92,7 +92,7 @@ func looksLikeArchive(spec string) bool { return archiveSuffix.MatchString(spec)
 // the sandbox's code wrote (a .pth file, a pip.conf, an .npmrc, a
 // package.json with scripts) can run or steer it while it has the network.
 func (e *Engine) InstallPackages(ctx context.Context, id string, req InstallRequest, out OutputFunc) (res InstallResult, err error) {
-	sb, err := e.Get(id)
+	sb, err := e.Lookup(ctx, id)
 	if err != nil {
 		return InstallResult{}, err
 	}

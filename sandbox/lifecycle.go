@@ -42,7 +42,7 @@ func (e *Engine) Run(ctx context.Context) {
 
 func (e *Engine) housekeep(ctx context.Context) {
 	if e.st != nil && e.st.Paused() {
-		if res, _ := e.StopAll(ctx, StopRequest{}); len(res.Stopped) > 0 {
+		if res := e.stopEach(ctx, e.Sandboxes()); len(res.Stopped) > 0 { // every client's
 			e.log.Info("service paused from the tray; stopped sandboxes", "ids", res.Stopped)
 		}
 		return

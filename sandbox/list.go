@@ -78,7 +78,7 @@ func previewsFrom(ps []state.Preview) (out [maxExposed]Exposure) {
 // background sampler holds (usage.go): no stats call per sandbox, except
 // for one not sampled yet, which is sampled now (bounded, concurrently).
 func (e *Engine) List(ctx context.Context, _ ListRequest) (ListResult, error) {
-	boxes := e.Sandboxes()
+	boxes := e.sandboxesOf(ctx)
 	out := make([]Info, len(boxes))
 	var wg sync.WaitGroup
 	for i, sb := range boxes {

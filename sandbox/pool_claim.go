@@ -129,6 +129,7 @@ func (e *Engine) adopt(ctx context.Context, sb *Sandbox) (*Sandbox, error) {
 		return nil, ErrClosed
 	}
 	e.watch(ctx, sb)
+	sb.scope = scopeOf(ctx)
 	e.boxes[sb.ID] = sb
 	e.mu.Unlock()
 	e.record(sb, true)

@@ -103,7 +103,7 @@ func (e *Engine) RunCode(ctx context.Context, req RunRequest, out OutputFunc) (R
 			return RunResult{}, err
 		}
 		defer e.removeLater(ctx, sb)
-	} else if sb, err = e.Get(req.SandboxID); err != nil {
+	} else if sb, err = e.Lookup(ctx, req.SandboxID); err != nil {
 		return RunResult{}, err
 	}
 	langName, lang := sb.Language, sb.Lang

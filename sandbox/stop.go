@@ -13,7 +13,7 @@ import (
 //
 // A sandbox another caller is already stopping counts as stopped.
 func (e *Engine) Stop(ctx context.Context, id string, _ StopRequest) (StopResult, error) {
-	sb, err := e.Get(id)
+	sb, err := e.Lookup(ctx, id)
 	if err != nil {
 		return StopResult{}, err
 	}
@@ -31,16 +31,21 @@ type StopResult struct {
 	Stopped []string
 }
 
-// StopAll stops every sandbox this engine owns, as Stop does, and returns
+// StopAll stops every sandbox the calling client made, as Stop does, and returns
 // the ids of those no other caller was stopping already.
 func (e *Engine) StopAll(ctx context.Context, _ StopRequest) (StopResult, error) {
+	return e.stopEach(ctx, e.sandboxesOf(ctx)), nil
+}
+
+// stopEach stops boxes as Stop does.
+func (e *Engine) stopEach(ctx context.Context, boxes []*Sandbox) StopResult {
 	var ids []string
-	for _, sb := range e.Sandboxes() {
+	for _, sb := range boxes {
 		if e.stop(ctx, sb) {
 			ids = append(ids, sb.ID)
 		}
 	}
-	return StopResult{Stopped: ids}, nil
+	return StopResult{Stopped: ids}
 }
 
 // stop is Stop for one sandbox; it reports false when another caller is

@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/mark3labs/mcp-go/server"
+
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox"
 )
 
 // HTTPPath is where the streamable HTTP transport serves MCP.
@@ -44,7 +46,8 @@ type HTTPOptions struct {
 // Every request passes, in order: the Origin check (403 for a web page
 // whose origin is not in o.AllowedOrigins), the bearer token check (401),
 // mcp-go's Host check against DNS rebinding (403), and only then reaches
-// MCP. See httpGuard and trackDelivery.
+// MCP. See httpGuard, trackDelivery, and http_limits.go for the timing
+// of each phase and the caps on connections.
 func (s *Server) ServeStreamableHTTP(ctx context.Context, ln net.Listener, o HTTPOptions) error {
 	if o.Token == "" {
 		return errors.New("serve http: no token")
@@ -57,10 +60,11 @@ func (s *Server) ServeStreamableHTTP(ctx context.Context, ln net.Listener, o HTT
 		// Requests inherit ctx, so stopping the server cancels the tool
 		// calls in flight (and the processes they run), as on stdio.
 		BaseContext: func(net.Listener) context.Context { return ctx },
+		ConnContext: withConn,
 		ErrorLog:    slog.NewLogLogger(s.log.Handler(), slog.LevelWarn),
 	}
 	served := make(chan error, 1)
-	go func() { served <- hs.Serve(ln) }()
+	go func() { served <- hs.Serve(capConns(ln, maxHTTPConns, maxHTTPConnsPerAddr)) }()
 
 	select {
 	case err := <-served:
@@ -106,6 +110,18 @@ func (s *Server) newHTTPHandler(token string, origins []string) *httpHandler {
 		server.WithStreamableHTTPLogger(s.log),
 	)
 	mux := http.NewServeMux()
-	mux.Handle(HTTPPath, newHTTPSessions().wrap(cancelHTTP(&flights{}, trackDelivery(s.log, streamable))))
+	mux.Handle(HTTPPath, newHTTPSessions(s.endScope).wrap(cancelHTTP(&flights{}, trackDelivery(s.log, streamable))))
 	return &httpHandler{Handler: httpGuard(s.log, token, origins, mux), streamable: streamable}
+}
+
+// endScope stops the sandboxes of an HTTP session that ended, as a stdio
+// client's end does.
+func (s *Server) endScope(scope string) {
+	if s.eng == nil {
+		return
+	}
+	res, _ := s.eng.StopAll(sandbox.WithScope(context.Background(), scope), sandbox.StopRequest{})
+	if len(res.Stopped) > 0 {
+		s.log.Info("http: session ended; stopped its sandboxes", "ids", res.Stopped)
+	}
 }

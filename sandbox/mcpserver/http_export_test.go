@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"net"
 	"net/http"
 	"time"
 
@@ -22,6 +23,24 @@ import (
 // and the last is sent by flush just before the result, the moment a racy
 // transport loses it.
 func ProbeHandler(token string, pause time.Duration) http.Handler {
+	return probeServer(pause).newHTTPHandler(token, nil)
+}
+
+// ServeProbe serves the probe server of ProbeHandler on ln as
+// ServeStreamableHTTP does (its listener caps and timeouts included).
+func ServeProbe(ctx context.Context, ln net.Listener, token string, pause time.Duration) error {
+	return probeServer(pause).ServeStreamableHTTP(ctx, ln, HTTPOptions{Token: token})
+}
+
+// SetBodyTimeout sets how long a request body may take and returns a
+// function that restores the old value. Call it while no server runs.
+func SetBodyTimeout(d time.Duration) (restore func()) {
+	old := httpBodyTimeout
+	httpBodyTimeout = d
+	return func() { httpBodyTimeout = old }
+}
+
+func probeServer(pause time.Duration) *Server {
 	s := &Server{log: slog.New(slog.DiscardHandler), mcp: server.NewMCPServer("probe", "1.0", server.WithToolCapabilities(false))}
 	s.mcp.AddTool(mcp.NewTool("probe", mcp.WithNumber("n", mcp.Required())),
 		func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
@@ -49,7 +68,7 @@ func ProbeHandler(token string, pause time.Duration) http.Handler {
 				return errorResult(ctx.Err()), nil
 			}
 		})
-	return s.newHTTPHandler(token, nil)
+	return s
 }
 
 // SetDeliveryTimeout sets how long a call waits for its progress to be

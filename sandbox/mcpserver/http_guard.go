@@ -12,8 +12,9 @@ import (
 
 // httpGuard refuses, before anything reaches MCP, a request from a web page
 // whose origin is not in allowed (403), a request without the bearer
-// token (401), and caps the request body like the stdio transport caps a
-// message. Only the allowed origins get CORS headers.
+// token (401), both from the headers alone and closing the connection
+// (http_limits.go), and times and caps the request body like the stdio
+// transport caps a message. Only the allowed origins get CORS headers.
 //
 // The Origin check is what mcp-go lacks: it checks Host (against DNS
 // rebinding) but not Origin. No origin is trusted by default, loopback
@@ -32,7 +33,7 @@ func httpGuard(log *slog.Logger, token string, allowed []string, next http.Handl
 		origins := r.Header.Values("Origin")
 		if len(origins) > 1 || (len(origins) == 1 && !trusted[config.CanonicalOrigin(origins[0])]) {
 			log.Warn("http: refused a request from a browser origin not in http.allowed_origins", "origin", origins, "remote", r.RemoteAddr)
-			http.Error(w, "Forbidden: this MCP server serves no web page unless a person lists its origin in http.allowed_origins in the mcp-sandbox config file; origin "+strings.Join(origins, ", ")+" is not listed", http.StatusForbidden)
+			refuse(w, "Forbidden: this MCP server serves no web page unless a person lists its origin in http.allowed_origins in the mcp-sandbox config file; origin "+strings.Join(origins, ", ")+" is not listed", http.StatusForbidden)
 			return
 		}
 		if len(origins) == 1 {
@@ -46,7 +47,7 @@ func httpGuard(log *slog.Logger, token string, allowed []string, next http.Handl
 		got, ok := bearerToken(r)
 		if !ok {
 			w.Header().Set("WWW-Authenticate", `Bearer realm="mcp-sandbox"`)
-			http.Error(w, "Unauthorized: send Authorization: Bearer TOKEN (MCP_SANDBOX_TOKEN, or the http-token file in the mcp-sandbox state directory)", http.StatusUnauthorized)
+			refuse(w, "Unauthorized: send Authorization: Bearer TOKEN (MCP_SANDBOX_TOKEN, or the http-token file in the mcp-sandbox state directory)", http.StatusUnauthorized)
 			return
 		}
 		// Compare digests so the comparison takes the same time whatever
@@ -55,9 +56,11 @@ func httpGuard(log *slog.Logger, token string, allowed []string, next http.Handl
 		if subtle.ConstantTimeCompare(gotSum[:], want[:]) != 1 {
 			log.Warn("http: refused a request with a wrong token", "remote", r.RemoteAddr)
 			w.Header().Set("WWW-Authenticate", `Bearer realm="mcp-sandbox", error="invalid_token"`)
-			http.Error(w, "Unauthorized: wrong bearer token", http.StatusUnauthorized)
+			refuse(w, "Unauthorized: wrong bearer token", http.StatusUnauthorized)
 			return
 		}
+		trustConn(r)
+		timeBody(w, r)
 		if r.Body != nil {
 			r.Body = http.MaxBytesReader(w, r.Body, maxMessageBytes)
 		}

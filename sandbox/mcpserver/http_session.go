@@ -13,6 +13,8 @@ import (
 
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
+
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox"
 )
 
 // Over HTTP every POST gets a session of its own inside mcp-go (see
@@ -28,6 +30,12 @@ import (
 // so mcp-go's handling stays per-request. Requests of protocol version
 // 2026-07-28, which has no sessions, pass untouched (a client of that
 // version names itself in every request; see clientName).
+//
+// Each session is a client of its own (sandbox.WithScope): it sees and
+// acts on the sandboxes it made only, and its end (DELETE, expiry or
+// eviction) stops them, as a stdio client's end does. Requests without a
+// session (2026-07-28, or an older client that never initialized) are
+// one more client, anonymousScope, apart from every session.
 
 // Bounds of the remembered sessions.
 const (
@@ -41,9 +49,13 @@ const (
 // maxPeekBytes is the largest body read to find an initialize request.
 const maxPeekBytes = 64 << 10
 
+// anonymousScope is the client scope of requests without a session.
+const anonymousScope = "http"
+
 // httpSession is what is remembered of one issued session id.
 type httpSession struct {
 	name     string // the client's name from initialize, may be ""
+	scope    string // its client scope, not secret (the id is)
 	lastUsed time.Time
 }
 
@@ -52,35 +64,59 @@ type httpSessions struct {
 	mu  sync.Mutex
 	ids map[string]*httpSession
 	now func() time.Time
+	// ended is told the scope of each session that ends, outside mu.
+	ended func(scope string)
 }
 
-type httpClientKey struct{}
+type (
+	httpClientKey struct{}
+	httpScopeKey  struct{}
+)
 
-func newHTTPSessions() *httpSessions {
-	return &httpSessions{ids: map[string]*httpSession{}, now: time.Now}
+func newHTTPSessions(ended func(scope string)) *httpSessions {
+	return &httpSessions{ids: map[string]*httpSession{}, now: time.Now, ended: ended}
 }
 
-// issue makes a new session id for a client called name.
-func (c *httpSessions) issue(name string) string {
+func newScope() string {
+	var b [8]byte
+	_, _ = rand.Read(b[:])
+	return "http-" + hex.EncodeToString(b[:])
+}
+
+// endAll tells ended of the sessions gone.
+func (c *httpSessions) endAll(gone []string) {
+	for _, scope := range gone {
+		if c.ended != nil {
+			c.ended(scope)
+		}
+	}
+}
+
+// issue makes a new session id for a client called name, and returns it
+// with the session's scope.
+func (c *httpSessions) issue(name string) (id, scope string) {
 	var b [16]byte
 	_, _ = rand.Read(b[:])
-	id := "mcp-sandbox-" + hex.EncodeToString(b[:])
+	id, scope = "mcp-sandbox-"+hex.EncodeToString(b[:]), newScope()
+	var gone []string
+	defer func() { c.endAll(gone) }()
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	now := c.now()
 	if len(c.ids) >= maxHTTPSessions {
-		c.evictLocked(now)
+		gone = c.evictLocked(now)
 	}
-	c.ids[id] = &httpSession{name: name, lastUsed: now}
-	return id
+	c.ids[id] = &httpSession{name: name, scope: scope, lastUsed: now}
+	return id, scope
 }
 
 // evictLocked forgets the expired sessions, or, when none has expired,
-// the one used least recently.
-func (c *httpSessions) evictLocked(now time.Time) {
+// the one used least recently, and returns their scopes.
+func (c *httpSessions) evictLocked(now time.Time) (gone []string) {
 	var oldest string
 	for id, s := range c.ids {
 		if now.Sub(s.lastUsed) > httpSessionIdle {
+			gone = append(gone, s.scope)
 			delete(c.ids, id)
 			continue
 		}
@@ -89,13 +125,17 @@ func (c *httpSessions) evictLocked(now time.Time) {
 		}
 	}
 	if len(c.ids) >= maxHTTPSessions && oldest != "" {
+		gone = append(gone, c.ids[oldest].scope)
 		delete(c.ids, oldest)
 	}
+	return gone
 }
 
 // use returns the session of id and marks it used; ok is false for an id
 // never issued, deleted, evicted or expired.
 func (c *httpSessions) use(id string) (s httpSession, ok bool) {
+	var gone []string
+	defer func() { c.endAll(gone) }()
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	p, ok := c.ids[id]
@@ -104,6 +144,7 @@ func (c *httpSessions) use(id string) (s httpSession, ok bool) {
 	}
 	now := c.now()
 	if now.Sub(p.lastUsed) > httpSessionIdle {
+		gone = append(gone, p.scope)
 		delete(c.ids, id)
 		return httpSession{}, false
 	}
@@ -113,11 +154,15 @@ func (c *httpSessions) use(id string) (s httpSession, ok bool) {
 
 // end forgets id and reports whether it was a live session.
 func (c *httpSessions) end(id string) bool {
-	_, ok := c.use(id)
+	s, ok := c.use(id)
+	if !ok {
+		return false
+	}
 	c.mu.Lock()
-	defer c.mu.Unlock()
 	delete(c.ids, id)
-	return ok
+	c.mu.Unlock()
+	c.endAll([]string{s.scope})
+	return true
 }
 
 // wrap is the middleware.
@@ -125,7 +170,7 @@ func (c *httpSessions) wrap(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if mcp.IsModernProtocol(r.Header.Get(mcp.HeaderProtocolVersion)) {
 			next.ServeHTTP(w, r) // no sessions at 2026-07-28; mcp-go checks the rest
-			return
+			return               // (the anonymous scope: see carryClient)
 		}
 		id := r.Header.Get(server.HeaderKeySessionID)
 		if id == "" {
@@ -146,9 +191,7 @@ func (c *httpSessions) wrap(next http.Handler) http.Handler {
 			http.Error(w, "Session not found: initialize a new session", http.StatusNotFound)
 			return
 		}
-		if s.name != "" {
-			r = r.WithContext(context.WithValue(r.Context(), httpClientKey{}, s.name))
-		}
+		r = r.WithContext(withClient(r.Context(), s.name, s.scope))
 		next.ServeHTTP(w, withSessionID(r, id))
 	})
 }
@@ -168,10 +211,9 @@ func (c *httpSessions) serveWithoutID(w http.ResponseWriter, r *http.Request, ne
 	}{io.MultiReader(bytes.NewReader(peek), r.Body), r.Body}
 	if err == nil && len(peek) <= maxPeekBytes {
 		if name, ok := initializeName(peek); ok {
-			w.Header().Set(server.HeaderKeySessionID, c.issue(name))
-			if name != "" {
-				r = r.WithContext(context.WithValue(r.Context(), httpClientKey{}, name))
-			}
+			id, scope := c.issue(name)
+			w.Header().Set(server.HeaderKeySessionID, id)
+			r = r.WithContext(withClient(r.Context(), name, scope))
 		}
 	}
 	next.ServeHTTP(w, r)
@@ -194,8 +236,14 @@ func initializeName(body []byte) (string, bool) {
 	return msg.Params.ClientInfo.Name, true
 }
 
-// carryClient is part of mcp-go's HTTP context function: it hands the
-// request's client name on to the context tool handlers get.
+// withClient is ctx of a request of the session's client.
+func withClient(ctx context.Context, name, scope string) context.Context {
+	if name != "" {
+		ctx = context.WithValue(ctx, httpClientKey{}, name)
+	}
+	return context.WithValue(ctx, httpScopeKey{}, scope)
+}
+
 // httpTransportKey marks a request's context as one that came over HTTP.
 type httpTransportKey struct{}
 
@@ -206,10 +254,16 @@ func overHTTP(ctx context.Context) bool {
 	return v
 }
 
+// carryClient is part of mcp-go's HTTP context function: it hands the
+// request's client name and scope on to the context tool handlers get.
 func carryClient(ctx context.Context, r *http.Request) context.Context {
 	ctx = context.WithValue(ctx, httpTransportKey{}, true)
 	if name, ok := r.Context().Value(httpClientKey{}).(string); ok {
-		return context.WithValue(ctx, httpClientKey{}, name)
+		ctx = context.WithValue(ctx, httpClientKey{}, name)
 	}
-	return ctx
+	scope, ok := r.Context().Value(httpScopeKey{}).(string)
+	if !ok {
+		scope = anonymousScope
+	}
+	return sandbox.WithScope(ctx, scope)
 }

@@ -21,7 +21,7 @@ func (s *Server) addLogsResource() {
 
 func (s *Server) readLogs(ctx context.Context, req mcp.ReadResourceRequest) ([]mcp.ResourceContents, error) {
 	id := strings.TrimSuffix(strings.TrimPrefix(req.Params.URI, "sandbox://"), "/logs")
-	sb, err := s.eng.Get(id)
+	sb, err := s.eng.Lookup(ctx, id)
 	if err != nil {
 		return nil, fmt.Errorf("read %s: %w", req.Params.URI, err)
 	}

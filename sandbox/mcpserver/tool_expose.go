@@ -34,7 +34,7 @@ func (s *Server) exposeTool() toolDef {
 
 func (s *Server) handleExpose(ctx context.Context, req mcp.CallToolRequest, a exposeArgs) (*mcp.CallToolResult, error) {
 	if a.Close {
-		res, err := s.eng.Unexpose(a.SandboxID, sandbox.ExposeRequest{Port: a.Port})
+		res, err := s.eng.Unexpose(ctx, a.SandboxID, sandbox.ExposeRequest{Port: a.Port})
 		if err != nil {
 			return errorResult(err), nil
 		}
