@@ -100,15 +100,32 @@ func TestAgentTasks(t *testing.T) {
 		t.Errorf("tools/list is %d bytes, over the %d-byte budget", len(raw), toolsListBudget)
 	}
 
+	t.Run("chart from the person's CSV", func(t *testing.T) { chartTask(a.fork(t), filepath.Join(proj, "sales.csv")) })
+	t.Run("run and fix the person's tests", func(t *testing.T) { fixTestsTask(a.fork(t), proj) })
+	t.Run("install a package", func(t *testing.T) {
+		a := a.fork(t)
+		_, sc := a.must("sandbox_create", nil)
+		id := str(t, sc, "sandbox_id")
+		a.must("install_packages", map[string]any{"sandbox_id": id, "packages": []string{"mcpsbxdemo==1.0"}})
+		if txt, _ := a.must("run_code", map[string]any{"sandbox_id": id, "code": "import mcpsbxdemo\nmcpsbxdemo.VALUE"}); !strings.Contains(txt, "42") {
+			t.Errorf("the installed package: %s", txt)
+		}
+	})
+	everyBackendTasks(t, a, port)
+	t.Logf("tools/list %d bytes", len(raw))
+}
+
+// everyBackendTasks are the tasks that need nothing but the python image
+// and the host's loopback: arithmetic, state, an allowed fetch (port on
+// 127.0.0.2, in network.allow_domains), a web app, a long loop, big
+// output, and last the clean-up.
+func everyBackendTasks(t *testing.T, a *agent, port int) {
 	t.Run("arithmetic", func(t *testing.T) {
-		a := &agent{t: t, sess: a.sess}
-		txt, _ := a.must("run_code", map[string]any{"code": "2**100"})
+		txt, _ := a.fork(t).must("run_code", map[string]any{"code": "2**100"})
 		if !strings.Contains(txt, "1267650600228229401496703205376") {
 			t.Errorf("2**100: %s", txt)
 		}
 	})
-	t.Run("chart from the person's CSV", func(t *testing.T) { chartTask(a.fork(t), filepath.Join(proj, "sales.csv")) })
-	t.Run("run and fix the person's tests", func(t *testing.T) { fixTestsTask(a.fork(t), proj) })
 	t.Run("keep state", func(t *testing.T) {
 		a := a.fork(t)
 		_, sc := a.must("sandbox_create", nil)
@@ -127,15 +144,6 @@ func TestAgentTasks(t *testing.T) {
 			t.Errorf("fetch: %s", txt)
 		}
 	})
-	t.Run("install a package", func(t *testing.T) {
-		a := a.fork(t)
-		_, sc := a.must("sandbox_create", nil)
-		id := str(t, sc, "sandbox_id")
-		a.must("install_packages", map[string]any{"sandbox_id": id, "packages": []string{"mcpsbxdemo==1.0"}})
-		if txt, _ := a.must("run_code", map[string]any{"sandbox_id": id, "code": "import mcpsbxdemo\nmcpsbxdemo.VALUE"}); !strings.Contains(txt, "42") {
-			t.Errorf("the installed package: %s", txt)
-		}
-	})
 	t.Run("show a web app", func(t *testing.T) { webAppTask(a.fork(t)) })
 	t.Run("a long loop", func(t *testing.T) { longLoopTask(a.fork(t)) })
 	t.Run("big output", func(t *testing.T) { bigOutputTask(a.fork(t)) })
@@ -146,7 +154,6 @@ func TestAgentTasks(t *testing.T) {
 			t.Errorf("sandboxes left after stop all: %v", sc["sandboxes"])
 		}
 	})
-	t.Logf("tools/list %d bytes", len(raw))
 }
 
 // fork is the same assistant in a subtest.

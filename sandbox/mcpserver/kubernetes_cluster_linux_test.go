@@ -356,3 +356,14 @@ func waitDead(t *testing.T, pid int) {
 		time.Sleep(50 * time.Millisecond)
 	}
 }
+
+// The agent suite's tasks that apply on a cluster, done the same way
+// against a server with backend.kind = "kubernetes": arithmetic, state, an
+// allowed fetch, a web app started in the background and exposed, a long
+// loop, a big output kept whole at output_file, and the clean-up.
+func TestAgentTasksOnCluster(t *testing.T) {
+	k := testKube(t)
+	port := serveOn127002(t)
+	p := startServer(t, k.serverEnv(t, fmt.Sprintf("[network]\nallow_domains = [\"127.0.0.2:%d\"]\n", port)))
+	everyBackendTasks(t, &agent{t: t, sess: sdkClient(t, p, nil)}, port)
+}
