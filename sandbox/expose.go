@@ -253,7 +253,7 @@ func (e *Engine) previewTransport(sb *Sandbox, p *preview) *http.Transport {
 			if c == nil {
 				return nil, ErrNoAgentForExpose
 			}
-			s, err := c.dial(ctx, p.Port)
+			s, err := c.dialLeaving(ctx, p.Port, proxyBusyRoom)
 			if err != nil {
 				return nil, err
 			}
@@ -267,7 +267,10 @@ func (e *Engine) previewTransport(sb *Sandbox, p *preview) *http.Transport {
 			p.mu.Unlock()
 			return &trackedStream{agentStream: s, p: p}, nil
 		},
-		MaxConnsPerHost:        maxAgentStreams / 2,
+		// No MaxConnsPerHost: its queue held a fresh request behind
+		// readers that stopped reading (issue 31); dialLeaving refuses at
+		// once instead, and a stream standing still is cut
+		// (streamStallLimit).
 		MaxIdleConnsPerHost:    8,
 		IdleConnTimeout:        30 * time.Second,
 		DisableCompression:     true,
