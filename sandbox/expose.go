@@ -318,9 +318,36 @@ func (e *Engine) previewHandler(sb *Sandbox, p *preview) http.Handler {
 			return
 		}
 		e.touch(sb)
-		rp.ServeHTTP(w, r)
+		sw := stallWriter{ResponseWriter: w, rc: http.NewResponseController(w)}
+		sw.extend()
+		rp.ServeHTTP(sw, r)
+		sw.extend() // for the response's end, written after the handler returns
 	})
 }
+
+// stallWriter gives each write to the host's reader streamStallLimit, as
+// a stream has: a reader that takes nothing for that long is cut, which
+// ends the request and frees its stream into the sandbox. (An upgraded
+// connection is hijacked, and its deadlines cleared, by then.)
+type stallWriter struct {
+	http.ResponseWriter
+	rc *http.ResponseController
+}
+
+func (w stallWriter) extend() { _ = w.rc.SetWriteDeadline(time.Now().Add(streamStallLimit)) }
+
+func (w stallWriter) WriteHeader(code int) {
+	w.extend()
+	w.ResponseWriter.WriteHeader(code)
+}
+
+func (w stallWriter) Write(p []byte) (int, error) {
+	w.extend()
+	return w.ResponseWriter.Write(p)
+}
+
+// Unwrap lets the proxy flush and hijack through the ResponseController.
+func (w stallWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
 // touch moves sb's expiry on: a preview in use is use.
 func (e *Engine) touch(sb *Sandbox) {

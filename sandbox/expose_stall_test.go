@@ -22,12 +22,32 @@ func TestExposeStalledReaders(t *testing.T) {
 	if _, err := eng.WriteFile(context.Background(), sb.ID, sandbox.WriteFileRequest{Path: "www/small.txt", Content: []byte("small page\n")}); err != nil {
 		t.Fatal(err)
 	}
-	mustExec(t, eng, sb.ID, "head -c 8388608 /dev/zero >/workspace/www/big.bin")
+	mustExec(t, eng, sb.ID, "head -c 33554432 /dev/zero >/workspace/www/big.bin")
 	startInSandbox(t, eng, sb.ID, "cd /workspace/www && exec python3 -m http.server 8000 --bind 127.0.0.1", 8000)
 	x := mustExpose(t, eng, sb.ID, 8000)
 	for _, n := range []int{20, 50} {
 		t.Run(strconv.Itoa(n), func(t *testing.T) { testStalledReaders(t, x, n) })
 	}
+	t.Run("a reader that never reads is cut", func(t *testing.T) { testStalledCut(t, x) })
+}
+
+// testStalledCut leaves one reader stalled past the stall limit (60 s):
+// its response (32 MiB, more than the sockets' buffers hold) is cut
+// short, so it holds no stream for ever.
+func testStalledCut(t *testing.T, x sandbox.Exposure) {
+	c, err := net.Dial("tcp", "127.0.0.1:"+strconv.Itoa(x.HostPort))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	fmt.Fprintf(c, "GET /big.bin HTTP/1.1\r\nHost: 127.0.0.1:%d\r\n\r\n", x.HostPort)
+	time.Sleep(65 * time.Second)
+	_ = c.SetReadDeadline(time.Now().Add(30 * time.Second))
+	n, err := io.Copy(io.Discard, c)
+	if n >= 32<<20 {
+		t.Fatalf("a reader stalled past the limit still got all %d bytes (%v)", n, err)
+	}
+	t.Logf("the stalled reader got %d bytes, then %v", n, err)
 }
 
 // testStalledReaders connects n clients that ask for big.bin and never
@@ -39,8 +59,6 @@ func testStalledReaders(t *testing.T, x sandbox.Exposure, n int) {
 			t.Fatalf("stalled reader %d: %v", i, err)
 		}
 		t.Cleanup(func() { c.Close() })
-		// A small receive buffer, so the preview's own writes block soon.
-		_ = c.(*net.TCPConn).SetReadBuffer(4096)
 		fmt.Fprintf(c, "GET /big.bin HTTP/1.1\r\nHost: 127.0.0.1:%d\r\n\r\n", x.HostPort)
 	}
 	time.Sleep(2 * time.Second) // the stalled streams' windows fill
