@@ -67,6 +67,13 @@ func (b *streamBudget) give() {
 // sandbox, and its connection ends.
 const streamWriteTimeout = 30 * time.Second
 
+// streamStallLimit bounds how long a stream may stand still with its
+// window full: a reader on the server that takes none of the bytes
+// waiting, or a program in the sandbox that gives no credit for what the
+// server wants to send, has its stream reset after it, so that it holds
+// no stream (of maxAgentStreams) for ever.
+const streamStallLimit = 60 * time.Second
+
 // Stream errors.
 var (
 	// ErrNoStreams: the agent running in the sandbox carries no streams.
@@ -77,6 +84,10 @@ var (
 	ErrTooManyServerStreams = fmt.Errorf("too many connections into sandboxes at once (at most %d for the server)", maxServerStreams)
 	// errStreamReset: the sandbox's end abandoned the stream.
 	errStreamReset = errors.New("the connection inside the sandbox was reset")
+	// errStreamStalled: the server's reader took nothing for streamStallLimit.
+	errStreamStalled = fmt.Errorf("the connection into the sandbox was cut: its reader took none of the bytes waiting for %s; read the response as it comes", streamStallLimit)
+	// errStreamNotRead: the program inside gave no credit for streamStallLimit.
+	errStreamNotRead = fmt.Errorf("the connection into the sandbox was cut: the program inside read nothing for %s; have it read what it is sent", streamStallLimit)
 )
 
 // streamMux is an agent connection's streams (package proto's), each an
@@ -136,18 +147,32 @@ type agentStream struct {
 	closed  bool
 	rdl     time.Time
 	wdl     time.Time
+
+	stall    *time.Timer // running while the agent has no credit (avail 0)
+	fullAt   time.Time   // when avail last fell to 0
+	lastRead time.Time   // when Read last took bytes
 }
 
 // dial opens a stream to port on the sandbox's loopback.
 func (c *agentConn) dial(ctx context.Context, port int) (*agentStream, error) {
+	return c.dialLeaving(ctx, port, 0)
+}
+
+// dialLeaving is dial refusing (at once, never waiting) while fewer than
+// room+1 of maxAgentStreams are free: a preview leaves room for the
+// sandbox's proxy.
+func (c *agentConn) dialLeaving(ctx context.Context, port, room int) (*agentStream, error) {
 	m := &c.mux
 	m.mu.Lock()
 	if !m.ok {
 		m.mu.Unlock()
 		return nil, ErrNoStreams
 	}
-	if len(m.streams) >= maxAgentStreams {
+	if len(m.streams) >= maxAgentStreams-room {
 		m.mu.Unlock()
+		if room > 0 {
+			return nil, fmt.Errorf("%w; %d of them are kept for the sandbox's proxy: close some connections to the preview", ErrTooManyStreams, room)
+		}
 		return nil, ErrTooManyStreams
 	}
 	if !m.budget.take() {
@@ -293,6 +318,12 @@ func (s *agentStream) take(kind string, b streamBody) string {
 		}
 		s.push(b.data)
 		s.avail -= len(b.data)
+		if s.avail == 0 {
+			s.fullAt = time.Now()
+			if s.stall == nil {
+				s.stall = time.AfterFunc(streamStallLimit, s.checkStall)
+			}
+		}
 	case agent.KindCredit:
 		if b.n <= 0 || b.n > s.window-s.credit {
 			return "credit beyond the window"
@@ -339,9 +370,15 @@ func (s *agentStream) wake() {
 
 // broken resets s: the agent broke its rules.
 func (s *agentStream) broken(why string) {
+	s.cut(fmt.Errorf("%w: stream %d: %s", runner.ErrProtocol, s.id, why), why)
+}
+
+// cut resets s with err (the dial, if still waiting, fails with why) and
+// tells the agent.
+func (s *agentStream) cut(err error, why string) {
 	s.mu.Lock()
 	if s.err == nil {
-		s.err = fmt.Errorf("%w: stream %d: %s", runner.ErrProtocol, s.id, why)
+		s.err = err
 		s.buf, s.r = nil, 0
 		if s.pending {
 			s.pending = false
@@ -352,6 +389,30 @@ func (s *agentStream) broken(why string) {
 	s.mu.Unlock()
 	s.c.mux.forget(s)
 	go s.c.sendReset(s.id)
+}
+
+// checkStall runs streamStallLimit after the agent ran out of credit: it
+// cuts s if nothing has been read since, else waits the rest of the limit
+// from the last read.
+func (s *agentStream) checkStall() {
+	s.mu.Lock()
+	if s.avail > 0 || s.err != nil || s.closed {
+		s.stall = nil
+		s.mu.Unlock()
+		return
+	}
+	since := s.fullAt
+	if s.lastRead.After(since) {
+		since = s.lastRead
+	}
+	if left := streamStallLimit - time.Since(since); left > 0 {
+		s.stall.Reset(left)
+		s.mu.Unlock()
+		return
+	}
+	s.stall = nil
+	s.mu.Unlock()
+	s.cut(errStreamStalled, "stalled")
 }
 
 func (m *streamMux) forget(s *agentStream) {
@@ -419,6 +480,7 @@ func (s *agentStream) Read(p []byte) (int, error) {
 		s.mu.Lock()
 		if n := copy(p, s.buf[s.r:]); n > 0 && !s.closed {
 			s.r += n
+			s.lastRead = time.Now()
 			if s.r == len(s.buf) {
 				s.buf, s.r = s.buf[:0], 0
 			}
@@ -427,6 +489,10 @@ func (s *agentStream) Read(p []byte) (int, error) {
 			if s.owed >= agent.StreamWindow/4 || len(s.buf) == 0 {
 				grant, s.owed = s.owed, 0
 				s.avail += grant
+				if s.stall != nil {
+					s.stall.Stop()
+					s.stall = nil
+				}
 			}
 			s.mu.Unlock()
 			if grant > 0 && !s.rEOFNow() {
@@ -463,6 +529,7 @@ func (s *agentStream) Write(p []byte) (int, error) {
 	s.wmu.Lock()
 	defer s.wmu.Unlock()
 	done := 0
+	var starved time.Time // since when the agent has given no credit
 	for done < len(p) {
 		s.mu.Lock()
 		err := s.state()
@@ -477,11 +544,22 @@ func (s *agentStream) Write(p []byte) (int, error) {
 			return done, err
 		}
 		if s.credit == 0 {
-			ch, dl := s.sig, s.wdl
+			if starved.IsZero() {
+				starved = time.Now()
+			}
+			ch, dl, wdl := s.sig, starved.Add(streamStallLimit), s.wdl
 			s.mu.Unlock()
+			if !time.Now().Before(dl) {
+				s.cut(errStreamNotRead, "stalled")
+				return done, errStreamNotRead
+			}
+			if !wdl.IsZero() && wdl.Before(dl) {
+				dl = wdl
+			}
 			s.wait(ch, dl)
 			continue
 		}
+		starved = time.Time{}
 		n := min(s.credit, agent.StreamChunk, len(p)-done)
 		s.credit -= n
 		s.mu.Unlock()

@@ -289,7 +289,7 @@ func (e *Engine) previewTransport(sb *Sandbox, p *preview) *http.Transport {
 			if c == nil {
 				return nil, ErrNoAgentForExpose
 			}
-			s, err := c.dial(ctx, p.Port)
+			s, err := c.dialLeaving(ctx, p.Port, proxyBusyRoom)
 			if err != nil {
 				return nil, err
 			}
@@ -303,7 +303,10 @@ func (e *Engine) previewTransport(sb *Sandbox, p *preview) *http.Transport {
 			p.mu.Unlock()
 			return &trackedStream{agentStream: s, p: p}, nil
 		},
-		MaxConnsPerHost:        maxAgentStreams / 2,
+		// No MaxConnsPerHost: its queue held a fresh request behind
+		// readers that stopped reading (issue 31); dialLeaving refuses at
+		// once instead, and a stream standing still is cut
+		// (streamStallLimit).
 		MaxIdleConnsPerHost:    8,
 		IdleConnTimeout:        30 * time.Second,
 		DisableCompression:     true,
@@ -362,9 +365,36 @@ func (e *Engine) previewHandler(sb *Sandbox, p *preview) http.Handler {
 			return
 		}
 		e.touch(sb)
-		rp.ServeHTTP(w, r)
+		sw := stallWriter{ResponseWriter: w, rc: http.NewResponseController(w)}
+		sw.extend()
+		rp.ServeHTTP(sw, r)
+		sw.extend() // for the response's end, written after the handler returns
 	})
 }
+
+// stallWriter gives each write to the host's reader streamStallLimit, as
+// a stream has: a reader that takes nothing for that long is cut, which
+// ends the request and frees its stream into the sandbox. (An upgraded
+// connection is hijacked, and its deadlines cleared, by then.)
+type stallWriter struct {
+	http.ResponseWriter
+	rc *http.ResponseController
+}
+
+func (w stallWriter) extend() { _ = w.rc.SetWriteDeadline(time.Now().Add(streamStallLimit)) }
+
+func (w stallWriter) WriteHeader(code int) {
+	w.extend()
+	w.ResponseWriter.WriteHeader(code)
+}
+
+func (w stallWriter) Write(p []byte) (int, error) {
+	w.extend()
+	return w.ResponseWriter.Write(p)
+}
+
+// Unwrap lets the proxy flush and hijack through the ResponseController.
+func (w stallWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
 // touch moves sb's expiry on: a preview in use is use.
 func (e *Engine) touch(sb *Sandbox) {

@@ -16,7 +16,9 @@
 // 32 KiB … 1 MiB, or none, counts as [StreamWindow]). Credit goes back only
 // as the reader takes the bytes, a quarter window at a time, so a stream
 // nobody reads stops its sender and holds up no other. The server opens at
-// most 64 streams per agent and 256 over all its agents.
+// most 80 streams per agent (previews 64 of them) and 256 over all its
+// agents, and resets a stream that stands still for 60 s with its window
+// full: nothing read of what waits, or no credit for what it would send.
 //
 // The other way (a proxy inside the sandbox), the engine sends "listen"
 // (listener id, port; 0 lets the agent pick), the agent answers

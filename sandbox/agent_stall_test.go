@@ -1,0 +1,116 @@
+package sandbox
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"strings"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox/agent"
+)
+
+// fill has the agent send s a whole window, which nobody reads.
+func (f *fakeAgent) fill(s *agentStream) {
+	for range agent.StreamWindow / agent.StreamChunk {
+		f.say(agent.KindData, data(s.id, bytes.Repeat([]byte("z"), agent.StreamChunk)))
+	}
+}
+
+// resetOf waits for the server's reset frame and returns the stream it names.
+func (f *fakeAgent) resetOf() int {
+	f.t.Helper()
+	var id agent.StreamID
+	_ = json.Unmarshal(f.next(agent.KindReset).Payload, &id)
+	return id.ID
+}
+
+// A stream whose reader takes nothing holds up no other stream of the
+// connection, and is cut once it has stood still for streamStallLimit
+// (counted again from each read).
+func TestStreamStalledReaderCut(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		f := newTestConn(t)
+		stuck, other := f.dial(8000), f.dial(8001)
+		f.fill(stuck)
+		f.say(agent.KindData, data(other.id, []byte("still flows")))
+		got := make([]byte, 64)
+		if n, err := other.Read(got); err != nil || string(got[:n]) != "still flows" {
+			t.Fatalf("a stream beside a full one: %q %v", got[:n], err)
+		}
+		time.Sleep(streamStallLimit - time.Second)
+		if _, err := stuck.Read(got[:1]); err != nil { // a read, without credit yet
+			t.Fatalf("read before the limit: %v", err)
+		}
+		time.Sleep(streamStallLimit - time.Second)
+		synctest.Wait()
+		if n := f.c.mux.count(); n != 2 {
+			t.Fatalf("%d streams open before the limit from the last read, want 2", n)
+		}
+		time.Sleep(2 * time.Second)
+		if id := f.resetOf(); id != stuck.id {
+			t.Fatalf("reset of stream %d, want %d", id, stuck.id)
+		}
+		if _, err := stuck.Read(got); !errors.Is(err, errStreamStalled) {
+			t.Errorf("read of a cut stream: %v", err)
+		}
+		if n := f.c.mux.count(); n != 1 {
+			t.Errorf("%d streams open after the cut, want 1", n)
+		}
+		f.say(agent.KindData, data(other.id, []byte("and on")))
+		if n, err := other.Read(got); err != nil || string(got[:n]) != "and on" {
+			t.Errorf("the other stream after the cut: %q %v", got[:n], err)
+		}
+	})
+}
+
+// A write into a program that reads nothing (no credit comes back) fails
+// and resets the stream after streamStallLimit without credit, counted
+// again from each credit.
+func TestStreamUnreadWriteCut(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		f := newTestConn(t)
+		s := f.dial(8000)
+		wrote := make(chan error, 1)
+		go func() { _, err := s.Write(make([]byte, 3*agent.StreamWindow)); wrote <- err }()
+		time.Sleep(streamStallLimit - time.Second)
+		f.sayJSON(agent.KindCredit, agent.Credit{ID: s.id, N: agent.StreamWindow})
+		time.Sleep(streamStallLimit - time.Second)
+		synctest.Wait()
+		select {
+		case err := <-wrote:
+			t.Fatalf("the write ended before the limit from the last credit: %v", err)
+		default:
+		}
+		time.Sleep(2 * time.Second)
+		synctest.Wait()
+		select {
+		case err := <-wrote:
+			if !errors.Is(err, errStreamNotRead) {
+				t.Errorf("a write nobody reads: %v", err)
+			}
+		default:
+			t.Fatal("a write nobody reads was not cut at the limit")
+		}
+		if id := f.resetOf(); id != s.id {
+			t.Errorf("reset of stream %d, want %d", id, s.id)
+		}
+	})
+}
+
+// A preview's dials leave proxyBusyRoom streams for the sandbox's proxy,
+// and are refused at once beyond that, never queued.
+func TestStreamPreviewLeavesRoom(t *testing.T) {
+	f := newTestConn(t)
+	for range maxAgentStreams - proxyBusyRoom {
+		f.dial(8000)
+	}
+	_, err := f.c.dialLeaving(context.Background(), 8000, proxyBusyRoom)
+	if !errors.Is(err, ErrTooManyStreams) || !strings.Contains(err.Error(), "close some") {
+		t.Fatalf("a preview dial beyond its share: %v", err)
+	}
+	f.dial(8000) // the proxy's room
+}
