@@ -11,6 +11,7 @@ import (
 
 	"github.com/mcp-sandbox/mcp-sandbox/app/internal/dirwatch"
 	"github.com/mcp-sandbox/mcp-sandbox/app/traymenu"
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox/netproxy"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/printable"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/state"
 )
@@ -93,7 +94,7 @@ func (a *App) refreshAsks() {
 	for _, q := range qs {
 		if !slices.ContainsFunc(old, func(o state.Question) bool { return o.ID == q.ID }) {
 			a.log.Info("a server asks the person", "question", q.ID, "sandbox", q.SandboxID, "entries", q.Entries)
-			a.asks.show(q.ID, "MCP Sandbox: allow a connection?", askText(q))
+			a.asks.show(q.ID, "MCP Sandbox: allow a connection?", askBody(q))
 		}
 	}
 	for _, o := range old {
@@ -149,6 +150,39 @@ func askEntries(q state.Question) string {
 	return strings.Join(clean, ", ")
 }
 
+// askBody is a question's notification text: who asks for what, then a
+// line for each entry that reaches the person's own machine or network,
+// and what an "Always" would save.
+func askBody(q state.Question) string {
+	warnings, saved := askWarnings(q)
+	if len(warnings) == 0 {
+		return askText(q)
+	}
+	if saved == "" {
+		saved = "nothing"
+	}
+	return askText(q) + "\n" + strings.Join(warnings, "\n") + "\nAlways saves " + saved + "; the rest is for this sandbox only."
+}
+
+// askWarnings is a warning line for each entry that reaches the person's
+// own machine or network, or many hosts (netproxy.Risk, the rule the
+// server's own question follows), and the other entries, which alone an
+// "Always" saves.
+func askWarnings(q state.Question) (warnings []string, saved string) {
+	var plain []string
+	for _, s := range q.Entries {
+		name := printable.Clean(s, 300)
+		if e, err := netproxy.ParseEntry(s); err == nil {
+			if risk := netproxy.Risk(e); risk != "" {
+				warnings = append(warnings, "⚠ "+name+": "+risk)
+				continue
+			}
+		}
+		plain = append(plain, name)
+	}
+	return warnings, strings.Join(plain, ", ")
+}
+
 func shortSandboxID(id string) string {
 	id = printable.Clean(id, printable.NameMax)
 	if r := []rune(id); len(r) > 8 {
@@ -161,7 +195,8 @@ func shortSandboxID(id string) string {
 func menuQuestions(qs []state.Question) []traymenu.Question {
 	out := make([]traymenu.Question, 0, len(qs))
 	for _, q := range qs {
-		out = append(out, traymenu.Question{ID: q.ID, Text: askText(q), Entries: askEntries(q)})
+		warnings, saved := askWarnings(q)
+		out = append(out, traymenu.Question{ID: q.ID, Text: askText(q), Entries: askEntries(q), Warnings: warnings, Saved: saved})
 	}
 	return out
 }

@@ -217,3 +217,29 @@ func TestClusterWording(t *testing.T) {
 		}
 	}
 }
+
+// A question with entries that reach the person's own machine shows a
+// warning line for each, and its Always saves only the others (or is not
+// offered when there are none).
+func TestQuestionWarnings(t *testing.T) {
+	mixed := Question{ID: "q1", Text: "Sandbox 3f2a… wants to reach pypi.org:443, 127.0.0.1:8080.", Entries: "pypi.org:443, 127.0.0.1:8080",
+		Warnings: []string{"⚠ 127.0.0.1:8080: loopback: it reaches your own machine or network"}, Saved: "pypi.org:443"}
+	onlyRisky := Question{ID: "q2", Text: "Sandbox 9c01… wants to reach 169.254.169.254:80.", Entries: "169.254.169.254:80",
+		Warnings: []string{"⚠ 169.254.169.254:80: metadata: it reaches your own machine or network"}}
+	m := Build(State{DockerOK: true, Questions: []Question{mixed, onlyRisky}}, Actions{})
+	want := []string{
+		"2 sandboxes wait for your answer",
+		"  " + mixed.Text + " (off)",
+		"  " + mixed.Warnings[0] + " (off)",
+		"  Allow pypi.org:443, 127.0.0.1:8080 for this sandbox",
+		"  Always allow pypi.org:443 (the rest for this sandbox only)",
+		"  Deny pypi.org:443, 127.0.0.1:8080",
+		"  " + onlyRisky.Text + " (off)",
+		"  " + onlyRisky.Warnings[0] + " (off)",
+		"  Allow 169.254.169.254:80 for this sandbox",
+		"  Deny 169.254.169.254:80",
+	}
+	if diff := cmp.Diff(want, outline(m[3:4], "")); diff != "" {
+		t.Errorf("questions item (-want +got):\n%s", diff)
+	}
+}

@@ -21,6 +21,13 @@ type Question struct {
 	Text string
 	// Entries is what a yes grants, shown in the choices' labels.
 	Entries string
+	// Warnings are a line each for the entries that reach the person's
+	// own machine or network, or many hosts (netproxy.Risk): shown under
+	// the question, and granted for this sandbox only, never saved.
+	Warnings []string
+	// Saved are the entries "Always" writes into the config when there
+	// are Warnings ("" then: none, and Always is not offered).
+	Saved string
 }
 
 // The choices Actions.Answer is given.
@@ -31,9 +38,14 @@ const (
 )
 
 // Choice labels: the D-Bus tests click them by label.
-func AllowLabel(q Question) string  { return "Allow " + q.Entries + " for this sandbox" }
-func AlwaysLabel(q Question) string { return "Always allow " + q.Entries }
-func DenyLabel(q Question) string   { return "Deny " + q.Entries }
+func AllowLabel(q Question) string { return "Allow " + q.Entries + " for this sandbox" }
+func AlwaysLabel(q Question) string {
+	if len(q.Warnings) == 0 {
+		return "Always allow " + q.Entries
+	}
+	return "Always allow " + q.Saved + " (the rest for this sandbox only)"
+}
+func DenyLabel(q Question) string { return "Deny " + q.Entries }
 
 // questionsItem is the questions' item: for each question its text (not
 // clickable), then Allow, Always allow and Deny.
@@ -48,10 +60,13 @@ func questionsItem(s State, a Actions) Item {
 				}
 			}
 		}
+		it.Children = append(it.Children, Item{Label: q.Text, Disabled: true})
+		for _, w := range q.Warnings {
+			it.Children = append(it.Children, Item{Label: w, Disabled: true})
+		}
 		it.Children = append(it.Children,
-			Item{Label: q.Text, Disabled: true},
 			Item{Label: AllowLabel(q), Action: answer(ChoiceAllow)},
-			Item{Label: AlwaysLabel(q), Action: answer(ChoiceAlways)},
+			Item{Label: AlwaysLabel(q), Action: answer(ChoiceAlways), Hidden: len(q.Warnings) > 0 && q.Saved == ""},
 			Item{Label: DenyLabel(q), Action: answer(ChoiceDeny)},
 		)
 	}
