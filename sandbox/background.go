@@ -24,16 +24,20 @@ const maxProcesses = 16
 
 // backgroundStart starts $1 (the sandbox's own command, passed as an
 // argument, never spliced into the script) with its output in the file
-// $2, in a session of its own where setsid exists. The shell that waits
-// for the command prints its own pid ($$: right even where setsid forks),
-// then sends its output to the file: a file that cannot be made leaves a
-// message on stderr. That shell lives exactly as long as the command and,
-// on SIGTERM, passes it to its whole process group: `kill PID` stops the
-// command and everything it started, even where sh forks the command
+// $2, in a session of its own where setsid exists, and prints the pid of
+// the shell that waits for it. The starting shell prints it ($!: setsid
+// forks only a process-group leader, which a background child is not),
+// so the pid is written before that shell exits: Podman ends an exec's
+// output with its first process, not with the last holder of the stream.
+// The waiting shell sends its output to the file (a file that cannot be
+// made leaves a message on stderr), lives exactly as long as the command
+// and, on SIGTERM, passes it to its whole process group: `kill PID` stops
+// the command and everything it started, even where sh forks the command
 // instead of becoming it.
 const backgroundStart = `s=; command -v setsid >/dev/null 2>&1 && s=setsid
-$s /bin/sh -c 'echo $$; exec >"$2" 2>&1 </dev/null
-trap "trap - TERM; kill -TERM 0" TERM; /bin/sh -c "$1" & wait $!' mcp-sandbox-bg "$1" "$2" &`
+$s /bin/sh -c 'exec >"$2" 2>&1 </dev/null
+trap "trap - TERM; kill -TERM 0" TERM; /bin/sh -c "$1" & wait $!' mcp-sandbox-bg "$1" "$2" </dev/null >/dev/null 2>"$2.start" &
+echo $!; sleep 0.2 2>/dev/null || sleep 1; cat "$2.start" >&2; rm -f "$2.start"`
 
 // backgroundStartTimeout bounds starting a background command (not the
 // command itself, which runs until it exits or the sandbox ends).
