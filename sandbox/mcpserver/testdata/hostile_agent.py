@@ -121,6 +121,8 @@ def on_dial(req):
         mode = open("/workspace/stream-mode").read().strip()
     except OSError:
         mode = ""
+    if mode not in ("flood", "stranger"):
+        pending.add(i)  # before "dialed": the request may follow at once
     send("dialed", json.dumps({"id": i}).encode())
     if mode == "flood":  # a response head, then far beyond the credit given
         send("data", b"%d\nHTTP/1.1 200 OK\r\nContent-Length: 1000000000\r\n\r\n" % i)
@@ -129,9 +131,18 @@ def on_dial(req):
             send("data", chunk)
     elif mode == "stranger":  # data for a stream the server never opened
         send("data", b"%d\nx" % (i + 1000))
-    else:  # a well-behaved answer
-        send("data", b"%d\nHTTP/1.1 200 OK\r\nContent-Length: 7\r\nConnection: close\r\n\r\nhostile" % i)
-        send("eof", json.dumps({"id": i}).encode())
+    # else: a well-behaved answer, once the request arrives (see "data" below)
+
+
+# Streams whose well-behaved answer waits for their request: an HTTP
+# server reads before it answers, and a client that gets an answer to a
+# request it has not sent yet calls it unsolicited.
+pending = set()
+
+
+def answer(i):
+    send("data", b"%d\nHTTP/1.1 200 OK\r\nContent-Length: 7\r\nConnection: close\r\n\r\nhostile" % i)
+    send("eof", json.dumps({"id": i}).encode())
 
 
 # An agent of version 1 (no streams) when /workspace/agent-v1 exists.
@@ -154,6 +165,11 @@ while True:
         if req.get("op") == "list":  # an entry outside the directory asked for
             data(req["id"], b'{"p":"../../etc/shadow","s":1,"m":420,"t":0}\n')
             send("filedone", json.dumps({"id": req["id"], "path": req["path"], "n": 1}).encode())
+    elif kind == "data":
+        i = int(payload.split(b"\n", 1)[0])
+        if i in pending:
+            pending.discard(i)
+            answer(i)
     elif kind == "dial":
         threading.Thread(target=on_dial, args=(json.loads(payload),), daemon=True).start()
     elif kind == "kill":
