@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/agent"
@@ -73,6 +74,17 @@ const streamWriteTimeout = 30 * time.Second
 // server wants to send, has its stream reset after it, so that it holds
 // no stream (of maxAgentStreams) for ever.
 const streamStallLimit = 60 * time.Second
+
+// stallNanos, when set, replaces streamStallLimit (a test's shorter one).
+var stallNanos atomic.Int64
+
+// stallLimit is the stall limit in force.
+func stallLimit() time.Duration {
+	if d := stallNanos.Load(); d > 0 {
+		return time.Duration(d)
+	}
+	return streamStallLimit
+}
 
 // Stream errors.
 var (
@@ -321,7 +333,7 @@ func (s *agentStream) take(kind string, b streamBody) string {
 		if s.avail == 0 {
 			s.fullAt = time.Now()
 			if s.stall == nil {
-				s.stall = time.AfterFunc(streamStallLimit, s.checkStall)
+				s.stall = time.AfterFunc(stallLimit(), s.checkStall)
 			}
 		}
 	case agent.KindCredit:
@@ -405,7 +417,7 @@ func (s *agentStream) checkStall() {
 	if s.lastRead.After(since) {
 		since = s.lastRead
 	}
-	if left := streamStallLimit - time.Since(since); left > 0 {
+	if left := stallLimit() - time.Since(since); left > 0 {
 		s.stall.Reset(left)
 		s.mu.Unlock()
 		return
@@ -547,7 +559,7 @@ func (s *agentStream) Write(p []byte) (int, error) {
 			if starved.IsZero() {
 				starved = time.Now()
 			}
-			ch, dl, wdl := s.sig, starved.Add(streamStallLimit), s.wdl
+			ch, dl, wdl := s.sig, starved.Add(stallLimit()), s.wdl
 			s.mu.Unlock()
 			if !time.Now().Before(dl) {
 				s.cut(errStreamNotRead, "stalled")

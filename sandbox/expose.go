@@ -381,7 +381,7 @@ type stallWriter struct {
 	rc *http.ResponseController
 }
 
-func (w stallWriter) extend() { _ = w.rc.SetWriteDeadline(time.Now().Add(streamStallLimit)) }
+func (w stallWriter) extend() { _ = w.rc.SetWriteDeadline(time.Now().Add(stallLimit())) }
 
 func (w stallWriter) WriteHeader(code int) {
 	w.extend()
