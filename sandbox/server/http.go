@@ -95,11 +95,15 @@ func listenHTTP(o Options) (ln net.Listener, remote bool, err error) {
 // trayHint names the tray's HTTP server when the config gives it addr's
 // port.
 func trayHint(o Options, addr string) string {
-	_, port, _ := net.SplitHostPort(addr)
-	if o.Config == nil || o.Config.Current().Tray.HTTPPort == 0 || strconv.Itoa(o.Config.Current().Tray.HTTPPort) != port {
+	if o.Config == nil {
 		return ""
 	}
-	return fmt.Sprintf(" (the tray's HTTP server uses it: [tray] http_port = %s in %s, already serving MCP there)", port, o.Config.Current().Source)
+	cfg := o.Config.Current()
+	_, port, _ := net.SplitHostPort(addr)
+	if cfg.Tray.HTTPPort == 0 || strconv.Itoa(cfg.Tray.HTTPPort) != port {
+		return ""
+	}
+	return fmt.Sprintf(" (the tray's HTTP server uses it: [tray] http_port = %s in %s, already serving MCP there)", port, cfg.Source)
 }
 
 // serveHTTP serves streamable HTTP on ln until ctx is done (SIGTERM,
