@@ -18,8 +18,8 @@ import (
 // in it, nothing is added to its transcript and its expiry is not moved.
 //
 //	p, err := sandbox.OpenPeer(ctx, be, st, cfg, log, id)
-//	entries, truncated, err := p.ListFiles(ctx, "/workspace", true)
-//	res, err := p.CopyOut(ctx, "/workspace/plot.png", "/home/me/out/plot.png", false)
+//	list, err := p.ListFiles(ctx, sandbox.ListFilesRequest{Recursive: true})
+//	res, err := p.CopyOut(ctx, sandbox.CopyOutRequest{Path: "plot.png", HostPath: "/home/me/out/plot.png"})
 type Peer struct {
 	e  *Engine
 	sb *Sandbox

@@ -12,8 +12,9 @@ import (
 )
 
 // errorResult turns an engine error into an isError result whose text says
-// what went wrong and what to do next. The error classes already carry that
-// advice; this adds a prefix naming the class.
+// what went wrong and what to do next. The classed errors already carry that
+// advice and pass through as they are; shutdown and cancellation get words of
+// their own; anything unclassed is named as the engine's failure.
 func errorResult(err error) *mcp.CallToolResult {
 	msg := err.Error()
 	switch {
