@@ -23,8 +23,12 @@ cpus = 1.0
 	if err := os.WriteFile(path, []byte(before), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := SaveString(path, "images", "python", "mcp-sandbox-test/python:3"); err != nil {
+	backup, err := SaveString(path, "images", "python", "mcp-sandbox-test/python:3")
+	if err != nil {
 		t.Fatal(err)
+	}
+	if old, _ := os.ReadFile(backup); string(old) != before {
+		t.Errorf("the backup %q holds %q, want the file as it was", backup, old)
 	}
 	got, _ := os.ReadFile(path)
 	want := strings.Replace(before, "# offline\n", "# offline\npython = \"mcp-sandbox-test/python:3\"\n", 1)
