@@ -102,7 +102,8 @@ func TestTryImage(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	i := slices.IndexFunc(list, func(l LocalImage) bool { return l.Ref == testenv.PythonImage })
+	// Podman names a local image localhost/NAME, and takes either name.
+	i := slices.IndexFunc(list, func(l LocalImage) bool { return strings.TrimPrefix(l.Ref, "localhost/") == testenv.PythonImage })
 	if i < 0 || list[i].Size <= 0 {
 		t.Errorf("LocalImages lacks %s (or its size): %+v", testenv.PythonImage, list)
 	}
