@@ -9,6 +9,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"github.com/mcp-sandbox/mcp-sandbox/app/bundled"
+	"github.com/mcp-sandbox/mcp-sandbox/app/internal/health"
 )
 
 // The marks of a checklist line.
@@ -18,8 +19,9 @@ const (
 	markPending = "…"
 )
 
-// checkLine is one line of the first-run checklist.
-type checkLine struct{ mark, text string }
+// checkLine is one line of the first-run checklist. choose names the
+// language whose image a local one can replace (its one-click fix).
+type checkLine struct{ mark, text, choose string }
 
 // checklistCard is "Getting started", the first card of the Status tab:
 // Docker, each language, a client, the Test, each with a mark and, when
@@ -34,6 +36,13 @@ func (t *StatusTab) checklistCard(info StatusInfo) fyne.CanvasObject {
 	box := container.NewVBox()
 	for _, l := range lines {
 		box.Add(prose(l.mark + " " + l.text))
+		if l.choose != "" && t.act.Images != nil && t.act.Use != nil {
+			lang := l.choose
+			box.Add(container.NewHBox(widget.NewButton("Choose a local image…", func() { t.chooseImage(lang) })))
+		}
+	}
+	if t.chosen != "" {
+		box.Add(prose(t.chosen))
 	}
 	return widget.NewCard("Getting started", "", box)
 }
@@ -47,11 +56,11 @@ func checklist(info StatusInfo, clients []ClientRow, servers []ServerRow, tested
 	lines = append(lines, clientLine(clients, servers))
 	switch tested {
 	case "ok":
-		lines = append(lines, checkLine{markOK, "Test ran " + bundled.TestCode + " through the bundled server"})
+		lines = append(lines, checkLine{mark: markOK, text: "Test ran " + bundled.TestCode + " through the bundled server"})
 	case "failed":
-		lines = append(lines, checkLine{markFail, "Test failed: its answer is beside the Test button below"})
+		lines = append(lines, checkLine{mark: markFail, text: "Test failed: its answer is beside the Test button below"})
 	default:
-		lines = append(lines, checkLine{markPending, "Test not run yet: press Test under Bundled server below"})
+		lines = append(lines, checkLine{mark: markPending, text: "Test not run yet: press Test under Bundled server below"})
 	}
 	return lines
 }
@@ -59,13 +68,13 @@ func checklist(info StatusInfo, clients []ClientRow, servers []ServerRow, tested
 func dockerLine(info StatusInfo) checkLine {
 	switch c := chosen(info); {
 	case info.Lost != "":
-		return checkLine{markFail, "Docker stopped answering: see What to do below"}
+		return checkLine{mark: markFail, text: "Docker stopped answering: see What to do below"}
 	case c != nil:
-		return checkLine{markOK, "Docker: " + c.Product() + " answers"}
+		return checkLine{mark: markOK, text: "Docker: " + c.Product() + " answers"}
 	case info.Docker == nil:
-		return checkLine{markPending, "Docker: looking for an engine"}
+		return checkLine{mark: markPending, text: "Docker: looking for an engine"}
 	}
-	return checkLine{markFail, "Docker: no engine answers; see What to do below"}
+	return checkLine{mark: markFail, text: "Docker: no engine answers; see What to do below"}
 }
 
 // languageLines is a line per configured language: it runs, or what
@@ -76,34 +85,37 @@ func languageLines(info StatusInfo) []checkLine {
 		return nil
 	}
 	if h == nil {
-		return []checkLine{{markPending, "Languages: checking their images"}}
+		return []checkLine{{mark: markPending, text: "Languages: checking their images"}}
 	}
 	var lines []checkLine
 	for _, p := range h.Problems {
 		if p.Blocking && p.Language == "" { // a limit that stops every language
-			lines = append(lines, checkLine{markFail, problemTitle(p) + " (fix below)"})
+			lines = append(lines, checkLine{mark: markFail, text: problemTitle(p) + " (fix below)"})
 		}
 	}
 	seen := map[string]bool{}
 	for _, im := range h.Images {
 		seen[im.Language] = true
 		if im.Runnable {
-			lines = append(lines, checkLine{markOK, im.Language + " runs (" + im.Image + ")"})
+			lines = append(lines, checkLine{mark: markOK, text: im.Language + " runs (" + im.Image + ")"})
 			continue
 		}
-		why := im.Language + " cannot run"
+		l := checkLine{mark: markFail, text: im.Language + " cannot run (fix below)"}
 		for _, p := range h.Problems {
 			if p.Blocking && p.Language == im.Language {
-				why = problemTitle(p)
+				l.text = problemTitle(p) + " (fix below)"
+				if p.Kind == health.ImageMissing || p.Kind == health.InterpreterGone {
+					l.choose = im.Language // another image fixes it
+				}
 				break
 			}
 		}
-		lines = append(lines, checkLine{markFail, why + " (fix below)"})
+		lines = append(lines, l)
 	}
 	for _, p := range h.Problems { // a language the images did not list
 		if p.Blocking && p.Language != "" && !seen[p.Language] {
 			seen[p.Language] = true
-			lines = append(lines, checkLine{markFail, problemTitle(p) + " (fix below)"})
+			lines = append(lines, checkLine{mark: markFail, text: problemTitle(p) + " (fix below)"})
 		}
 	}
 	return lines
@@ -127,9 +139,9 @@ func clientLine(clients []ClientRow, servers []ServerRow) checkLine {
 	}
 	switch {
 	case len(on) > 0:
-		return checkLine{markOK, strings.Join(on, ", ") + " connected"}
+		return checkLine{mark: markOK, text: strings.Join(on, ", ") + " connected"}
 	case len(set) > 0:
-		return checkLine{markPending, strings.Join(set, ", ") + " configured: it connects when you start it (or restart it)"}
+		return checkLine{mark: markPending, text: strings.Join(set, ", ") + " configured: it connects when you start it (or restart it)"}
 	}
-	return checkLine{markFail, "No AI client configured: choose Configure under Clients"}
+	return checkLine{mark: markFail, text: "No AI client configured: choose Configure under Clients"}
 }

@@ -75,6 +75,13 @@ type StatusActions struct {
 	// Pull pulls an image through the backend (EnsureImage), telling
 	// progress, and has the checks run again.
 	Pull func(ctx context.Context, image string, progress PullProgress) error
+	// Images lists the images the engine has, for "Choose a local
+	// image…" on a language that cannot run.
+	Images func(ctx context.Context) ([]health.LocalImage, error)
+	// Use checks that code in language runs in image, as doctor checks
+	// it, and only then sets the language's image in the config file; it
+	// says what it wrote, or why not.
+	Use func(ctx context.Context, language, image string) (string, error)
 }
 
 // StatusTab is the Status tab.
@@ -89,6 +96,7 @@ type StatusTab struct {
 	testOut  *widget.Label
 	info     StatusInfo
 	tested   string // how the last Test went: "", "ok" or "failed"
+	chosen   string // what the last image chosen wrote, for the checklist
 }
 
 func newStatusTab(w *Window, act StatusActions) *StatusTab {
@@ -155,6 +163,9 @@ func wrapped(s string) *widget.Label {
 // Set shows info. The tab is rebuilt whole: it changes seldom (a new
 // detection, a pause), and a fresh layout never leaves stale sizes behind.
 func (t *StatusTab) Set(info StatusInfo) {
+	if info.Health != t.info.Health {
+		t.chosen = "" // the checks ran again: the checklist says how it went
+	}
 	t.info = info
 	t.headline.SetText(headline(info))
 	icon := statusIcon(info)

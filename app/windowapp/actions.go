@@ -22,6 +22,8 @@ func (a *App) actions() ui.Actions {
 			Detect: a.engine.Redetect,
 			Pause:  func(ctx context.Context, paused bool) error { return a.setPaused(ctx, paused) },
 			Pull:   a.pullImage,
+			Images: a.localImages,
+			Use:    a.useImage,
 		},
 		Sandboxes: ui.SandboxActions{Stop: a.stopOne, StopAll: a.stopAll, Details: a.detailsActions()},
 		Clients: ui.ClientActions{

@@ -91,7 +91,13 @@ func Save(path string, c *Config) (backup string, err error) {
 	if old != nil && string(data) == string(old) {
 		return "", nil
 	}
+	return writeEdited(path, old, data)
+}
 
+// writeEdited writes data, the edited text of the file at path (old, or
+// nil when there was none), backing old up beside it and writing
+// atomically, and returns the backup's path.
+func writeEdited(path string, old, data []byte) (backup string, err error) {
 	perm := fs.FileMode(0o600)
 	if old != nil {
 		if fi, err := os.Stat(path); err == nil {

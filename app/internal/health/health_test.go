@@ -2,6 +2,7 @@ package health
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"testing"
 
@@ -74,5 +75,36 @@ runner = "none"
 	}
 	if js != nil {
 		t.Errorf("javascript, run by sh with no resident runner, blocked by %+v", js)
+	}
+}
+
+// TryImage accepts an image with the program run_code runs and refuses,
+// naming the program and the image, one without it (and one the engine
+// does not have); LocalImages lists the test images with their sizes.
+func TestTryImage(t *testing.T) {
+	cli := testenv.Docker(t, testenv.PythonImage, testenv.TinyImage)
+	ctx := context.Background()
+	cfg := config.Default()
+	if err := TryImage(ctx, cli, cfg, "python", testenv.PythonImage); err != nil {
+		t.Errorf("python in %s: %v", testenv.PythonImage, err)
+	}
+	err := TryImage(ctx, cli, cfg, "python", testenv.TinyImage)
+	if want := "python3: not found in " + testenv.TinyImage + " — choose another"; err == nil || err.Error() != want {
+		t.Errorf("python in %s: %v, want %q", testenv.TinyImage, err, want)
+	}
+	if err := TryImage(ctx, cli, cfg, "bash", testenv.TinyImage); err == nil || !strings.HasPrefix(err.Error(), "bash: not found in ") {
+		t.Errorf("bash in %s: %v, want bash not found", testenv.TinyImage, err)
+	}
+	if err := TryImage(ctx, cli, cfg, "python", "mcp-sandbox-test/absent:never"); err == nil || !strings.Contains(err.Error(), "is not on this engine") {
+		t.Errorf("python in an absent image: %v", err)
+	}
+	list, err := LocalImages(ctx, cli)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Podman names a local image localhost/NAME, and takes either name.
+	i := slices.IndexFunc(list, func(l LocalImage) bool { return strings.TrimPrefix(l.Ref, "localhost/") == testenv.PythonImage })
+	if i < 0 || list[i].Size <= 0 {
+		t.Errorf("LocalImages lacks %s (or its size): %+v", testenv.PythonImage, list)
 	}
 }
