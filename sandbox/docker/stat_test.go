@@ -24,7 +24,7 @@ for p in sys.argv[1:]:
 // TestStatWorkspace: `stat /workspace && ls -la /workspace` work in a
 // sandbox made with every hardening option, under the test runtime. Under
 // gVisor releases that reject statx's AT_NO_AUTOMOUNT flag on every path
-// (20221219 does; sandbox/README.md, hardening), the failure must be that
+// (20221219 does; docs/security.md, "No host access"), the failure must be that
 // one and no other: stat(2) of /workspace works, and the image's own / fails
 // the same way, so the workspace mount is not the cause.
 func TestStatWorkspace(t *testing.T) {
