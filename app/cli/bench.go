@@ -17,17 +17,18 @@ func init() {
 }
 
 func runBench(ctx context.Context, e *Env, args []string) int {
-	fs := newFlagSet(e, "bench", "[--rounds N] [--image IMAGE] [--pull POLICY] [--runtime RUNTIME] [--out FILE] [--kubernetes] [--kubeconfig FILE] [--context CONTEXT] [--namespace NAMESPACE] [--runtime-class CLASS] [--warm-pool SIZE] [--kubectl BINARY]")
+	fs := newFlagSet(e, "bench", "[--rounds N] [--image IMAGE] [--pull POLICY] [--runtime RUNTIME] [--out FILE] [--flood-mib MIB] [--kubernetes] [--kubeconfig FILE] [--context CONTEXT] [--namespace NAMESPACE] [--runtime-class CLASS] [--warm-pool SIZE] [--kubectl BINARY]")
 	rounds := fs.Int("rounds", 20, "`N` interleaved rounds of each comparison")
 	image := fs.String("image", "", "the Python `IMAGE` both sides run (default: images.python of the config)")
 	pull := fs.String("pull", "", "images.pull `POLICY` for the measured server (default: the config's)")
 	rt := fs.String("runtime", "", "the OCI `RUNTIME` of the server's sandboxes and the baselines' docker run (runsc: gVisor; default: the engine's)")
 	out := fs.String("out", "", "also write the table to `FILE` (and JSON to FILE.json)")
+	floodMiB := fs.Int("flood-mib", bench.DefaultFloods.ReadMiB, "the red team's floods, last, each with the server's peak memory beside its bound: 12 parallel read_file of a `MIB` MiB file, 16 figures of MIB MiB, 4 endless printers, 300 trickled HTTP bodies without a token, 50 stalled readers of a 2×MIB MiB preview (about 40 s at 16; 0: no floods)")
 	kube := addKubeBenchFlags(fs)
 	if code, done := parseFlags(e, fs, args); done {
 		return code
 	}
-	if *rounds < 1 {
+	if *rounds < 1 || *floodMiB < 0 {
 		fs.Usage()
 		return 2
 	}
@@ -59,7 +60,9 @@ func runBench(ctx context.Context, e *Env, args []string) int {
 		}
 		defer kh.Close()
 	}
-	h, err := bench.Start(ctx, bench.Options{Server: self, Image: *image, Pull: *pull, Runtime: *rt, Log: e.Stderr})
+	floods := bench.DefaultFloods
+	floods.ReadMiB = *floodMiB
+	h, err := bench.Start(ctx, bench.Options{Server: self, Image: *image, Pull: *pull, Runtime: *rt, Log: e.Stderr, Floods: floods})
 	switch {
 	case err != nil && kh == nil:
 		fmt.Fprintf(e.Stderr, "mcp-sandbox: bench: %v\n", err)

@@ -27,6 +27,9 @@ type Options struct {
 	Runtime string
 	// Log receives a line per step; nil: none.
 	Log io.Writer
+	// Floods are the red team's floods Finish runs last; zero: none
+	// (DefaultFloods are the issue's sizes).
+	Floods Floods
 }
 
 // Comparison names, in report order.
@@ -384,7 +387,7 @@ func (h *Harness) dockerRunOnce(ctx context.Context) (func(), error) {
 }
 
 // Finish measures what is measured once — the previews, the server's memory with ten
-// sandboxes open, twenty concurrent one-shot runs — and returns the report.
+// sandboxes open, twenty concurrent one-shot runs, the floods — and returns the report.
 func (h *Harness) Finish(ctx context.Context) (Report, error) {
 	// Previews are measured once, previewN requests a side.
 	perr := h.previewRow(ctx)
@@ -398,6 +401,9 @@ func (h *Harness) Finish(ctx context.Context) (Report, error) {
 	rep.RSS10KB = kb
 	errs = append(errs, err)
 	rep.Concurrent, err = h.concurrent(ctx, 20)
+	errs = append(errs, err)
+	h.logf("floods (issue 31): peak server memory under each")
+	rep.Floods, err = h.runFloods(ctx)
 	errs = append(errs, err)
 	return rep, errors.Join(errs...)
 }

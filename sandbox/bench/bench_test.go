@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"strconv"
 	"testing"
 
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/bench"
@@ -63,7 +64,7 @@ func BenchmarkServer(b *testing.B) {
 	testenv.Docker(b, testenv.PythonImage)
 	ctx := context.Background()
 	if harness == nil {
-		h, err := bench.Start(ctx, bench.Options{Server: serverBin, Image: testenv.PythonImage, Pull: "never", Log: os.Stderr})
+		h, err := bench.Start(ctx, bench.Options{Server: serverBin, Image: testenv.PythonImage, Pull: "never", Log: os.Stderr, Floods: benchFloods()})
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -92,6 +93,21 @@ func BenchmarkServer(b *testing.B) {
 	if out := os.Getenv("MCP_SANDBOX_BENCH_OUT"); out != "" {
 		writeReport(b, rep, out)
 	}
+}
+
+// benchFloods are the floods' sizes: the issue's, or with
+// $MCP_SANDBOX_BENCH_FLOOD_MIB another file size (0: no floods).
+func benchFloods() bench.Floods {
+	f := bench.DefaultFloods
+	if v := os.Getenv("MCP_SANDBOX_BENCH_FLOOD_MIB"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "MCP_SANDBOX_BENCH_FLOOD_MIB=%q is not a number of MiB; using %d\n", v, f.ReadMiB)
+			return f
+		}
+		f.ReadMiB = n
+	}
+	return f
 }
 
 func comparisonIndex(name string) int {

@@ -17,8 +17,14 @@
 //
 // It reports medians, 95th percentiles and the ratios, the server's resident
 // memory idle and with ten sandboxes open, and whether twenty concurrent
-// one-shot run_code calls all succeed. It reports; it never fails on a
-// ratio.
+// one-shot run_code calls all succeed. Last, it runs the red team's floods
+// of issue 31 (Options.Floods; `bench --flood-mib`) against the server —
+// 12 parallel 16 MiB read_file calls, a figure flood, endless output, 300
+// trickled HTTP bodies without a token to a second, HTTP server of the same
+// build, 50 stalled preview readers — each with the server's peak resident
+// memory (VmHWM after a reset through clear_refs, and sampled VmRSS) beside
+// its bound, and a real client's time meanwhile. It reports; it never fails
+// on a ratio or a peak.
 //
 // Run it with `mcp-sandbox bench`, or from the repository with
 //

@@ -26,6 +26,8 @@ type Report struct {
 	RSS10KB    int64      `json:"rss_10_sandboxes_kb"`
 	Concurrent Concurrent `json:"concurrent_one_shot"`
 	Surface    Surface    `json:"surface"`
+	// Floods are the red team's floods with the server's peak memory.
+	Floods []Flood `json:"floods,omitempty"`
 }
 
 // Comparison is one of our calls against its docker baseline.
@@ -107,6 +109,7 @@ func (r Report) WriteText(w io.Writer) error {
 		r.Surface.InstructionsBytes, instructionsTarget, mark(r.Surface.InstructionsBytes > 0 && r.Surface.InstructionsBytes <= instructionsTarget))
 	fmt.Fprintf(&b, "%d concurrent one-shot run_code calls: %d succeeded in %.1f s (%s)\n",
 		r.Concurrent.N, r.Concurrent.OK, r.Concurrent.Wall.Seconds(), mark(r.Concurrent.N > 0 && r.Concurrent.OK == r.Concurrent.N))
+	writeFloods(&b, r.Floods)
 	_, err := io.WriteString(w, b.String())
 	return err
 }
@@ -116,4 +119,32 @@ func (r Report) WriteJSON(w io.Writer) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	return enc.Encode(r)
+}
+
+// writeFloods writes the flood rows: the server's peak memory under each,
+// beside its bound, and a real client's time meanwhile.
+func writeFloods(b *strings.Builder, floods []Flood) {
+	if len(floods) == 0 {
+		return
+	}
+	b.WriteString("\n")
+	tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "flood\tsize\tserver peak RSS (MB)\tbound\treal client meanwhile\ttook (s)")
+	for _, f := range floods {
+		bound := fmt.Sprintf("≤ %d MB %s", f.BoundKB>>10, mark(f.Err == "" && f.PeakKB > 0 && f.PeakKB <= f.BoundKB))
+		client := "-"
+		if f.LatencyBound > 0 {
+			client = fmt.Sprintf("%s ms (≤ %s ms %s)", ms(f.Latency), ms(f.LatencyBound), mark(f.Err == "" && f.Latency > 0 && f.Latency <= f.LatencyBound))
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%.1f\t%s\t%s\t%.1f\n", f.Name, f.What, float64(f.PeakKB)/1024, bound, client, f.Took.Seconds())
+	}
+	tw.Flush()
+	for _, f := range floods {
+		if f.Note != "" {
+			fmt.Fprintf(b, "%s: %s\n", f.Name, f.Note)
+		}
+		if f.Err != "" {
+			fmt.Fprintf(b, "%s FAILED: %s\n", f.Name, f.Err)
+		}
+	}
 }

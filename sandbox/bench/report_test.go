@@ -28,6 +28,14 @@ func TestReportText(t *testing.T) {
 		Idle:       Memory{RSSKB: 18 << 10, AnonKB: 6 << 10, FileKB: 12 << 10, Released: true},
 		Concurrent: Concurrent{N: 20, OK: 20, Wall: 2500 * time.Millisecond},
 		Surface:    Surface{ToolsListBytes: 8366, ToolsCoreBytes: 5026, InstructionsBytes: 457},
+		Floods: []Flood{
+			{Name: FloodReads, What: "12 × 16 MiB", PeakKB: 175 << 10, BoundKB: readsBoundKB, Took: 24 * time.Second},
+			{Name: FloodFigures, What: "16 × 16 MiB + 200 small", PeakKB: 160 << 10, BoundKB: floodBoundKB, Took: 2 * time.Second},
+			{Name: FloodOutput, What: "4 × yes for 5 s", PeakKB: 58 << 10, BoundKB: floodBoundKB, Took: 5 * time.Second},
+			{Name: FloodSlow, What: "300 connections", PeakKB: 29 << 10, BoundKB: floodBoundKB, Latency: ms(68), LatencyBound: slowAnswer,
+				Note: "300 of 300 opened; 300 closed or answered 401 within 20s"},
+			{Name: FloodStalled, What: "50 readers of 32 MiB", PeakKB: 70 << 10, BoundKB: floodBoundKB, LatencyBound: freshPage, Err: "GET: timeout"},
+		},
 	}
 	var got bytes.Buffer
 	if err := rep.WriteText(&got); err != nil {
@@ -61,5 +69,20 @@ func TestParseStatus(t *testing.T) {
 		if m, err := parseStatus(bad); err == nil {
 			t.Errorf("parseStatus(%q) = %+v, want an error", bad, m)
 		}
+	}
+}
+
+// TestPeakMeter: the meter sees memory this process takes and gives back
+// within its span.
+func TestPeakMeter(t *testing.T) {
+	m := startPeak(os.Getpid())
+	b := make([]byte, 64<<20)
+	for i := range b {
+		b[i] = 1
+	}
+	time.Sleep(50 * time.Millisecond)
+	b = nil
+	if kb := m.end(); kb < 64<<10 {
+		t.Errorf("peak %d kB over a span that touched 64 MiB", kb)
 	}
 }
