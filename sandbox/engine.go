@@ -40,7 +40,7 @@ type Options struct {
 	// sandbox_list; default 5s.
 	UsageInterval time.Duration
 	// FigureBudget bounds the figure bytes all runs keep at once (see
-	// budget.go); default four calls' worth of limits.image_bytes.
+	// interp.Budget); default four calls' worth of limits.image_bytes.
 	FigureBudget int64
 	// MemBudget bounds the bytes from sandboxes that calls buffer at once
 	// (0: DefaultMemBudget; see membudget.go).
@@ -122,7 +122,7 @@ type Engine struct {
 	usageEvery time.Duration // usage sampling period (usage.go)
 	usageKick  chan struct{} // asks the sampler for a round now
 
-	// figures is the server-wide figure budget (budget.go).
+	// figures is the server-wide figure budget (interp.Budget).
 	figures *interp.Budget
 	mem     *memBudget    // the server-wide memory budget (membudget.go)
 	streams *streamBudget // the server-wide stream budget (agent_stream.go)
@@ -147,11 +147,11 @@ func NewEngine(o Options) *Engine {
 		o.TTLUnit = time.Minute
 	}
 	if o.FigureBudget <= 0 {
-		var cfg *config.Config
+		imageBytes := config.Default().Limits.ImageBytes
 		if o.Config != nil {
-			cfg = o.Config.Current()
+			imageBytes = o.Config.Current().Limits.ImageBytes
 		}
-		o.FigureBudget = figureBudgetFor(cfg)
+		o.FigureBudget = interp.BudgetFor(imageBytes)
 	}
 	host, _ := os.Hostname()
 	e := &Engine{

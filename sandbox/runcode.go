@@ -68,7 +68,7 @@ type RunResult struct {
 }
 
 // Release gives the bytes of r's figures back to the server's figure
-// budget (budget.go): call it once the figures have been sent or dropped.
+// budget (interp.Budget): call it once the figures have been sent or dropped.
 // Later calls do nothing.
 func (r *RunResult) Release() {
 	if r.release != nil {
