@@ -233,7 +233,7 @@ func (e *Engine) stoppedDuring(ctx context.Context, sb *Sandbox, suspect bool) *
 func (d *diedError) result(res *ExecResult, stdout, stderr *capture) error {
 	if d.exit.OOMKilled {
 		res.ExitCode, res.OOMKilled = 137, true
-		fmt.Fprintf(stderr, "\n[mcp-sandbox: the sandbox %s; it no longer exists (nor does anything in it): create a new one with sandbox_create]\n", d.what())
+		_, _ = stderr.Write([]byte(d.note()))
 	}
 	res.Stdout, res.Stderr = stdout.String(), stderr.String()
 	res.Truncated = stdout.Truncated() || stderr.Truncated()
@@ -241,6 +241,11 @@ func (d *diedError) result(res *ExecResult, stdout, stderr *capture) error {
 		return nil
 	}
 	return goneErr(d)
+}
+
+// note is what a result's stderr says of a container killed for memory.
+func (d *diedError) note() string {
+	return fmt.Sprintf("\n[mcp-sandbox: the sandbox %s; it no longer exists (nor does anything in it): create a new one with sandbox_create]\n", d.what())
 }
 
 // answers reports whether sb's container still runs processes. It starts

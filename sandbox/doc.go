@@ -17,7 +17,9 @@
 // Its operations take a request struct and return a result struct
 // (CopyIn(ctx, id, CopyInRequest) (CopyResult, error), as moby's client
 // does), so a new option or field changes no caller; whether a sandbox's
-// container died under a call is decided in death.go alone.
+// container died under a call is decided in death.go alone. run_code's
+// sessions (resident interpreters, figures, bash state) live in
+// sandbox/interp, which reaches the engine through interp.Host.
 //
 // # Bounded by construction
 //

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/config"
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox/interp"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/netproxy"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/printable"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/state"
@@ -39,7 +40,7 @@ type Options struct {
 	// sandbox_list; default 5s.
 	UsageInterval time.Duration
 	// FigureBudget bounds the figure bytes all runs keep at once (see
-	// budget.go); default four calls' worth of limits.image_bytes.
+	// interp.Budget); default four calls' worth of limits.image_bytes.
 	FigureBudget int64
 	// MemBudget bounds the bytes from sandboxes that calls buffer at once
 	// (0: DefaultMemBudget; see membudget.go).
@@ -121,7 +122,8 @@ type Engine struct {
 	usageEvery time.Duration // usage sampling period (usage.go)
 	usageKick  chan struct{} // asks the sampler for a round now
 
-	figures *byteBudget   // the server-wide figure budget (budget.go)
+	// figures is the server-wide figure budget (interp.Budget).
+	figures *interp.Budget
 	mem     *memBudget    // the server-wide memory budget (membudget.go)
 	streams *streamBudget // the server-wide stream budget (agent_stream.go)
 }
@@ -145,11 +147,11 @@ func NewEngine(o Options) *Engine {
 		o.TTLUnit = time.Minute
 	}
 	if o.FigureBudget <= 0 {
-		var cfg *config.Config
+		imageBytes := config.Default().Limits.ImageBytes
 		if o.Config != nil {
-			cfg = o.Config.Current()
+			imageBytes = o.Config.Current().Limits.ImageBytes
 		}
-		o.FigureBudget = figureBudgetFor(cfg)
+		o.FigureBudget = interp.BudgetFor(imageBytes)
 	}
 	host, _ := os.Hostname()
 	e := &Engine{
@@ -158,7 +160,7 @@ func NewEngine(o Options) *Engine {
 		boxes: map[string]*Sandbox{}, naming: map[string]int{},
 		recs: newRecorder(o.State, o.Log), freed: make(chan struct{}),
 		usageEvery: o.UsageInterval, usageKick: make(chan struct{}, 1),
-		figures:    newByteBudget(o.FigureBudget),
+		figures:    interp.NewBudget(o.FigureBudget),
 		mem:        newMemBudget(o.MemBudget),
 		streams:    &streamBudget{max: maxServerStreams},
 		ask:        o.Ask,
@@ -271,7 +273,7 @@ type Sandbox struct {
 	alive   context.Context
 	kill    context.CancelCauseFunc
 	unwatch context.CancelFunc
-	// runners holds the resident interpreters (see runner.go).
+	// runners holds the resident interpreters (see runcode.go).
 	runners map[string]residentRunner
 	// env is sandbox_create's environment, given to the sandbox's own
 	// processes only (never to the server's: see serverenv.go).

@@ -6,11 +6,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"path"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox/config"
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox/interp"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/runner"
 )
 
@@ -65,7 +68,7 @@ type RunResult struct {
 }
 
 // Release gives the bytes of r's figures back to the server's figure
-// budget (budget.go): call it once the figures have been sent or dropped.
+// budget (interp.Budget): call it once the figures have been sent or dropped.
 // Later calls do nothing.
 func (r *RunResult) Release() {
 	if r.release != nil {
@@ -75,8 +78,8 @@ func (r *RunResult) Release() {
 
 // RunCode runs code in a sandbox, or in a fresh one that is removed after.
 //
-// Python and JavaScript go to the sandbox's resident interpreter (see
-// runner.go), which keeps variables between calls and returns the value of
+// Python and JavaScript go to the sandbox's resident interpreter (package
+// interp), which keeps variables between calls and returns the value of
 // a trailing expression and any figures; bash keeps its working directory,
 // variables and functions between calls; every other language, and any
 // sandbox where an interpreter cannot run, gets one exec per call.
@@ -118,7 +121,7 @@ func (e *Engine) RunCode(ctx context.Context, req RunRequest, out OutputFunc) (R
 	switch {
 	case runner.Known(lang.Runner):
 		rr, handled, err = e.runResident(ctx, sb, lang.Runner, req, d, out)
-	case lang.Runner == shellRunner:
+	case lang.Runner == interp.Shell:
 		rr.ExecResult, err = e.runShell(ctx, sb, lang, req, d, out)
 		handled = true
 	}
@@ -223,3 +226,176 @@ func userIDs(user string) (int, int) {
 	}
 	return uid, gid
 }
+
+// RunProgram is the program run_code in lang cannot do without, which
+// doctor and the tray's health check look for in the language's image: bash
+// for the shell runner, else the first word of the language's run (a
+// resident interpreter that cannot start falls back to it).
+func RunProgram(lang config.Language) string {
+	if lang.Runner == interp.Shell {
+		return interp.ShellProgram
+	}
+	if len(lang.Run) == 0 {
+		return ""
+	}
+	return lang.Run[0]
+}
+
+// The agent starts as an interpreter does, and says it cannot run in a
+// sandbox with the same error (agent_conn.go).
+var errInterpUnusable = interp.ErrUnusable
+
+const interpStartTimeout = interp.StartTimeout
+
+// residentRunner is what a sandbox keeps running beside its calls (an
+// interpreter, the agent, a proxy, previews): its removal closes them.
+type residentRunner interface {
+	close()
+}
+
+// runnerSlot is what a sandbox keeps for one runner kind: the
+// interpreter's slot, and the lock that lets its calls in one at a time.
+type runnerSlot struct {
+	lock callLock
+	*interp.Slot
+}
+
+func (s *runnerSlot) close() { s.Close() }
+
+// slot returns sb's slot for a runner kind, making it if needed.
+func (e *Engine) slot(sb *Sandbox, kind string) (*runnerSlot, error) {
+	sb.mu.Lock()
+	defer sb.mu.Unlock()
+	if sb.removing {
+		return nil, fmt.Errorf("%w: sandbox %s is being stopped", ErrNotFound, sb.ID)
+	}
+	if sb.runners == nil {
+		sb.runners = map[string]residentRunner{}
+	}
+	r, ok := sb.runners[kind].(*runnerSlot)
+	if !ok {
+		r = &runnerSlot{Slot: interp.NewSlot(kind, e.figures, e.log.With("id", sb.ID))}
+		sb.runners[kind] = r
+	}
+	return r, nil
+}
+
+// runResident runs code in sb's resident interpreter of kind (see
+// interp.Slot.Run). handled is false when no interpreter can run in sb:
+// the caller then runs the code with one exec. res.StateLost is
+// meaningful either way.
+func (e *Engine) runResident(ctx context.Context, sb *Sandbox, kind string, req RunRequest, timeout time.Duration, out OutputFunc) (res RunResult, handled bool, err error) {
+	at, ok := e.be.(Attacher)
+	if !ok {
+		return res, false, nil
+	}
+	slot, err := e.slot(sb, kind)
+	if err != nil {
+		return res, true, err
+	}
+	if err := slot.lock.acquire(ctx, holderCall, req.Waiting); err != nil {
+		return res, true, fmt.Errorf("cancelled while waiting for the previous run: %w", err)
+	}
+	defer slot.lock.release()
+	e.begin(sb)
+	defer e.end(sb)
+	limits := e.cfg.Current().Limits
+	file := e.outputFileFor(ctx, sb, limits.OutputBytes)
+	stdout, stderr := newCaptures(limits.OutputBytes, out, file)
+	r, err := slot.Run(ctx, interp.RunRequest{
+		Host: interpHost{e: e, sb: sb, at: at}, Code: req.Code, Reset: req.Reset, Timeout: timeout,
+		Stdout: stdout, Stderr: stderr, ImageBytes: limits.ImageBytes, MemoryMB: sb.Limits.MemoryMB,
+		TimeoutHint: func() string { return serverHint(stdout, stderr) },
+	})
+	file.finish()
+	res.StateLost, res.fallback = r.StateLost, r.Fallback
+	if !r.Handled {
+		return res, false, err
+	}
+	res.ExitCode, res.TimedOut, res.OOMKilled = r.ExitCode, r.TimedOut, r.OOMKilled
+	res.DurationMS = r.Duration.Milliseconds()
+	res.Result = clipResult(r.Result, limits.OutputBytes)
+	for _, f := range r.Figures {
+		res.Figures = append(res.Figures, Figure{MIME: "image/png", Data: f})
+	}
+	res.release = r.Release
+	res.Stdout, res.Stderr = stdout.String(), stderr.String()
+	res.Truncated = stdout.Truncated() || stderr.Truncated() || r.FiguresDropped
+	res.OutputFile = keptFile(file, res.Truncated)
+	return res, true, err
+}
+
+// clipResult keeps a result within the output budget, as output is kept.
+func clipResult(s string, limit int) string {
+	c := newCapture(limit, nil)
+	_, _ = c.Write([]byte(s))
+	return c.String()
+}
+
+// warmRunner starts sb's resident interpreter of kind ahead of the first
+// call (for pooled sandboxes, so a one-shot run_code finds it running).
+func (e *Engine) warmRunner(ctx context.Context, sb *Sandbox, kind string) {
+	at, ok := e.be.(Attacher)
+	if !ok {
+		return
+	}
+	slot, err := e.slot(sb, kind)
+	if err != nil || slot.lock.acquire(ctx, holderInterpUp, nil) != nil {
+		return
+	}
+	defer slot.lock.release()
+	slot.Warm(ctx, interpHost{e: e, sb: sb, at: at})
+}
+
+// runShell runs bash code with a shell session's state carried between
+// calls in the same sandbox (interp.ShellArgv), one call at a time.
+func (e *Engine) runShell(ctx context.Context, sb *Sandbox, lang config.Language, req RunRequest, timeout time.Duration, out OutputFunc) (ExecResult, error) {
+	slot, err := e.slot(sb, interp.Shell)
+	if err != nil {
+		return ExecResult{}, err
+	}
+	if err := slot.lock.acquire(ctx, holderCall, req.Waiting); err != nil {
+		return ExecResult{}, fmt.Errorf("cancelled while waiting for the previous run: %w", err)
+	}
+	defer slot.lock.release()
+	return e.runFile(ctx, sb, interp.ShellArgv(req.Reset), lang.Extension, req.Code, timeout, out)
+}
+
+// interpHost is the engine's side of sb for its interpreters.
+type interpHost struct {
+	e  *Engine
+	sb *Sandbox
+	at Attacher
+}
+
+func (h interpHost) Attach(ctx context.Context, argv []string, stdout, stderr io.Writer) (Process, error) {
+	return h.at.Attach(ctx, h.sb.ContainerID, ExecSpec{Cmd: argv, Env: h.sb.env, WorkDir: Workspace, User: h.sb.User, Stdout: stdout, Stderr: stderr})
+}
+
+func (h interpHost) Bound(ctx context.Context) (context.Context, context.CancelFunc) {
+	return h.sb.bound(ctx)
+}
+
+func (h interpHost) Stopped(ctx context.Context, suspect bool) (interp.Stop, bool) {
+	d := h.e.stoppedDuring(ctx, h.sb, suspect)
+	if d == nil {
+		return interp.Stop{}, false
+	}
+	return interp.Stop{OOM: d.exit.OOMKilled, Note: d.note(), Err: goneErr(d)}, true
+}
+
+func (h interpHost) Gone(ctx context.Context, err error) error {
+	return h.e.containerGone(ctx, h.sb, err)
+}
+
+func (h interpHost) Exited(ctx context.Context) error {
+	if h.sb.isRemoving() {
+		return fmt.Errorf("%w: sandbox %s was stopped while the code ran", ErrNotFound, h.sb.ID)
+	}
+	if !h.e.containerRunning(ctx, h.sb) {
+		return h.e.containerGone(ctx, h.sb, errors.New("the interpreter's container stopped"))
+	}
+	return nil
+}
+
+func (h interpHost) OOMKilled(ctx context.Context) bool { return h.e.oomKilled(ctx, h.sb) }

@@ -1,4 +1,4 @@
-package sandbox
+package interp
 
 import (
 	"context"
@@ -10,6 +10,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox/backend"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/runner"
 )
 
@@ -46,8 +47,8 @@ func (p *scriptProc) Write(b []byte) (int, error) {
 
 func (p *scriptProc) Done() <-chan struct{}   { return p.done }
 func (p *scriptProc) PID(context.Context) int { return 2 }
-func (p *scriptProc) Wait(context.Context) (ExecStatus, error) {
-	return ExecStatus{ExitCode: 137}, nil
+func (p *scriptProc) Wait(context.Context) (backend.ExecStatus, error) {
+	return backend.ExecStatus{ExitCode: 137}, nil
 }
 func (p *scriptProc) Kill(context.Context) error { return p.Close() }
 func (p *scriptProc) Close() error {
@@ -57,10 +58,10 @@ func (p *scriptProc) Close() error {
 
 // scriptedInterp returns an interpreter answering with reply, whose
 // figures are taken from budget.
-func scriptedInterp(budget *byteBudget, reply func(code string) [][]byte) *interp {
-	it := &interp{nonce: runner.NewNonce(), broken: make(chan struct{}), figures: budget}
+func scriptedInterp(budget *Budget, reply func(code string) [][]byte) *interp {
+	it := newInterp("python", budget)
 	p := &scriptProc{nonce: it.nonce, reply: reply, done: make(chan struct{})}
-	p.dec = runner.NewDecoder(it.nonce, it.onFrame, it.fail).Gate(it.gate)
+	p.dec = it.decoder()
 	it.proc = p
 	return it
 }
@@ -107,10 +108,10 @@ func TestFigureBudgetPerRun(t *testing.T) {
 		{"empty figures", 10000, 1000, 2, 0, 0, 2, 0, false, 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			b := newByteBudget(int64(tc.server))
+			b := NewBudget(int64(tc.server))
 			var it *interp
 			it = scriptedInterp(b, func(string) [][]byte { return figs(it.nonce, tc.n, tc.size) })
-			r := it.run(context.Background(), "plot", newCapture(1024, nil), newCapture(1024, nil), tc.image)
+			r := it.run(context.Background(), "plot", newBuffer(1024), newBuffer(1024), tc.image)
 			f := r.figs
 			got := fmt.Sprint(len(f.figures), f.dropped, f.droppedBytes, f.busy, f.reserved)
 			want := fmt.Sprint(tc.kept, tc.dropped, tc.droppedBytes, tc.busy, tc.reservedAfterTheRun)
@@ -129,19 +130,19 @@ func TestFigureBudgetPerRun(t *testing.T) {
 // its result is released is not there for another, which drops its
 // figures (truncation, not an error or a wait); once released it is.
 func TestFigureBudgetAcrossRuns(t *testing.T) {
-	b := newByteBudget(1000)
+	b := NewBudget(1000)
 	var a, c *interp
 	a = scriptedInterp(b, func(string) [][]byte { return figs(a.nonce, 3, 300) })
 	c = scriptedInterp(b, func(string) [][]byte { return figs(c.nonce, 2, 300) })
 	ctx := context.Background()
-	first := a.run(ctx, "plot", newCapture(1024, nil), newCapture(1024, nil), 1000)
-	second := c.run(ctx, "plot", newCapture(1024, nil), newCapture(1024, nil), 1000)
+	first := a.run(ctx, "plot", newBuffer(1024), newBuffer(1024), 1000)
+	second := c.run(ctx, "plot", newBuffer(1024), newBuffer(1024), 1000)
 	if len(first.figs.figures) != 3 || len(second.figs.figures) != 0 || second.figs.dropped != 2 || !second.figs.busy {
 		t.Fatalf("first kept %d, second kept %d dropped %d busy %v; want 3, 0, 2, true",
 			len(first.figs.figures), len(second.figs.figures), second.figs.dropped, second.figs.busy)
 	}
 	b.give(first.figs.reserved)
-	third := c.run(ctx, "plot", newCapture(1024, nil), newCapture(1024, nil), 1000)
+	third := c.run(ctx, "plot", newBuffer(1024), newBuffer(1024), 1000)
 	if len(third.figs.figures) != 2 {
 		t.Errorf("after the release the next run kept %d figures, want 2", len(third.figs.figures))
 	}
@@ -154,12 +155,12 @@ func TestFigureBudgetAcrossRuns(t *testing.T) {
 // A run that does not end with done (cancelled here) gives its figures'
 // bytes back at once; figures sent between runs are never kept.
 func TestFigureBudgetGivenBackWhenRunEnds(t *testing.T) {
-	b := newByteBudget(1000)
+	b := NewBudget(1000)
 	var it *interp
 	it = scriptedInterp(b, func(string) [][]byte { return figs(it.nonce, 2, 300) })
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	r := it.run(ctx, "hang", newCapture(1024, nil), newCapture(1024, nil), 1000)
+	r := it.run(ctx, "hang", newBuffer(1024), newBuffer(1024), 1000)
 	if !r.killed || r.figs.reserved != 0 || len(r.figs.figures) != 0 {
 		t.Errorf("killed %v, reserved %d, figures %d; want true, 0, 0", r.killed, r.figs.reserved, len(r.figs.figures))
 	}
@@ -174,12 +175,12 @@ func TestFigureBudgetGivenBackWhenRunEnds(t *testing.T) {
 // A frame over runner.MaxPayload (other than a figure) breaks the
 // protocol: the run ends and the interpreter is given up.
 func TestOversizedFrameBreaksInterpreter(t *testing.T) {
-	b := newByteBudget(1000)
+	b := NewBudget(1000)
 	var it *interp
 	it = scriptedInterp(b, func(string) [][]byte {
 		return [][]byte{[]byte(fmt.Sprintf("%s %s %d\n", it.nonce, runner.KindOut, runner.MaxPayload+1))}
 	})
-	r := it.run(context.Background(), "hang", newCapture(1024, nil), newCapture(1024, nil), 1000)
+	r := it.run(context.Background(), "hang", newBuffer(1024), newBuffer(1024), 1000)
 	if r.broken == nil {
 		t.Errorf("an oversized frame did not break the protocol: %+v", r)
 	}
@@ -189,7 +190,7 @@ func TestOversizedFrameBreaksInterpreter(t *testing.T) {
 // one) is dropped with a note, its bytes given back at once; a real
 // one beside it is kept.
 func TestFigureNotPNGDropped(t *testing.T) {
-	b := newByteBudget(1 << 20)
+	b := NewBudget(1 << 20)
 	bad := pngOf(100)
 	bad[20]++ // the header no longer matches its checksum
 	var it *interp
@@ -201,12 +202,12 @@ func TestFigureNotPNGDropped(t *testing.T) {
 			runner.AppendFrame(nil, it.nonce, runner.KindFig, pngOf(100)),
 		}
 	})
-	r := it.run(context.Background(), "plot", newCapture(1024, nil), newCapture(1024, nil), 1<<20)
+	r := it.run(context.Background(), "plot", newBuffer(1024), newBuffer(1024), 1<<20)
 	f := r.figs
 	if len(f.figures) != 1 || f.forged != 3 || f.dropped != 3 || f.reserved != 100 {
 		t.Fatalf("kept %d, forged %d, dropped %d, reserved %d; want 1, 3, 3, 100", len(f.figures), f.forged, f.dropped, f.reserved)
 	}
-	stderr := newCapture(1024, nil)
+	stderr := newBuffer(1024)
 	figuresDropped(stderr, f, 1<<20)
 	if got := stderr.String(); !strings.Contains(got, "3 figure(s) were not PNG images") || strings.Contains(got, "were not returned:") {
 		t.Errorf("the note: %q", got)
