@@ -29,7 +29,9 @@
 // it is read past and the result says truncated; output is cut to
 // limits.output_bytes per stream as it arrives; listings stop at 5000
 // entries and 2 MiB of names; copy_out keeps at most 4 MiB of link names;
-// the server's own probes keep a few KiB of what they print.
+// the server's own probes keep a few KiB of what they print. The output
+// cap, output files, and the memory and figure budgets live in
+// sandbox/output.
 //
 // # Owners and reaping
 //

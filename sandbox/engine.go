@@ -15,6 +15,7 @@ import (
 
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/config"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/netproxy"
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox/output"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/printable"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/state"
 )
@@ -39,10 +40,10 @@ type Options struct {
 	// sandbox_list; default 5s.
 	UsageInterval time.Duration
 	// FigureBudget bounds the figure bytes all runs keep at once (see
-	// budget.go); default four calls' worth of limits.image_bytes.
+	// sandbox/output); default four calls' worth of limits.image_bytes.
 	FigureBudget int64
 	// MemBudget bounds the bytes from sandboxes that calls buffer at once
-	// (0: DefaultMemBudget; see membudget.go).
+	// (0: output.DefaultMemBudget).
 	MemBudget int64
 	// Ask asks a person whether an allowlist sandbox may reach a host no
 	// entry allows (never called when network.ask is false); nil refuses
@@ -121,9 +122,9 @@ type Engine struct {
 	usageEvery time.Duration // usage sampling period (usage.go)
 	usageKick  chan struct{} // asks the sampler for a round now
 
-	figures *byteBudget   // the server-wide figure budget (budget.go)
-	mem     *memBudget    // the server-wide memory budget (membudget.go)
-	streams *streamBudget // the server-wide stream budget (agent_stream.go)
+	figures *byteBudget       // the server-wide figure budget (sandbox/output)
+	mem     *output.MemBudget // the server-wide memory budget (sandbox/output)
+	streams *streamBudget     // the server-wide stream budget (agent_stream.go)
 }
 
 // NewEngine returns an engine; call Run to start its background work and
@@ -159,7 +160,7 @@ func NewEngine(o Options) *Engine {
 		recs: newRecorder(o.State, o.Log), freed: make(chan struct{}),
 		usageEvery: o.UsageInterval, usageKick: make(chan struct{}, 1),
 		figures:    newByteBudget(o.FigureBudget),
-		mem:        newMemBudget(o.MemBudget),
+		mem:        output.NewMemBudget(o.MemBudget),
 		streams:    &streamBudget{max: maxServerStreams},
 		ask:        o.Ask,
 		askEntries: o.AskEntries,

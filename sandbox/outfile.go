@@ -1,218 +1,101 @@
 package sandbox
 
 import (
-	"cmp"
 	"context"
-	"errors"
 	"fmt"
 	"io"
-	"strconv"
-	"sync"
 	"time"
+
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox/config"
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox/output"
 )
 
-// A call's output is returned cut to limits.output_bytes; the whole of it
-// (stdout and stderr as they arrived, up to limits.output_file_bytes) is
-// kept in a file in the sandbox, which the result names as output_file.
-// The server holds none of it beyond the first limits.output_bytes: once
-// the output outgrows them, it starts a writer process in the sandbox (as
-// the sandbox user, through the engine's exec) and streams the output
-// through to it. The file is the sandbox's: the server never reads it
-// back, so what the sandbox's code does to it concerns the sandbox only.
+// What comes back from a sandbox is bounded in sandbox/output; the engine
+// decides which sandboxes keep an output file, and runs its writer.
 
-// outputDir holds the output files in the sandbox.
-const outputDir = "/tmp/.mcp-output"
+// capture is a stream of a call's output (output.Capture).
+type capture = output.Capture
 
-// keepOutputFiles is how many calls' output files a sandbox keeps (they
-// count against /tmp, a tmpfs): a new one removes the oldest.
-const keepOutputFiles = 3
-
-// outputFileWait bounds how long a result waits for the writer to have
-// written the file once the command ended.
-const outputFileWait = 10 * time.Second
-
-// outputWriter is the writer process: it makes the directory, removes the
-// oldest file ($2, if any) and writes its stdin to $1.
-const outputWriter = `mkdir -p "${1%/*}" && { [ -z "$2" ] || rm -f -- "$2"; } && exec cat >"$1"`
-
-// errWriterStalled: the writer did not read for outputFileWait.
-var errWriterStalled = errors.New("the writer stopped reading")
-
-// outputFile is one call's output file. Its methods may be called on nil
-// (no file is kept: a one-shot sandbox, or limits.output_file_bytes 0).
-type outputFile struct {
-	start func() *outputWriterProc // starts the writer
-	path  string
-	limit int64 // bytes held before the writer starts
-	max   int64 // bytes the file holds at most
-
-	mu      sync.Mutex
-	total   int64
-	pending []byte
-	w       *outputWriterProc // nil before the writer starts
-	written int64
-	failed  error
-	closed  bool
+func newCapture(limit int, onWrite func([]byte)) *capture {
+	return output.NewCapture(limit, onWrite)
 }
 
-// outputWriterProc is a running writer: the pipe to its stdin, done
-// (closed when it ended, err then says how) and stop, which kills it.
-type outputWriterProc struct {
-	pw   *io.PipeWriter
-	pr   *io.PipeReader
-	done chan struct{}
-	err  error
-	stop context.CancelFunc
-}
-
-// kill ends the writer if it still runs, and waits a little for it to go
-// (a writer the sandbox stopped is not left behind).
-func (w *outputWriterProc) kill() {
-	w.stop()
-	t := time.NewTimer(outputFileWait)
-	defer t.Stop()
-	select {
-	case <-w.done:
-	case <-t.C:
+// newCaptures returns a call's stdout and stderr: together they return at
+// most limit bytes, and file (which may be nil) gets all of both.
+func newCaptures(limit int, out OutputFunc, file *outputFile) (stdout, stderr *capture) {
+	var f *output.File
+	if file != nil {
+		f = file.f
 	}
+	return output.NewPair(limit, streamTo(out, "stdout"), streamTo(out, "stderr"), f)
+}
+
+// outputFile is one call's output file, nil when none is kept.
+type outputFile struct{ f *output.File }
+
+// finish ends the file once the call's process ended and returns its
+// path, or "" (output.File.Finish).
+func (o *outputFile) finish() string {
+	if o == nil {
+		return ""
+	}
+	return o.f.Finish()
 }
 
 // outputFileFor returns the file keeping a call's output in sb, or nil
-// when sb keeps none. limit is limits.output_bytes.
+// when sb keeps none (a one-shot sandbox, or limits.output_file_bytes 0).
+// limit is limits.output_bytes.
 func (e *Engine) outputFileFor(ctx context.Context, sb *Sandbox, limit int) *outputFile {
 	lim := e.cfg.Current().Limits
 	if lim.OutputFileBytes <= 0 || sb.oneShot.Load() {
 		return nil
 	}
-	f := &outputFile{limit: int64(limit), max: int64(lim.OutputFileBytes)}
-	f.start = func() *outputWriterProc {
+	return &outputFile{output.NewFile(int64(limit), int64(lim.OutputFileBytes), func() *output.Writer {
 		// Numbered as files are made, so that the oldest is n-keep.
-		n := sb.outputs.Add(1)
-		f.path = outputDir + "/" + strconv.FormatInt(n, 10) + ".log"
-		old := ""
-		if n > keepOutputFiles {
-			old = outputDir + "/" + strconv.FormatInt(n-keepOutputFiles, 10) + ".log"
-		}
+		path, old := output.Paths(sb.outputs.Add(1))
 		// The writer lives as long as the call (finish ends its input),
 		// not its timeout, and ends with the sandbox.
 		wctx, stop := context.WithTimeout(context.WithoutCancel(ctx), time.Duration(lim.MaxExecTimeoutSeconds)*time.Second+time.Minute)
-		return e.startOutputWriter(wctx, stop, sb, f.path, old)
-	}
-	return f
-}
-
-// startOutputWriter runs the writer of path in sb (removing old first, if
-// set) until its stdin ends or ctx does; stop ends ctx.
-func (e *Engine) startOutputWriter(ctx context.Context, stop context.CancelFunc, sb *Sandbox, path, old string) *outputWriterProc {
-	pr, pw := io.Pipe()
-	w := &outputWriterProc{pw: pw, pr: pr, done: make(chan struct{}), stop: stop}
-	go func() {
-		defer stop()
-		bctx, unbind := sb.bound(ctx)
-		defer unbind()
-		stderr := newCapture(512, nil)
-		status, err := e.be.Exec(bctx, sb.ContainerID, ExecSpec{
-			Cmd:     []string{"/bin/sh", "-c", outputWriter, "mcp-sandbox-output", path, old},
-			WorkDir: "/tmp", User: sb.User, Stdin: pr, Stderr: stderr,
+		return output.StartWriter(path, stop, func(stdin io.Reader) error {
+			return e.runOutputWriter(wctx, sb, path, old, stdin)
 		})
-		if err == nil && status.ExitCode != 0 {
-			err = fmt.Errorf("exit code %d: %s", status.ExitCode, stderr.String())
-		}
-		// A writer that ended early fails the writes waiting on it.
-		pr.CloseWithError(cmp.Or(err, io.EOF))
-		w.err = err
-		close(w.done)
-	}()
-	return w
+	})}
 }
 
-// write takes a chunk of output, of either stream, as it arrives.
-func (f *outputFile) write(p []byte) {
-	if f == nil {
-		return
+// runOutputWriter execs the writer of path in sb as the sandbox user.
+func (e *Engine) runOutputWriter(ctx context.Context, sb *Sandbox, path, old string, stdin io.Reader) error {
+	bctx, unbind := sb.bound(ctx)
+	defer unbind()
+	stderr := newCapture(512, nil)
+	status, err := e.be.Exec(bctx, sb.ContainerID, ExecSpec{
+		Cmd: output.WriterCmd(path, old), WorkDir: "/tmp", User: sb.User, Stdin: stdin, Stderr: stderr,
+	})
+	if err == nil && status.ExitCode != 0 {
+		err = fmt.Errorf("exit code %d: %s", status.ExitCode, stderr.String())
 	}
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	if f.closed || f.failed != nil {
-		return
-	}
-	f.total += int64(len(p))
-	if f.w == nil {
-		f.pending = append(f.pending, p...)
-		if f.total <= f.limit {
-			return
-		}
-		f.w = f.start()
-		p, f.pending = f.pending, nil
-	}
-	p = p[:min(int64(len(p)), f.max-f.written)]
-	if len(p) == 0 {
-		return
-	}
-	// Blocking here slows the command's output to the writer's pace; a
-	// writer stopped from inside the sandbox is given up on.
-	t := time.AfterFunc(outputFileWait, func() { f.w.pr.CloseWithError(errWriterStalled) })
-	n, err := f.w.pw.Write(p)
-	t.Stop()
-	f.written += int64(n)
-	if err != nil {
-		f.failed = err
-	}
+	return err
 }
 
-// finish ends the file once the call's process ended: it waits for the
-// writer to have written it all. It returns the file's path, or "" when no
-// file was needed (the output was not cut) or it could not be written.
-func (f *outputFile) finish() string {
-	if f == nil {
-		return ""
-	}
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	if f.closed {
-		return f.pathIfKept()
-	}
-	f.closed = true
-	f.pending = nil
-	if f.w == nil {
-		return ""
-	}
-	defer f.w.kill()
-	if f.failed != nil {
-		return ""
-	}
-	_ = f.w.pw.Close()
-	t := time.NewTimer(outputFileWait)
-	defer t.Stop()
-	select {
-	case <-f.w.done:
-		f.failed = f.w.err
-	case <-t.C:
-		f.failed = errors.New("the writer did not finish in time")
-	}
-	return f.pathIfKept()
+// takeMem waits for the server's memory budget to buffer n bytes from a
+// sandbox for ctx's request; the caller defers the returned func.
+func (e *Engine) takeMem(ctx context.Context, n int64) (func(), error) {
+	return e.mem.Take(ctx, n)
 }
 
-func (f *outputFile) pathIfKept() string {
-	if f.w == nil || f.failed != nil {
-		return ""
-	}
-	return f.path
-}
+// byteBudget is the server-wide figure budget (output.FigureBudget) as
+// the interpreters take and give it.
+type byteBudget struct{ b *output.FigureBudget }
 
-// note says where the whole output is, for the line that says how much
-// of it a result left out ("" when no file holds it).
-func (f *outputFile) note() string {
-	if f == nil {
-		return ""
+func newByteBudget(n int64) *byteBudget { return &byteBudget{output.NewFigureBudget(n)} }
+
+func (b *byteBudget) take(n int) bool { return b.b.Take(n) }
+func (b *byteBudget) give(n int)      { b.b.Give(n) }
+
+// figureBudgetFor is the server-wide figure budget for cfg (nil: the
+// default configuration).
+func figureBudgetFor(cfg *config.Config) int64 {
+	if cfg == nil {
+		cfg = config.Default()
 	}
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	switch {
-	case !f.closed || f.pathIfKept() == "":
-		return ""
-	case f.total > f.written:
-		return fmt.Sprintf("; its first %d bytes are in %s (limits.output_file_bytes)", f.written, f.path)
-	}
-	return "; all of it is in " + f.path
+	return output.FigureBudgetFor(cfg.Limits.ImageBytes)
 }

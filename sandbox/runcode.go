@@ -65,7 +65,7 @@ type RunResult struct {
 }
 
 // Release gives the bytes of r's figures back to the server's figure
-// budget (budget.go): call it once the figures have been sent or dropped.
+// budget (sandbox/output): call it once the figures have been sent or dropped.
 // Later calls do nothing.
 func (r *RunResult) Release() {
 	if r.release != nil {
