@@ -9,7 +9,7 @@ import (
 	"path"
 	"strings"
 
-	"github.com/mcp-sandbox/mcp-sandbox/sandbox/config"
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox/hostcopy"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/hostfs"
 )
 
@@ -50,22 +50,6 @@ type CopyResult struct {
 	SkippedLinks []hostfs.SkippedLink `json:"skipped_links,omitempty"`
 }
 
-// fence returns the host-file policy of cfg. MCP Sandbox's own config
-// and state (config.OwnPaths) are denied in both directions whatever the
-// lists say: the config decides the policy and may hold secrets, the
-// state directory holds the HTTP token. So are the engine's and the
-// cluster's credentials (engineCredentials).
-func fence(cfg *config.Config) hostfs.Fence {
-	own := ProtectedPaths(cfg)
-	return hostfs.Fence{
-		ReadRoots: cfg.Files.ReadRoots,
-		Deny:      append(append([]string{}, cfg.Files.ReadDeny...), own...),
-		WriteRoot: cfg.Files.WriteRoot,
-		WriteDeny: append(append([]string{}, cfg.Files.WriteDeny...), own...),
-		MaxBytes:  int64(cfg.Files.MaxCopyMB) << 20,
-	}
-}
-
 // hostErr classes the fence's refusals as policy errors, keeping the
 // fence's own class too: the window asks before replacing on ErrExists.
 func hostErr(err error) error {
@@ -86,20 +70,20 @@ func (e *Engine) CopyIn(ctx context.Context, id string, req CopyInRequest) (Copy
 	if err != nil {
 		return CopyResult{}, err
 	}
-	f := fence(e.cfg.Current())
+	f := hostcopy.Fence(e.cfg.Current())
 	src, err := f.ReadPath(hostPath)
 	if err != nil {
 		return CopyResult{}, hostErr(err)
 	}
 	if dest == "" {
-		dest = path.Join(Workspace, baseName(src))
+		dest = path.Join(Workspace, hostcopy.BaseName(src))
 	}
 	clean, err := ResolvePath(dest)
 	if err != nil {
 		return CopyResult{}, err
 	}
 	if clean == Workspace || clean == "/tmp" {
-		return CopyResult{}, invalidErr("dest_path %s names the area itself; give the path the copy should have, such as %s/%s", clean, clean, baseName(src))
+		return CopyResult{}, invalidErr("dest_path %s names the area itself; give the path the copy should have, such as %s/%s", clean, clean, hostcopy.BaseName(src))
 	}
 	uid, gid := userIDs(sb.User)
 	plan, err := f.Plan(ctx, src, hostfs.PackOptions{Name: path.Base(clean), UID: uid, GID: gid, IncludeIgnored: includeIgnored})
@@ -118,7 +102,7 @@ func (e *Engine) CopyIn(ctx context.Context, id string, req CopyInRequest) (Copy
 		if inTmp(dir) {
 			base = "/tmp"
 		}
-		if err := e.tarInto(ctx, sb, base, tarOfDirs(sb.User, strings.TrimPrefix(dir, base+"/"))); err != nil {
+		if err := e.tarInto(ctx, sb, base, hostcopy.DirsTar(uid, gid, strings.TrimPrefix(dir, base+"/"))); err != nil {
 			return CopyResult{}, err
 		}
 	}
@@ -166,8 +150,8 @@ func (e *Engine) copyOut(ctx context.Context, sb *Sandbox, clean, hostPath strin
 		return CopyResult{}, "", err
 	}
 	cfg := e.cfg.Current()
-	f := fence(cfg)
-	root, dest, err := f.WritePath(hostPath, path.Join(sb.ID, baseName(src)))
+	f := hostcopy.Fence(cfg)
+	root, dest, err := f.WritePath(hostPath, path.Join(sb.ID, hostcopy.BaseName(src)))
 	if err != nil {
 		return CopyResult{}, "", hostErr(err)
 	}
@@ -178,18 +162,10 @@ func (e *Engine) copyOut(ctx context.Context, sb *Sandbox, clean, hostPath strin
 	defer rc.Close()
 	st, err := f.Unpack(ctx, rc, root, dest, hostfs.UnpackOptions{Overwrite: overwrite, Links: cfg.Files.CopyOutLinks})
 	if errors.Is(err, hostfs.ErrEmptyArchive) {
-		err = streamErr(rc, err)
+		err = hostcopy.StreamErr(rc, err)
 	}
 	if err != nil {
 		return CopyResult{}, "", hostErr(err)
 	}
 	return CopyResult{Files: st.Files, Dirs: st.Dirs, Symlinks: st.Symlinks, Bytes: st.Bytes, HostPath: dest, Skipped: st.Skipped, SkippedLinks: st.SkippedLinks}, src, nil
-}
-
-func baseName(p string) string {
-	b := path.Base(strings.ReplaceAll(p, `\`, "/"))
-	if b == "/" || b == "." || b == "" {
-		return "copy"
-	}
-	return b
 }

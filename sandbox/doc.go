@@ -6,7 +6,8 @@
 // whose contract lives in sandbox/backend (aliased here); the Docker
 // implementation lives in sandbox/docker. Policy
 // (which images, which limits) comes from sandbox/config, and what the
-// engine records for the tray lives in sandbox/state.
+// engine records for the tray lives in sandbox/state. The host's side of
+// copy_in and copy_out (the file fence, the tar streams) is sandbox/hostcopy.
 //
 //	eng := sandbox.NewEngine(sandbox.Options{Backend: be, Config: watcher})
 //	sb, err := eng.Create(ctx, sandbox.CreateRequest{Language: "python"})

@@ -10,6 +10,8 @@ import (
 	"path"
 	"strings"
 	"time"
+
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox/hostcopy"
 )
 
 // Bounds of the file tools.
@@ -164,7 +166,7 @@ func (e *Engine) ReadFile(ctx context.Context, id string, req ReadFileRequest) (
 	}
 	defer rc.Close()
 	tr := tar.NewReader(rc)
-	h, err := firstHeader(tr, rc)
+	h, err := hostcopy.FirstHeader(tr, rc)
 	if err != nil {
 		return ReadResult{}, fileErr("read", target, err)
 	}
@@ -202,7 +204,7 @@ func (e *Engine) readAll(ctx context.Context, sb *Sandbox, p string, limit int64
 	}
 	defer rc.Close()
 	tr := tar.NewReader(rc)
-	h, err := firstHeader(tr, rc)
+	h, err := hostcopy.FirstHeader(tr, rc)
 	if err != nil {
 		return nil, 0, fileErr("read", p, err)
 	}
@@ -290,7 +292,7 @@ func (e *Engine) listByTar(ctx context.Context, sb *Sandbox, clean string, recur
 	for {
 		var h *tar.Header
 		if first {
-			h, err = firstHeader(tr, rc)
+			h, err = hostcopy.FirstHeader(tr, rc)
 		} else {
 			h, err = tr.Next()
 		}
