@@ -39,7 +39,7 @@ type ExecResult struct {
 	Truncated  bool   `json:"truncated"`
 	OOMKilled  bool   `json:"oom_killed"`
 	// OutputFile, set when the output returned was cut, is the file in
-	// the sandbox that holds the whole of it (outfile.go).
+	// the sandbox that holds the whole of it (outputFileFor).
 	OutputFile string `json:"output_file,omitempty" jsonschema:"When the output was cut: a file in the sandbox holding all of it."`
 }
 

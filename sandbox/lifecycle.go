@@ -27,7 +27,7 @@ func (e *Engine) Run(ctx context.Context) {
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
-		e.sampleUsage(ctx) // usage for sandbox_list (usage.go)
+		e.sampleUsage(ctx) // usage for sandbox_list (list.go)
 	}()
 	defer wg.Wait()
 	t := time.NewTicker(e.tick)
@@ -102,7 +102,7 @@ func (e *Engine) reconcile(ctx context.Context) {
 // Reap removes the managed containers of this installation whose owner
 // is proved gone, and those whose owner, alive, let them pass their expiry
 // (counted from last use), with their records and the unused volumes of
-// gone owners (owners.go, volumes.go). Another installation's objects, and
+// gone owners (owners.go, volumeSweep). Another installation's objects, and
 // objects without the installation label, are never touched. It returns
 // the ids it removed.
 func (e *Engine) Reap(ctx context.Context, _ ReapRequest) (ReapResult, error) {

@@ -75,7 +75,7 @@ func previewsFrom(ps []state.Preview) (out [maxExposed]Exposure) {
 }
 
 // List describes the sandboxes this engine owns, with the usage the
-// background sampler holds (usage.go): no stats call per sandbox, except
+// background sampler holds (sampleUsage): no stats call per sandbox, except
 // for one not sampled yet, which is sampled now (bounded, concurrently).
 func (e *Engine) List(ctx context.Context, _ ListRequest) (ListResult, error) {
 	boxes := e.sandboxesOf(ctx)
