@@ -6,7 +6,8 @@
 // whose contract lives in sandbox/backend (aliased here); the Docker
 // implementation lives in sandbox/docker. Policy
 // (which images, which limits) comes from sandbox/config, and what the
-// engine records for the tray lives in sandbox/state.
+// engine records for the tray lives in sandbox/state. The host's side of
+// copy_in and copy_out (the file fence, the tar streams) is sandbox/hostcopy.
 //
 //	eng := sandbox.NewEngine(sandbox.Options{Backend: be, Config: watcher})
 //	sb, err := eng.Create(ctx, sandbox.CreateRequest{Language: "python"})
@@ -31,7 +32,9 @@
 // it is read past and the result says truncated; output is cut to
 // limits.output_bytes per stream as it arrives; listings stop at 5000
 // entries and 2 MiB of names; copy_out keeps at most 4 MiB of link names;
-// the server's own probes keep a few KiB of what they print.
+// the server's own probes keep a few KiB of what they print. The output
+// cap, output files and the memory budget live in sandbox/output; the
+// figure budget in sandbox/interp.
 //
 // # Owners and reaping
 //

@@ -16,6 +16,7 @@ import (
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/config"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/interp"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/netproxy"
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox/output"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/printable"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/state"
 )
@@ -43,7 +44,7 @@ type Options struct {
 	// interp.Budget); default four calls' worth of limits.image_bytes.
 	FigureBudget int64
 	// MemBudget bounds the bytes from sandboxes that calls buffer at once
-	// (0: DefaultMemBudget; see membudget.go).
+	// (0: output.DefaultMemBudget).
 	MemBudget int64
 	// Ask asks a person whether an allowlist sandbox may reach a host no
 	// entry allows (never called when network.ask is false); nil refuses
@@ -84,7 +85,7 @@ type Engine struct {
 	lock   *state.ServerLock
 	regErr error
 	// info is what the server says of itself beside its lock
-	// (announce.go), once announced.
+	// (lifecycle.go), once announced.
 	infoMu    sync.Mutex
 	info      state.ServerInfo
 	announced bool
@@ -102,7 +103,7 @@ type Engine struct {
 	closed bool
 	bg     sync.WaitGroup // background removals
 	// stopping holds the container ids of stopped sandboxes whose removal
-	// is under way (stop.go): they no longer count against max_sandboxes.
+	// is under way (lifecycle.go): they no longer count against max_sandboxes.
 	stopping sync.Map
 	watchers sync.WaitGroup // one per sandbox, waiting for its container to stop (death.go)
 	// graves says why sandboxes whose container stopped on their own are
@@ -119,13 +120,13 @@ type Engine struct {
 	// one-shot runs waiting for a slot under max_sandboxes.
 	freed chan struct{}
 
-	usageEvery time.Duration // usage sampling period (usage.go)
+	usageEvery time.Duration // usage sampling period (list.go)
 	usageKick  chan struct{} // asks the sampler for a round now
 
 	// figures is the server-wide figure budget (interp.Budget).
 	figures *interp.Budget
-	mem     *memBudget    // the server-wide memory budget (membudget.go)
-	streams *streamBudget // the server-wide stream budget (agent_stream.go)
+	mem     *output.MemBudget // the server-wide memory budget (sandbox/output)
+	streams *streamBudget     // the server-wide stream budget (agent_stream.go)
 }
 
 // NewEngine returns an engine; call Run to start its background work and
@@ -161,7 +162,7 @@ func NewEngine(o Options) *Engine {
 		recs: newRecorder(o.State, o.Log), freed: make(chan struct{}),
 		usageEvery: o.UsageInterval, usageKick: make(chan struct{}, 1),
 		figures:    interp.NewBudget(o.FigureBudget),
-		mem:        newMemBudget(o.MemBudget),
+		mem:        output.NewMemBudget(o.MemBudget),
 		streams:    &streamBudget{max: maxServerStreams},
 		ask:        o.Ask,
 		askEntries: o.AskEntries,
@@ -245,13 +246,13 @@ type Sandbox struct {
 	Limits      Limits
 	User        string
 	CreatedAt   time.Time
-	// scope is the client that made it (scope.go); set before the engine
+	// scope is the client that made it (list.go); set before the engine
 	// lists it, never changed.
 	scope string
 
 	transcript transcript
 	// outputs numbers the calls' output files; oneShot: the sandbox of a
-	// one-shot run_code, which keeps none (outfile.go).
+	// one-shot run_code, which keeps none (exec.go).
 	outputs atomic.Int64
 	oneShot atomic.Bool
 
@@ -262,10 +263,10 @@ type Sandbox struct {
 	removing bool
 	// platformExpiry is when the backend's platform ends the sandbox by
 	// itself (Expirer; zero: not known yet, or the backend has none), and
-	// expiryFixed is set when it cannot move (platform_expiry.go).
+	// expiryFixed is set when it cannot move (lifecycle.go).
 	platformExpiry time.Time
 	expiryFixed    bool
-	// usage is the latest usage sample (usage.go).
+	// usage is the latest usage sample (list.go).
 	usage    usageSample
 	oomKills int
 	// alive ends, with a *diedError as its cause, when the container stops
@@ -282,7 +283,7 @@ type Sandbox struct {
 	// empty: the config's network.allow_domains).
 	allowDomains []string
 	// procs are the background processes sandbox_exec started, newest
-	// last (at most maxProcesses); bgStarted counts them all (background.go).
+	// last (at most maxProcesses); bgStarted counts them all (exec.go).
 	procs     []BackgroundProcess
 	bgStarted int
 	// tools caches toolPath's answers ("" for absent).

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -25,7 +27,7 @@ func (e *Engine) Run(ctx context.Context) {
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
-		e.sampleUsage(ctx) // usage for sandbox_list (usage.go)
+		e.sampleUsage(ctx) // usage for sandbox_list (list.go)
 	}()
 	defer wg.Wait()
 	t := time.NewTicker(e.tick)
@@ -100,7 +102,7 @@ func (e *Engine) reconcile(ctx context.Context) {
 // Reap removes the managed containers of this installation whose owner
 // is proved gone, and those whose owner, alive, let them pass their expiry
 // (counted from last use), with their records and the unused volumes of
-// gone owners (owners.go, volumes.go). Another installation's objects, and
+// gone owners (owners.go, volumeSweep). Another installation's objects, and
 // objects without the installation label, are never touched. It returns
 // the ids it removed.
 func (e *Engine) Reap(ctx context.Context, _ ReapRequest) (ReapResult, error) {
@@ -242,4 +244,198 @@ func UnclaimedPool(c ContainerInfo) bool { return unclaimedPool(c) }
 // claimed yet: claiming renames it from PoolNamePrefix to NamePrefix.
 func unclaimedPool(c ContainerInfo) bool {
 	return c.Labels[LabelPool] == "true" && strings.HasPrefix(c.Name, PoolNamePrefix)
+}
+
+// volumeSweep is what the orphan sweep knows besides the volume: who is
+// proved gone, for this installation.
+type volumeSweep struct {
+	proof *ownerProof
+}
+
+// orphanReason says why an unused volume may be removed, or "" when it
+// must stay. The rule is the containers': only a volume of this
+// installation whose owner is proved gone goes (its owner took its lock
+// before it made the volume, so a server still about to attach one is
+// alive). Another installation's volume, one without the installation
+// label (an older version's), and one of a live owner stay.
+func (s volumeSweep) orphanReason(v VolumeInfo) string {
+	if s.proof.gone(v.Labels) {
+		return "owner gone"
+	}
+	return ""
+}
+
+// platformExpiryMargin is how close the platform's expiry of a sandbox may
+// come to the engine's own before the engine moves it, and the room it
+// moves it by on top: at least a minute, and a quarter of the idle TTL, so
+// a sandbox in use costs the platform one update per quarter TTL.
+func platformExpiryMargin(ttl time.Duration) time.Duration {
+	return max(ttl/4, time.Minute)
+}
+
+// movePlatformExpiry keeps, for a backend whose platform ends sandboxes by
+// itself (Expirer), each sandbox's platform expiry ahead of the engine's:
+// its last use plus its idle TTL, or now plus the TTL while it is busy.
+// The first housekeeping after a create or a claim sets it (the label's is
+// the creation-time one); a failure is tried again at the next.
+func (e *Engine) movePlatformExpiry(ctx context.Context, now time.Time) {
+	ex, ok := e.be.(Expirer)
+	if !ok {
+		return
+	}
+	for _, sb := range e.Sandboxes() {
+		sb.mu.Lock()
+		want := sb.lastUsed.Add(sb.ttl)
+		if sb.busy > 0 {
+			want = now.Add(sb.ttl)
+		}
+		margin := platformExpiryMargin(sb.ttl)
+		due := !sb.expiryFixed && !sb.removing && (sb.platformExpiry.IsZero() || sb.platformExpiry.Sub(want) < margin)
+		sb.mu.Unlock()
+		if !due {
+			continue
+		}
+		at := want.Add(2 * margin)
+		cctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+		err := ex.Expire(cctx, sb.ContainerID, at)
+		cancel()
+		sb.mu.Lock()
+		switch {
+		case err == nil:
+			sb.platformExpiry = at
+		case errors.Is(err, ErrFixedExpiry):
+			sb.expiryFixed = true
+		}
+		sb.mu.Unlock()
+		switch {
+		case errors.Is(err, ErrFixedExpiry):
+			e.log.Warn("the platform ends this sandbox at its creation-time expiry, used or not", "id", sb.ID, "err", err)
+		case err != nil:
+			e.log.Warn("move the platform's expiry of a sandbox", "id", sb.ID, "err", err)
+		}
+	}
+}
+
+// Stop stops a sandbox this engine owns and answers at once: its processes
+// are killed (by its agent, where it has one), it is forgotten, and its
+// container and volumes are removed in the background (Close waits for
+// that). Should the server die first, the reaper of the next server of
+// this installation removes them: its lock proves the owner gone (Reap).
+//
+// A sandbox another caller is already stopping counts as stopped.
+func (e *Engine) Stop(ctx context.Context, id string, _ StopRequest) (StopResult, error) {
+	sb, err := e.Lookup(ctx, id)
+	if err != nil {
+		return StopResult{}, err
+	}
+	e.stop(ctx, sb)
+	return StopResult{Stopped: []string{sb.ID}}, nil
+}
+
+// StopRequest says how Stop and StopAll stop; it has no fields yet, and
+// is there so that adding one changes no caller.
+type StopRequest struct{}
+
+// StopResult is what Stop and StopAll report.
+type StopResult struct {
+	// Stopped lists the ids of the sandboxes stopped.
+	Stopped []string
+}
+
+// StopAll stops every sandbox the calling client made, as Stop does, and returns
+// the ids of those no other caller was stopping already.
+func (e *Engine) StopAll(ctx context.Context, _ StopRequest) (StopResult, error) {
+	return e.stopEach(ctx, e.sandboxesOf(ctx)), nil
+}
+
+// stopEach stops boxes as Stop does.
+func (e *Engine) stopEach(ctx context.Context, boxes []*Sandbox) StopResult {
+	var ids []string
+	for _, sb := range boxes {
+		if e.stop(ctx, sb) {
+			ids = append(ids, sb.ID)
+		}
+	}
+	return StopResult{Stopped: ids}
+}
+
+// stop is Stop for one sandbox; it reports false when another caller is
+// already removing it.
+func (e *Engine) stop(ctx context.Context, sb *Sandbox) bool {
+	runners, ok := sb.beginRemoval()
+	if !ok {
+		return false
+	}
+	if s, ok := runners[agentRunner].(*agentSlot); ok {
+		s.killAll()
+	}
+	for _, r := range runners {
+		r.close()
+	}
+	e.stopping.Store(sb.ContainerID, true)
+	e.forget(sb.ID)
+	e.log.Info("sandbox stopped; removing its container", "id", sb.ID)
+	e.bg.Add(1)
+	go func() {
+		// Owned by e: Close waits for it.
+		defer e.bg.Done()
+		defer e.stopping.Delete(sb.ContainerID)
+		for try := 0; ; try++ {
+			rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
+			err := e.be.Remove(rctx, sb.ContainerID)
+			cancel()
+			if err == nil {
+				e.log.Info("sandbox removed", "id", sb.ID)
+				return
+			}
+			if try == 2 {
+				e.log.Warn("remove stopped sandbox; the reaper will", "id", sb.ID, "err", err)
+				return
+			}
+			time.Sleep(time.Second)
+		}
+	}()
+	return true
+}
+
+// maxAnnouncedClients bounds the client names a server lists of itself
+// (an HTTP server serves any number of sessions).
+const maxAnnouncedClients = 16
+
+// Announce says in the state directory, beside this server's lock, that
+// the server runs, with its transport ("stdio", "http") and version: the
+// window lists the servers running now from these files
+// (state.RunningServers). The file goes with the lock when the server
+// stops or is proved gone. Without a lock (no state directory, or the lock
+// could not be taken) nothing is written.
+func (e *Engine) Announce(transport, version string) error {
+	e.infoMu.Lock()
+	defer e.infoMu.Unlock()
+	if e.lock == nil || e.infoDone {
+		return nil
+	}
+	e.info = state.ServerInfo{Owner: e.owner, PID: os.Getpid(), StartedAt: time.Now().UTC().Truncate(time.Second),
+		Transport: transport, Version: version, Clients: e.info.Clients}
+	e.announced = true
+	return e.st.WriteServerInfo(e.info)
+}
+
+// AnnounceClient adds a client, by the name it gave itself (cleaned), to
+// what the server says of itself, once Announce has said it runs.
+func (e *Engine) AnnounceClient(name string) {
+	name = printable.Clean(name, printable.NameMax)
+	if name == "" {
+		return
+	}
+	e.infoMu.Lock()
+	defer e.infoMu.Unlock()
+	if slices.Contains(e.info.Clients, name) || len(e.info.Clients) >= maxAnnouncedClients {
+		return
+	}
+	e.info.Clients = append(e.info.Clients, name)
+	if e.announced && e.lock != nil {
+		if err := e.st.WriteServerInfo(e.info); err != nil {
+			e.log.Warn("write this server's info file", "err", err)
+		}
+	}
 }

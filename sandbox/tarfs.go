@@ -1,7 +1,6 @@
 package sandbox
 
 import (
-	"archive/tar"
 	"bytes"
 	"context"
 	"errors"
@@ -12,7 +11,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/mcp-sandbox/mcp-sandbox/sandbox/hostfs"
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox/hostcopy"
 )
 
 // The file tools move tar streams. In /workspace (a named volume) they use
@@ -94,7 +93,8 @@ func (e *Engine) tarFrom(ctx context.Context, sb *Sandbox, p string) (io.ReadClo
 			}
 			return nil, e.containerGone(ctx, sb, err)
 		}
-		return readableBy(rc, sb.User), nil
+		uid, gid := userIDs(sb.User)
+		return hostcopy.ReadableBy(rc, uid, gid, ErrPolicy), nil
 	}
 	if err != nil {
 		return nil, err
@@ -119,41 +119,7 @@ func (e *Engine) tarFrom(ctx context.Context, sb *Sandbox, p string) (io.ReadClo
 		pw.CloseWithError(e.tarTimedOut(parent, ctx, err))
 	}()
 	// Closing the stream early (read_file of a part) ends the tar too.
-	return &cancelReader{PipeReader: pr, cancel: cancel, done: done}, nil
-}
-
-// firstHeader reads the first entry of a stream from tarFrom. A tar that
-// failed (a missing file) still ends its archive cleanly before it exits,
-// so an empty archive is answered with the producer's error.
-func firstHeader(tr *tar.Reader, rc io.Reader) (*tar.Header, error) {
-	h, err := tr.Next()
-	if err == io.EOF {
-		return nil, streamErr(rc, hostfs.ErrEmptyArchive)
-	}
-	return h, err
-}
-
-// streamErr reads what is left of a stream from tarFrom for the error
-// its producer ended it with, or returns def.
-func streamErr(rc io.Reader, def error) error {
-	if _, err := io.Copy(io.Discard, io.LimitReader(rc, 1<<20)); err != nil {
-		return err
-	}
-	return def
-}
-
-// cancelReader ends its producer when closed.
-type cancelReader struct {
-	*io.PipeReader
-	cancel context.CancelFunc
-	done   chan struct{}
-}
-
-func (c *cancelReader) Close() error {
-	c.cancel()
-	err := c.PipeReader.Close()
-	<-c.done
-	return err
+	return hostcopy.CloseCancels(pr, cancel, done), nil
 }
 
 // tarInto extracts a tar stream into dir (resolved), with the image's tar
@@ -266,76 +232,4 @@ func (l *limitedBuffer) Write(p []byte) (int, error) {
 		l.b.Write(p[:min(room, len(p))])
 	}
 	return len(p), nil
-}
-
-// tarOfDirs returns a tar stream of the directories of rel (slash path),
-// owned by the sandbox user.
-func tarOfDirs(user, rel string) *bytes.Buffer {
-	uid, gid := userIDs(user)
-	var buf bytes.Buffer
-	tw := tar.NewWriter(&buf)
-	parts := strings.Split(rel, "/")
-	for i := range parts {
-		_ = tw.WriteHeader(&tar.Header{Typeflag: tar.TypeDir, Name: strings.Join(parts[:i+1], "/") + "/", Mode: 0o755, Uid: uid, Gid: gid, ModTime: time.Now()})
-	}
-	_ = tw.Close()
-	return &buf
-}
-
-// readableBy passes on the entries of a tar stream read as root that user
-// ("uid" or "uid:gid") could read itself: its own, or readable by its
-// group or by everyone. The first entry (what was asked for) must pass;
-// later ones that do not are left out, with their content.
-func readableBy(rc io.ReadCloser, user string) io.ReadCloser {
-	uid, gid := userIDs(user)
-	pr, pw := io.Pipe()
-	go func() {
-		defer rc.Close()
-		tr := tar.NewReader(rc)
-		tw := tar.NewWriter(pw)
-		first := true
-		for {
-			h, err := tr.Next()
-			if err == io.EOF {
-				pw.CloseWithError(tw.Close())
-				return
-			}
-			if err != nil {
-				pw.CloseWithError(err)
-				return
-			}
-			ok := h.Uid == uid && h.Mode&0o400 != 0 || h.Gid == gid && h.Mode&0o040 != 0 || h.Mode&0o004 != 0
-			if h.Typeflag == tar.TypeSymlink {
-				ok = true // a link's own mode means nothing
-			}
-			if !ok {
-				if first {
-					pw.CloseWithError(fmt.Errorf("%w: %s is not readable by the sandbox user", ErrPolicy, h.Name))
-					return
-				}
-				continue
-			}
-			first = false
-			if err := tw.WriteHeader(h); err != nil {
-				pw.CloseWithError(err)
-				return
-			}
-			if _, err := io.Copy(tw, tr); err != nil {
-				pw.CloseWithError(err)
-				return
-			}
-		}
-	}()
-	return &pipeCloser{PipeReader: pr, inner: rc}
-}
-
-// pipeCloser closes the source of a filtered stream with it.
-type pipeCloser struct {
-	*io.PipeReader
-	inner io.Closer
-}
-
-func (p *pipeCloser) Close() error {
-	p.inner.Close()
-	return p.PipeReader.Close()
 }

@@ -8,8 +8,8 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/mcp-sandbox/mcp-sandbox/sandbox"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/config"
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox/hostcopy"
 )
 
 // filesReport says what the copy tools may touch and what they never do
@@ -27,7 +27,7 @@ type filesReport struct {
 // checkFiles builds the host-files part of the report for cfg, with home
 // for "~".
 func checkFiles(cfg *config.Config, home string) filesReport {
-	own := sandbox.ProtectedPaths(cfg)
+	own := hostcopy.ProtectedPaths(cfg)
 	r := filesReport{
 		ReadRoots:   cfg.Files.ReadRoots,
 		WriteRoot:   cfg.Files.WriteRoot,

@@ -10,7 +10,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/mcp-sandbox/mcp-sandbox/sandbox"
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox/output"
 )
 
 // deliveryTimeout bounds how long a tool call waits, before it returns its
@@ -53,8 +53,8 @@ func trackDelivery(log *slog.Logger, next http.Handler) http.Handler {
 		d := &delivery{log: log, changed: make(chan struct{})}
 		dw := &deliveryWriter{ResponseWriter: w, d: d}
 		// What the call took of the memory budget is held until its
-		// answer is written (see sandbox.WithMemHold).
-		ctx, release := sandbox.WithMemHold(context.WithValue(r.Context(), deliveryKey{}, d))
+		// answer is written (see output.WithMemHold).
+		ctx, release := output.WithMemHold(context.WithValue(r.Context(), deliveryKey{}, d))
 		defer release()
 		next.ServeHTTP(dw, r.WithContext(ctx))
 	})
@@ -66,7 +66,7 @@ func carryDelivery(ctx context.Context, r *http.Request) context.Context {
 	if d, ok := r.Context().Value(deliveryKey{}).(*delivery); ok {
 		ctx = context.WithValue(ctx, deliveryKey{}, d)
 	}
-	return sandbox.CarryMemHold(ctx, r.Context())
+	return output.CarryMemHold(ctx, r.Context())
 }
 
 // deliveryFrom returns the call's delivery, or nil when the call did not

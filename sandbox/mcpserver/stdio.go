@@ -15,7 +15,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 
-	"github.com/mcp-sandbox/mcp-sandbox/sandbox"
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox/output"
 )
 
 // Limits of the stdio transport.
@@ -95,8 +95,8 @@ func (s *Server) ServeStdio(ctx context.Context, in io.Reader, out io.Writer) er
 		go func() {
 			defer func() { <-sem; wg.Done() }()
 			// What the call took of the memory budget is held until its
-			// answer is written (see sandbox.WithMemHold).
-			hctx, release := sandbox.WithMemHold(rctx)
+			// answer is written (see output.WithMemHold).
+			hctx, release := output.WithMemHold(rctx)
 			defer release()
 			resp := s.handle(hctx, raw, id)
 			if inFlight.end(fl) {

@@ -1,4 +1,4 @@
-package sandbox
+package output
 
 import (
 	"strings"
@@ -20,11 +20,11 @@ func TestCapturesShareTheLimit(t *testing.T) {
 		{5000, 5000, limit / 2, limit / 2},
 		{700, 700, limit / 2, limit / 2},
 	} {
-		stdout, stderr := newCaptures(limit, nil, nil)
+		stdout, stderr := NewPair(limit, nil, nil, nil)
 		_, _ = stdout.Write([]byte(strings.Repeat("o", tc.out)))
 		_, _ = stderr.Write([]byte(strings.Repeat("e", tc.err)))
 		for _, s := range []struct {
-			c           *capture
+			c           *Capture
 			ch          string
 			total, want int
 		}{{stdout, "o", tc.out, tc.wantOut}, {stderr, "e", tc.err, tc.wantErr}} {

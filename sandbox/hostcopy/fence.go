@@ -1,4 +1,4 @@
-package sandbox
+package hostcopy
 
 import (
 	"os"
@@ -6,7 +6,24 @@ import (
 	"slices"
 
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/config"
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox/hostfs"
 )
+
+// Fence returns the host-file policy of cfg. MCP Sandbox's own config
+// and state (config.OwnPaths) are denied in both directions whatever the
+// lists say: the config decides the policy and may hold secrets, the
+// state directory holds the HTTP token. So are the engine's and the
+// cluster's credentials (engineCredentials).
+func Fence(cfg *config.Config) hostfs.Fence {
+	own := ProtectedPaths(cfg)
+	return hostfs.Fence{
+		ReadRoots: cfg.Files.ReadRoots,
+		Deny:      append(append([]string{}, cfg.Files.ReadDeny...), own...),
+		WriteRoot: cfg.Files.WriteRoot,
+		WriteDeny: append(append([]string{}, cfg.Files.WriteDeny...), own...),
+		MaxBytes:  int64(cfg.Files.MaxCopyMB) << 20,
+	}
+}
 
 // engineCredentials are the files that give access to the engine or the
 // cluster the sandboxes run on, wherever the user keeps them: the

@@ -1,4 +1,4 @@
-package sandbox
+package hostcopy
 
 import (
 	"bytes"
@@ -37,14 +37,14 @@ func TestFenceKeepsOwnPathsWhateverTheLists(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	f := fence(cfg)
+	f := Fence(cfg)
 	for _, p := range []string{cfgPath, filepath.Dir(cfgPath), filepath.Join(home, "state", "http.token"), asks, answer} {
 		if _, err := f.ReadPath(p); !errors.Is(err, hostfs.ErrFence) {
 			t.Errorf("copy_in of %s: %v; want a refusal", p, err)
 		}
 		root, dest, err := f.WritePath(p, "")
 		if err == nil {
-			_, err = f.Unpack(context.Background(), bytes.NewReader(tarOfDirs("1000", "x").Bytes()), root, dest, hostfs.UnpackOptions{Overwrite: true})
+			_, err = f.Unpack(context.Background(), bytes.NewReader(DirsTar(1000, 1000, "x").Bytes()), root, dest, hostfs.UnpackOptions{Overwrite: true})
 		}
 		if !errors.Is(err, hostfs.ErrFence) {
 			t.Errorf("copy_out to %s: %v; want a refusal", p, err)
@@ -88,14 +88,14 @@ func TestFenceKeepsEngineCredentials(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	f := fence(cfg)
+	f := Fence(cfg)
 	for _, p := range []string{kcA, kcB, kcCfg, certs, filepath.Join(certs, "key.pem"), dockerCfg} {
 		if _, err := f.ReadPath(p); !errors.Is(err, hostfs.ErrFence) {
 			t.Errorf("copy_in of %s: %v; want a refusal", p, err)
 		}
 		root, dest, err := f.WritePath(p, "")
 		if err == nil {
-			_, err = f.Unpack(context.Background(), bytes.NewReader(tarOfDirs("1000", "x").Bytes()), root, dest, hostfs.UnpackOptions{Overwrite: true})
+			_, err = f.Unpack(context.Background(), bytes.NewReader(DirsTar(1000, 1000, "x").Bytes()), root, dest, hostfs.UnpackOptions{Overwrite: true})
 		}
 		if !errors.Is(err, hostfs.ErrFence) {
 			t.Errorf("copy_out to %s: %v; want a refusal", p, err)

@@ -1,4 +1,4 @@
-package sandbox
+package output
 
 import (
 	"cmp"
@@ -16,8 +16,8 @@ import (
 // kept in a file in the sandbox, which the result names as output_file.
 // The server holds none of it beyond the first limits.output_bytes: once
 // the output outgrows them, it starts a writer process in the sandbox (as
-// the sandbox user, through the engine's exec) and streams the output
-// through to it. The file is the sandbox's: the server never reads it
+// the sandbox user, through the engine's exec, which StartWriter is
+// given) and streams the output through to it. The file is the sandbox's: the server never reads it
 // back, so what the sandbox's code does to it concerns the sandbox only.
 
 // outputDir holds the output files in the sandbox.
@@ -38,10 +38,10 @@ const outputWriter = `mkdir -p "${1%/*}" && { [ -z "$2" ] || rm -f -- "$2"; } &&
 // errWriterStalled: the writer did not read for outputFileWait.
 var errWriterStalled = errors.New("the writer stopped reading")
 
-// outputFile is one call's output file. Its methods may be called on nil
+// File is one call's output file. Its methods may be called on nil
 // (no file is kept: a one-shot sandbox, or limits.output_file_bytes 0).
-type outputFile struct {
-	start func() *outputWriterProc // starts the writer
+type File struct {
+	start func() *Writer // starts the writer
 	path  string
 	limit int64 // bytes held before the writer starts
 	max   int64 // bytes the file holds at most
@@ -49,15 +49,16 @@ type outputFile struct {
 	mu      sync.Mutex
 	total   int64
 	pending []byte
-	w       *outputWriterProc // nil before the writer starts
+	w       *Writer // nil before the writer starts
 	written int64
 	failed  error
 	closed  bool
 }
 
-// outputWriterProc is a running writer: the pipe to its stdin, done
-// (closed when it ended, err then says how) and stop, which kills it.
-type outputWriterProc struct {
+// Writer is a running writer: the path it writes, the pipe to its stdin,
+// done (closed when it ended, err then says how) and stop, which kills it.
+type Writer struct {
+	path string
 	pw   *io.PipeWriter
 	pr   *io.PipeReader
 	done chan struct{}
@@ -67,7 +68,7 @@ type outputWriterProc struct {
 
 // kill ends the writer if it still runs, and waits a little for it to go
 // (a writer the sandbox stopped is not left behind).
-func (w *outputWriterProc) kill() {
+func (w *Writer) kill() {
 	w.stop()
 	t := time.NewTimer(outputFileWait)
 	defer t.Stop()
@@ -77,47 +78,40 @@ func (w *outputWriterProc) kill() {
 	}
 }
 
-// outputFileFor returns the file keeping a call's output in sb, or nil
-// when sb keeps none. limit is limits.output_bytes.
-func (e *Engine) outputFileFor(ctx context.Context, sb *Sandbox, limit int) *outputFile {
-	lim := e.cfg.Current().Limits
-	if lim.OutputFileBytes <= 0 || sb.oneShot.Load() {
-		return nil
-	}
-	f := &outputFile{limit: int64(limit), max: int64(lim.OutputFileBytes)}
-	f.start = func() *outputWriterProc {
-		// Numbered as files are made, so that the oldest is n-keep.
-		n := sb.outputs.Add(1)
-		f.path = outputDir + "/" + strconv.FormatInt(n, 10) + ".log"
-		old := ""
-		if n > keepOutputFiles {
-			old = outputDir + "/" + strconv.FormatInt(n-keepOutputFiles, 10) + ".log"
-		}
-		// The writer lives as long as the call (finish ends its input),
-		// not its timeout, and ends with the sandbox.
-		wctx, stop := context.WithTimeout(context.WithoutCancel(ctx), time.Duration(lim.MaxExecTimeoutSeconds)*time.Second+time.Minute)
-		return e.startOutputWriter(wctx, stop, sb, f.path, old)
-	}
-	return f
+// NewFile returns the file that keeps a call's whole output: it holds up
+// to limit bytes (limits.output_bytes) itself, then calls start, which
+// starts the writer (StartWriter) of the call's file; the file gets at
+// most max bytes (limits.output_file_bytes).
+func NewFile(limit, max int64, start func() *Writer) *File {
+	return &File{start: start, limit: limit, max: max}
 }
 
-// startOutputWriter runs the writer of path in sb (removing old first, if
-// set) until its stdin ends or ctx does; stop ends ctx.
-func (e *Engine) startOutputWriter(ctx context.Context, stop context.CancelFunc, sb *Sandbox, path, old string) *outputWriterProc {
+// Paths returns the path of a sandbox's nth output file and the oldest
+// one, which the writer removes ("" while fewer than keepOutputFiles are
+// made).
+func Paths(n int64) (path, old string) {
+	path = outputDir + "/" + strconv.FormatInt(n, 10) + ".log"
+	if n > keepOutputFiles {
+		old = outputDir + "/" + strconv.FormatInt(n-keepOutputFiles, 10) + ".log"
+	}
+	return path, old
+}
+
+// WriterCmd is the command of the writer of path, which removes old
+// first (if set). It runs as the sandbox user.
+func WriterCmd(path, old string) []string {
+	return []string{"/bin/sh", "-c", outputWriter, "mcp-sandbox-output", path, old}
+}
+
+// StartWriter runs the writer of path: run execs it in the sandbox with
+// stdin as its input, until stdin ends or its context does; stop ends
+// that context.
+func StartWriter(path string, stop context.CancelFunc, run func(stdin io.Reader) error) *Writer {
 	pr, pw := io.Pipe()
-	w := &outputWriterProc{pw: pw, pr: pr, done: make(chan struct{}), stop: stop}
+	w := &Writer{path: path, pw: pw, pr: pr, done: make(chan struct{}), stop: stop}
 	go func() {
 		defer stop()
-		bctx, unbind := sb.bound(ctx)
-		defer unbind()
-		stderr := newCapture(512, nil)
-		status, err := e.be.Exec(bctx, sb.ContainerID, ExecSpec{
-			Cmd:     []string{"/bin/sh", "-c", outputWriter, "mcp-sandbox-output", path, old},
-			WorkDir: "/tmp", User: sb.User, Stdin: pr, Stderr: stderr,
-		})
-		if err == nil && status.ExitCode != 0 {
-			err = fmt.Errorf("exit code %d: %s", status.ExitCode, stderr.String())
-		}
+		err := run(pr)
 		// A writer that ended early fails the writes waiting on it.
 		pr.CloseWithError(cmp.Or(err, io.EOF))
 		w.err = err
@@ -127,7 +121,7 @@ func (e *Engine) startOutputWriter(ctx context.Context, stop context.CancelFunc,
 }
 
 // write takes a chunk of output, of either stream, as it arrives.
-func (f *outputFile) write(p []byte) {
+func (f *File) write(p []byte) {
 	if f == nil {
 		return
 	}
@@ -143,6 +137,7 @@ func (f *outputFile) write(p []byte) {
 			return
 		}
 		f.w = f.start()
+		f.path = f.w.path
 		p, f.pending = f.pending, nil
 	}
 	p = p[:min(int64(len(p)), f.max-f.written)]
@@ -160,10 +155,10 @@ func (f *outputFile) write(p []byte) {
 	}
 }
 
-// finish ends the file once the call's process ended: it waits for the
+// Finish ends the file once the call's process ended: it waits for the
 // writer to have written it all. It returns the file's path, or "" when no
 // file was needed (the output was not cut) or it could not be written.
-func (f *outputFile) finish() string {
+func (f *File) Finish() string {
 	if f == nil {
 		return ""
 	}
@@ -193,7 +188,7 @@ func (f *outputFile) finish() string {
 	return f.pathIfKept()
 }
 
-func (f *outputFile) pathIfKept() string {
+func (f *File) pathIfKept() string {
 	if f.w == nil || f.failed != nil {
 		return ""
 	}
@@ -202,7 +197,7 @@ func (f *outputFile) pathIfKept() string {
 
 // note says where the whole output is, for the line that says how much
 // of it a result left out ("" when no file holds it).
-func (f *outputFile) note() string {
+func (f *File) note() string {
 	if f == nil {
 		return ""
 	}

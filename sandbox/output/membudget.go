@@ -1,4 +1,4 @@
-package sandbox
+package output
 
 import (
 	"context"
@@ -22,23 +22,24 @@ import (
 // for small ones beside it.
 const DefaultMemBudget = 64 << 20
 
-// memBudget is a server-wide budget of bytes that calls wait for.
-type memBudget struct {
+// MemBudget is a server-wide budget of bytes that calls wait for.
+type MemBudget struct {
 	sem  *semaphore.Weighted
 	size int64
 }
 
-func newMemBudget(n int64) *memBudget {
+// NewMemBudget returns a budget of n bytes (0: DefaultMemBudget).
+func NewMemBudget(n int64) *MemBudget {
 	if n <= 0 {
 		n = DefaultMemBudget
 	}
-	return &memBudget{sem: semaphore.NewWeighted(n), size: n}
+	return &MemBudget{sem: semaphore.NewWeighted(n), size: n}
 }
 
 // acquire waits for n bytes (at most the whole budget, so that one call
 // larger than it still runs, alone) and returns their release, which may
 // be called more than once.
-func (b *memBudget) acquire(ctx context.Context, n int64) (func(), error) {
+func (b *MemBudget) acquire(ctx context.Context, n int64) (func(), error) {
 	n = min(max(n, 1), b.size)
 	if err := b.sem.Acquire(ctx, n); err != nil {
 		return nil, fmt.Errorf("waiting for the server's memory budget (other calls are moving large data out of sandboxes): %w; try again, or ask for less at a time", err)
@@ -108,10 +109,10 @@ func keep(ctx context.Context, release func()) func() {
 	return func() {}
 }
 
-// takeMem waits for the budget to buffer n bytes from a sandbox for ctx's
+// Take waits for the budget to buffer n bytes from a sandbox for ctx's
 // request; the caller defers the returned func.
-func (e *Engine) takeMem(ctx context.Context, n int64) (func(), error) {
-	release, err := e.mem.acquire(ctx, memCost(n))
+func (b *MemBudget) Take(ctx context.Context, n int64) (func(), error) {
+	release, err := b.acquire(ctx, memCost(n))
 	if err != nil {
 		return nil, err
 	}

@@ -1,4 +1,4 @@
-package sandbox
+package output
 
 import (
 	"context"
@@ -16,9 +16,9 @@ func TestMemBudgetWaitsAndHolds(t *testing.T) {
 }
 
 func testMemBudget(t *testing.T) {
-	e := &Engine{mem: newMemBudget(memCost(10))}
+	b := NewMemBudget(memCost(10))
 	hctx, release := WithMemHold(context.Background())
-	done, err := e.takeMem(hctx, 10)
+	done, err := b.Take(hctx, 10)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -26,12 +26,12 @@ func testMemBudget(t *testing.T) {
 
 	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
 	defer cancel()
-	if _, err := e.takeMem(ctx, 1); !errors.Is(err, context.DeadlineExceeded) {
+	if _, err := b.Take(ctx, 1); !errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("a second call got budget the hold keeps: %v", err)
 	}
 	got := make(chan error, 1)
 	go func() {
-		done, err := e.takeMem(context.Background(), 1<<30) // more than all: runs alone
+		done, err := b.Take(context.Background(), 1<<30) // more than all: runs alone
 		if err == nil {
 			done()
 		}
@@ -48,12 +48,12 @@ func testMemBudget(t *testing.T) {
 		t.Fatal(err)
 	}
 	// Without a hold, the share goes back when the call is done with it.
-	done, err = e.takeMem(context.Background(), 10)
+	done, err = b.Take(context.Background(), 10)
 	if err != nil {
 		t.Fatal(err)
 	}
 	done()
-	if done, err = e.takeMem(context.Background(), 10); err != nil {
+	if done, err = b.Take(context.Background(), 10); err != nil {
 		t.Fatalf("the share was not given back: %v", err)
 	}
 	done()

@@ -1,4 +1,4 @@
-package sandbox
+package output
 
 import (
 	"fmt"
@@ -7,11 +7,11 @@ import (
 	"unicode/utf8"
 )
 
-// capture keeps a stream's output within a byte budget: the first half and
+// Capture keeps a stream's output within a byte budget: the first half and
 // the last half of the budget, and how much was dropped between them. It
 // never holds more than the budget, however much a process prints. A call's
-// stdout and stderr share their budget (newCaptures).
-type capture struct {
+// stdout and stderr share their budget (NewPair).
+type Capture struct {
 	mu    sync.Mutex
 	limit int
 	head  []byte
@@ -22,29 +22,32 @@ type capture struct {
 	// onWrite, if set, sees every chunk as it arrives (for streaming).
 	onWrite func([]byte)
 	// peer is the call's other stream, with which the budget is shared;
-	// file keeps the call's whole output (outfile.go). Either may be nil.
-	peer *capture
-	file *outputFile
+	// file keeps the call's whole output (file.go). Either may be nil.
+	peer *Capture
+	file *File
 }
 
-// newCaptures returns a call's stdout and stderr: together they return at
-// most limit bytes, and file (which may be nil) gets all of both.
-func newCaptures(limit int, out OutputFunc, file *outputFile) (stdout, stderr *capture) {
-	stdout = newCapture(limit, streamTo(out, "stdout"))
-	stderr = newCapture(limit, streamTo(out, "stderr"))
+// NewPair returns a call's stdout and stderr: together they return at
+// most limit bytes, each passes what it gets to its on func (which may be
+// nil, for streaming), and file (which may be nil) gets all of both.
+func NewPair(limit int, onStdout, onStderr func([]byte), file *File) (stdout, stderr *Capture) {
+	stdout = NewCapture(limit, onStdout)
+	stderr = NewCapture(limit, onStderr)
 	stdout.peer, stderr.peer = stderr, stdout
 	stdout.file, stderr.file = file, file
 	return stdout, stderr
 }
 
-func newCapture(limit int, onWrite func([]byte)) *capture {
+// NewCapture returns a stream of its own that keeps at most limit bytes
+// (at least 64); onWrite, if set, sees every chunk as it arrives.
+func NewCapture(limit int, onWrite func([]byte)) *Capture {
 	if limit < 64 {
 		limit = 64
 	}
-	return &capture{limit: limit, onWrite: onWrite}
+	return &Capture{limit: limit, onWrite: onWrite}
 }
 
-func (c *capture) Write(p []byte) (int, error) {
+func (c *Capture) Write(p []byte) (int, error) {
 	c.mu.Lock()
 	c.total += int64(len(p))
 	rest := p
@@ -84,7 +87,7 @@ func (c *capture) Write(p []byte) (int, error) {
 }
 
 // kept is how many bytes c holds.
-func (c *capture) kept() int {
+func (c *Capture) kept() int {
 	if c == nil {
 		return 0
 	}
@@ -107,7 +110,7 @@ func share(mine, theirs, limit int) int {
 }
 
 // Truncated reports whether output was dropped.
-func (c *capture) Truncated() bool {
+func (c *Capture) Truncated() bool {
 	n := c.peer.kept()
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -116,7 +119,7 @@ func (c *capture) Truncated() bool {
 
 // String returns what was kept, with a note where output was dropped. The
 // result is valid UTF-8 (invalid bytes become U+FFFD).
-func (c *capture) String() string {
+func (c *Capture) String() string {
 	theirs := c.peer.kept()
 	c.mu.Lock()
 	defer c.mu.Unlock()
