@@ -151,12 +151,7 @@ var hardeningItems = []hardeningItem{
 		func(p *corev1.Pod, _ *networkingv1.NetworkPolicy) { p.Spec.RestartPolicy = corev1.RestartPolicyAlways }},
 	{"deny-all NetworkPolicy (ingress and egress) selecting the pod",
 		func(p *corev1.Pod, np *networkingv1.NetworkPolicy, _ backend.ContainerSpec) bool {
-			sel := np.Spec.PodSelector.MatchLabels
-			return np.Namespace == p.Namespace && len(sel) == 1 && sel[backend.LabelID] == p.Labels[backend.LabelID] &&
-				len(np.Spec.PodSelector.MatchExpressions) == 0 &&
-				slices.Contains(np.Spec.PolicyTypes, networkingv1.PolicyTypeIngress) &&
-				slices.Contains(np.Spec.PolicyTypes, networkingv1.PolicyTypeEgress) &&
-				len(np.Spec.Ingress) == 0 && len(np.Spec.Egress) == 0
+			return isDenyAll(p, np) && np.Spec.PodSelector.MatchLabels[backend.LabelID] != ""
 		},
 		func(_ *corev1.Pod, np *networkingv1.NetworkPolicy) {
 			np.Spec.Egress = []networkingv1.NetworkPolicyEgressRule{{}}
