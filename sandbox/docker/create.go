@@ -103,7 +103,7 @@ func newCreateConfig(image string, env []string, labels map[string]string, h bac
 		Host: &container.HostConfig{},
 	}
 	render(cc, h)
-	WithWorkspace(cc, ws)
+	mountWorkspace(cc, ws)
 	return cc
 }
 

@@ -53,7 +53,7 @@ func renderPrivileges(c *createConfig, h backend.Hardening) {
 
 // renderFiles makes the image's filesystem read-only and mounts /tmp as a
 // size-capped tmpfs owned by the sandbox user (the workspace is a volume:
-// WithWorkspace).
+// mountWorkspace).
 func renderFiles(c *createConfig, h backend.Hardening) {
 	c.Host.ReadonlyRootfs = h.ReadOnlyRoot
 	if c.Host.Tmpfs == nil {
@@ -62,11 +62,11 @@ func renderFiles(c *createConfig, h backend.Hardening) {
 	c.Host.Tmpfs["/tmp"] = fmt.Sprintf("rw,nosuid,nodev,size=%dm,uid=%d,gid=%d,mode=1777", h.TmpMB, h.UID, h.GID)
 }
 
-// WithWorkspace mounts the sandbox's workspace volume (a tmpfs-backed named
+// mountWorkspace mounts the sandbox's workspace volume (a tmpfs-backed named
 // volume, so it is size-capped, lives in memory, and works with the archive
 // API even though the root is read-only) at /workspace, made by the
 // container create itself (see Volume).
-func WithWorkspace(c *createConfig, v Volume) {
+func mountWorkspace(c *createConfig, v Volume) {
 	c.Host.Mounts = append(c.Host.Mounts, v.mount())
 	c.Config.WorkingDir = backend.Workspace
 }
