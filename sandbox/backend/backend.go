@@ -7,10 +7,11 @@ import (
 	"time"
 )
 
-// Backend is what the engine needs from a container platform. The Docker
-// implementation is sandbox/docker; the interface is kept small so that a
-// Kubernetes backend can slot in beside it. What every implementation must
-// do is written down as tests in sandbox/backend/backendtest.
+// Backend is what the engine needs from a container platform: Docker
+// (sandbox/docker) and Kubernetes (sandbox/kubernetes) implement it, and
+// sandbox/backend/fake for the engine's own tests. What every
+// implementation must do is written down as tests in
+// sandbox/backend/backendtest.
 type Backend interface {
 	// Create makes and starts a container (and its workspace) from spec and
 	// returns its backend id.
@@ -138,15 +139,15 @@ type HelperSpec struct {
 }
 
 // ContainerSpec is everything the engine decides about a new container. The
-// backend turns it into its own form and adds the hardening that is not a
-// choice (see sandbox/docker's hardening options).
+// backend turns it into its own form with the hardening that is not a
+// choice (HardeningFor).
 type ContainerSpec struct {
 	Name        string
 	Image       string
 	Labels      map[string]string
 	Env         []string // KEY=VALUE
-	User        string   // "uid:gid"; empty: the backend decides from the image
-	Network     string   // "none" | "egress"
+	User        string   // "uid:gid", never root; empty: 1000:1000
+	Network     string   // "none", "allowlist" (no interface either: its connections ride the agent) or "egress"
 	MemoryBytes int64
 	NanoCPUs    int64
 	Pids        int64
@@ -160,9 +161,6 @@ type ContainerSpec struct {
 	// keeps the cache alive as long as the sandbox, for its helpers, which
 	// run as CacheUser.
 	CacheUser string
-	// Relax turns hardening items off by name, for policies that must; it is
-	// empty unless the config file says otherwise.
-	Relax []string
 }
 
 // ExecSpec describes one process to run in a container.

@@ -43,10 +43,14 @@ func volumeName(containerName string) string { return containerName + "-workspac
 // cannot take it away in between and leave the engine to make a plain
 // volume on the host's disk in its place.
 func (b *Backend) Create(ctx context.Context, spec backend.ContainerSpec) (id string, err error) {
+	h, err := backend.HardeningFor(spec)
+	if err != nil {
+		return "", fmt.Errorf("docker: %w", err)
+	}
 	caller := ctx
 	ctx, cancel := cleanupContext(ctx)
 	defer cancel()
-	spec.WorkspaceMB = workspaceMB(spec.WorkspaceMB)
+	spec.WorkspaceMB, spec.User = h.WorkspaceMB, h.User()
 	vols := sandboxVolumes(spec, time.Now())
 	defer func() {
 		if err == nil && caller.Err() != nil {
@@ -59,20 +63,7 @@ func (b *Backend) Create(ctx context.Context, spec backend.ContainerSpec) (id st
 			id = ""
 		}
 	}()
-	cc := &createConfig{
-		Config: &container.Config{
-			Image:      spec.Image,
-			Entrypoint: keepAlive[:1],
-			Cmd:        keepAlive[1:],
-			Env:        spec.Env,
-			Labels:     spec.Labels,
-			StopSignal: "SIGKILL",
-		},
-		Host: &container.HostConfig{},
-	}
-	for _, opt := range defaultOptions(vols[0]) {
-		opt(cc, spec)
-	}
+	cc := newCreateConfig(spec.Image, spec.Env, spec.Labels, h, vols[0])
 	for _, v := range vols[1:] {
 		cc.Host.Mounts = append(cc.Host.Mounts, v.mount())
 	}
@@ -101,12 +92,19 @@ func (b *Backend) Create(ctx context.Context, spec backend.ContainerSpec) (id st
 	return id, nil
 }
 
-// workspaceMB is a workspace's size, defaulted.
-func workspaceMB(mb int) int {
-	if mb <= 0 {
-		return 512
+// newCreateConfig is a container of image, idling in keepAlive, hardened
+// as h says, with its workspace volume ws.
+func newCreateConfig(image string, env []string, labels map[string]string, h backend.Hardening, ws Volume) *createConfig {
+	cc := &createConfig{
+		Config: &container.Config{
+			Image: image, Entrypoint: keepAlive[:1], Cmd: keepAlive[1:], Env: env, Labels: labels,
+			StopSignal: "SIGKILL", Hostname: "sandbox",
+		},
+		Host: &container.HostConfig{},
 	}
-	return mb
+	render(cc, h)
+	mountWorkspace(cc, ws)
+	return cc
 }
 
 // sandboxVolumes are the volumes of a sandbox: its workspace first, then

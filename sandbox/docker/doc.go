@@ -3,9 +3,10 @@
 // the official Go client, with API version negotiation so engines from 20.10
 // on work.
 //
-// Every container it makes is hardened by the options in hardening.go; each
-// is a small function over the container's configuration, applied in order
-// and tested on its own.
+// Every container it makes (sandboxes and install helpers alike) is
+// hardened as backend.HardeningFor describes, rendered into the create
+// request by hardening.go; its tests read the request, and a real
+// container's inspect, back into that description.
 //
 //	cli, _ := client.NewClientWithOpts(client.FromEnv, client.WithAPIVersionNegotiation())
 //	be := docker.New(cli, slog.Default())

@@ -16,7 +16,7 @@ import (
 
 // execWrapper announces the process's PID (inside the container) on the
 // first line of stdout, then becomes the real command. The PID is what
-// killTree needs; the docker API only knows the host's PID, which is
+// KillTree needs; the docker API only knows the host's PID, which is
 // useless when the engine runs in a VM.
 var execWrapper = []string{"/bin/sh", "-c", `echo "$$"; exec "$@"`, "mcp-sandbox"}
 

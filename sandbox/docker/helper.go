@@ -46,34 +46,25 @@ func (b *Backend) RunHelper(ctx context.Context, containerID string, spec backen
 	if len(spec.Cmd) == 0 {
 		return status, errors.New("helper: empty command")
 	}
-	mb := workspaceMB(spec.WorkspaceMB)
-	uid, gid := splitUser(spec.User)
-	name := "mcp-sandbox-helper-" + randomSuffix()
-	// Made the way a sandbox's workspace is: by the container create.
-	vol := Volume{
-		Name: volumeName(name), Target: backend.Workspace, Labels: volumeLabels(spec.Labels, time.Now()),
-		DriverOpts: tmpfsVolume(mb, uid, gid, "0755"),
-	}
 	ins, err := b.inspectFor(ctx, containerID)
 	if err != nil {
 		return status, err
 	}
-	cs := backend.ContainerSpec{
-		Image: spec.Image, Labels: spec.Labels, Env: spec.Env, User: spec.User, Network: spec.Network,
-		MemoryBytes: spec.MemoryBytes, NanoCPUs: spec.NanoCPUs, Pids: spec.Pids, TmpMB: 256,
-		Runtime: helperRuntime(spec.Runtime, ins.HostConfig),
+	h, err := backend.HardeningFor(backend.ContainerSpec{
+		User: spec.User, Network: spec.Network, MemoryBytes: spec.MemoryBytes, NanoCPUs: spec.NanoCPUs, Pids: spec.Pids,
+		WorkspaceMB: spec.WorkspaceMB, TmpMB: 256, Runtime: helperRuntime(spec.Runtime, ins.HostConfig),
+	})
+	if err != nil {
+		return status, fmt.Errorf("docker: helper: %w", err)
 	}
-	cc := &createConfig{
-		Config: &container.Config{
-			Image: spec.Image, Entrypoint: keepAlive[:1], Cmd: keepAlive[1:], Env: spec.Env, Labels: spec.Labels,
-			StopSignal: "SIGKILL",
-		},
-		Host: &container.HostConfig{},
+	name := "mcp-sandbox-helper-" + randomSuffix()
+	// Made the way a sandbox's workspace is: by the container create.
+	vol := Volume{
+		Name: volumeName(name), Target: backend.Workspace, Labels: volumeLabels(spec.Labels, time.Now()),
+		DriverOpts: tmpfsVolume(h.WorkspaceMB, fmt.Sprint(h.UID), fmt.Sprint(h.GID), "0755"),
 	}
-	for _, opt := range defaultOptions(vol) {
-		opt(cc, cs)
-	}
-	cache, err := b.helperCache(ins.Mounts, spec.CacheDir, cc, fmt.Sprintf("size=%dm,uid=%s,gid=%s", mb, uid, gid))
+	cc := newCreateConfig(spec.Image, spec.Env, spec.Labels, h, vol)
+	cache, err := b.helperCache(ins.Mounts, spec.CacheDir, cc, fmt.Sprintf("size=%dm,uid=%d,gid=%d", h.WorkspaceMB, h.UID, h.GID))
 	if err != nil {
 		return status, err
 	}

@@ -102,7 +102,7 @@ var tmpfsOwner = regexp.MustCompile(`,uid=[0-9]+,gid=[0-9]+`)
 // failure). On Docker that is vols, unchanged. An engine that does not say
 // which it is is an error.
 //
-// Podman (4.3, Debian 12's) differs in three ways:
+// Podman (4.3, Debian 12's) differs in four ways:
 //   - it ignores the driver options and labels of a volume mount and makes
 //     a plain directory volume, and its local driver cannot cap a tmpfs
 //     volume's size (it takes size= for a disk quota), so a sandbox's

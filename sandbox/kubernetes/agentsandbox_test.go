@@ -13,6 +13,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	fakediscovery "k8s.io/client-go/discovery/fake"
 	clienttesting "k8s.io/client-go/testing"
+
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox/backend/backendtest"
 )
 
 func TestDiscoverAgentSandbox(t *testing.T) {
@@ -92,6 +94,7 @@ func TestAgentSandboxObject(t *testing.T) {
 	if p := hardeningProblems(back, DenyAll(pod), spec); len(p) > 0 {
 		t.Errorf("the Sandbox's pod template lacks: %s", strings.Join(p, "; "))
 	}
+	backendtest.CompareHardening(t, hardeningOf(spec), readPod(back, DenyAll(pod)), notOnAPod)
 	if back.Labels["io.mcp-sandbox.id"] != "abc123" || u.GetAnnotations()["io.mcp-sandbox.expires-at"] == "" {
 		t.Errorf("labels %v annotations %v", back.Labels, u.GetAnnotations())
 	}

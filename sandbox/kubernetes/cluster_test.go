@@ -23,6 +23,7 @@ import (
 	"k8s.io/client-go/tools/remotecommand"
 
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/backend"
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox/backend/backendtest"
 )
 
 // clusterEnv names the kubeconfig of a real cluster to test against (the
@@ -158,6 +159,7 @@ func TestPodHardeningOnCluster(t *testing.T) {
 			if p := hardeningProblems(stored, np, spec); len(p) > 0 {
 				t.Errorf("the pod as stored lacks: %s", strings.Join(p, "; "))
 			}
+			backendtest.CompareHardening(t, hardeningOf(spec), readPod(stored, np), notOnAPod)
 			for _, c := range inside {
 				out, errOut, err := execIn(ctx, cs, cfg, stored, "/bin/sh", "-c", c.script)
 				if strings.TrimSpace(out) != "ok" {
@@ -206,6 +208,7 @@ func TestAgentSandboxOnCluster(t *testing.T) {
 	if p := hardeningProblems(stored, np, spec); len(p) > 0 {
 		t.Errorf("the Sandbox's pod lacks: %s", strings.Join(p, "; "))
 	}
+	backendtest.CompareHardening(t, hardeningOf(spec), readPod(stored, np), notOnAPod)
 	if out, _, err := execIn(ctx, cs, cfg, stored, "/bin/sh", "-c", "id -u"); strings.TrimSpace(out) != "1000" {
 		t.Errorf("id -u in the Sandbox's pod: %q (%v)", out, err)
 	}

@@ -109,7 +109,7 @@ func (b *Backend) podFor(ctx context.Context, spec backend.ContainerSpec) (*core
 	if err != nil {
 		return nil, err
 	}
-	uid, gid, _ := sandboxUser(spec.User)
+	uid, gid, _ := backend.ParseUser(spec.User)
 	pod.Annotations[AnnotationName] = spec.Name
 	pod.Annotations[AnnotationNetwork] = networkOf(spec.Network)
 	pod.Annotations[AnnotationPids] = strconv.FormatInt(spec.Pids, 10)

@@ -95,9 +95,9 @@ func (b *Backend) checkUser(ctx context.Context, containerID, user string) error
 	if user == "" {
 		return nil
 	}
-	uid, gid, err := sandboxUser(user)
+	uid, gid, err := backend.ParseUser(user)
 	if err != nil {
-		return err
+		return fmt.Errorf("kubernetes: %w", err)
 	}
 	pod, err := b.cs.pods(b.namespace).Get(ctx, containerID, metav1.GetOptions{})
 	if err != nil {

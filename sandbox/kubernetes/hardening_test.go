@@ -132,7 +132,7 @@ var hardeningItems = []hardeningItem{
 		func(p *corev1.Pod, _ *networkingv1.NetworkPolicy) { volume(p, backend.Workspace).EmptyDir.Medium = "" }},
 	{"/tmp: emptyDir, medium Memory, sizeLimit",
 		func(p *corev1.Pod, _ *networkingv1.NetworkPolicy, spec backend.ContainerSpec) bool {
-			return memoryDir(p, "/tmp", tmpMB(spec.TmpMB))
+			return memoryDir(p, "/tmp", hardeningOf(spec).TmpMB)
 		},
 		func(p *corev1.Pod, _ *networkingv1.NetworkPolicy) { volume(p, "/tmp").EmptyDir.SizeLimit = nil }},
 	{"limits: cpu, memory, ephemeral-storage",
@@ -151,12 +151,7 @@ var hardeningItems = []hardeningItem{
 		func(p *corev1.Pod, _ *networkingv1.NetworkPolicy) { p.Spec.RestartPolicy = corev1.RestartPolicyAlways }},
 	{"deny-all NetworkPolicy (ingress and egress) selecting the pod",
 		func(p *corev1.Pod, np *networkingv1.NetworkPolicy, _ backend.ContainerSpec) bool {
-			sel := np.Spec.PodSelector.MatchLabels
-			return np.Namespace == p.Namespace && len(sel) == 1 && sel[backend.LabelID] == p.Labels[backend.LabelID] &&
-				len(np.Spec.PodSelector.MatchExpressions) == 0 &&
-				slices.Contains(np.Spec.PolicyTypes, networkingv1.PolicyTypeIngress) &&
-				slices.Contains(np.Spec.PolicyTypes, networkingv1.PolicyTypeEgress) &&
-				len(np.Spec.Ingress) == 0 && len(np.Spec.Egress) == 0
+			return isDenyAll(p, np) && np.Spec.PodSelector.MatchLabels[backend.LabelID] != ""
 		},
 		func(_ *corev1.Pod, np *networkingv1.NetworkPolicy) {
 			np.Spec.Egress = []networkingv1.NetworkPolicyEgressRule{{}}
@@ -178,4 +173,96 @@ func hardeningProblems(p *corev1.Pod, np *networkingv1.NetworkPolicy, spec backe
 		}
 	}
 	return out
+}
+
+func hardeningOf(spec backend.ContainerSpec) backend.Hardening {
+	h, err := backend.HardeningFor(spec)
+	if err != nil {
+		panic(err)
+	}
+	return h
+}
+
+// notOnAPod are the rules of backend.Hardening a pod cannot carry, and
+// whose they are instead.
+var notOnAPod = map[string]string{
+	"Pids":        "the node's: the kubelet's podPidsLimit",
+	"NofileSoft":  "the node's container runtime's",
+	"NofileHard":  "the node's container runtime's",
+	"NoCoreDumps": "the node's container runtime's",
+	"OOMScoreAdj": "the kubelet's, by the pod's QoS class",
+	"NoSwap":      "the node's: the kubelet's swap behaviour (none unless configured)",
+	"Init":        "a pod has no init option",
+	"NoLogs":      "the kubelet's (the main process prints nothing)",
+	"Runtime":     "the RuntimeClass, which podFor resolves against the cluster and Pod takes in Options",
+}
+
+// readPod reads a pod and its NetworkPolicy back into the hardening they
+// carry: each field is set only when every part of its rule is there.
+func readPod(p *corev1.Pod, np *networkingv1.NetworkPolicy) backend.Hardening {
+	var h backend.Hardening
+	if len(p.Spec.Containers) != 1 || len(p.Spec.InitContainers) != 0 || box(p).SecurityContext == nil || p.Spec.SecurityContext == nil {
+		return h
+	}
+	sc, psc := box(p).SecurityContext, p.Spec.SecurityContext
+	if same(sc.RunAsUser, psc.RunAsUser) && isTrue(sc.RunAsNonRoot) && isTrue(psc.RunAsNonRoot) {
+		h.UID = *sc.RunAsUser
+	}
+	if same(sc.RunAsGroup, psc.RunAsGroup) && same(psc.FSGroup, psc.RunAsGroup) {
+		h.GID = *sc.RunAsGroup
+	}
+	h.Egress = !isDenyAll(p, np) || p.Spec.HostNetwork
+	h.ReadOnlyRoot = isTrue(sc.ReadOnlyRootFilesystem)
+	h.NoNewPrivileges = isFalse(sc.AllowPrivilegeEscalation)
+	h.DropAllCaps = sc.Capabilities != nil && slices.Equal(sc.Capabilities.Drop, []corev1.Capability{"ALL"}) && len(sc.Capabilities.Add) == 0
+	h.DefaultSeccomp = runtimeDefault(sc.SeccompProfile) && runtimeDefault(psc.SeccompProfile)
+	h.NoHostAccess = !isTrue(sc.Privileged) && !p.Spec.HostNetwork && !p.Spec.HostPID && !p.Spec.HostIPC &&
+		!isTrue(p.Spec.ShareProcessNamespace) && isFalse(p.Spec.AutomountServiceAccountToken) &&
+		isFalse(p.Spec.EnableServiceLinks) && onlyEmptyDirs(p)
+	h.NeverRestart = p.Spec.RestartPolicy == corev1.RestartPolicyNever
+	h.WorkspaceMB, h.TmpMB = memoryMB(p, backend.Workspace), memoryMB(p, "/tmp")
+	lim := box(p).Resources.Limits
+	if eph, ok := lim[corev1.ResourceEphemeralStorage]; ok && eph.Cmp(resource.MustParse(EphemeralStorage)) == 0 {
+		h.MemoryBytes = lim.Memory().Value()
+		h.NanoCPUs = lim.Cpu().MilliValue() * 1_000_000
+	}
+	return h
+}
+
+func same(a, b *int64) bool { return a != nil && b != nil && *a == *b }
+
+func runtimeDefault(sp *corev1.SeccompProfile) bool {
+	return sp != nil && sp.Type == corev1.SeccompProfileTypeRuntimeDefault
+}
+
+func onlyEmptyDirs(p *corev1.Pod) bool {
+	for _, v := range p.Spec.Volumes {
+		if v.EmptyDir == nil {
+			return false
+		}
+	}
+	return true
+}
+
+// isDenyAll: np selects p by one label of its own (a sandbox's id, a
+// helper's name) and lets nothing in or out.
+func isDenyAll(p *corev1.Pod, np *networkingv1.NetworkPolicy) bool {
+	sel := np.Spec.PodSelector.MatchLabels
+	own := sel[backend.LabelID] == p.Labels[backend.LabelID] && p.Labels[backend.LabelID] != "" ||
+		sel[LabelHelperPod] == p.Name && p.Labels[LabelHelperPod] == p.Name
+	return np.Namespace == p.Namespace && len(sel) == 1 && own &&
+		len(np.Spec.PodSelector.MatchExpressions) == 0 &&
+		slices.Contains(np.Spec.PolicyTypes, networkingv1.PolicyTypeIngress) &&
+		slices.Contains(np.Spec.PolicyTypes, networkingv1.PolicyTypeEgress) &&
+		len(np.Spec.Ingress) == 0 && len(np.Spec.Egress) == 0
+}
+
+// memoryMB is the size of the memory-backed emptyDir mounted at
+// mountPath, 0 when it is not one.
+func memoryMB(p *corev1.Pod, mountPath string) int {
+	v := volume(p, mountPath)
+	if v == nil || v.EmptyDir == nil || v.EmptyDir.Medium != corev1.StorageMediumMemory || v.EmptyDir.SizeLimit == nil {
+		return 0
+	}
+	return int(v.EmptyDir.SizeLimit.Value() >> 20)
 }

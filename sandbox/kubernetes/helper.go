@@ -65,7 +65,7 @@ func HelperPod(sandbox *corev1.Pod, spec backend.HelperSpec, name string, deadli
 	if err != nil {
 		return nil, nil, err
 	}
-	uid, gid, _ := sandboxUser(spec.User)
+	uid, gid, _ := backend.ParseUser(spec.User)
 	pod.Spec.Hostname = "helper"
 	pod.Spec.RuntimeClassName = sandbox.Spec.RuntimeClassName
 	pod.Spec.ActiveDeadlineSeconds = ptr(max(int64(deadline.Seconds()), 1))

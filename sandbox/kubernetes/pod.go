@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"maps"
 	"regexp"
-	"strconv"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
@@ -31,79 +30,116 @@ type Options struct {
 	RuntimeClass string
 }
 
-// Pod returns the pod a sandbox is made as, with every hardening default
-// (the checks of hardening_test.go list them): a non-root user, runAsNonRoot,
-// a read-only root filesystem, every capability dropped, no privilege
-// escalation, seccomp RuntimeDefault, no service account token, no service
+// Pod returns the pod a sandbox is made as, hardened as
+// backend.HardeningFor says (podSecurity, containerSecurity, podVolumes;
+// hardening_test.go reads it back): the sandbox user with runAsNonRoot, a
+// read-only root filesystem, every capability dropped, no privilege
+// escalation, seccomp RuntimeDefault, no service account token or service
 // links, no host namespaces or paths, memory-backed size-capped emptyDirs
-// for /workspace and /tmp, and CPU, memory and ephemeral-storage limits.
-// The pids limit is the node's (the kubelet's podPidsLimit): a pod cannot
-// set one. A spec Pod cannot honour is an error, never a weaker pod.
+// for /workspace and /tmp, CPU, memory and ephemeral-storage limits, never
+// restarted. The network is the NetworkPolicy's (policyFor). What a pod
+// cannot set is the node's: the pids limit (the kubelet's podPidsLimit),
+// ulimits, the OOM score, swap, init and logs. A spec Pod cannot honour is
+// an error, never a weaker pod.
 func Pod(spec backend.ContainerSpec, opts Options) (*corev1.Pod, error) {
 	if err := checkSpec(spec); err != nil {
 		return nil, err
 	}
-	uid, gid, err := sandboxUser(spec.User)
+	h, err := backend.HardeningFor(spec)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("kubernetes: %w", err)
 	}
-	limits := podLimits(spec)
+	limits := podLimits(h)
 	labels, annotations := splitLabels(spec.Labels)
-	no, yes := false, true
-	runtimeDefault := &corev1.SeccompProfile{Type: corev1.SeccompProfileTypeRuntimeDefault}
 	pod := &corev1.Pod{
 		TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Pod"},
 		ObjectMeta: metav1.ObjectMeta{
 			Name: spec.Name, Namespace: opts.Namespace,
 			Labels: labels, Annotations: annotations,
 		},
-		Spec: corev1.PodSpec{
-			RestartPolicy:                 corev1.RestartPolicyNever,
-			TerminationGracePeriodSeconds: ptr(int64(1)),
-			AutomountServiceAccountToken:  &no,
-			EnableServiceLinks:            &no,
-			HostNetwork:                   false,
-			HostPID:                       false,
-			HostIPC:                       false,
-			ShareProcessNamespace:         &no,
-			Hostname:                      "sandbox",
-			SecurityContext: &corev1.PodSecurityContext{
-				RunAsUser: &uid, RunAsGroup: &gid, FSGroup: &gid,
-				RunAsNonRoot:   &yes,
-				SeccompProfile: runtimeDefault,
-			},
-			Containers: []corev1.Container{{
-				Name:            ContainerName,
-				Image:           spec.Image,
-				ImagePullPolicy: corev1.PullIfNotPresent,
-				Command:         keepAlive,
-				Env:             envVars(spec.Env),
-				WorkingDir:      backend.Workspace,
-				Resources:       corev1.ResourceRequirements{Limits: limits, Requests: podRequests(limits)},
-				SecurityContext: &corev1.SecurityContext{
-					RunAsUser: &uid, RunAsGroup: &gid,
-					RunAsNonRoot:             &yes,
-					ReadOnlyRootFilesystem:   &yes,
-					AllowPrivilegeEscalation: &no,
-					Privileged:               &no,
-					Capabilities:             &corev1.Capabilities{Drop: []corev1.Capability{"ALL"}},
-					SeccompProfile:           runtimeDefault,
-				},
-				VolumeMounts: []corev1.VolumeMount{
-					{Name: "workspace", MountPath: backend.Workspace},
-					{Name: "tmp", MountPath: "/tmp"},
-				},
-			}},
-			Volumes: []corev1.Volume{
-				memoryVolume("workspace", spec.WorkspaceMB),
-				memoryVolume("tmp", tmpMB(spec.TmpMB)),
-			},
-		},
+		Spec: podSecurity(h),
 	}
+	pod.Spec.Hostname = "sandbox"
+	pod.Spec.TerminationGracePeriodSeconds = ptr(int64(1))
+	pod.Spec.Containers = []corev1.Container{{
+		Name:            ContainerName,
+		Image:           spec.Image,
+		ImagePullPolicy: corev1.PullIfNotPresent,
+		Command:         keepAlive,
+		Env:             envVars(spec.Env),
+		WorkingDir:      backend.Workspace,
+		Resources:       corev1.ResourceRequirements{Limits: limits, Requests: podRequests(limits)},
+		SecurityContext: containerSecurity(h),
+	}}
+	podVolumes(&pod.Spec, h)
 	if opts.RuntimeClass != "" {
 		pod.Spec.RuntimeClassName = ptr(opts.RuntimeClass)
 	}
 	return pod, nil
+}
+
+// podSecurity is the pod-level part of h: its user, seccomp, no host
+// namespaces, no service account token or service links, never restarted.
+func podSecurity(h backend.Hardening) corev1.PodSpec {
+	no := !h.NoHostAccess
+	return corev1.PodSpec{
+		RestartPolicy:                restartPolicy(h),
+		AutomountServiceAccountToken: &no,
+		EnableServiceLinks:           &no,
+		HostNetwork:                  no,
+		HostPID:                      no,
+		HostIPC:                      no,
+		ShareProcessNamespace:        &no,
+		SecurityContext: &corev1.PodSecurityContext{
+			RunAsUser: &h.UID, RunAsGroup: &h.GID, FSGroup: &h.GID,
+			RunAsNonRoot:   ptr(h.UID > 0),
+			SeccompProfile: seccomp(h),
+		},
+	}
+}
+
+// containerSecurity is the container-level part of h.
+func containerSecurity(h backend.Hardening) *corev1.SecurityContext {
+	sc := &corev1.SecurityContext{
+		RunAsUser: &h.UID, RunAsGroup: &h.GID,
+		RunAsNonRoot:             ptr(h.UID > 0),
+		ReadOnlyRootFilesystem:   ptr(h.ReadOnlyRoot),
+		AllowPrivilegeEscalation: ptr(!h.NoNewPrivileges),
+		Privileged:               ptr(!h.NoHostAccess),
+		SeccompProfile:           seccomp(h),
+	}
+	if h.DropAllCaps {
+		sc.Capabilities = &corev1.Capabilities{Drop: []corev1.Capability{"ALL"}}
+	}
+	return sc
+}
+
+func seccomp(h backend.Hardening) *corev1.SeccompProfile {
+	if !h.DefaultSeccomp {
+		return nil
+	}
+	return &corev1.SeccompProfile{Type: corev1.SeccompProfileTypeRuntimeDefault}
+}
+
+func restartPolicy(h backend.Hardening) corev1.RestartPolicy {
+	if h.NeverRestart {
+		return corev1.RestartPolicyNever
+	}
+	return corev1.RestartPolicyOnFailure
+}
+
+// podVolumes gives the pod's container its only writable places: the
+// workspace and /tmp, memory-backed and size-capped, owned by the sandbox
+// user through the pod's fsGroup.
+func podVolumes(ps *corev1.PodSpec, h backend.Hardening) {
+	ps.Containers[0].VolumeMounts = []corev1.VolumeMount{
+		{Name: "workspace", MountPath: backend.Workspace},
+		{Name: "tmp", MountPath: "/tmp"},
+	}
+	ps.Volumes = []corev1.Volume{
+		memoryVolume("workspace", h.WorkspaceMB),
+		memoryVolume("tmp", h.TmpMB),
+	}
 }
 
 // isolatingPolicy is the NetworkPolicy name in namespace ns, labelled
@@ -159,8 +195,6 @@ func policyFor(pod *corev1.Pod, n string) *networkingv1.NetworkPolicy {
 // checkSpec refuses what a pod cannot carry as the Docker backend does.
 func checkSpec(spec backend.ContainerSpec) error {
 	switch {
-	case len(spec.Relax) > 0:
-		return fmt.Errorf("kubernetes: relaxing hardening (%s) is not supported", strings.Join(spec.Relax, ", "))
 	case spec.Network != "" && spec.Network != "none" && spec.Network != "allowlist" && spec.Network != "egress":
 		return fmt.Errorf("kubernetes: network %q is none of none, allowlist or egress", spec.Network)
 	case spec.CacheUser != "":
@@ -182,33 +216,13 @@ var (
 	labelValue = regexp.MustCompile(`^([A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?)?$`)
 )
 
-// sandboxUser parses "uid:gid" (empty: 1000:1000) and refuses root.
-func sandboxUser(u string) (uid, gid int64, err error) {
-	if u == "" {
-		u = "1000:1000"
-	}
-	us, gs, ok := strings.Cut(u, ":")
-	if !ok {
-		gs = us
-	}
-	uid, err1 := strconv.ParseInt(us, 10, 64)
-	gid, err2 := strconv.ParseInt(gs, 10, 64)
-	if err1 != nil || err2 != nil {
-		return 0, 0, fmt.Errorf("kubernetes: user %q is not numeric uid:gid", u)
-	}
-	if uid <= 0 || gid < 0 {
-		return 0, 0, fmt.Errorf("kubernetes: user %q: sandboxes never run as root", u)
-	}
-	return uid, gid, nil
-}
-
 // podLimits turns the spec's limits into the container's: CPU, memory, and
 // ephemeral storage (the writable layer and logs; the memory-backed volumes
 // count against memory).
-func podLimits(spec backend.ContainerSpec) corev1.ResourceList {
+func podLimits(h backend.Hardening) corev1.ResourceList {
 	return corev1.ResourceList{
-		corev1.ResourceCPU:              *resource.NewMilliQuantity(max(spec.NanoCPUs/1_000_000, 1), resource.DecimalSI),
-		corev1.ResourceMemory:           *resource.NewQuantity(spec.MemoryBytes, resource.BinarySI),
+		corev1.ResourceCPU:              *resource.NewMilliQuantity(max(h.NanoCPUs/1_000_000, 1), resource.DecimalSI),
+		corev1.ResourceMemory:           *resource.NewQuantity(h.MemoryBytes, resource.BinarySI),
 		corev1.ResourceEphemeralStorage: resource.MustParse(EphemeralStorage),
 	}
 }
@@ -234,13 +248,6 @@ func memoryVolume(name string, mb int) corev1.Volume {
 		Medium:    corev1.StorageMediumMemory,
 		SizeLimit: resource.NewQuantity(int64(mb)<<20, resource.BinarySI),
 	}}}
-}
-
-func tmpMB(mb int) int {
-	if mb <= 0 {
-		return 64
-	}
-	return mb
 }
 
 // splitLabels keeps every contract label as an annotation with its exact

@@ -3,8 +3,10 @@ package kubernetes
 import (
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/backend"
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox/backend/backendtest"
 )
 
 func testSpec() backend.ContainerSpec {
@@ -79,7 +81,6 @@ func TestPodRefuses(t *testing.T) {
 	}{
 		{"root user", func(s *backend.ContainerSpec) { s.User = "0:0" }, "never run as root"},
 		{"named user", func(s *backend.ContainerSpec) { s.User = "sandbox" }, "not numeric"},
-		{"relaxed item", func(s *backend.ContainerSpec) { s.Relax = []string{"read_only_root"} }, "relaxing hardening"},
 		{"host network", func(s *backend.ContainerSpec) { s.Network = "host" }, "none of none, allowlist or egress"},
 		{"bridge network", func(s *backend.ContainerSpec) { s.Network = "bridge" }, "none of none, allowlist or egress"},
 		{"install cache", func(s *backend.ContainerSpec) { s.CacheUser = "1001:1001" }, "not yet available"},
@@ -128,6 +129,39 @@ func TestPolicyFor(t *testing.T) {
 			if len(np.Spec.Egress) != wantEgress || wantEgress == 1 && (len(np.Spec.Egress[0].To) != 0 || len(np.Spec.Egress[0].Ports) != 0) {
 				t.Errorf("egress rules %+v, want %d rule(s) open to every destination", np.Spec.Egress, wantEgress)
 			}
+		})
+	}
+}
+
+// The pod Pod builds (with its NetworkPolicy) reads back as the hardening
+// backend.HardeningFor describes, field by field, but for what a pod
+// cannot carry (notOnAPod).
+func TestPodHardeningReadBack(t *testing.T) {
+	for _, network := range []string{"none", "egress"} {
+		t.Run(network, func(t *testing.T) {
+			spec := testSpec()
+			spec.Network = network
+			pod, err := Pod(spec, Options{Namespace: "ns", RuntimeClass: "gvisor"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			backendtest.CompareHardening(t, hardeningOf(spec), readPod(pod, policyFor(pod, network)), notOnAPod)
+		})
+	}
+	// A helper pod carries the same.
+	sandbox, _ := Pod(testSpec(), Options{Namespace: "ns"})
+	for _, network := range []string{"none", "egress"} {
+		t.Run("helper "+network, func(t *testing.T) {
+			hs := backend.HelperSpec{Image: "img", Cmd: []string{"true"}, User: "65533:65533", Network: network,
+				Labels:      map[string]string{backend.LabelID: "abc123-install"},
+				MemoryBytes: 128 << 20, NanoCPUs: 5e8, Pids: 64, WorkspaceMB: 16}
+			pod, np, err := HelperPod(sandbox, hs, "mcp-sandbox-helper-1", time.Minute)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := hardeningOf(backend.ContainerSpec{User: hs.User, Network: network, MemoryBytes: hs.MemoryBytes,
+				NanoCPUs: hs.NanoCPUs, Pids: hs.Pids, WorkspaceMB: hs.WorkspaceMB, TmpMB: helperTmpMB})
+			backendtest.CompareHardening(t, want, readPod(pod, np), notOnAPod)
 		})
 	}
 }
