@@ -151,7 +151,7 @@ var hardeningItems = []hardeningItem{
 		func(p *corev1.Pod, _ *networkingv1.NetworkPolicy) { p.Spec.RestartPolicy = corev1.RestartPolicyAlways }},
 	{"deny-all NetworkPolicy (ingress and egress) selecting the pod",
 		func(p *corev1.Pod, np *networkingv1.NetworkPolicy, _ backend.ContainerSpec) bool {
-			return isDenyAll(p, np) && np.Spec.PodSelector.MatchLabels[backend.LabelID] != ""
+			return isDenyAll(p, np)
 		},
 		func(_ *corev1.Pod, np *networkingv1.NetworkPolicy) {
 			np.Spec.Egress = []networkingv1.NetworkPolicyEgressRule{{}}
@@ -249,7 +249,8 @@ func onlyEmptyDirs(p *corev1.Pod) bool {
 func isDenyAll(p *corev1.Pod, np *networkingv1.NetworkPolicy) bool {
 	sel := np.Spec.PodSelector.MatchLabels
 	own := sel[backend.LabelID] == p.Labels[backend.LabelID] && p.Labels[backend.LabelID] != "" ||
-		sel[LabelHelperPod] == p.Name && p.Labels[LabelHelperPod] == p.Name
+		sel[LabelHelperPod] == p.Name && p.Labels[LabelHelperPod] == p.Name ||
+		sel[LabelWarmPool] == p.Labels[LabelWarmPool] && p.Labels[LabelWarmPool] != "" // the pool's own
 	return np.Namespace == p.Namespace && len(sel) == 1 && own &&
 		len(np.Spec.PodSelector.MatchExpressions) == 0 &&
 		slices.Contains(np.Spec.PolicyTypes, networkingv1.PolicyTypeIngress) &&

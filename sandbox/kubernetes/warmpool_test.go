@@ -165,7 +165,13 @@ func checkClaimedPod(ctx context.Context, t *testing.T, cs *kubernetes.Clientset
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
-	if p := hardeningProblems(pod, DenyAll(pod), spec); len(p) > 0 {
+	// The pool's deny-all policy, made before its pods, is the claimed
+	// pod's (it selects the pool's label; the claim adds no policy).
+	np, err := cs.NetworkingV1().NetworkPolicies(pod.Namespace).Get(ctx, DenyAllName(pod.Labels[LabelWarmPool]), metav1.GetOptions{})
+	if err != nil {
+		t.Fatalf("the claimed pod's pool policy: %v", err)
+	}
+	if p := hardeningProblems(pod, np, spec); len(p) > 0 {
 		t.Errorf("the claimed pod lacks: %s", strings.Join(p, "; "))
 	}
 	nps, err := cs.NetworkingV1().NetworkPolicies(pod.Namespace).List(ctx, metav1.ListOptions{})
