@@ -57,7 +57,7 @@ func (f Fence) ApplyPath(p string, roots []string) (string, error) {
 			at = filepath.Dir(real)
 		}
 		if err := s.checkPath(at); err != nil {
-			return "", err
+			return "", denied(err)
 		}
 	}
 	return real, nil
@@ -88,10 +88,10 @@ func (f Fence) ApplyGuard() *ApplyGuard {
 // directory above it.
 func (g *ApplyGuard) CheckName(p string) error {
 	if d := g.write.byName(g.f.lookup(), p); d != "" {
-		return fmt.Errorf("%w: %s is in %s, which files.write_deny protects: a proposal never changes it; propose a path elsewhere, or copy_out the file for the person to place", ErrFence, p, d)
+		return denied(fmt.Errorf("%w: %s is in %s, which files.write_deny protects: a proposal never changes it; propose a path elsewhere, or copy_out the file for the person to place", ErrFence, p, d))
 	}
 	if d := g.read.byName(g.f.lookup(), p); d != "" {
-		return fmt.Errorf("%w: %s is in %s, which files.read_deny keeps from the sandbox; propose a path elsewhere", ErrFence, p, d)
+		return denied(fmt.Errorf("%w: %s is in %s, which files.read_deny keeps from the sandbox; propose a path elsewhere", ErrFence, p, d))
 	}
 	return nil
 }
@@ -108,7 +108,7 @@ func (g *ApplyGuard) OpenDir(r *os.Root, rootPath, rel string) (*os.Root, error)
 	for _, s := range []*denySet{g.read, g.write} {
 		if err := s.checkChain(d, p); err != nil {
 			d.Close()
-			return nil, err
+			return nil, denied(err)
 		}
 	}
 	return d, nil
@@ -132,7 +132,7 @@ func (g *ApplyGuard) OpenFile(d *os.Root, name, p string) (*os.File, fs.FileInfo
 	for _, s := range []*denySet{g.read, g.write} {
 		if err := s.checkFile(fh, p); err != nil {
 			fh.Close()
-			return nil, nil, err
+			return nil, nil, denied(err)
 		}
 	}
 	return fh, info, nil
@@ -142,7 +142,11 @@ func (g *ApplyGuard) OpenFile(d *os.Root, name, p string) (*os.File, fs.FileInfo
 // r (open on rootPath), for writing into: no symlink followed, and
 // neither it nor a directory above it protected by files.write_deny.
 func (g *ApplyGuard) WriteDir(r *os.Root, rootPath, parent string) (*os.Root, error) {
-	return openWriteParent(r, g.write, rootPath, parent)
+	d, err := openWriteParent(r, g.write, rootPath, parent)
+	if err != nil && strings.Contains(err.Error(), "protects") {
+		return nil, denied(err)
+	}
+	return d, err
 }
 
 // CheckWrite refuses replacing, creating or removing base in the
@@ -150,7 +154,35 @@ func (g *ApplyGuard) WriteDir(r *os.Root, rootPath, parent string) (*os.Root, er
 // by name or identity.
 func (g *ApplyGuard) CheckWrite(pr *os.Root, dest, base string) error {
 	if err := g.f.checkWriteName(g.write, dest); err != nil {
-		return err
+		return denied(err)
 	}
-	return checkWriteBase(pr, g.write, dest, base)
+	return denied(checkWriteBase(pr, g.write, dest, base))
+}
+
+// Ignorer answers "would copy_in have left this out?" from the
+// .gitignore files of a host tree, so that a proposal with delete does not
+// delete what never reached the sandbox.
+type Ignorer struct{ ig ignorer }
+
+// Load adds the .gitignore of the directory open as d (relDir: slash path
+// below the tree's top, "" for the top); outer directories first.
+func (i *Ignorer) Load(d *os.Root, relDir string) { i.ig.load(d, relDir) }
+
+// Ignored reports whether rel (slash path below the top) is ignored.
+func (i *Ignorer) Ignored(rel string, isDir bool) bool { return i.ig.ignored(rel, isDir) }
+
+// ErrDenied is wrapped (with ErrFence) by an ApplyGuard refusal that a
+// deny list makes, as opposed to a symlink or special file in the way.
+var ErrDenied = errors.New("denied")
+
+type deniedError struct{ err error }
+
+func (e deniedError) Error() string   { return e.err.Error() }
+func (e deniedError) Unwrap() []error { return []error{e.err, ErrDenied} }
+
+func denied(err error) error {
+	if err == nil {
+		return nil
+	}
+	return deniedError{err}
 }
