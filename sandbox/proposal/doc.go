@@ -18,7 +18,7 @@
 //
 //	p, err := proposal.Build(ctx, archive, proposal.Request{HostPath: "~/proj", Fence: f, ApplyRoots: roots})
 //	err = proposal.Save(st, p)                     // the tray and the window see it
-//	choice, err := proposal.Await(ctx, st, p.ID)   // or an elicitation's answer
+//	choice, err := proposal.Await(ctx, st, p, 0)   // or an elicitation's answer
 //	res, err := proposal.Apply(ctx, p, proposal.ApplyOptions{Fence: f, ApplyRoots: roots, BackupDir: proposal.BackupDir(st.Dir())})
 //
 // Imports: sandbox/atomicfile, sandbox/filebackup, sandbox/hostfs, sandbox/state

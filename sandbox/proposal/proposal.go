@@ -45,8 +45,11 @@ type Proposal struct {
 	CreatedAt time.Time `json:"created_at"`
 	// Deadline: no decision by then is a reject.
 	Deadline time.Time `json:"deadline"`
+	// AppliedBy says who applies on a yes: ByServer (it waits) or
+	// ByWindow (the call returned pending).
+	AppliedBy string `json:"applied_by,omitempty"`
 
-	content map[string][]byte // new content by Rel; not for added/deleted? see File
+	content map[string][]byte // new content by Rel (not for Deleted)
 }
 
 // File is one changed file.
