@@ -378,3 +378,31 @@ func TestBuildSingleFileAndNewTree(t *testing.T) {
 		t.Errorf("mode of a new file: %v", fi.Mode())
 	}
 }
+
+// TestRefusedByIdentity: another name of a protected file (a symlink to
+// it as host_path, a hard link inside the project) is refused as the file
+// itself is.
+func TestRefusedByIdentity(t *testing.T) {
+	w := newWorld(t)
+	write(t, w.home, ".ssh/id", "key\n")
+	os.Symlink(filepath.Join(w.home, ".bashrc"), filepath.Join(w.home, "rc"))
+	w.req.HostPath = "~/rc"
+	if _, err := Build(context.Background(), tarOf(t, ent{name: "rc", body: "x\n"}), w.req); !errors.Is(err, hostfs.ErrDenied) {
+		t.Errorf("a symlink to .bashrc as host_path: %v", err)
+	}
+	w.req.HostPath = "~/proj/../.bashrc"
+	if _, err := Build(context.Background(), tarOf(t, ent{name: ".bashrc", body: "x\n"}), w.req); !errors.Is(err, hostfs.ErrDenied) {
+		t.Errorf("~/proj/../.bashrc: %v", err)
+	}
+	if err := os.Link(filepath.Join(w.home, ".ssh", "id"), filepath.Join(w.home, "proj", "hard")); err != nil {
+		t.Skip("no hard links here:", err)
+	}
+	w.req.HostPath = "~/proj"
+	_, err := Build(context.Background(), project(t, ent{name: "proj/hard", body: "planted\n"}), w.req)
+	if !errors.Is(err, hostfs.ErrDenied) {
+		t.Errorf("a hard link to ~/.ssh/id: %v", err)
+	}
+	if got := read(t, filepath.Join(w.home, ".ssh", "id")); got != "key\n" {
+		t.Errorf("~/.ssh/id: %q", got)
+	}
+}
