@@ -109,7 +109,19 @@ func readArchive(ctx context.Context, r io.Reader, lim Limits) (*sandboxTree, er
 	if n == 0 {
 		return nil, fmt.Errorf("%w: empty; check that the path exists in the sandbox", ErrArchive)
 	}
-	return t, nil
+	return t, t.checkParents()
+}
+
+// checkParents refuses a file that is also a directory above another.
+func (t *sandboxTree) checkParents() error {
+	for rel := range t.files {
+		for d := path.Dir(rel); d != "."; d = path.Dir(d) {
+			if _, ok := t.files[d]; ok {
+				return fmt.Errorf("%w: %s is a file and a directory", ErrArchive, d)
+			}
+		}
+	}
+	return nil
 }
 
 // entryName returns name's slash path below the top ("" for the top),

@@ -232,6 +232,7 @@ func TestBuildRefusals(t *testing.T) {
 		{"file onto a tree", "~/proj", []ent{{name: "proj", body: "x"}}, []error{hostfs.ErrFence}, "not a regular file"},
 		{"huge file", "~/proj", []ent{{name: "proj/", typ: tar.TypeDir}, {name: "proj/big", size: 9 << 20}}, []error{ErrTooBig}, "copy_out"},
 		{"empty", "~/proj", nil, []error{ErrArchive}, "empty"},
+		{"file and directory", "~/proj", []ent{{name: "proj/", typ: tar.TypeDir}, {name: "proj/a", body: "x"}, {name: "proj/a/b", body: "y"}}, []error{ErrArchive}, "a file and a directory"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			w := newWorld(t)

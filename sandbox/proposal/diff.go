@@ -14,6 +14,10 @@ import (
 const (
 	maxDiffLines = 50000
 	maxEdits     = 1500
+	// maxSteps bounds the comparisons of one diff (about 0.1 s): Myers'
+	// time is O((N+M)·D), which long runs of equal lines between edits
+	// can push to the whole product.
+	maxSteps = 20_000_000
 	// maxDiffBytes bounds one file's diff text; the rest is cut.
 	maxDiffBytes = 64 << 10
 	contextLines = 3
@@ -104,7 +108,8 @@ type op struct {
 
 // editScript is Myers' O((N+M)D) algorithm on lines numbered by content,
 // after the common prefix and suffix are taken off; false when the edit
-// distance passes maxEdits (its trace would take O(D²) memory).
+// distance passes maxEdits (its trace would take O(D²) memory) or the
+// search maxSteps.
 func editScript(a, b []string) ([]op, bool) {
 	pre := 0
 	for pre < len(a) && pre < len(b) && a[pre] == b[pre] {
@@ -161,8 +166,12 @@ func myers(a, b []int32) ([]op, bool) {
 	off := max + 1
 	v := make([]int32, 2*max+3)
 	var trace [][]int32
+	steps := 0
 	for d := 0; d <= max; d++ {
 		if d > maxEdits {
+			return nil, false
+		}
+		if steps += d + 1; steps > maxSteps {
 			return nil, false
 		}
 		for k := -d; k <= d; k += 2 {
@@ -173,10 +182,12 @@ func myers(a, b []int32) ([]op, bool) {
 				x = int(v[off+k-1]) + 1
 			}
 			y := x - k
+			x0 := x
 			for x < n && y < m && a[x] == b[y] {
 				x++
 				y++
 			}
+			steps += x - x0
 			v[off+k] = int32(x)
 			if x >= n && y >= m {
 				return backtrack(trace, n, m, d), true

@@ -193,3 +193,21 @@ func TestDiffBounds(t *testing.T) {
 		t.Errorf("big diff: %d bytes, +%d", len(cut.Text), cut.Added)
 	}
 }
+
+// TestDiffHostileTime: equal runs between many edits make Myers' search
+// long; the step bound keeps one diff short (checked by count, not time).
+func TestDiffHostileTime(t *testing.T) {
+	var a, b bytes.Buffer
+	for i := range maxDiffLines - 1 {
+		fmt.Fprintf(&a, "x\n")
+		if i%70 == 0 {
+			fmt.Fprintf(&b, "y%d\n", i)
+		} else {
+			fmt.Fprintf(&b, "x\n")
+		}
+	}
+	d := Diff(a.Bytes(), b.Bytes())
+	if d.Added == 0 || d.Removed == 0 {
+		t.Errorf("hostile pair: +%d -%d", d.Added, d.Removed)
+	}
+}
