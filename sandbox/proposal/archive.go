@@ -8,8 +8,12 @@ import (
 	"io"
 	"io/fs"
 	"path"
+	"runtime"
 	"strings"
 )
+
+// foldsCase: the host's usual file systems (macOS, Windows) ignore case.
+var foldsCase = runtime.GOOS == "darwin" || runtime.GOOS == "windows"
 
 // Limits bound what one proposal carries (it is kept in the state
 // directory until the person decides).
@@ -112,9 +116,18 @@ func readArchive(ctx context.Context, r io.Reader, lim Limits) (*sandboxTree, er
 	return t, t.checkParents()
 }
 
-// checkParents refuses a file that is also a directory above another.
+// checkParents refuses a file that is also a directory above another,
+// and (where the host's file systems ignore case) two names that differ
+// only in case: they would land on one host file.
 func (t *sandboxTree) checkParents() error {
+	folded := map[string]string{}
 	for rel := range t.files {
+		if foldsCase {
+			if other, ok := folded[strings.ToLower(rel)]; ok {
+				return fmt.Errorf("%w: %s and %s differ only in case, which this host does not tell apart; rename one", ErrArchive, rel, other)
+			}
+			folded[strings.ToLower(rel)] = rel
+		}
 		for d := path.Dir(rel); d != "."; d = path.Dir(d) {
 			if _, ok := t.files[d]; ok {
 				return fmt.Errorf("%w: %s is a file and a directory", ErrArchive, d)

@@ -407,3 +407,15 @@ func TestRefusedByIdentity(t *testing.T) {
 		t.Errorf("~/.ssh/id: %q", got)
 	}
 }
+
+func TestCaseCollision(t *testing.T) {
+	if !foldsCase {
+		foldsCase = true
+		t.Cleanup(func() { foldsCase = false })
+	}
+	w := newWorld(t)
+	_, err := Build(context.Background(), project(t, ent{name: "proj/A.py", body: "x\n"}, ent{name: "proj/a.PY", body: "y\n"}), w.req)
+	if !errors.Is(err, ErrArchive) || !strings.Contains(err.Error(), "only in case") {
+		t.Errorf("names differing in case: %v", err)
+	}
+}

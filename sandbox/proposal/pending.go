@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/atomicfile"
@@ -38,6 +39,8 @@ const ProposalsDir = "proposals"
 const (
 	MaxPending      = 16
 	maxProposalJSON = 4 << 20
+	// maxPendingBytes bounds all pending proposals' files together.
+	maxPendingBytes = 128 << 20
 )
 
 // ErrFull is returned by Save when MaxPending proposals wait already.
@@ -78,6 +81,13 @@ func Save(st *state.Store, p *Proposal) error {
 	}
 	if len(b) > maxProposalJSON {
 		return fmt.Errorf("%w: the proposal is %d bytes; propose a smaller path", ErrTooBig, len(b))
+	}
+	size := int64(len(b))
+	for _, c := range p.content {
+		size += int64(len(c))
+	}
+	if used := folderBytes(proposalsDir(st)); used+size > maxPendingBytes {
+		return fmt.Errorf("%w: the proposals waiting for review hold %d bytes; ask the person to review them in the MCP Sandbox window", ErrFull, used)
 	}
 	tmp := filepath.Join(proposalsDir(st), ".tmp-"+p.ID)
 	if err := os.MkdirAll(filepath.Join(tmp, "new"), 0o700); err != nil {
@@ -269,14 +279,35 @@ func Drop(st *state.Store, id string) {
 	}
 }
 
+// folderBytes is the size of the regular files below dir.
+func folderBytes(dir string) int64 {
+	var n int64
+	filepath.WalkDir(dir, func(_ string, d fs.DirEntry, err error) error {
+		if err == nil && d.Type().IsRegular() {
+			if fi, err := d.Info(); err == nil {
+				n += fi.Size()
+			}
+		}
+		return nil
+	})
+	return n
+}
+
 // Sweep removes proposals past their deadline by a minute (rejected; their
-// server is no longer waiting) and unreadable folders.
+// server is no longer waiting), unreadable folders, and the temporary
+// folders of a Save that died an hour ago.
 func Sweep(st *state.Store, now time.Time) {
 	ents, err := os.ReadDir(proposalsDir(st))
 	if err != nil {
 		return
 	}
 	for _, e := range ents {
+		if strings.HasPrefix(e.Name(), ".tmp-") {
+			if fi, err := e.Info(); err == nil && now.Sub(fi.ModTime()) > time.Hour {
+				os.RemoveAll(filepath.Join(proposalsDir(st), e.Name()))
+			}
+			continue
+		}
 		if !validID.MatchString(e.Name()) {
 			continue
 		}

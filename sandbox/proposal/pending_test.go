@@ -136,3 +136,18 @@ func TestPendingHostileFiles(t *testing.T) {
 		t.Errorf("a path as id: %v", err)
 	}
 }
+
+func TestSweepTemporary(t *testing.T) {
+	w := newWorld(t)
+	st, _ := state.Open(w.state)
+	tmp := filepath.Join(w.state, ProposalsDir, ".tmp-"+state.NewAskID())
+	os.MkdirAll(tmp, 0o700)
+	Sweep(st, time.Now())
+	if _, err := os.Stat(tmp); err != nil {
+		t.Fatalf("a fresh temporary folder swept: %v", err)
+	}
+	Sweep(st, time.Now().Add(2*time.Hour))
+	if _, err := os.Stat(tmp); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("an old temporary folder kept: %v", err)
+	}
+}
