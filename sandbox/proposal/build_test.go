@@ -12,6 +12,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox/config"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/filebackup"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/hostfs"
 )
@@ -417,5 +418,39 @@ func TestCaseCollision(t *testing.T) {
 	_, err := Build(context.Background(), project(t, ent{name: "proj/A.py", body: "x\n"}, ent{name: "proj/a.PY", body: "y\n"}), w.req)
 	if !errors.Is(err, ErrArchive) || !strings.Contains(err.Error(), "only in case") {
 		t.Errorf("names differing in case: %v", err)
+	}
+}
+
+// TestBuiltInWriteDeny: with the built-in write_deny (as the server
+// passes it), start-up files, autostart and PATH directories are refused.
+func TestBuiltInWriteDeny(t *testing.T) {
+	w := newWorld(t)
+	t.Setenv("PATH", filepath.Join(w.home, "tools"))
+	write(t, w.home, "tools/x", "#!/bin/sh\n")
+	write(t, w.home, ".config/autostart/a.desktop", "[Desktop Entry]\n")
+	w.req.Fence.WriteDeny = config.DefaultWriteDeny()
+	for _, hp := range []string{"~/tools/x", "~/.config/autostart/a.desktop", "~/.profile", "~/.zshrc"} {
+		w.req.HostPath = hp
+		_, err := Build(context.Background(), tarOf(t, ent{name: filepath.Base(hp), body: "evil\n"}), w.req)
+		if !errors.Is(err, hostfs.ErrDenied) || !strings.Contains(err.Error(), "files.write_deny") {
+			t.Errorf("%s: %v", hp, err)
+		}
+	}
+}
+
+// TestApplyUnderTodaysPolicy: Apply checks the policy in force when the
+// person says yes, not the one the proposal was built under.
+func TestApplyUnderTodaysPolicy(t *testing.T) {
+	w := newWorld(t)
+	p, err := Build(context.Background(), project(t), w.req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.opts.ApplyRoots = []string{"~/elsewhere"}
+	if _, err := Apply(context.Background(), p, w.opts); !errors.Is(err, hostfs.ErrFence) || !strings.Contains(err.Error(), "files.apply_roots") {
+		t.Errorf("Apply outside today's apply_roots: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(w.home, "proj", "new")); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("written anyway: %v", err)
 	}
 }
