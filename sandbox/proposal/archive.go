@@ -8,6 +8,7 @@ import (
 	"io"
 	"io/fs"
 	"path"
+	"path/filepath"
 	"runtime"
 	"strings"
 )
@@ -157,6 +158,10 @@ func entryName(name string, top *string, first, isDir bool) (string, error) {
 	rel, ok := strings.CutPrefix(clean, *top+"/")
 	if !ok {
 		return "", fmt.Errorf("%w: entry %q is outside %s", ErrArchive, name, *top)
+	}
+	// On Windows: no reserved device names (NUL, COM1), no ":" (a stream).
+	if !filepath.IsLocal(filepath.FromSlash(rel)) || filepath.Separator == '\\' && strings.Contains(rel, ":") {
+		return "", fmt.Errorf("%w: entry %q is not a plain name on this system", ErrArchive, name)
 	}
 	return rel, nil
 }
