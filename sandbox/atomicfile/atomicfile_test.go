@@ -59,3 +59,25 @@ func TestWriteCheckAborts(t *testing.T) {
 		t.Errorf("temp files left behind: %v", ents)
 	}
 }
+
+func TestWriteIn(t *testing.T) {
+	dir := t.TempDir()
+	r, err := os.OpenRoot(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	if err := WriteIn(r, "f", []byte("one"), 0o600, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	stop := errors.New("changed")
+	err = WriteIn(r, "f", []byte("two"), 0o600, Options{Check: func() error { return stop }})
+	if !errors.Is(err, stop) {
+		t.Fatalf("Check's error: %v", err)
+	}
+	b, _ := os.ReadFile(filepath.Join(dir, "f"))
+	ents, _ := os.ReadDir(dir)
+	if string(b) != "one" || len(ents) != 1 {
+		t.Errorf("after a refused write: %q, %d entries", b, len(ents))
+	}
+}

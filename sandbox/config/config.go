@@ -152,10 +152,22 @@ type Files struct {
 	// WriteDenyReplace makes the file's write_deny replace the defaults.
 	WriteDenyReplace bool `toml:"write_deny_replace"`
 	MaxCopyMB        int  `toml:"max_copy_mb"`
+	// ApplyRoots are the directories propose_changes may change files
+	// below ("~" allowed); empty: the read roots.
+	ApplyRoots []string `toml:"apply_roots"`
 	// CopyOutLinks lets copy_out make the symlinks of a copied tree whose
 	// target, resolved on the host inside the copy, stays inside it. Off
 	// by default: copy_out makes no symlink on the host and lists them.
 	CopyOutLinks bool `toml:"copy_out_links"`
+}
+
+// ApplyRootsOrRead returns ApplyRoots, or the read roots when it is
+// empty (the default).
+func (f Files) ApplyRootsOrRead() []string {
+	if len(f.ApplyRoots) == 0 {
+		return f.ReadRoots
+	}
+	return f.ApplyRoots
 }
 
 // DefaultReadDeny lists where credentials usually live in a home

@@ -122,6 +122,8 @@ func TestInvalidNamesTheLine(t *testing.T) {
 		{"allowed origin wildcard", "[http]\nallowed_origins = [\"*\"]\n", 2, "http.allowed_origins"},
 		{"language without run", "[languages.ruby]\nimage = \"ruby:3\"\nextension = \".rb\"\n", 1, "languages.ruby.run"},
 		{"pool language unknown", "[pool]\nlanguages = [\"cobol\"]\n", 2, "pool.languages"},
+		{"apply_roots relative", "[files]\napply_roots = [\"~\", \"src\"]\n", 2, "files.apply_roots"},
+		{"apply_roots empty name", "[files]\napply_roots = [\"\"]\n", 2, "files.apply_roots"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := Parse("config.toml", []byte(tc.src))
@@ -313,5 +315,22 @@ func TestCanonicalOrigin(t *testing.T) {
 		if got := CanonicalOrigin(in); got != want {
 			t.Errorf("CanonicalOrigin(%q) = %q, want %q", in, got, want)
 		}
+	}
+}
+
+func TestApplyRootsDefaultToReadRoots(t *testing.T) {
+	c, err := Parse("config.toml", []byte("[files]\nread_roots = [\"~/src\"]\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := c.Files.ApplyRootsOrRead(); len(got) != 1 || got[0] != "~/src" {
+		t.Errorf("default apply roots: %q", got)
+	}
+	c, err = Parse("config.toml", []byte("[files]\nread_roots = [\"~\"]\napply_roots = [\"~/proj\", \"/srv/code\"]\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := c.Files.ApplyRootsOrRead(); len(got) != 2 || got[0] != "~/proj" {
+		t.Errorf("apply roots: %q", got)
 	}
 }

@@ -3,6 +3,7 @@ package config
 import (
 	"fmt"
 	"net/url"
+	"path/filepath"
 	"regexp"
 	"strings"
 
@@ -153,6 +154,11 @@ func (c *Config) validateRest() error {
 	if strings.TrimSpace(c.Files.WriteRoot) == "" {
 		return invalid("files.write_root", "must name a directory")
 	}
+	for _, r := range c.Files.ApplyRoots {
+		if err := validRoot(r); err != "" {
+			return invalid("files.apply_roots", "%q %s", r, err)
+		}
+	}
 	if c.Pool.Size < 0 || c.Pool.Size > 16 {
 		return invalid("pool.size", "must be between 0 and 16")
 	}
@@ -217,3 +223,17 @@ func checkImageRef(s string) error {
 
 // CheckImageRef validates an image reference given by a tool call.
 func CheckImageRef(s string) error { return checkImageRef(s) }
+
+// validRoot says what is wrong with a root directory's name: "" if
+// nothing.
+func validRoot(r string) string {
+	switch {
+	case strings.TrimSpace(r) == "":
+		return "is empty: name a directory"
+	case strings.ContainsFunc(r, func(c rune) bool { return c < 0x20 || c == 0x7f }):
+		return "holds a control character"
+	case r != "~" && !strings.HasPrefix(r, "~/") && !strings.HasPrefix(r, `~\`) && !filepath.IsAbs(r):
+		return "is relative: write an absolute path or one starting with ~/"
+	}
+	return ""
+}

@@ -267,7 +267,13 @@ func (s *Store) answerPath(id string) string   { return filepath.Join(s.asksDir(
 
 // readAskFile decodes the regular file name in dir into v: no symlink,
 // at most MaxAskFile bytes, one JSON value with no unknown field.
-func readAskFile(dir, name string, v any) error {
+func readAskFile(dir, name string, v any) error { return ReadJSONFile(dir, name, MaxAskFile, v) }
+
+// ReadJSONFile decodes the regular file name in dir into v as the tray
+// and the servers read each other's files: no symlink, at most max bytes,
+// one JSON value with no unknown field. An unusable file is an ErrAsk
+// error.
+func ReadJSONFile(dir, name string, max int64, v any) error {
 	root, err := os.OpenRoot(dir)
 	if err != nil {
 		return err
@@ -288,12 +294,12 @@ func readAskFile(dir, name string, v any) error {
 	if fi, err = f.Stat(); err != nil || !fi.Mode().IsRegular() {
 		return fmt.Errorf("%w: %s is not a regular file", ErrAsk, name)
 	}
-	b, err := io.ReadAll(io.LimitReader(f, MaxAskFile+1))
+	b, err := io.ReadAll(io.LimitReader(f, max+1))
 	if err != nil {
 		return fmt.Errorf("%w: %w", ErrAsk, err)
 	}
-	if len(b) > MaxAskFile {
-		return fmt.Errorf("%w: %s is more than %d bytes", ErrAsk, name, MaxAskFile)
+	if int64(len(b)) > max {
+		return fmt.Errorf("%w: %s is more than %d bytes", ErrAsk, name, max)
 	}
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.DisallowUnknownFields()
