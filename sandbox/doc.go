@@ -19,6 +19,9 @@
 // does), so a new option or field changes no caller; whether a sandbox's
 // container died under a call is decided in death.go alone.
 //
+// The warm pool's logic (sizes, refill, bursts, claims, draining) lives in
+// sandbox/pool; pool.go here is what it asks of the engine.
+//
 // # Bounded by construction
 //
 // Every reader of sandbox output counts bytes against a limit before it
