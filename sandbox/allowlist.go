@@ -4,21 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"net"
-	"strconv"
 	"sync"
 	"time"
 
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox/netglue"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/netproxy"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/state"
 )
-
-// ProxyPort is the port of an allowlist sandbox's proxy on its own
-// loopback (127.0.0.1:3128, the usual port of an HTTP proxy): the command
-// agent listens there and carries each connection to the server, which
-// serves it with the sandbox's netproxy.Proxy.
-const ProxyPort = 3128
 
 // proxyStartTimeout bounds the agent's answer to the proxy's listen.
 const proxyStartTimeout = 10 * time.Second
@@ -27,19 +20,6 @@ const proxyStartTimeout = 10 * time.Second
 // runners (stop, expiry, reaping, the container's death, Close) ends its
 // connections.
 const proxyRunner = "netproxy"
-
-// proxyURL is what the proxy variables name.
-var proxyURL = "http://127.0.0.1:" + strconv.Itoa(ProxyPort)
-
-// proxyEnv is set in an allowlist sandbox's container, so every process
-// in it (run_code, sandbox_exec, the resident runners, a person's docker
-// exec) finds the proxy.
-var proxyEnv = []string{
-	"HTTP_PROXY=" + proxyURL, "HTTPS_PROXY=" + proxyURL,
-	"http_proxy=" + proxyURL, "https_proxy=" + proxyURL,
-	"ALL_PROXY=" + proxyURL, "all_proxy=" + proxyURL,
-	"NO_PROXY=localhost,127.0.0.1,::1", "no_proxy=localhost,127.0.0.1,::1",
-}
 
 // AskRequest is what the person is asked about: a sandbox of Language,
 // made by Client, wants Host:Port, which no entry allows.
@@ -61,9 +41,9 @@ type sandboxProxy struct {
 	own    bool // the sandbox named its own allow_domains
 	ctx    context.Context
 	cancel context.CancelFunc
-	audit  auditBudget
+	audit  netglue.AuditBudget
 	// log holds the newest connections, for the logs resource.
-	log netLog
+	log netglue.Log
 	// closed writes the audit line of what the budget kept out.
 	closed func()
 
@@ -122,10 +102,10 @@ func (e *Engine) networkOf(sb *Sandbox) NetworkInfo {
 	}
 	sp := sb.proxy(false, nil)
 	if sp == nil {
-		n.Allowed = entryStrings(e.proxyEntries(sb))
+		n.Allowed = netglue.EntryStrings(e.proxyEntries(sb))
 		return n
 	}
-	n.Allowed = entryStrings(sp.p.Entries())
+	n.Allowed = netglue.EntryStrings(sp.p.Entries())
 	st := sp.p.Stats()
 	n.Stats = &st
 	return n
@@ -146,14 +126,6 @@ func (n NetworkInfo) traffic() *state.NetworkSummary {
 		t.Refused = append(t.Refused, state.HostHits{Host: h.Host, Count: h.Count})
 	}
 	return t.Bounded()
-}
-
-func entryStrings(es []netproxy.Entry) []string {
-	out := make([]string, len(es))
-	for i, x := range es {
-		out[i] = x.String()
-	}
-	return out
 }
 
 // proxyEntries are sb's entries: its own allow_domains, or, when it named
@@ -201,13 +173,13 @@ func (e *Engine) newProxy(sb *Sandbox) *sandboxProxy {
 		Entries:  e.proxyEntries(sb),
 		MaxConns: proxyMaxConns(cfg.Network.MaxConnections),
 		Audit: func(r netproxy.Record) {
-			sp.log.add(r)
+			sp.log.Add(r)
 			e.auditNetwork(sb, &sp.audit, r)
 			e.record(sb, true) // a connection may carry several requests
 		},
 	}
 	sp.closed = func() {
-		if d := sp.audit.flush(); d > 0 {
+		if d := sp.audit.Flush(); d > 0 {
 			e.auditNetworkDropped(sb, d)
 		}
 	}
@@ -243,7 +215,7 @@ func (e *Engine) startProxy(ctx context.Context, sb *Sandbox, c *agentConn) erro
 	if sp == nil {
 		return fmt.Errorf("%w: sandbox %s is stopping", ErrNotFound, sb.ID)
 	}
-	id, _, err := c.listen(ctx, ProxyPort, func(conn net.Conn) { e.serveProxy(sb, sp, lingerConn{conn}) })
+	id, _, err := c.listen(ctx, netglue.ProxyPort, func(conn net.Conn) { e.serveProxy(sb, sp, netglue.Linger(conn)) })
 	if err != nil {
 		return fmt.Errorf("the proxy inside the sandbox: %w", err)
 	}
@@ -273,32 +245,6 @@ func (e *Engine) serveProxy(sb *Sandbox, sp *sandboxProxy, conn net.Conn) {
 	e.record(sb, true) // no longer open
 }
 
-// lingerTimeout bounds how long a closed proxy connection waits for the
-// program inside to close its side (lingerConn).
-const lingerTimeout = 2 * time.Second
-
-// lingerConn closes a stream as a TCP socket with nothing left to read
-// is closed: its end is sent (eof) after everything written, and the
-// program's end is awaited briefly, so the answer is delivered rather than
-// cut by a reset (a stream closed before the program finished sending is
-// reset, discarding what the agent had not yet written).
-type lingerConn struct{ net.Conn }
-
-func (l lingerConn) CloseWrite() error {
-	if cw, ok := l.Conn.(interface{ CloseWrite() error }); ok {
-		return cw.CloseWrite()
-	}
-	return nil
-}
-
-func (l lingerConn) Close() error {
-	if l.CloseWrite() == nil {
-		_ = l.SetReadDeadline(time.Now().Add(lingerTimeout))
-		_, _ = io.Copy(io.Discard, io.LimitReader(l.Conn, 64<<10))
-	}
-	return l.Conn.Close()
-}
-
 // requireProxy starts sb's agent and proxy, or says why allowlist cannot
 // work in sb.
 func (e *Engine) requireProxy(ctx context.Context, sb *Sandbox) error {
@@ -317,29 +263,15 @@ func (e *Engine) requireProxy(ctx context.Context, sb *Sandbox) error {
 
 // auditNetwork writes one proxied connection to the audit log, within
 // the sandbox's budget of lines.
-func (e *Engine) auditNetwork(sb *Sandbox, budget *auditBudget, r netproxy.Record) {
+func (e *Engine) auditNetwork(sb *Sandbox, budget *netglue.AuditBudget, r netproxy.Record) {
 	if e.st == nil {
 		return
 	}
-	ok, dropped := budget.take(time.Now())
+	ok, dropped := budget.Take(time.Now())
 	if !ok {
 		return
 	}
-	what := "allowed"
-	if !r.Allowed {
-		what = "refused: " + r.Reason
-	} else if r.Error != "" {
-		what = "allowed, failed: " + r.Error
-	}
-	target := net.JoinHostPort(r.Host, strconv.Itoa(r.Port))
-	n := &state.NetworkAudit{Host: r.Host, Port: r.Port, Method: r.Method, Allowed: r.Allowed, Reason: r.Reason,
-		Error: r.Error, Status: r.Status, BytesIn: r.BytesIn, BytesOut: r.BytesOut}
-	err := e.st.Audit(state.AuditEntry{
-		Time: r.Start, Client: sb.client(), Tool: "network", SandboxID: sb.ID,
-		Summary:    fmt.Sprintf("%s %s %s (%d B in, %d B out)%s", r.Method, target, what, r.BytesIn, r.BytesOut, droppedNote(dropped)),
-		DurationMS: r.Duration.Milliseconds(), Network: n,
-	})
-	if err != nil {
+	if err := e.st.Audit(netglue.AuditEntry(r, sb.client(), sb.ID, dropped)); err != nil {
 		e.log.Warn("write audit log", "err", err)
 	}
 }
@@ -350,16 +282,25 @@ func (e *Engine) auditNetworkDropped(sb *Sandbox, dropped int) {
 	if e.st == nil {
 		return
 	}
-	err := e.st.Audit(state.AuditEntry{Time: time.Now(), Client: sb.client(), Tool: "network", SandboxID: sb.ID,
-		Summary: "proxy closed" + droppedNote(dropped)})
-	if err != nil {
+	if err := e.st.Audit(netglue.ClosedEntry(time.Now(), sb.client(), sb.ID, dropped)); err != nil {
 		e.log.Warn("write audit log", "err", err)
 	}
 }
 
-func droppedNote(n int) string {
-	if n == 0 {
+// NetworkLog returns sandbox id's newest proxied connections, one a line
+// (time, method, host:port, allowed or why refused, bytes each way,
+// duration), for its logs resource; "" when it has had none or is not an
+// allowlist sandbox this engine owns.
+func (e *Engine) NetworkLog(id string) string {
+	e.mu.Lock()
+	sb := e.boxes[id]
+	e.mu.Unlock()
+	if sb == nil {
 		return ""
 	}
-	return fmt.Sprintf("; %d connections before this were not logged (over %d at once, then one each %s)", n, networkAuditBurst, networkAuditEvery)
+	sp := sb.proxy(false, nil)
+	if sp == nil {
+		return ""
+	}
+	return sp.log.String()
 }

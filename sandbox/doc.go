@@ -21,6 +21,9 @@
 //
 // The warm pool's logic (sizes, refill, bursts, claims, draining) lives in
 // sandbox/pool; pool.go here is what it asks of the engine.
+// What sits between the engine and sandbox/netproxy (the proxy's address
+// and environment, install helpers' entries, the audit lines and log of a
+// sandbox's connections) lives in sandbox/netglue.
 //
 // # Bounded by construction
 //

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/config"
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox/netglue"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/netproxy"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/pool"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/printable"
@@ -549,7 +550,7 @@ func containerEnv(network string) []string {
 	if network != NetworkAllowlist {
 		return baseEnv
 	}
-	return append(append([]string{}, baseEnv...), proxyEnv...)
+	return append(append([]string{}, baseEnv...), netglue.ProxyEnv()...)
 }
 
 func (e *Engine) containerSpec(ctx context.Context, cfg *config.Config, sb *Sandbox, name string, pooled bool) ContainerSpec {
