@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"net"
-	"sync"
 	"time"
 
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/netglue"
@@ -34,43 +33,20 @@ type AskRequest struct {
 // instead.
 var ErrNoAgentForAllowlist = errors.New("allowlist networking needs the sandbox's command agent, which does not run in this sandbox; the sandbox is given no network instead")
 
-// sandboxProxy is an allowlist sandbox's proxy: one netproxy.Proxy for
-// the sandbox's life, served on whichever agent runs.
-type sandboxProxy struct {
-	p      *netproxy.Proxy
-	own    bool // the sandbox named its own allow_domains
-	ctx    context.Context
-	cancel context.CancelFunc
-	audit  netglue.AuditBudget
-	// log holds the newest connections, for the logs resource.
-	log netglue.Log
-	// closed writes the audit line of what the budget kept out.
-	closed func()
+// sandboxProxy is an allowlist sandbox's proxy (sandbox/netglue), kept
+// among its runners so that closing them ends its connections.
+type sandboxProxy struct{ *netglue.Proxy }
 
-	mu       sync.Mutex
-	conn     *agentConn
-	listener int
+func (sp sandboxProxy) close() { sp.Close() }
+
+// agentListen is a proxy's listen on an agent connection.
+type agentListen struct {
+	c  *agentConn
+	id int
 }
 
-func (sp *sandboxProxy) listening() bool {
-	sp.mu.Lock()
-	defer sp.mu.Unlock()
-	return sp.conn != nil && !sp.conn.gone() && sp.ctx.Err() == nil
-}
-
-func (sp *sandboxProxy) close() {
-	sp.cancel()
-	if sp.closed != nil {
-		sp.closed()
-	}
-	sp.mu.Lock()
-	c, id := sp.conn, sp.listener
-	sp.conn = nil
-	sp.mu.Unlock()
-	if c != nil {
-		c.unlisten(id)
-	}
-}
+func (l agentListen) Gone() bool { return l.c.gone() }
+func (l agentListen) Close()     { l.c.unlisten(l.id) }
 
 // NetworkInfo is a sandbox's network as sandbox_list shows it.
 type NetworkInfo struct {
@@ -105,8 +81,8 @@ func (e *Engine) networkOf(sb *Sandbox) NetworkInfo {
 		n.Allowed = netglue.EntryStrings(e.proxyEntries(sb))
 		return n
 	}
-	n.Allowed = netglue.EntryStrings(sp.p.Entries())
-	st := sp.p.Stats()
+	n.Allowed = netglue.EntryStrings(sp.Entries())
+	st := sp.Stats()
 	n.Stats = &st
 	return n
 }
@@ -146,42 +122,38 @@ func (e *Engine) proxyEntries(sb *Sandbox) []netproxy.Entry {
 
 // proxy returns sb's proxy (made on first use when make is set), or nil
 // while sb is being removed.
-func (sb *Sandbox) proxy(create bool, newProxy func() *sandboxProxy) *sandboxProxy {
+func (sb *Sandbox) proxy(create bool, newProxy func() *netglue.Proxy) *netglue.Proxy {
 	sb.mu.Lock()
 	defer sb.mu.Unlock()
 	if sb.removing {
 		return nil
 	}
-	sp, ok := sb.runners[proxyRunner].(*sandboxProxy)
+	sp, ok := sb.runners[proxyRunner].(sandboxProxy)
 	if !ok && create {
 		if sb.runners == nil {
 			sb.runners = map[string]residentRunner{}
 		}
-		sp = newProxy()
+		sp = sandboxProxy{newProxy()}
 		sb.runners[proxyRunner] = sp
 	}
-	return sp
+	return sp.Proxy
 }
 
 // newProxy makes sb's proxy: its entries, network.max_connections, the
 // person-asking seam and the audit log.
-func (e *Engine) newProxy(sb *Sandbox) *sandboxProxy {
+func (e *Engine) newProxy(sb *Sandbox) *netglue.Proxy {
 	cfg := e.cfg.Current()
-	ctx, cancel := context.WithCancel(context.Background())
-	sp := &sandboxProxy{own: len(sb.allowDomains) > 0, ctx: ctx, cancel: cancel}
-	o := netproxy.Options{
+	o := netglue.ProxyOptions{
 		Entries:  e.proxyEntries(sb),
 		MaxConns: proxyMaxConns(cfg.Network.MaxConnections),
-		Audit: func(r netproxy.Record) {
-			sp.log.Add(r)
-			e.auditNetwork(sb, &sp.audit, r)
+		Own:      len(sb.allowDomains) > 0,
+		Audit: func(r netproxy.Record, line bool, dropped int) {
+			if line {
+				e.auditNetwork(sb, r, dropped)
+			}
 			e.record(sb, true) // a connection may carry several requests
 		},
-	}
-	sp.closed = func() {
-		if d := sp.audit.Flush(); d > 0 {
-			e.auditNetworkDropped(sb, d)
-		}
+		Closed: func(dropped int) { e.auditNetworkDropped(sb, dropped) },
 	}
 	if e.ask != nil {
 		o.Ask = func(ctx context.Context, host string, port int) (netproxy.Decision, error) {
@@ -191,8 +163,7 @@ func (e *Engine) newProxy(sb *Sandbox) *sandboxProxy {
 			return e.ask(ctx, AskRequest{SandboxID: sb.ID, Language: sb.Language, Client: sb.client(), Host: host, Port: port})
 		}
 	}
-	sp.p = netproxy.New(o)
-	return sp
+	return netglue.NewProxy(o)
 }
 
 // proxyMaxConns is network.max_connections as a proxy can hold it: within
@@ -207,11 +178,11 @@ func (sb *Sandbox) client() string {
 	return sb.Client
 }
 
-// startProxy has agent c listen on ProxyPort inside sb and serve each
-// connection with sb's proxy. It is called after every start of sb's
-// agent.
+// startProxy has agent c listen on the proxy's port inside sb and serve
+// each connection with sb's proxy. It is called after every start of
+// sb's agent.
 func (e *Engine) startProxy(ctx context.Context, sb *Sandbox, c *agentConn) error {
-	sp := sb.proxy(true, func() *sandboxProxy { return e.newProxy(sb) })
+	sp := sb.proxy(true, func() *netglue.Proxy { return e.newProxy(sb) })
 	if sp == nil {
 		return fmt.Errorf("%w: sandbox %s is stopping", ErrNotFound, sb.ID)
 	}
@@ -219,15 +190,8 @@ func (e *Engine) startProxy(ctx context.Context, sb *Sandbox, c *agentConn) erro
 	if err != nil {
 		return fmt.Errorf("the proxy inside the sandbox: %w", err)
 	}
-	sp.mu.Lock()
-	old, oldID := sp.conn, sp.listener
-	sp.conn, sp.listener = c, id
-	sp.mu.Unlock()
-	if sp.ctx.Err() != nil { // closed meanwhile
-		c.unlisten(id)
-	}
-	if old != nil && old != c {
-		old.unlisten(oldID)
+	if old, ok := sp.Listen(agentListen{c, id}).(agentListen); ok && old.c != c {
+		old.Close()
 	}
 	return nil
 }
@@ -236,12 +200,12 @@ func (e *Engine) startProxy(ctx context.Context, sb *Sandbox, c *agentConn) erro
 // record's counters are written when it opens and when it ends (and
 // after each request, see newProxy); the recorder coalesces them to
 // about one write a second, however many connections come.
-func (e *Engine) serveProxy(sb *Sandbox, sp *sandboxProxy, conn net.Conn) {
-	if !sp.own {
-		sp.p.SetEntries(e.proxyEntries(sb))
+func (e *Engine) serveProxy(sb *Sandbox, sp *netglue.Proxy, conn net.Conn) {
+	if !sp.Own() {
+		sp.SetEntries(e.proxyEntries(sb))
 	}
 	e.record(sb, true)
-	sp.p.Serve(sp.ctx, conn)
+	sp.Serve(conn)
 	e.record(sb, true) // no longer open
 }
 
@@ -255,20 +219,16 @@ func (e *Engine) requireProxy(ctx context.Context, sb *Sandbox) error {
 		}
 		return fmt.Errorf("%w: %w (%s)", ErrAllowlistUnavailable, ErrNoAgentForAllowlist, why)
 	}
-	if sp := sb.proxy(false, nil); sp == nil || !sp.listening() {
+	if sp := sb.proxy(false, nil); sp == nil || !sp.Listening() {
 		return fmt.Errorf("%w: the proxy did not start inside the sandbox (the server's log says why); the sandbox is given no network instead", ErrAllowlistUnavailable)
 	}
 	return nil
 }
 
-// auditNetwork writes one proxied connection to the audit log, within
-// the sandbox's budget of lines.
-func (e *Engine) auditNetwork(sb *Sandbox, budget *netglue.AuditBudget, r netproxy.Record) {
+// auditNetwork writes one proxied connection to the audit log; dropped
+// is how many its budget kept out before it.
+func (e *Engine) auditNetwork(sb *Sandbox, r netproxy.Record, dropped int) {
 	if e.st == nil {
-		return
-	}
-	ok, dropped := budget.Take(time.Now())
-	if !ok {
 		return
 	}
 	if err := e.st.Audit(netglue.AuditEntry(r, sb.client(), sb.ID, dropped)); err != nil {
@@ -302,5 +262,5 @@ func (e *Engine) NetworkLog(id string) string {
 	if sp == nil {
 		return ""
 	}
-	return sp.log.String()
+	return sp.Log()
 }

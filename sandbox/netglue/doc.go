@@ -1,6 +1,7 @@
 // Package netglue is what sits between the engine and sandbox/netproxy for
-// an allowlist sandbox: the proxy's address and environment inside a
-// sandbox, the entries an install helper's proxy allows and the hosts it
+// an allowlist sandbox: its proxy for the sandbox's life (served on
+// whichever listen carries it), the proxy's address and environment inside
+// a sandbox, the entries an install helper's proxy allows and the hosts it
 // reached, the bounded audit lines and log of each sandbox's connections,
 // and which allow_domains a question to a person may hold. The engine
 // keeps what rides its command agent (starting the proxy inside a
