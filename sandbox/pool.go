@@ -141,7 +141,7 @@ func (e *Engine) createPooled(ctx, soft context.Context, pl plan) (*Sandbox, err
 	cfg := e.cfg.Current()
 	pull := cfg.Images.Pull
 	if pull == "always" {
-		pull = "missing" // not a pull per refill; pool.MaxAge renews
+		pull = "missing" // not a pull per refill; the pool renews it after 6 hours
 	}
 	img, err := e.be.EnsureImage(soft, pl.Image, pull, nil)
 	if err != nil {

@@ -22,7 +22,7 @@ func (p *Pool[S, K]) Claim(language string, key K) (S, bool) {
 	if i < 0 {
 		// A burst: the pool could have served this one. It grows by
 		// one (reconcile bounds it) and refills meanwhile.
-		if pooledHere && p.extra[language] < MaxSize {
+		if pooledHere && p.extra[language] < maxSize {
 			p.extra[language]++
 		}
 		p.mu.Unlock()

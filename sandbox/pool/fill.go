@@ -55,7 +55,7 @@ func (p *Pool[S, K]) prune(want map[string]Want[S, K], sz Sizes, alive map[strin
 		var keep []item[S, K]
 		for _, it := range list {
 			stale := !ok || it.key != w.Key || len(keep) >= size ||
-				now.Sub(it.box.Created) > MaxAge || (alive != nil && !alive[it.box.ContainerID])
+				now.Sub(it.box.Created) > maxAge || (alive != nil && !alive[it.box.ContainerID])
 			if stale {
 				drop = append(drop, it)
 				continue

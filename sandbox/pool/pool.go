@@ -11,12 +11,12 @@ import (
 
 // Warm pool limits.
 const (
-	// MaxSize caps [pool] size and max_size per language, whatever the
+	// maxSize caps [pool] size and max_size per language, whatever the
 	// file says.
-	MaxSize = 16
-	// MaxAge is when a ready sandbox is replaced by a fresh one (a new
+	maxSize = 16
+	// maxAge is when a ready sandbox is replaced by a fresh one (a new
 	// image tag, a long-idle interpreter).
-	MaxAge = 6 * time.Hour
+	maxAge = 6 * time.Hour
 	// LabelTTL is the expiry label of a pooled container: the owner
 	// replaces it long before, so only a reaper of a server that is gone
 	// (on another host) ever acts on it.
@@ -58,10 +58,10 @@ type Sizes struct {
 
 // SizesOf reads the bounds from cfg.
 func SizesOf(cfg *config.Config) Sizes {
-	size := min(max(cfg.Pool.Size, 0), MaxSize)
+	size := min(max(cfg.Pool.Size, 0), maxSize)
 	sz := Sizes{
 		Size: size,
-		Most: min(max(cfg.Pool.MaxSize, size), MaxSize, max(cfg.Limits.MaxSandboxes, size)),
+		Most: min(max(cfg.Pool.MaxSize, size), maxSize, max(cfg.Limits.MaxSandboxes, size)),
 		Idle: time.Duration(cfg.Pool.IdleSeconds) * time.Second,
 	}
 	if size == 0 {

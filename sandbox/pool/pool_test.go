@@ -8,6 +8,8 @@ import (
 	"testing"
 	"testing/synctest"
 	"time"
+
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox/config"
 )
 
 // fakeEngine makes sandboxes of type string (their id), keyed by an image
@@ -179,4 +181,25 @@ func TestPoolCloseRemovesEverything(t *testing.T) {
 			t.Error("a closed pool served a claim")
 		}
 	})
+}
+
+// TestSizesOf: size and max_size are capped at 16 and by max_sandboxes,
+// max_size below size is size, and size 0 turns bursts off too.
+func TestSizesOf(t *testing.T) {
+	for _, tc := range []struct {
+		size, most, maxSandboxes int
+		want                     Sizes
+	}{
+		{1, 8, 10, Sizes{Size: 1, Most: 8}},
+		{40, 40, 100, Sizes{Size: 16, Most: 16}},
+		{2, 8, 3, Sizes{Size: 2, Most: 3}},
+		{4, 1, 10, Sizes{Size: 4, Most: 4}},
+		{0, 8, 10, Sizes{}},
+	} {
+		cfg := config.Default()
+		cfg.Pool.Size, cfg.Pool.MaxSize, cfg.Limits.MaxSandboxes, cfg.Pool.IdleSeconds = tc.size, tc.most, tc.maxSandboxes, 0
+		if got := SizesOf(cfg); got != tc.want {
+			t.Errorf("size %d, max_size %d, max_sandboxes %d: %+v, want %+v", tc.size, tc.most, tc.maxSandboxes, got, tc.want)
+		}
+	}
 }
