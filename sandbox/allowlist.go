@@ -4,21 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"net"
-	"strconv"
-	"sync"
 	"time"
 
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox/netglue"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/netproxy"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/state"
 )
-
-// ProxyPort is the port of an allowlist sandbox's proxy on its own
-// loopback (127.0.0.1:3128, the usual port of an HTTP proxy): the command
-// agent listens there and carries each connection to the server, which
-// serves it with the sandbox's netproxy.Proxy.
-const ProxyPort = 3128
 
 // proxyStartTimeout bounds the agent's answer to the proxy's listen.
 const proxyStartTimeout = 10 * time.Second
@@ -27,19 +19,6 @@ const proxyStartTimeout = 10 * time.Second
 // runners (stop, expiry, reaping, the container's death, Close) ends its
 // connections.
 const proxyRunner = "netproxy"
-
-// proxyURL is what the proxy variables name.
-var proxyURL = "http://127.0.0.1:" + strconv.Itoa(ProxyPort)
-
-// proxyEnv is set in an allowlist sandbox's container, so every process
-// in it (run_code, sandbox_exec, the resident runners, a person's docker
-// exec) finds the proxy.
-var proxyEnv = []string{
-	"HTTP_PROXY=" + proxyURL, "HTTPS_PROXY=" + proxyURL,
-	"http_proxy=" + proxyURL, "https_proxy=" + proxyURL,
-	"ALL_PROXY=" + proxyURL, "all_proxy=" + proxyURL,
-	"NO_PROXY=localhost,127.0.0.1,::1", "no_proxy=localhost,127.0.0.1,::1",
-}
 
 // AskRequest is what the person is asked about: a sandbox of Language,
 // made by Client, wants Host:Port, which no entry allows.
@@ -54,43 +33,20 @@ type AskRequest struct {
 // instead.
 var ErrNoAgentForAllowlist = errors.New("allowlist networking needs the sandbox's command agent, which does not run in this sandbox; the sandbox is given no network instead")
 
-// sandboxProxy is an allowlist sandbox's proxy: one netproxy.Proxy for
-// the sandbox's life, served on whichever agent runs.
-type sandboxProxy struct {
-	p      *netproxy.Proxy
-	own    bool // the sandbox named its own allow_domains
-	ctx    context.Context
-	cancel context.CancelFunc
-	audit  auditBudget
-	// log holds the newest connections, for the logs resource.
-	log netLog
-	// closed writes the audit line of what the budget kept out.
-	closed func()
+// sandboxProxy is an allowlist sandbox's proxy (sandbox/netglue), kept
+// among its runners so that closing them ends its connections.
+type sandboxProxy struct{ *netglue.Proxy }
 
-	mu       sync.Mutex
-	conn     *agentConn
-	listener int
+func (sp sandboxProxy) close() { sp.Close() }
+
+// agentListen is a proxy's listen on an agent connection.
+type agentListen struct {
+	c  *agentConn
+	id int
 }
 
-func (sp *sandboxProxy) listening() bool {
-	sp.mu.Lock()
-	defer sp.mu.Unlock()
-	return sp.conn != nil && !sp.conn.gone() && sp.ctx.Err() == nil
-}
-
-func (sp *sandboxProxy) close() {
-	sp.cancel()
-	if sp.closed != nil {
-		sp.closed()
-	}
-	sp.mu.Lock()
-	c, id := sp.conn, sp.listener
-	sp.conn = nil
-	sp.mu.Unlock()
-	if c != nil {
-		c.unlisten(id)
-	}
-}
+func (l agentListen) Gone() bool { return l.c.gone() }
+func (l agentListen) Close()     { l.c.unlisten(l.id) }
 
 // NetworkInfo is a sandbox's network as sandbox_list shows it.
 type NetworkInfo struct {
@@ -122,11 +78,11 @@ func (e *Engine) networkOf(sb *Sandbox) NetworkInfo {
 	}
 	sp := sb.proxy(false, nil)
 	if sp == nil {
-		n.Allowed = entryStrings(e.proxyEntries(sb))
+		n.Allowed = netglue.EntryStrings(e.proxyEntries(sb))
 		return n
 	}
-	n.Allowed = entryStrings(sp.p.Entries())
-	st := sp.p.Stats()
+	n.Allowed = netglue.EntryStrings(sp.Entries())
+	st := sp.Stats()
 	n.Stats = &st
 	return n
 }
@@ -148,14 +104,6 @@ func (n NetworkInfo) traffic() *state.NetworkSummary {
 	return t.Bounded()
 }
 
-func entryStrings(es []netproxy.Entry) []string {
-	out := make([]string, len(es))
-	for i, x := range es {
-		out[i] = x.String()
-	}
-	return out
-}
-
 // proxyEntries are sb's entries: its own allow_domains, or, when it named
 // none, the config's whole network.allow_domains (read again for each
 // connection, so a person's change applies at once).
@@ -174,42 +122,38 @@ func (e *Engine) proxyEntries(sb *Sandbox) []netproxy.Entry {
 
 // proxy returns sb's proxy (made on first use when make is set), or nil
 // while sb is being removed.
-func (sb *Sandbox) proxy(create bool, newProxy func() *sandboxProxy) *sandboxProxy {
+func (sb *Sandbox) proxy(create bool, newProxy func() *netglue.Proxy) *netglue.Proxy {
 	sb.mu.Lock()
 	defer sb.mu.Unlock()
 	if sb.removing {
 		return nil
 	}
-	sp, ok := sb.runners[proxyRunner].(*sandboxProxy)
+	sp, ok := sb.runners[proxyRunner].(sandboxProxy)
 	if !ok && create {
 		if sb.runners == nil {
 			sb.runners = map[string]residentRunner{}
 		}
-		sp = newProxy()
+		sp = sandboxProxy{newProxy()}
 		sb.runners[proxyRunner] = sp
 	}
-	return sp
+	return sp.Proxy
 }
 
 // newProxy makes sb's proxy: its entries, network.max_connections, the
 // person-asking seam and the audit log.
-func (e *Engine) newProxy(sb *Sandbox) *sandboxProxy {
+func (e *Engine) newProxy(sb *Sandbox) *netglue.Proxy {
 	cfg := e.cfg.Current()
-	ctx, cancel := context.WithCancel(context.Background())
-	sp := &sandboxProxy{own: len(sb.allowDomains) > 0, ctx: ctx, cancel: cancel}
-	o := netproxy.Options{
+	o := netglue.ProxyOptions{
 		Entries:  e.proxyEntries(sb),
 		MaxConns: proxyMaxConns(cfg.Network.MaxConnections),
-		Audit: func(r netproxy.Record) {
-			sp.log.add(r)
-			e.auditNetwork(sb, &sp.audit, r)
+		Own:      len(sb.allowDomains) > 0,
+		Audit: func(r netproxy.Record, line bool, dropped int) {
+			if line {
+				e.auditNetwork(sb, r, dropped)
+			}
 			e.record(sb, true) // a connection may carry several requests
 		},
-	}
-	sp.closed = func() {
-		if d := sp.audit.flush(); d > 0 {
-			e.auditNetworkDropped(sb, d)
-		}
+		Closed: func(dropped int) { e.auditNetworkDropped(sb, dropped) },
 	}
 	if e.ask != nil {
 		o.Ask = func(ctx context.Context, host string, port int) (netproxy.Decision, error) {
@@ -219,8 +163,7 @@ func (e *Engine) newProxy(sb *Sandbox) *sandboxProxy {
 			return e.ask(ctx, AskRequest{SandboxID: sb.ID, Language: sb.Language, Client: sb.client(), Host: host, Port: port})
 		}
 	}
-	sp.p = netproxy.New(o)
-	return sp
+	return netglue.NewProxy(o)
 }
 
 // proxyMaxConns is network.max_connections as a proxy can hold it: within
@@ -235,27 +178,20 @@ func (sb *Sandbox) client() string {
 	return sb.Client
 }
 
-// startProxy has agent c listen on ProxyPort inside sb and serve each
-// connection with sb's proxy. It is called after every start of sb's
-// agent.
+// startProxy has agent c listen on the proxy's port inside sb and serve
+// each connection with sb's proxy. It is called after every start of
+// sb's agent.
 func (e *Engine) startProxy(ctx context.Context, sb *Sandbox, c *agentConn) error {
-	sp := sb.proxy(true, func() *sandboxProxy { return e.newProxy(sb) })
+	sp := sb.proxy(true, func() *netglue.Proxy { return e.newProxy(sb) })
 	if sp == nil {
 		return fmt.Errorf("%w: sandbox %s is stopping", ErrNotFound, sb.ID)
 	}
-	id, _, err := c.listen(ctx, ProxyPort, func(conn net.Conn) { e.serveProxy(sb, sp, lingerConn{conn}) })
+	id, _, err := c.listen(ctx, netglue.ProxyPort, func(conn net.Conn) { e.serveProxy(sb, sp, netglue.Linger(conn)) })
 	if err != nil {
 		return fmt.Errorf("the proxy inside the sandbox: %w", err)
 	}
-	sp.mu.Lock()
-	old, oldID := sp.conn, sp.listener
-	sp.conn, sp.listener = c, id
-	sp.mu.Unlock()
-	if sp.ctx.Err() != nil { // closed meanwhile
-		c.unlisten(id)
-	}
-	if old != nil && old != c {
-		old.unlisten(oldID)
+	if old, ok := sp.Listen(agentListen{c, id}).(agentListen); ok && old.c != c {
+		old.Close()
 	}
 	return nil
 }
@@ -264,39 +200,13 @@ func (e *Engine) startProxy(ctx context.Context, sb *Sandbox, c *agentConn) erro
 // record's counters are written when it opens and when it ends (and
 // after each request, see newProxy); the recorder coalesces them to
 // about one write a second, however many connections come.
-func (e *Engine) serveProxy(sb *Sandbox, sp *sandboxProxy, conn net.Conn) {
-	if !sp.own {
-		sp.p.SetEntries(e.proxyEntries(sb))
+func (e *Engine) serveProxy(sb *Sandbox, sp *netglue.Proxy, conn net.Conn) {
+	if !sp.Own() {
+		sp.SetEntries(e.proxyEntries(sb))
 	}
 	e.record(sb, true)
-	sp.p.Serve(sp.ctx, conn)
+	sp.Serve(conn)
 	e.record(sb, true) // no longer open
-}
-
-// lingerTimeout bounds how long a closed proxy connection waits for the
-// program inside to close its side (lingerConn).
-const lingerTimeout = 2 * time.Second
-
-// lingerConn closes a stream as a TCP socket with nothing left to read
-// is closed: its end is sent (eof) after everything written, and the
-// program's end is awaited briefly, so the answer is delivered rather than
-// cut by a reset (a stream closed before the program finished sending is
-// reset, discarding what the agent had not yet written).
-type lingerConn struct{ net.Conn }
-
-func (l lingerConn) CloseWrite() error {
-	if cw, ok := l.Conn.(interface{ CloseWrite() error }); ok {
-		return cw.CloseWrite()
-	}
-	return nil
-}
-
-func (l lingerConn) Close() error {
-	if l.CloseWrite() == nil {
-		_ = l.SetReadDeadline(time.Now().Add(lingerTimeout))
-		_, _ = io.Copy(io.Discard, io.LimitReader(l.Conn, 64<<10))
-	}
-	return l.Conn.Close()
 }
 
 // requireProxy starts sb's agent and proxy, or says why allowlist cannot
@@ -309,37 +219,19 @@ func (e *Engine) requireProxy(ctx context.Context, sb *Sandbox) error {
 		}
 		return fmt.Errorf("%w: %w (%s)", ErrAllowlistUnavailable, ErrNoAgentForAllowlist, why)
 	}
-	if sp := sb.proxy(false, nil); sp == nil || !sp.listening() {
+	if sp := sb.proxy(false, nil); sp == nil || !sp.Listening() {
 		return fmt.Errorf("%w: the proxy did not start inside the sandbox (the server's log says why); the sandbox is given no network instead", ErrAllowlistUnavailable)
 	}
 	return nil
 }
 
-// auditNetwork writes one proxied connection to the audit log, within
-// the sandbox's budget of lines.
-func (e *Engine) auditNetwork(sb *Sandbox, budget *auditBudget, r netproxy.Record) {
+// auditNetwork writes one proxied connection to the audit log; dropped
+// is how many its budget kept out before it.
+func (e *Engine) auditNetwork(sb *Sandbox, r netproxy.Record, dropped int) {
 	if e.st == nil {
 		return
 	}
-	ok, dropped := budget.take(time.Now())
-	if !ok {
-		return
-	}
-	what := "allowed"
-	if !r.Allowed {
-		what = "refused: " + r.Reason
-	} else if r.Error != "" {
-		what = "allowed, failed: " + r.Error
-	}
-	target := net.JoinHostPort(r.Host, strconv.Itoa(r.Port))
-	n := &state.NetworkAudit{Host: r.Host, Port: r.Port, Method: r.Method, Allowed: r.Allowed, Reason: r.Reason,
-		Error: r.Error, Status: r.Status, BytesIn: r.BytesIn, BytesOut: r.BytesOut}
-	err := e.st.Audit(state.AuditEntry{
-		Time: r.Start, Client: sb.client(), Tool: "network", SandboxID: sb.ID,
-		Summary:    fmt.Sprintf("%s %s %s (%d B in, %d B out)%s", r.Method, target, what, r.BytesIn, r.BytesOut, droppedNote(dropped)),
-		DurationMS: r.Duration.Milliseconds(), Network: n,
-	})
-	if err != nil {
+	if err := e.st.Audit(netglue.AuditEntry(r, sb.client(), sb.ID, dropped)); err != nil {
 		e.log.Warn("write audit log", "err", err)
 	}
 }
@@ -350,16 +242,64 @@ func (e *Engine) auditNetworkDropped(sb *Sandbox, dropped int) {
 	if e.st == nil {
 		return
 	}
-	err := e.st.Audit(state.AuditEntry{Time: time.Now(), Client: sb.client(), Tool: "network", SandboxID: sb.ID,
-		Summary: "proxy closed" + droppedNote(dropped)})
-	if err != nil {
+	if err := e.st.Audit(netglue.ClosedEntry(time.Now(), sb.client(), sb.ID, dropped)); err != nil {
 		e.log.Warn("write audit log", "err", err)
 	}
 }
 
-func droppedNote(n int) string {
-	if n == 0 {
+// NetworkLog returns sandbox id's newest proxied connections, one a line
+// (time, method, host:port, allowed or why refused, bytes each way,
+// duration), for its logs resource; "" when it has had none or is not an
+// allowlist sandbox this engine owns.
+func (e *Engine) NetworkLog(id string) string {
+	e.mu.Lock()
+	sb := e.boxes[id]
+	e.mu.Unlock()
+	if sb == nil {
 		return ""
 	}
-	return fmt.Sprintf("; %d connections before this were not logged (over %d at once, then one each %s)", n, networkAuditBurst, networkAuditEvery)
+	sp := sb.proxy(false, nil)
+	if sp == nil {
+		return ""
+	}
+	return sp.Log()
+}
+
+// errHelperAgent: the helper's only way out is its proxy, which rides
+// the command agent; an install never falls back to a network of its own.
+var errHelperAgent = errors.New("package installs need the command agent inside the install helper (it carries the helper's only network, a proxy to the package indexes), and it cannot run there")
+
+// helperProxy is the Started hook of sb's install helper: it starts the
+// agent inside the helper and serves the helper's proxy on its loopback,
+// allowed entries only, recording what was reached.
+func (e *Engine) helperProxy(sb *Sandbox, entries []netproxy.Entry, maxConns int, reached *netglue.Reached) func(context.Context, string) (func(), error) {
+	return func(ctx context.Context, helperID string) (func(), error) {
+		at, ok := e.be.(Attacher)
+		if !ok {
+			return nil, fmt.Errorf("%w: %w (the backend cannot attach)", ErrPolicy, errHelperAgent)
+		}
+		// A stand-in for the helper: never in e.boxes, so nothing done to
+		// it touches sb.
+		h := &Sandbox{ID: sb.ID + "-install", ContainerID: helperID, User: helperUser(sb.User)}
+		sctx, cancel := context.WithTimeout(ctx, agentStartTimeout)
+		c, err := e.startAgent(sctx, at, h)
+		cancel()
+		if errors.Is(err, errInterpUnusable) {
+			return nil, fmt.Errorf("%w: %w: %v", ErrPolicy, errHelperAgent, err)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("start the install helper's agent: %w", err)
+		}
+		p := netproxy.New(netproxy.Options{Entries: entries, MaxConns: maxConns, Audit: reached.Add, AllowHint: netglue.InstallAllowHint})
+		pctx, stop := context.WithCancel(context.Background())
+		lctx, cancel := context.WithTimeout(ctx, proxyStartTimeout)
+		_, _, err = c.listen(lctx, netglue.ProxyPort, func(conn net.Conn) { p.Serve(pctx, netglue.Linger(conn)) })
+		cancel()
+		if err != nil {
+			stop()
+			c.close()
+			return nil, fmt.Errorf("the install helper's proxy: %w", err)
+		}
+		return func() { stop(); c.close() }, nil
+	}
 }

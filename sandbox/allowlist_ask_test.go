@@ -14,6 +14,7 @@ import (
 
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/backend/fake"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/config"
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox/netglue"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/netproxy"
 )
 
@@ -49,7 +50,7 @@ func TestProxyAskSeam(t *testing.T) {
 			t.Cleanup(func() { _ = e.Close(context.Background()) })
 			sb := &Sandbox{ID: "sb1", Language: "python", Client: "Claude Desktop", Network: NetworkAllowlist}
 			sp := e.newProxy(sb)
-			defer sp.close()
+			defer sp.Close()
 			status, body := connectThrough(t, sp, "example.com:443")
 			if status != http.StatusForbidden || !strings.Contains(body, tc.because) {
 				t.Errorf("answer %d %q, want 403 saying %q", status, body, tc.because)
@@ -60,7 +61,7 @@ func TestProxyAskSeam(t *testing.T) {
 			if tc.asked != (len(got) == 1) || tc.asked && got[0] != want {
 				t.Errorf("asked %+v, want asked=%v (%+v)", got, tc.asked, want)
 			}
-			if st := sp.p.Stats(); st.Refused != 1 {
+			if st := sp.Stats(); st.Refused != 1 {
 				t.Errorf("refused %d", st.Refused)
 			}
 		})
@@ -75,13 +76,13 @@ func askConfig(ask bool) *config.Config {
 
 // connectThrough sends CONNECT hostport to sp over a pipe and reads the
 // answer.
-func connectThrough(t *testing.T, sp *sandboxProxy, hostport string) (int, string) {
+func connectThrough(t *testing.T, sp *netglue.Proxy, hostport string) (int, string) {
 	t.Helper()
 	client, server := net.Pipe()
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		sp.p.Serve(context.Background(), server)
+		sp.Serve(server)
 	}()
 	defer func() { client.Close(); <-done }()
 	if _, err := client.Write([]byte("CONNECT " + hostport + " HTTP/1.1\r\nHost: " + hostport + "\r\n\r\n")); err != nil {

@@ -22,6 +22,12 @@
 // sessions (resident interpreters, figures, bash state) live in
 // sandbox/interp, which reaches the engine through interp.Host.
 //
+// The warm pool's logic (sizes, refill, bursts, claims, draining) lives in
+// sandbox/pool; pool.go here is what it asks of the engine.
+// What sits between the engine and sandbox/netproxy (the proxy's address
+// and environment, install helpers' entries, the audit lines and log of a
+// sandbox's connections) lives in sandbox/netglue.
+//
 // # Bounded by construction
 //
 // Every reader of sandbox output counts bytes against a limit before it

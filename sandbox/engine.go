@@ -15,8 +15,10 @@ import (
 
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/config"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/interp"
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox/netglue"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/netproxy"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/output"
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox/pool"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/printable"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/state"
 )
@@ -114,7 +116,7 @@ type Engine struct {
 	runtimeOnce sync.Once
 	runtime     string
 
-	pool *pool     // warm sandboxes (pool.go)
+	pool *warmPool // warm sandboxes (sandbox/pool; pool.go)
 	recs *recorder // state records, written in the background (recorder.go)
 	// freed is closed (and replaced) whenever a sandbox goes, for
 	// one-shot runs waiting for a slot under max_sandboxes.
@@ -174,7 +176,7 @@ func NewEngine(o Options) *Engine {
 	e.register()
 	e.pool = newPool(e)
 	if o.Config != nil {
-		o.Config.OnChange(func(*config.Config) { e.pool.poke() })
+		o.Config.OnChange(func(*config.Config) { e.pool.Poke() })
 	}
 	return e
 }
@@ -336,7 +338,7 @@ func (e *Engine) Create(ctx context.Context, req CreateRequest) (*Sandbox, error
 		e.admitted()
 	}()
 	var sb *Sandbox
-	if sb = e.pool.claim(ctx, cfg, p, req, name); sb != nil {
+	if sb = e.claimPooled(ctx, cfg, p, req, name); sb != nil {
 		sb, err = e.adopt(ctx, sb)
 	} else {
 		sb, err = e.create(ctx, cfg, p, req, name)
@@ -551,10 +553,10 @@ func containerEnv(network string) []string {
 	if network != NetworkAllowlist {
 		return baseEnv
 	}
-	return append(append([]string{}, baseEnv...), proxyEnv...)
+	return append(append([]string{}, baseEnv...), netglue.ProxyEnv()...)
 }
 
-func (e *Engine) containerSpec(ctx context.Context, cfg *config.Config, sb *Sandbox, name string, pool bool) ContainerSpec {
+func (e *Engine) containerSpec(ctx context.Context, cfg *config.Config, sb *Sandbox, name string, pooled bool) ContainerSpec {
 	labels := map[string]string{
 		LabelManaged:      "true",
 		LabelID:           sb.ID,
@@ -572,9 +574,9 @@ func (e *Engine) containerSpec(ctx context.Context, cfg *config.Config, sb *Sand
 		LabelPids:         strconv.Itoa(sb.Limits.Pids),
 		LabelExecTimeout:  strconv.Itoa(sb.Limits.ExecTimeoutSeconds),
 	}
-	if pool {
+	if pooled {
 		labels[LabelPool] = "true"
-		labels[LabelExpiresAt] = sb.CreatedAt.Add(poolLabelTTL).UTC().Format(time.RFC3339)
+		labels[LabelExpiresAt] = sb.CreatedAt.Add(pool.LabelTTL).UTC().Format(time.RFC3339)
 	}
 	return ContainerSpec{
 		Name:        name,
@@ -786,7 +788,7 @@ func (e *Engine) Close(ctx context.Context) error {
 	drained := make(chan struct{})
 	go func() {
 		defer close(drained)
-		e.pool.close(ctx)
+		e.pool.Close(ctx)
 	}()
 	_, err := e.StopAll(ctx, StopRequest{})
 	e.bg.Wait()

@@ -3,6 +3,8 @@ package sandbox
 import (
 	"context"
 	"net"
+
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox/netglue"
 )
 
 // ServeProxyForTest serves conn with sandbox id's allowlist proxy, as if
@@ -17,7 +19,7 @@ func ServeProxyForTest(ctx context.Context, e *Engine, id string, conn net.Conn)
 	sb.mu.Lock()
 	sb.Network = NetworkAllowlist
 	sb.mu.Unlock()
-	sp := sb.proxy(true, func() *sandboxProxy { return e.newProxy(sb) })
+	sp := sb.proxy(true, func() *netglue.Proxy { return e.newProxy(sb) })
 	if sp == nil {
 		return ErrNotFound
 	}

@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox/netglue"
 )
 
 // InstallRequest asks for packages in a sandbox.
@@ -122,14 +124,14 @@ func (e *Engine) InstallPackages(ctx context.Context, id string, req InstallRequ
 	stderr := newCapture(cfg.Limits.OutputBytes, streamTo(out, "stderr"))
 	tctx, cancel := context.WithTimeout(ctx, time.Duration(cfg.Limits.MaxExecTimeoutSeconds)*time.Second)
 	defer cancel()
-	var reached reachedHosts
+	var reached netglue.Reached
 	status, err := e.runInstallHelper(tctx, sb, manager, specs, HelperSpec{
-		Image: sb.Image, Cmd: cmd, Env: append(installEnv(cfg.Network.InstallEnv), helperProxyEnv...), User: helperUser(sb.User),
+		Image: sb.Image, Cmd: cmd, Env: append(installEnv(cfg.Network.InstallEnv), netglue.HelperProxyEnv()...), User: helperUser(sb.User),
 		Network: NetworkNone, Runtime: e.runtimeFor(ctx, cfg), Stdout: stdout, Stderr: stderr,
-		Started: e.helperProxy(sb, installEntries(cfg.Network.InstallEnv), proxyMaxConns(cfg.Network.MaxConnections), &reached),
+		Started: e.helperProxy(sb, netglue.InstallEntries(cfg.Network.InstallEnv), proxyMaxConns(cfg.Network.MaxConnections), &reached),
 	})
 	res = InstallResult{Manager: manager, ExitCode: status.ExitCode, Installed: []string{}}
-	defer func() { res.Reached = reached.list() }()
+	defer func() { res.Reached = reached.List() }()
 	switch {
 	case err == nil:
 	case ctx.Err() != nil:

@@ -117,3 +117,10 @@ func TestInstallFailureNote(t *testing.T) {
 		})
 	}
 }
+
+func TestInstallFailureNoteProxy(t *testing.T) {
+	pip := "ERROR: Could not install packages due to an OSError: HTTPSConnectionPool(host='evil.example', port=443): Max retries exceeded (Caused by ProxyError('Unable to connect to proxy', OSError('Tunnel connection failed: 403 Forbidden')))"
+	if n := installFailureNote("pip", pip, "config.toml"); !strings.Contains(n, "reaches only pypi.org") || !strings.Contains(n, "network.install_env") {
+		t.Errorf("note for a refused host: %q", n)
+	}
+}

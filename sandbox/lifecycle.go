@@ -22,7 +22,7 @@ func (e *Engine) Run(ctx context.Context) {
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
-		e.pool.run(ctx) // the warm pool (pool.go)
+		e.pool.Run(ctx) // the warm pool (sandbox/pool)
 	}()
 	wg.Add(1)
 	go func() {

@@ -5,9 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"time"
 
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/config"
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox/netglue"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/netproxy"
 )
 
@@ -76,26 +76,11 @@ func checkAllowDomains(cfg *config.Config, asked []string, personAllowed bool) e
 	if err != nil {
 		return invalidErr("network.allow_domains in %s: %v", cfg.File(), err)
 	}
-	var missing []string
-	for _, e := range entries {
-		if !coveredBy(allowed, e) {
-			missing = append(missing, e.String())
-		}
-	}
-	if len(missing) > 0 {
+	if missing := netglue.Missing(allowed, entries); len(missing) > 0 {
 		return &notCoveredError{Missing: missing, err: policyErr("allow_domains: %s %s not in network.allow_domains of %s; only a person can allow a host: add %s there (the AI asking for it is not enough; %s)",
 			strings.Join(missing, ", "), isAre(len(missing)), cfg.File(), quoteList(missing), appliesSoon)}
 	}
 	return nil
-}
-
-func coveredBy(list []netproxy.Entry, e netproxy.Entry) bool {
-	for _, a := range list {
-		if a.Covers(e) {
-			return true
-		}
-	}
-	return false
 }
 
 func isAre(n int) string {
@@ -122,7 +107,7 @@ func (e *Engine) planAsking(ctx context.Context, cfg *config.Config, req CreateR
 	if !errors.As(err, &nc) || !cfg.Network.Ask || e.askEntries == nil {
 		return p, err
 	}
-	if why := e.notAskable(ctx, nc.Missing); why != "" {
+	if why := netglue.NotAskable(ctx, e.resolver, nc.Missing); why != "" {
 		return p, fmt.Errorf("%w (no person was asked: %s)", err, why)
 	}
 	// makePlan resolved the language (the default's, when none was named)
@@ -138,32 +123,4 @@ func (e *Engine) planAsking(ctx context.Context, cfg *config.Config, req CreateR
 	}
 	req.personAllowed = true
 	return makePlan(cfg, req)
-}
-
-// maxAskEntries bounds the entries one question may hold: a longer list
-// hides what it asks.
-const maxAskEntries = 10
-
-// askResolveTimeout bounds the lookups before a question.
-const askResolveTimeout = 3 * time.Second
-
-// notAskable says why missing is not put to a person, or "": more
-// entries than a question may hold, or one a yes could not open (a name
-// whose every address is restricted, which only an address entry allows).
-func (e *Engine) notAskable(ctx context.Context, missing []string) string {
-	if len(missing) > maxAskEntries {
-		return fmt.Sprintf("%d entries are more than one question may hold (%d); a person adds them to network.allow_domains instead", len(missing), maxAskEntries)
-	}
-	ctx, cancel := context.WithTimeout(ctx, askResolveTimeout)
-	defer cancel()
-	for _, s := range missing {
-		x, err := netproxy.ParseEntry(s)
-		if err != nil {
-			continue
-		}
-		if why := netproxy.Ungrantable(ctx, e.resolver, x); why != "" {
-			return why + ", so a yes could not open it"
-		}
-	}
-	return ""
 }

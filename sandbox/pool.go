@@ -2,76 +2,17 @@ package sandbox
 
 import (
 	"context"
-	"sync"
 	"time"
 
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/config"
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox/pool"
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox/runner"
 )
 
-// Warm pool limits.
-const (
-	// poolMaxSize caps [pool] size and max_size per language, whatever
-	// the file says.
-	poolMaxSize = 16
-	// poolMaxAge is when a ready sandbox is replaced by a fresh one (a new
-	// image tag, a long-idle interpreter).
-	poolMaxAge = 6 * time.Hour
-	// poolLabelTTL is the expiry label of a pooled container: the owner
-	// replaces it long before, so only a reaper of a server that is gone
-	// (on another host) ever acts on it.
-	poolLabelTTL = 24 * time.Hour
-	// poolMaxFilling bounds pool creations in flight, so refilling (and
-	// growing in a burst) never floods the Docker engine.
-	poolMaxFilling = 4
-	// poolMaxBackoff bounds the wait after failed refills.
-	poolMaxBackoff = time.Minute
-)
-
-// pool keeps [pool] size ready, hardened, unclaimed sandboxes for each of
-// [pool] languages, with their resident interpreter started. Create takes
-// one whose settings match the request (claim); the pool refills in the
-// background, drains while the service is paused, follows the config as it
-// reloads, and removes what it holds on Close.
-//
-// In a burst (claims that find no ready sandbox) the pool of a language
-// grows by one per such claim, up to [pool] max_size and max_sandboxes;
-// once it has gone [pool] idle_seconds without a claim or a fill, and
-// none is in flight, it shrinks back to [pool] size.
-//
-// A pooled sandbox is an ordinary Sandbox that is not yet in the engine's
-// map; it moves there when claimed, and a claim takes it out of the ready
-// list under the pool's lock, so it is never handed out twice.
-type pool struct {
-	e    *Engine
-	kick chan struct{}
-
-	mu      sync.Mutex
-	ready   map[string][]*pooled // by language, oldest first
-	filling map[string]int
-	retry   map[string]poolRetry
-	// extra is how far each language's pool has grown above [pool] size;
-	// busy is its last claim or fill, from which idle_seconds count.
-	extra map[string]int
-	busy  map[string]time.Time
-	// keys are the settings each language's pool is made with now.
-	keys map[string]poolKey
-	// made and claimed count pooled sandboxes made ready and claimed.
-	made, claimed map[string]int
-	// targets are the sizes the last reconcile aimed at.
-	targets map[string]int
-	closed  bool
-	wg      sync.WaitGroup // fills and removals in flight
-	// stops cancel the fills in flight (their image pulls and
-	// interpreter starts; never a container creation).
-	stops    map[int]context.CancelFunc
-	nextFill int
-}
-
-// pooled is a ready sandbox and the settings it was made with.
-type pooled struct {
-	sb  *Sandbox
-	key poolKey
-}
+// The warm pool (sandbox/pool) holds, per [pool] language, ready hardened
+// sandboxes with their resident interpreter started. A pooled sandbox is
+// an ordinary Sandbox that is not yet in the engine's map; it moves there
+// when claimed. This file is what the pool asks of the engine.
 
 // poolKey is what must match between a pooled sandbox and a request.
 type poolKey struct {
@@ -81,293 +22,179 @@ type poolKey struct {
 	Runtime string
 }
 
-// poolRetry is the back-off after a failed refill.
-type poolRetry struct {
-	wait time.Duration
-	next time.Time
+// warmPool is the engine's pool of sandboxes.
+type warmPool = pool.Pool[*Sandbox, poolKey]
+
+// poolEngine is the engine as the pool sees it.
+type poolEngine struct{ e *Engine }
+
+func newPool(e *Engine) *warmPool {
+	return pool.New(pool.Options[*Sandbox, poolKey]{Engine: poolEngine{e}, Tick: e.tick, Log: e.log})
 }
 
-func newPool(e *Engine) *pool {
-	return &pool{
-		e: e, kick: make(chan struct{}, 1),
-		ready: map[string][]*pooled{}, filling: map[string]int{}, retry: map[string]poolRetry{},
-		stops: map[int]context.CancelFunc{},
-		extra: map[string]int{}, busy: map[string]time.Time{}, keys: map[string]poolKey{},
-		made: map[string]int{}, claimed: map[string]int{}, targets: map[string]int{},
+func (e *Engine) poolKeyOf(ctx context.Context, cfg *config.Config, pl plan) poolKey {
+	return poolKey{Image: pl.Image, Network: pl.Network, Limits: pl.Limits, Runtime: e.runtimeFor(ctx, cfg)}
+}
+
+// Wanted returns the config's [pool] languages (none while paused).
+func (pe poolEngine) Wanted(ctx context.Context) ([]pool.Want[*Sandbox, poolKey], pool.Sizes) {
+	e := pe.e
+	cfg := e.cfg.Current()
+	if e.st != nil && e.st.Paused() {
+		return nil, pool.Sizes{}
 	}
-}
-
-// poke asks the pool to look at itself soon.
-func (p *pool) poke() {
-	select {
-	case p.kick <- struct{}{}:
-	default:
-	}
-}
-
-func (p *pool) keyOf(ctx context.Context, cfg *config.Config, pl plan) poolKey {
-	return poolKey{Image: pl.Image, Network: pl.Network, Limits: pl.Limits, Runtime: p.e.runtimeFor(ctx, cfg)}
-}
-
-// poolFillTimeout bounds one refill (image check, create, interpreter).
-const poolFillTimeout = 2 * time.Minute
-
-// run refills the pool until ctx ends. Engine.Run runs it.
-func (p *pool) run(ctx context.Context) {
-	t := time.NewTicker(p.e.tick)
-	defer t.Stop()
-	p.reconcile(ctx, false)
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-p.kick:
-			p.reconcile(ctx, false)
-		case <-t.C:
-			p.reconcile(ctx, true)
-		}
-	}
-}
-
-// poolWant is one language the pool should hold.
-type poolWant struct {
-	plan plan
-	key  poolKey
-}
-
-// poolSizes are the configured bounds of each language's pool.
-type poolSizes struct {
-	size, most int           // [pool] size; what it may grow to
-	idle       time.Duration // [pool] idle_seconds
-}
-
-// target is how many ready sandboxes of lang the pool holds now: size,
-// plus what a burst added until it went idle. Call with p.mu held.
-func (p *pool) target(lang string, sz poolSizes, now time.Time) int {
-	if p.extra[lang] > 0 && p.filling[lang] == 0 && now.Sub(p.busy[lang]) > sz.idle {
-		p.e.log.Debug("warm pool: idle; shrinking back", "language", lang, "size", sz.size)
-		delete(p.extra, lang)
-	}
-	return min(sz.size+p.extra[lang], sz.most)
-}
-
-// wanted returns, in the config's order, the languages the pool should
-// hold now (none while paused) and the bounds of each.
-func (p *pool) wanted(ctx context.Context) ([]string, map[string]poolWant, poolSizes) {
-	cfg := p.e.cfg.Current()
-	if p.e.st != nil && p.e.st.Paused() {
-		return nil, nil, poolSizes{}
-	}
-	size := min(max(cfg.Pool.Size, 0), poolMaxSize)
-	sz := poolSizes{
-		size: size,
-		most: min(max(cfg.Pool.MaxSize, size), poolMaxSize, max(cfg.Limits.MaxSandboxes, size)),
-		idle: time.Duration(cfg.Pool.IdleSeconds) * time.Second,
-	}
-	if size == 0 {
-		// size 0 turns the pool off: it does not grow in bursts either.
-		sz.most = 0
-	}
-	var order []string
-	want := map[string]poolWant{}
+	var wants []pool.Want[*Sandbox, poolKey]
+	seen := map[string]bool{}
 	for _, name := range cfg.Pool.Languages {
 		pl, err := makePlan(cfg, CreateRequest{Language: name})
-		if err != nil {
+		if err != nil || seen[pl.Language] {
 			continue // config validation reports unknown languages
 		}
-		if _, dup := want[pl.Language]; !dup {
-			order = append(order, pl.Language)
-			want[pl.Language] = poolWant{plan: pl, key: p.keyOf(ctx, cfg, pl)}
-		}
+		seen[pl.Language] = true
+		wants = append(wants, pool.Want[*Sandbox, poolKey]{
+			Language: pl.Language, Key: e.poolKeyOf(ctx, cfg, pl),
+			Make: func(ctx, soft context.Context) (pool.Box[*Sandbox], error) {
+				sb, err := e.createPooled(ctx, soft, pl)
+				if err != nil {
+					return pool.Box[*Sandbox]{}, err
+				}
+				return pool.Box[*Sandbox]{Sandbox: sb, ID: sb.ID, ContainerID: sb.ContainerID, Created: sb.CreatedAt}, nil
+			},
+		})
 	}
-	return order, want, sz
+	return wants, pool.SizesOf(cfg)
 }
 
-// reconcile drops ready sandboxes that no longer fit (config changed,
-// paused, too old, gone from outside) and starts refills. With check it
-// also asks the backend which containers still run.
-func (p *pool) reconcile(ctx context.Context, check bool) {
-	order, want, sz := p.wanted(ctx)
-	var alive map[string]bool
-	if check && p.count() > 0 {
-		if list, err := p.e.be.List(ctx); err == nil {
-			alive = map[string]bool{}
-			for _, c := range list {
-				alive[c.ID] = c.State == "running"
-			}
-		}
-	}
-	var drop []*pooled
-	p.mu.Lock()
-	if p.closed || ctx.Err() != nil {
-		p.mu.Unlock()
-		return
-	}
-	now := time.Now()
-	clear(p.keys)
-	clear(p.targets)
-	for lang, w := range want {
-		p.keys[lang] = w.key
-	}
-	for lang := range p.extra {
-		if _, ok := want[lang]; !ok {
-			delete(p.extra, lang)
-		}
-	}
-	for lang, list := range p.ready {
-		w, ok := want[lang]
-		size := p.target(lang, sz, now)
-		var keep []*pooled
-		for _, pd := range list {
-			stale := !ok || pd.key != w.key || len(keep) >= size ||
-				time.Since(pd.sb.CreatedAt) > poolMaxAge || (alive != nil && !alive[pd.sb.ContainerID])
-			if stale {
-				drop = append(drop, pd)
-				continue
-			}
-			keep = append(keep, pd)
-		}
-		p.ready[lang] = keep
-	}
-	inflight := 0
-	for _, n := range p.filling {
-		inflight += n
-	}
-	for _, lang := range order {
-		if r := p.retry[lang]; now.Before(r.next) {
-			continue
-		}
-		p.targets[lang] = p.target(lang, sz, now)
-		for need := p.targets[lang] - len(p.ready[lang]) - p.filling[lang]; need > 0 && inflight < poolMaxFilling; need-- {
-			p.filling[lang]++
-			inflight++
-			p.wg.Add(1)
-			// A fill is not cancelled with ctx: a container creation
-			// cancelled half-way can leave a container the engine made
-			// but never named to us. close stops the rest of it.
-			fctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), poolFillTimeout)
-			soft, stop := context.WithCancel(fctx)
-			p.nextFill++
-			n := p.nextFill
-			p.stops[n] = stop
-			go func() {
-				defer p.wg.Done()
-				defer cancel()
-				p.fill(fctx, soft, lang, want[lang])
-				p.mu.Lock()
-				delete(p.stops, n)
-				p.mu.Unlock()
-				stop()
-			}()
-		}
-	}
-	p.mu.Unlock()
-	for _, pd := range drop {
-		p.discard(ctx, pd.sb)
-	}
-}
-
-func (p *pool) count() int {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	n := 0
-	for _, l := range p.ready {
-		n += len(l)
-	}
-	return n
-}
-
-// fill makes one pooled sandbox for lang and adds it to the ready list.
-// soft, which close cancels, bounds the image check and the interpreter's
-// start; ctx the rest. When the pool has closed meanwhile, it removes what
-// it made.
-func (p *pool) fill(ctx, soft context.Context, lang string, w poolWant) {
-	sb, err := p.e.createPooled(ctx, soft, w.plan)
-	p.mu.Lock()
-	p.filling[lang]--
+// Running lists which containers run.
+func (pe poolEngine) Running(ctx context.Context) (map[string]bool, error) {
+	list, err := pe.e.be.List(ctx)
 	if err != nil {
-		r := p.retry[lang]
-		r.wait = min(max(2*r.wait, time.Second), poolMaxBackoff)
-		r.next = time.Now().Add(r.wait)
-		p.retry[lang] = r
-		closed := p.closed
-		p.mu.Unlock()
-		if !closed {
-			p.e.log.Warn("warm pool: could not make a sandbox; trying again later", "language", lang, "retry_in", r.wait, "err", err)
-		}
-		return
+		return nil, err
 	}
-	delete(p.retry, lang)
-	p.made[lang]++
-	if p.extra[lang] > 0 {
-		p.busy[lang] = time.Now()
+	alive := map[string]bool{}
+	for _, c := range list {
+		alive[c.ID] = c.State == "running"
 	}
-	if p.closed {
-		p.mu.Unlock()
-		p.discard(ctx, sb)
-		return
-	}
-	p.ready[lang] = append(p.ready[lang], &pooled{sb: sb, key: w.key})
-	n := len(p.ready[lang])
-	p.mu.Unlock()
-	p.e.log.Debug("warm pool: sandbox ready", "language", lang, "id", sb.ID, "ready", n)
-	p.poke()
+	return alive, nil
 }
 
-// discard removes a pooled sandbox in the background.
-func (p *pool) discard(ctx context.Context, sb *Sandbox) {
-	p.mu.Lock()
-	closed := p.closed
-	if !closed {
-		p.wg.Add(1)
-	}
-	p.mu.Unlock()
-	if closed {
-		// close is waiting: remove it here, synchronously.
-		p.remove(ctx, sb)
-		return
-	}
-	go func() {
-		defer p.wg.Done()
-		p.remove(ctx, sb)
-	}()
-}
-
-func (p *pool) remove(ctx context.Context, sb *Sandbox) {
+// Remove closes sb's interpreters and removes its container.
+func (pe poolEngine) Remove(ctx context.Context, sb *Sandbox) {
 	for _, r := range sb.takeRunners() {
 		r.close()
 	}
 	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
 	defer cancel()
-	if err := p.e.be.Remove(rctx, sb.ContainerID); err != nil {
-		p.e.log.Warn("warm pool: remove sandbox", "id", sb.ID, "err", err)
+	if err := pe.e.be.Remove(rctx, sb.ContainerID); err != nil {
+		pe.e.log.Warn("warm pool: remove sandbox", "id", sb.ID, "err", err)
 	}
 }
 
-// close stops refilling and removes every ready sandbox; it returns when
-// fills and removals in flight have ended.
-func (p *pool) close(ctx context.Context) {
-	p.mu.Lock()
-	p.closed = true
-	for _, stop := range p.stops {
-		stop()
+// claimPooled takes a ready sandbox made with the settings of pl, renames
+// it to a claimed sandbox's name and returns it, or returns nil when none
+// fits (the caller makes a fresh one). name is told the claimed name
+// before the rename.
+func (e *Engine) claimPooled(ctx context.Context, cfg *config.Config, pl plan, req CreateRequest, name func(string)) *Sandbox {
+	if !claimable(pl) {
+		return nil
 	}
-	var all []*Sandbox
-	for _, l := range p.ready {
-		for _, pd := range l {
-			all = append(all, pd.sb)
+	key := e.poolKeyOf(ctx, cfg, pl)
+	for ctx.Err() == nil {
+		sb, ok := e.pool.Claim(pl.Language, key)
+		if !ok {
+			return nil
 		}
+		name(ContainerName(sb.ID))
+		if err := e.be.Rename(ctx, sb.ContainerID, ContainerName(sb.ID)); err != nil {
+			e.log.Warn("warm pool: claim failed; trying another", "id", sb.ID, "err", err)
+			e.pool.Discard(ctx, sb)
+			continue
+		}
+		now := time.Now()
+		sb.mu.Lock()
+		sb.Client, sb.CreatedAt, sb.lastUsed = req.Client, now, now
+		sb.ttl = time.Duration(pl.TTL) * time.Minute
+		sb.mu.Unlock()
+		return sb
 	}
-	p.ready = map[string][]*pooled{}
-	p.mu.Unlock()
-	var wg sync.WaitGroup
-	for _, sb := range all {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			p.remove(ctx, sb)
-		}()
-	}
-	wg.Wait()
-	p.wg.Wait()
+	return nil
 }
+
+// claimable reports whether a request may be served from the pool. Its
+// image, network and limits must be the pool's (the key checks that), and
+// it must not set environment variables: a container's environment is fixed
+// at creation, and applying it at exec time instead would leave it out of
+// everything that is not an engine exec (a person's `docker exec`, the
+// package installer's helper), so a pooled sandbox would behave unlike a
+// fresh one. Nor may it name its own allow_domains (a pooled proxy
+// serves the config's). Such requests get a fresh sandbox.
+func claimable(pl plan) bool { return len(pl.Env) == 0 && len(pl.AllowDomains) == 0 }
+
+// createPooled makes a pooled sandbox: hardened exactly like any other
+// (the same containerSpec), labelled and named as the pool's, with its
+// resident interpreter started. soft bounds the image check and the
+// interpreter's start, ctx the container's creation.
+func (e *Engine) createPooled(ctx, soft context.Context, pl plan) (*Sandbox, error) {
+	if e.regErr != nil {
+		return nil, e.regErr
+	}
+	cfg := e.cfg.Current()
+	pull := cfg.Images.Pull
+	if pull == "always" {
+		pull = "missing" // not a pull per refill; the pool renews it after 6 hours
+	}
+	img, err := e.be.EnsureImage(soft, pl.Image, pull, nil)
+	if err != nil {
+		return nil, err
+	}
+	id := newID()
+	now := time.Now()
+	sb := &Sandbox{
+		ID: id, Language: pl.Language, Lang: pl.Lang, Image: pl.Image, Network: pl.Network,
+		Limits: pl.Limits, User: sandboxUser(img.User), CreatedAt: now,
+		ttl: time.Duration(pl.TTL) * e.ttlUnit, lastUsed: now,
+	}
+	cid, err := e.be.Create(ctx, e.containerSpec(ctx, cfg, sb, PoolNamePrefix+id, true))
+	if err != nil {
+		return nil, err
+	}
+	sb.ContainerID = cid
+	if kind := sb.Lang.Runner; runner.Known(kind) {
+		e.warmRunner(soft, sb, kind)
+	}
+	e.warmAgent(soft, sb)
+	return sb, nil
+}
+
+// takeRunners detaches sb's interpreters, for closing.
+func (sb *Sandbox) takeRunners() map[string]residentRunner {
+	sb.mu.Lock()
+	defer sb.mu.Unlock()
+	r := sb.runners
+	sb.runners = nil
+	return r
+}
+
+// adopt makes a claimed pool sandbox one of the engine's.
+func (e *Engine) adopt(ctx context.Context, sb *Sandbox) (*Sandbox, error) {
+	e.mu.Lock()
+	if e.closed {
+		e.mu.Unlock()
+		e.removeContainer(context.WithoutCancel(ctx), sb.ContainerID)
+		return nil, ErrClosed
+	}
+	e.watch(ctx, sb)
+	sb.scope = scopeOf(ctx)
+	e.boxes[sb.ID] = sb
+	e.mu.Unlock()
+	e.record(sb, true)
+	e.log.Info("sandbox created", "id", sb.ID, "language", sb.Language, "image", sb.Image, "client", sb.Client, "from", "warm pool")
+	return sb, nil
+}
+
+// PoolStats returns the warm pool's figures for language.
+func (e *Engine) PoolStats(language string) pool.Stats { return e.pool.Stats(language) }
+
+// PoolReady returns how many warm sandboxes of language are ready to be
+// claimed.
+func (e *Engine) PoolReady(language string) int { return e.pool.Stats(language).Ready }

@@ -9,6 +9,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox"
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox/netglue"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/netproxy"
 )
 
@@ -57,7 +58,7 @@ func (s *Server) networkOf(id, mode string) networkOut {
 	case sandbox.NetworkEgress:
 		out.Note = "a real network: the sandbox may reach any host"
 	case sandbox.NetworkAllowlist:
-		out.Note = fmt.Sprintf("no network interface; programs reach the allowed hosts through the proxy at http://127.0.0.1:%d (HTTP_PROXY and HTTPS_PROXY name it)", sandbox.ProxyPort)
+		out.Note = fmt.Sprintf("no network interface; programs reach the allowed hosts through the proxy at http://127.0.0.1:%d (HTTP_PROXY and HTTPS_PROXY name it)", netglue.ProxyPort)
 	}
 	if n.Allowed != nil {
 		out.Allowed = n.Allowed

@@ -1,4 +1,4 @@
-package sandbox
+package netglue
 
 import (
 	"fmt"
@@ -13,31 +13,32 @@ import (
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/state"
 )
 
-// netLogLines is how many connections an allowlist sandbox's logs
+// logLines is how many connections an allowlist sandbox's logs
 // resource lists: the newest, from the same records as the audit log (a
 // flood of connections replaces older lines, never grows the list).
-const netLogLines = 64
+const logLines = 64
 
-// netLogReasonMax caps the reason or error a line quotes.
-const netLogReasonMax = 200
+// logReasonMax caps the reason or error a line quotes.
+const logReasonMax = 200
 
-// netLog is the ring of a sandbox's newest connection lines.
-type netLog struct {
+// Log is the ring of a sandbox's newest connection lines, for its logs
+// resource. Its zero value is ready to use.
+type Log struct {
 	mu    sync.Mutex
-	lines [netLogLines]string
+	lines [logLines]string
 	next  int   // where the next line goes
 	total int64 // lines ever added
 }
 
-// add keeps one line for r: when, what, allowed or why refused, bytes
+// Add keeps one line for r: when, what, allowed or why refused, bytes
 // each way and how long. The host comes from the sandbox: it is cleaned
 // and capped.
-func (l *netLog) add(r netproxy.Record) {
+func (l *Log) Add(r netproxy.Record) {
 	line := netLine(r)
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.lines[l.next] = line
-	l.next = (l.next + 1) % netLogLines
+	l.next = (l.next + 1) % logLines
 	l.total++
 }
 
@@ -45,9 +46,9 @@ func netLine(r netproxy.Record) string {
 	what := "allowed"
 	switch {
 	case !r.Allowed:
-		what = "refused: " + printable.Clean(r.Reason, netLogReasonMax)
+		what = "refused: " + printable.Clean(r.Reason, logReasonMax)
 	case r.Error != "":
-		what = "allowed, failed: " + printable.Clean(r.Error, netLogReasonMax)
+		what = "allowed, failed: " + printable.Clean(r.Error, logReasonMax)
 	}
 	method := printable.Clean(r.Method, 16)
 	if method == "" {
@@ -60,40 +61,22 @@ func netLine(r netproxy.Record) string {
 
 // String is the lines, oldest first, under a heading that says how many
 // connections there were; "" when there were none.
-func (l *netLog) String() string {
+func (l *Log) String() string {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.total == 0 {
 		return ""
 	}
 	var b strings.Builder
-	n := int(min(l.total, netLogLines))
-	if l.total > netLogLines {
+	n := int(min(l.total, logLines))
+	if l.total > logLines {
 		fmt.Fprintf(&b, "=== network: the last %d of %d connections\n", n, l.total)
 	} else {
 		fmt.Fprintf(&b, "=== network: %d connections\n", n)
 	}
 	for i := range n {
-		b.WriteString(l.lines[(l.next-n+i+netLogLines)%netLogLines])
+		b.WriteString(l.lines[(l.next-n+i+logLines)%logLines])
 		b.WriteByte('\n')
 	}
 	return b.String()
-}
-
-// NetworkLog returns sandbox id's newest proxied connections, one a line
-// (time, method, host:port, allowed or why refused, bytes each way,
-// duration), for its logs resource; "" when it has had none or is not an
-// allowlist sandbox this engine owns.
-func (e *Engine) NetworkLog(id string) string {
-	e.mu.Lock()
-	sb := e.boxes[id]
-	e.mu.Unlock()
-	if sb == nil {
-		return ""
-	}
-	sp := sb.proxy(false, nil)
-	if sp == nil {
-		return ""
-	}
-	return sp.log.String()
 }

@@ -1,4 +1,4 @@
-package sandbox
+package netglue
 
 import (
 	"fmt"
@@ -13,18 +13,18 @@ import (
 // for the logs resource, oldest first, and says how many there were; a
 // host the sandbox named is capped and cleaned.
 func TestNetLogBounded(t *testing.T) {
-	var l netLog
+	var l Log
 	if l.String() != "" {
 		t.Fatalf("empty log says %q", l.String())
 	}
 	start := time.Date(2026, 11, 26, 1, 0, 0, 0, time.UTC)
 	for i := range 100 {
-		l.add(netproxy.Record{Start: start, Method: "CONNECT", Host: fmt.Sprintf("h%d.example", i), Port: 443, Reason: "no"})
+		l.Add(netproxy.Record{Start: start, Method: "CONNECT", Host: fmt.Sprintf("h%d.example", i), Port: 443, Reason: "no"})
 	}
-	l.add(netproxy.Record{Start: start, Method: "GET", Host: strings.Repeat("x", 5000) + "\x1b[2J", Port: 80, Allowed: true,
+	l.Add(netproxy.Record{Start: start, Method: "GET", Host: strings.Repeat("x", 5000) + "\x1b[2J", Port: 80, Allowed: true,
 		BytesIn: 5, BytesOut: 7, Duration: 1500 * time.Millisecond})
 	lines := strings.Split(strings.TrimSuffix(l.String(), "\n"), "\n")
-	if len(lines) != netLogLines+1 || lines[0] != "=== network: the last 64 of 101 connections" {
+	if len(lines) != logLines+1 || lines[0] != "=== network: the last 64 of 101 connections" {
 		t.Fatalf("%d lines, heading %q", len(lines), lines[0])
 	}
 	if want := "2026-11-26T01:00:00Z CONNECT h37.example:443 refused: no (0 B in, 0 B out, 0 ms)"; lines[1] != want {
