@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox/agentconn"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/netproxy"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/state"
 )
@@ -68,14 +69,14 @@ type sandboxProxy struct {
 	closed func()
 
 	mu       sync.Mutex
-	conn     *agentConn
+	conn     *agentconn.Conn
 	listener int
 }
 
 func (sp *sandboxProxy) listening() bool {
 	sp.mu.Lock()
 	defer sp.mu.Unlock()
-	return sp.conn != nil && !sp.conn.gone() && sp.ctx.Err() == nil
+	return sp.conn != nil && !sp.conn.Gone() && sp.ctx.Err() == nil
 }
 
 func (sp *sandboxProxy) close() {
@@ -88,7 +89,7 @@ func (sp *sandboxProxy) close() {
 	sp.conn = nil
 	sp.mu.Unlock()
 	if c != nil {
-		c.unlisten(id)
+		c.Unlisten(id)
 	}
 }
 
@@ -226,7 +227,7 @@ func (e *Engine) newProxy(sb *Sandbox) *sandboxProxy {
 // proxyMaxConns is network.max_connections as a proxy can hold it: within
 // the agent's streams, less the room for telling the ones over it 503.
 func proxyMaxConns(configured int) int {
-	return min(configured, maxAgentStreams-proxyBusyRoom)
+	return min(configured, agentconn.MaxStreams-proxyBusyRoom)
 }
 
 func (sb *Sandbox) client() string {
@@ -238,12 +239,12 @@ func (sb *Sandbox) client() string {
 // startProxy has agent c listen on ProxyPort inside sb and serve each
 // connection with sb's proxy. It is called after every start of sb's
 // agent.
-func (e *Engine) startProxy(ctx context.Context, sb *Sandbox, c *agentConn) error {
+func (e *Engine) startProxy(ctx context.Context, sb *Sandbox, c *agentconn.Conn) error {
 	sp := sb.proxy(true, func() *sandboxProxy { return e.newProxy(sb) })
 	if sp == nil {
 		return fmt.Errorf("%w: sandbox %s is stopping", ErrNotFound, sb.ID)
 	}
-	id, _, err := c.listen(ctx, ProxyPort, func(conn net.Conn) { e.serveProxy(sb, sp, lingerConn{conn}) })
+	id, _, err := c.Listen(ctx, ProxyPort, func(conn net.Conn) { e.serveProxy(sb, sp, lingerConn{conn}) })
 	if err != nil {
 		return fmt.Errorf("the proxy inside the sandbox: %w", err)
 	}
@@ -252,10 +253,10 @@ func (e *Engine) startProxy(ctx context.Context, sb *Sandbox, c *agentConn) erro
 	sp.conn, sp.listener = c, id
 	sp.mu.Unlock()
 	if sp.ctx.Err() != nil { // closed meanwhile
-		c.unlisten(id)
+		c.Unlisten(id)
 	}
 	if old != nil && old != c {
-		old.unlisten(oldID)
+		old.Unlisten(oldID)
 	}
 	return nil
 }

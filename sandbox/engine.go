@@ -13,6 +13,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox/agentconn"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/config"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/netproxy"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/printable"
@@ -121,9 +122,10 @@ type Engine struct {
 	usageEvery time.Duration // usage sampling period (usage.go)
 	usageKick  chan struct{} // asks the sampler for a round now
 
-	figures *byteBudget   // the server-wide figure budget (budget.go)
-	mem     *memBudget    // the server-wide memory budget (membudget.go)
-	streams *streamBudget // the server-wide stream budget (agent_stream.go)
+	figures *byteBudget // the server-wide figure budget (budget.go)
+	mem     *memBudget  // the server-wide memory budget (membudget.go)
+
+	streams *agentconn.Budget // the server-wide stream budget
 }
 
 // NewEngine returns an engine; call Run to start its background work and
@@ -160,7 +162,7 @@ func NewEngine(o Options) *Engine {
 		usageEvery: o.UsageInterval, usageKick: make(chan struct{}, 1),
 		figures:    newByteBudget(o.FigureBudget),
 		mem:        newMemBudget(o.MemBudget),
-		streams:    &streamBudget{max: maxServerStreams},
+		streams:    agentconn.NewBudget(),
 		ask:        o.Ask,
 		askEntries: o.AskEntries,
 		resolver:   o.Resolver,

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox/agentconn"
 )
 
 // ExecRequest is a command to run in a sandbox.
@@ -141,7 +143,7 @@ func (e *Engine) run(ctx context.Context, sb *Sandbox, rs runSpec) (res ExecResu
 	status, err := e.execWith(bctx, sb, c, spec)
 	res = ExecResult{ExitCode: status.ExitCode, DurationMS: time.Since(start).Milliseconds()}
 	file.finish()
-	if errors.Is(err, errAgentDied) && ctx.Err() == nil && e.oomKilled(ctx, sb) {
+	if errors.Is(err, agentconn.ErrDied) && ctx.Err() == nil && e.oomKilled(ctx, sb) {
 		// Files in /workspace count against the sandbox's memory and
 		// cannot be paged out: filling it, the command may leave the
 		// agent the largest process, and the OOM killer takes it. The

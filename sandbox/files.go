@@ -10,6 +10,8 @@ import (
 	"path"
 	"strings"
 	"time"
+
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox/agentconn"
 )
 
 // Bounds of the file tools.
@@ -62,8 +64,7 @@ func (e *Engine) WriteFile(ctx context.Context, id string, req WriteFileRequest)
 	e.begin(sb)
 	defer e.end(sb)
 	if c := e.agentFor(ctx, sb); c != nil {
-		res, err := e.writeFileAgent(ctx, c, sb, clean, content, appendTo)
-		return res, endOnBadAnswer(ctx, c, err)
+		return e.writeFileAgent(ctx, c, sb, clean, content, appendTo)
 	}
 	target, err := e.resolve(ctx, sb, clean, true)
 	if err != nil {
@@ -149,7 +150,7 @@ func (e *Engine) ReadFile(ctx context.Context, id string, req ReadFileRequest) (
 	defer e.end(sb)
 	if c := e.agentFor(ctx, sb); c != nil {
 		res, err := e.readFileAgent(ctx, c, sb, clean, offset, maxBytes)
-		if err = endOnBadAnswer(ctx, c, err); !errors.Is(err, errAgentDied) {
+		if !errors.Is(err, agentconn.ErrDied) {
 			return res, err
 		}
 		// A read can be made again, through the engine.
@@ -259,7 +260,7 @@ func (e *Engine) ListFiles(ctx context.Context, id string, req ListFilesRequest)
 	defer e.end(sb)
 	if c := e.agentFor(ctx, sb); c != nil {
 		entries, truncated, err := e.listFilesAgent(ctx, c, sb, clean, req.Recursive)
-		if err = endOnBadAnswer(ctx, c, err); !errors.Is(err, errAgentDied) {
+		if !errors.Is(err, agentconn.ErrDied) {
 			return ListFilesResult{Entries: entries, Truncated: truncated}, err
 		}
 	}

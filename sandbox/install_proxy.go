@@ -12,6 +12,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox/agentconn"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/netproxy"
 )
 
@@ -125,7 +126,7 @@ func (e *Engine) helperProxy(sb *Sandbox, entries []netproxy.Entry, maxConns int
 		sctx, cancel := context.WithTimeout(ctx, agentStartTimeout)
 		c, err := e.startAgent(sctx, at, h)
 		cancel()
-		if errors.Is(err, errInterpUnusable) {
+		if errors.Is(err, agentconn.ErrUnusable) {
 			return nil, fmt.Errorf("%w: %w: %v", ErrPolicy, errHelperAgent, err)
 		}
 		if err != nil {
@@ -134,13 +135,13 @@ func (e *Engine) helperProxy(sb *Sandbox, entries []netproxy.Entry, maxConns int
 		p := netproxy.New(netproxy.Options{Entries: entries, MaxConns: maxConns, Audit: reached.add, AllowHint: installAllowHint})
 		pctx, stop := context.WithCancel(context.Background())
 		lctx, cancel := context.WithTimeout(ctx, proxyStartTimeout)
-		_, _, err = c.listen(lctx, ProxyPort, func(conn net.Conn) { p.Serve(pctx, lingerConn{conn}) })
+		_, _, err = c.Listen(lctx, ProxyPort, func(conn net.Conn) { p.Serve(pctx, lingerConn{conn}) })
 		cancel()
 		if err != nil {
 			stop()
-			c.close()
+			c.Close()
 			return nil, fmt.Errorf("the install helper's proxy: %w", err)
 		}
-		return func() { stop(); c.close() }, nil
+		return func() { stop(); c.Close() }, nil
 	}
 }

@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/agent"
-	"github.com/mcp-sandbox/mcp-sandbox/sandbox/runner"
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox/agentconn"
 )
 
 // agentRunner is the runners key of a sandbox's command agent.
@@ -34,7 +34,7 @@ type agentSlot struct {
 	start sync.Mutex // held while the agent is being started
 
 	mu     sync.Mutex
-	conn   *agentConn
+	conn   *agentconn.Conn
 	starts int
 	bad    string // why the agent cannot run here; exec goes through the engine
 }
@@ -46,7 +46,7 @@ func (s *agentSlot) close() {
 	s.conn = nil
 	s.mu.Unlock()
 	if c != nil {
-		c.close()
+		c.Close()
 	}
 }
 
@@ -68,6 +68,12 @@ func (sb *Sandbox) agentSlot() *agentSlot {
 	return s
 }
 
+// proxyBusyRoom is the streams of agentconn.MaxStreams kept beyond a
+// proxy's connections (proxyMaxConns) for its 503 answers: a preview's
+// dials leave them free, so the connections over network.max_connections
+// reach the proxy and are told 503 rather than reset.
+const proxyBusyRoom = 16
+
 // agentStartTimeout bounds an agent's start: the engine's architecture
 // (asked once; Podman takes seconds to answer under load), the look-up of
 // the image's tools, the copy and the agent's ready (interpStartTimeout).
@@ -78,7 +84,7 @@ const agentStartTimeout = 45 * time.Second
 // agent cannot run in sb, or keeps dying). A command's timeout must not
 // bound ctx: a start cut short leaves no time for the command either, and
 // is tried again by the next one.
-func (e *Engine) agentFor(ctx context.Context, sb *Sandbox) *agentConn {
+func (e *Engine) agentFor(ctx context.Context, sb *Sandbox) *agentconn.Conn {
 	at, ok := e.be.(Attacher)
 	if !ok {
 		return nil
@@ -95,7 +101,7 @@ func (e *Engine) agentFor(ctx context.Context, sb *Sandbox) *agentConn {
 	s.mu.Lock()
 	c, bad, starts := s.conn, s.bad, s.starts
 	s.mu.Unlock()
-	if c != nil && !c.gone() {
+	if c != nil && !c.Gone() {
 		return c
 	}
 	if bad != "" {
@@ -113,7 +119,7 @@ func (e *Engine) agentFor(ctx context.Context, sb *Sandbox) *agentConn {
 	s.starts++
 	s.mu.Unlock()
 	switch {
-	case errors.Is(err, errInterpUnusable):
+	case errors.Is(err, agentconn.ErrUnusable):
 		e.log.Info("command agent unavailable; using docker exec", "id", sb.ID, "why", err)
 		s.setBad(err.Error())
 		return nil
@@ -130,7 +136,7 @@ func (e *Engine) agentFor(ctx context.Context, sb *Sandbox) *agentConn {
 	}
 	s.mu.Unlock()
 	if removed {
-		c.close()
+		c.Close()
 		return nil
 	}
 	if sb.Network == NetworkAllowlist {
@@ -146,10 +152,10 @@ func (e *Engine) agentFor(ctx context.Context, sb *Sandbox) *agentConn {
 	return c
 }
 
-func (s *agentSlot) running() *agentConn {
+func (s *agentSlot) running() *agentconn.Conn {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.conn != nil && !s.conn.gone() {
+	if s.conn != nil && !s.conn.Gone() {
 		return s.conn
 	}
 	return nil
@@ -175,10 +181,45 @@ func (sb *Sandbox) execPath() (path, why string) {
 	switch {
 	case s.bad != "":
 		return ExecDocker, s.bad
-	case s.conn != nil && !s.conn.gone():
+	case s.conn != nil && !s.conn.Gone():
 		return ExecAgent, ""
 	}
 	return "", ""
+}
+
+// startAgent starts an agent in sb (as its user), with the image's cat
+// and chmod to copy it in. An error wrapping agentconn.ErrUnusable means
+// it cannot run in sb; exec then goes through the engine.
+func (e *Engine) startAgent(ctx context.Context, at Attacher, sb *Sandbox) (*agentconn.Conn, error) {
+	arch := e.engineArch(ctx)
+	if !agent.Has(arch) {
+		return nil, fmt.Errorf("%w: no agent for architecture %q", agentconn.ErrUnusable, arch)
+	}
+	var tools [2]string
+	for i, name := range []string{"cat", "chmod"} {
+		p, err := e.toolPath(ctx, sb, name)
+		if errors.Is(err, errNoTool) {
+			return nil, fmt.Errorf("%w: the image has no %s to copy the agent in with", agentconn.ErrUnusable, name)
+		}
+		if err != nil {
+			return nil, err
+		}
+		tools[i] = p
+	}
+	return agentconn.Start(ctx, agentHost{e.be, at}, agentconn.StartRequest{
+		ContainerID: sb.ContainerID, User: sb.User, Arch: arch,
+		Cat: tools[0], Chmod: tools[1], Env: serverEnv, Dir: Workspace, Budget: e.streams,
+	})
+}
+
+// agentHost is the backend with its Attacher, as agentconn.Start needs it.
+type agentHost struct {
+	Backend
+	at Attacher
+}
+
+func (h agentHost) Attach(ctx context.Context, id string, spec ExecSpec) (Process, error) {
+	return h.at.Attach(ctx, id, spec)
 }
 
 // warmAgent starts sb's agent ahead of its first command.
@@ -203,7 +244,7 @@ func (s *agentSlot) killAll() {
 	if c := s.running(); c != nil {
 		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 		defer cancel()
-		_ = c.write(ctx, runner.AppendFrame(nil, c.nonce, agent.KindKillAll, nil))
+		c.KillAll(ctx)
 	}
 }
 
@@ -216,7 +257,7 @@ func (e *Engine) execIn(ctx context.Context, sb *Sandbox, spec ExecSpec) (ExecSt
 
 // execWith is execIn with the agent already looked for (c, nil for the
 // engine's exec).
-func (e *Engine) execWith(ctx context.Context, sb *Sandbox, c *agentConn, spec ExecSpec) (ExecStatus, error) {
+func (e *Engine) execWith(ctx context.Context, sb *Sandbox, c *agentconn.Conn, spec ExecSpec) (ExecStatus, error) {
 	if c == nil {
 		return e.be.Exec(ctx, sb.ContainerID, spec)
 	}
@@ -236,5 +277,5 @@ func (e *Engine) execWith(ctx context.Context, sb *Sandbox, c *agentConn, spec E
 	if alive := sb.life(); alive != nil {
 		stopped = alive.Done()
 	}
-	return c.exec(ctx, spec, stdin, stopped)
+	return c.Exec(ctx, agentconn.ExecRequest{Spec: spec, Stdin: stdin, Stopped: stopped})
 }

@@ -1,4 +1,4 @@
-package sandbox
+package agentconn
 
 import (
 	"bytes"
@@ -12,22 +12,27 @@ import (
 	"time"
 
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/agent"
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox/backend"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/runner"
 )
 
-// errAgentDied is returned for a command whose agent ended (or broke the
+// ErrDied is returned for a command whose agent ended (or broke the
 // protocol) before the command did: whether it ran, and how far, is
 // unknown, so it is reported, never run again.
-var errAgentDied = errors.New("the sandbox's command agent stopped")
+var ErrDied = errors.New("the sandbox's command agent stopped")
 
-// agentConn is a running agent (package agent), reached over an attached
+// ErrUnusable: the agent cannot run in this sandbox (no binary for its
+// architecture, no tools to copy it in, or it did not start).
+var ErrUnusable = errors.New("the command agent cannot run in this sandbox")
+
+// Conn is a running agent (package agent), reached over an attached
 // exec. Everything it says is treated as hostile: frames are bounded, output
 // for a command goes only to that command's bounded captures, and a frame
 // that breaks the protocol ends the connection.
-type agentConn struct {
+type Conn struct {
 	nonce string
-	proc  Process
-	diag  *capture // the agent's own stderr, for error messages
+	proc  backend.Process
+	diag  *headBuffer // the agent's own stderr, for error messages
 	ready chan struct{}
 
 	deadOnce sync.Once
@@ -50,109 +55,136 @@ type agentCall struct {
 	file           chan agent.FileDone // a file request's end
 }
 
-// startAgent copies the agent for the engine's architecture into sb's workspace
-// (as the sandbox user, with the server's fixed environment) and starts it
-// there, attached. An error wrapping errInterpUnusable means it cannot run
-// in sb; exec then goes through the engine.
-func (e *Engine) startAgent(ctx context.Context, at Attacher, sb *Sandbox) (*agentConn, error) {
-	arch := e.engineArch(ctx)
-	if !agent.Has(arch) {
-		return nil, fmt.Errorf("%w: no agent for architecture %q", errInterpUnusable, arch)
+// Attacher is what Start needs of the backend: an exec to copy the agent
+// in, and an attached exec to run it.
+type Attacher interface {
+	backend.Attacher
+	Exec(ctx context.Context, containerID string, spec backend.ExecSpec) (backend.ExecStatus, error)
+}
+
+// StartRequest says where an agent starts and with what.
+type StartRequest struct {
+	ContainerID string
+	User        string   // the sandbox user, who runs the agent
+	Arch        string   // the engine's architecture (agent.Has must know it)
+	Cat, Chmod  string   // the image's tools that copy the agent in
+	Env         []string // the copy's environment (the agent's is the image's)
+	Dir         string   // a writable, executable directory: the workspace
+	Budget      *Budget  // the server's streams, shared by its agents (nil: none)
+}
+
+// readyTimeout bounds the wait for a started agent's ready frame.
+const readyTimeout = 20 * time.Second
+
+// Start copies the agent for req.Arch into req.Dir (as the sandbox user)
+// and starts it there, attached. An error wrapping ErrUnusable means it
+// cannot run in this sandbox; commands go through the engine then.
+func Start(ctx context.Context, at Attacher, req StartRequest) (*Conn, error) {
+	if !agent.Has(req.Arch) {
+		return nil, fmt.Errorf("%w: no agent for architecture %q", ErrUnusable, req.Arch)
 	}
-	var tools [2]string
-	for i, name := range []string{"cat", "chmod"} {
-		p, err := e.toolPath(ctx, sb, name)
-		if errors.Is(err, errNoTool) {
-			return nil, fmt.Errorf("%w: the image has no %s to copy the agent in with", errInterpUnusable, name)
-		}
-		if err != nil {
-			return nil, err
-		}
-		tools[i] = p
-	}
-	c := newAgentConn(runner.NewNonce(), e.streams)
+	c := newConn(runner.NewNonce(), req.Budget)
 	// /tmp is mounted noexec: the agent goes to the workspace, and removes
 	// its file once it runs.
-	file := Workspace + "/" + agent.FilePrefix + c.nonce[:12]
-	var stderr bytes.Buffer
-	bin := agent.Open(arch)
-	if bin == nil {
-		return nil, fmt.Errorf("%w: the agent for %q does not decompress", errInterpUnusable, arch)
-	}
-	st, err := e.be.Exec(ctx, sb.ContainerID, ExecSpec{
-		Cmd:   []string{"/bin/sh", "-c", `umask 077; set -C; "$1" >"$3" && "$2" 700 "$3"`, "mcp-sandbox-agent-copy", tools[0], tools[1], file},
-		Env:   serverEnv,
-		User:  sb.User,
-		Stdin: bin,
-		// Stdout is not read; stderr is bounded.
-		Stderr: &limitedBuffer{b: &stderr, n: 4096},
-	})
-	bin.Close()
-	if err != nil {
+	file := req.Dir + "/" + agent.FilePrefix + c.nonce[:12]
+	if err := copyAgent(ctx, at, req, file); err != nil {
 		return nil, err
-	}
-	if st.ExitCode != 0 {
-		return nil, fmt.Errorf("%w: copying the agent into the workspace failed (exit %d): %s", errInterpUnusable, st.ExitCode, bytes.TrimSpace(stderr.Bytes()))
 	}
 	dec := c.decoder()
 	// No Env: the agent's environment is what the engine gives any exec
 	// (the image's), to which each command adds its own.
-	proc, err := at.Attach(ctx, sb.ContainerID, ExecSpec{
-		Cmd: []string{file}, WorkDir: Workspace, User: sb.User, Stdout: dec, Stderr: c.diag,
+	proc, err := at.Attach(ctx, req.ContainerID, backend.ExecSpec{
+		Cmd: []string{file}, WorkDir: req.Dir, User: req.User, Stdout: dec, Stderr: c.diag,
 	})
 	if err != nil {
 		return nil, err
 	}
 	c.proc = proc
-	go func() {
-		// Owned by c: ends when the agent's output does, or cuts the
-		// connection once c is dead (a broken protocol, an agent that
-		// stopped reading or answering), so nothing more it sends is read
-		// and no write to it stays blocked.
-		select {
-		case <-proc.Done():
-		case <-c.dead:
-			proc.Close()
-		}
-		c.fail(errors.New("the agent exited"))
-	}()
+	go c.watch()
 	_, _ = proc.Write([]byte(c.nonce + "\n"))
-	t := time.NewTimer(interpStartTimeout)
+	if err := c.awaitReady(ctx); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// copyAgent writes the agent's binary to file, executable by the user only.
+func copyAgent(ctx context.Context, at Attacher, req StartRequest, file string) error {
+	bin := agent.Open(req.Arch)
+	if bin == nil {
+		return fmt.Errorf("%w: the agent for %q does not decompress", ErrUnusable, req.Arch)
+	}
+	defer bin.Close()
+	stderr := &headBuffer{n: 4096}
+	st, err := at.Exec(ctx, req.ContainerID, backend.ExecSpec{
+		Cmd:   []string{"/bin/sh", "-c", `umask 077; set -C; "$1" >"$3" && "$2" 700 "$3"`, "mcp-sandbox-agent-copy", req.Cat, req.Chmod, file},
+		Env:   req.Env,
+		User:  req.User,
+		Stdin: bin,
+		// Stdout is not read; stderr is bounded.
+		Stderr: stderr,
+	})
+	if err != nil {
+		return err
+	}
+	if st.ExitCode != 0 {
+		return fmt.Errorf("%w: copying the agent into the workspace failed (exit %d): %s", ErrUnusable, st.ExitCode, bytes.TrimSpace(stderr.bytes()))
+	}
+	return nil
+}
+
+// watch is owned by c: it ends when the agent's output does, or cuts the
+// connection once c is dead (a broken protocol, an agent that stopped
+// reading or answering), so nothing more it sends is read and no write
+// to it stays blocked.
+func (c *Conn) watch() {
+	select {
+	case <-c.proc.Done():
+	case <-c.dead:
+		c.proc.Close()
+	}
+	c.fail(errors.New("the agent exited"))
+}
+
+// awaitReady waits for the agent's ready frame; the agent is killed if it
+// does not come.
+func (c *Conn) awaitReady(ctx context.Context) error {
+	t := time.NewTimer(readyTimeout)
 	defer t.Stop()
 	select {
 	case <-c.ready:
-		return c, nil
+		return nil
 	case <-c.dead:
-		c.kill(ctx)
-		return nil, fmt.Errorf("%w: the agent did not start (%v): %s", errInterpUnusable, c.deadErr, c.diagText())
+		c.Kill(ctx)
+		return fmt.Errorf("%w: the agent did not start (%v): %s", ErrUnusable, c.deadErr, c.diagText())
 	case <-t.C:
-		c.kill(ctx)
-		return nil, fmt.Errorf("%w: the agent did not start within %s: %s", errInterpUnusable, interpStartTimeout, c.diagText())
+		c.Kill(ctx)
+		return fmt.Errorf("%w: the agent did not start within %s: %s", ErrUnusable, readyTimeout, c.diagText())
 	case <-ctx.Done():
-		c.kill(ctx)
-		return nil, ctx.Err()
+		c.Kill(ctx)
+		return ctx.Err()
 	}
 }
 
-// newAgentConn returns a connection, not attached yet, whose streams share
+// newConn returns a connection, not attached yet, whose streams share
 // the server's budget.
-func newAgentConn(nonce string, budget *streamBudget) *agentConn {
-	return &agentConn{
-		nonce: nonce, diag: newCapture(4096, nil), ready: make(chan struct{}),
+func newConn(nonce string, budget *Budget) *Conn {
+	return &Conn{
+		nonce: nonce, diag: &headBuffer{n: 4096}, ready: make(chan struct{}),
 		dead: make(chan struct{}), calls: map[int]*agentCall{},
-		mux: streamMux{streams: map[int]*agentStream{}, listeners: map[int]*agentListener{}, budget: budget},
+		mux: streamMux{streams: map[int]*Stream{}, listeners: map[int]*listener{}, budget: budget},
 	}
 }
 
 // decoder reads the agent's output into c's frames.
-func (c *agentConn) decoder() *runner.Decoder {
+func (c *Conn) decoder() *runner.Decoder {
 	return runner.NewDecoder(c.nonce, c.onFrame, c.fail).Limit(agent.MaxFrame, agent.KindExit, agent.KindFileDone,
 		agent.KindDialed, agent.KindData, agent.KindCredit, agent.KindEOF, agent.KindReset,
 		agent.KindListening, agent.KindAccept)
 }
 
-func (c *agentConn) diagText() string {
-	s := bytes.TrimSpace([]byte(c.diag.String()))
+func (c *Conn) diagText() string {
+	s := bytes.TrimSpace(c.diag.bytes())
 	if len(s) == 0 {
 		return "no message"
 	}
@@ -160,7 +192,7 @@ func (c *agentConn) diagText() string {
 }
 
 // onFrame receives the agent's frames from the backend's output goroutine.
-func (c *agentConn) onFrame(f runner.Frame) {
+func (c *Conn) onFrame(f runner.Frame) {
 	switch f.Kind {
 	case runner.KindReady:
 		select {
@@ -233,15 +265,15 @@ func (c *agentConn) onFrame(f runner.Frame) {
 	}
 }
 
-func (c *agentConn) fail(err error) {
+func (c *Conn) fail(err error) {
 	c.deadOnce.Do(func() {
 		c.deadErr = err
 		close(c.dead)
 	})
 }
 
-// gone reports whether the agent has ended or broken the protocol.
-func (c *agentConn) gone() bool {
+// Gone reports whether the agent has ended or broken the protocol.
+func (c *Conn) Gone() bool {
 	select {
 	case <-c.dead:
 		return true
@@ -250,7 +282,7 @@ func (c *agentConn) gone() bool {
 	}
 }
 
-func (c *agentConn) send(ctx context.Context, kind string, v any) error {
+func (c *Conn) send(ctx context.Context, kind string, v any) error {
 	b, err := json.Marshal(v)
 	if err != nil {
 		return err
@@ -262,15 +294,15 @@ func (c *agentConn) send(ctx context.Context, kind string, v any) error {
 // who can stop it (SIGSTOP): a write it does not take in before ctx ends
 // ends the connection (a frame written in part cannot be taken back), which
 // also unblocks the write, so no call, and no later frame, waits for ever.
-func (c *agentConn) write(ctx context.Context, frame []byte) error {
+func (c *Conn) write(ctx context.Context, frame []byte) error {
 	done := make(chan error, 1)
 	go func() {
 		// Owned by c: ends when the write does, at the latest once the
 		// connection is cut.
 		c.wmu.Lock()
 		defer c.wmu.Unlock()
-		if c.gone() {
-			done <- errAgentDied
+		if c.Gone() {
+			done <- ErrDied
 			return
 		}
 		_, err := c.proc.Write(frame)
@@ -280,23 +312,32 @@ func (c *agentConn) write(ctx context.Context, frame []byte) error {
 	case err := <-done:
 		return err
 	case <-c.dead:
-		return errAgentDied
+		return ErrDied
 	case <-ctx.Done():
 		c.fail(errors.New("the agent stopped reading its input"))
 		return ctx.Err()
 	}
 }
 
-// exec runs spec through the agent, with Backend.Exec's contract: it
+// ExecRequest is a command for the agent to run.
+type ExecRequest struct {
+	Spec  backend.ExecSpec // Cmd, Env, WorkDir, Stdout, Stderr (User and Stdin are not used)
+	Stdin *[]byte          // at most agent.MaxStdin bytes; nil: none
+	// Stopped, when it ends, means the container has stopped: no grace is
+	// given for the agent's answer then.
+	Stopped <-chan struct{}
+}
+
+// Exec runs req through the agent, with Backend.Exec's contract: it
 // returns when the command has exited and its output has closed; when ctx
-// ends first, the agent kills the command's tree and exec returns
-// ctx.Err(). stopped, when it ends, means the container has stopped: no
-// grace is given for the agent's answer then.
-func (c *agentConn) exec(ctx context.Context, spec ExecSpec, stdin *[]byte, stopped <-chan struct{}) (ExecStatus, error) {
+// ends first, the agent kills the command's tree and Exec returns
+// ctx.Err().
+func (c *Conn) Exec(ctx context.Context, req ExecRequest) (backend.ExecStatus, error) {
+	spec := req.Spec
 	call := &agentCall{stdout: orDiscard(spec.Stdout), stderr: orDiscard(spec.Stderr), exit: make(chan agent.Exit, 1)}
 	id := c.register(call)
 	defer c.take(id)
-	if err := c.send(ctx, agent.KindStart, agent.Start{ID: id, Argv: spec.Cmd, Env: spec.Env, Dir: spec.WorkDir, Stdin: stdin}); err != nil {
+	if err := c.send(ctx, agent.KindStart, agent.Start{ID: id, Argv: spec.Cmd, Env: spec.Env, Dir: spec.WorkDir, Stdin: req.Stdin}); err != nil {
 		c.fail(err)
 	}
 	select {
@@ -306,7 +347,7 @@ func (c *agentConn) exec(ctx context.Context, spec ExecSpec, stdin *[]byte, stop
 		}
 		return exitStatus(x)
 	case <-c.dead:
-		return ExecStatus{ExitCode: -1}, fmt.Errorf("%w (%v) while the command ran; it may have run partly and was not run again", errAgentDied, c.deadErr)
+		return backend.ExecStatus{ExitCode: -1}, fmt.Errorf("%w (%v) while the command ran; it may have run partly and was not run again", ErrDied, c.deadErr)
 	case <-ctx.Done():
 	}
 	// The agent answers once the tree is killed (it stops reading output
@@ -321,15 +362,15 @@ func (c *agentConn) exec(ctx context.Context, spec ExecSpec, stdin *[]byte, stop
 		st.Killed = true
 		return st, ctx.Err()
 	case <-c.dead:
-	case <-stopped:
+	case <-req.Stopped:
 	case <-gctx.Done():
 		c.fail(errors.New("the agent did not answer a kill"))
 	}
-	return ExecStatus{ExitCode: -1, Killed: true}, ctx.Err()
+	return backend.ExecStatus{ExitCode: -1, Killed: true}, ctx.Err()
 }
 
 // register gives call the next request id.
-func (c *agentConn) register(call *agentCall) int {
+func (c *Conn) register(call *agentCall) int {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.nextID++
@@ -339,7 +380,7 @@ func (c *agentConn) register(call *agentCall) int {
 
 // take removes and returns the call waiting on id (nil if none is: it was
 // answered, or never asked for).
-func (c *agentConn) take(id int) *agentCall {
+func (c *Conn) take(id int) *agentCall {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	call := c.calls[id]
@@ -350,7 +391,7 @@ func (c *agentConn) take(id int) *agentCall {
 // file has the agent do one file request; the bytes it sends go to out.
 // When ctx ends first, file returns ctx.Err() (the agent finishes the
 // request, whose answer is then dropped).
-func (c *agentConn) file(ctx context.Context, req agent.File, out io.Writer) (agent.FileDone, error) {
+func (c *Conn) file(ctx context.Context, req agent.File, out io.Writer) (agent.FileDone, error) {
 	call := &agentCall{stdout: out, stderr: io.Discard, file: make(chan agent.FileDone, 1)}
 	req.ID = c.register(call)
 	defer c.take(req.ID)
@@ -361,7 +402,7 @@ func (c *agentConn) file(ctx context.Context, req agent.File, out io.Writer) (ag
 	case x := <-call.file:
 		return x, nil
 	case <-c.dead:
-		return agent.FileDone{}, fmt.Errorf("%w (%v) during %s of %s", errAgentDied, c.deadErr, req.Op, req.Path)
+		return agent.FileDone{}, fmt.Errorf("%w (%v) during %s of %s", ErrDied, c.deadErr, req.Op, req.Path)
 	case <-ctx.Done():
 		return agent.FileDone{}, ctx.Err()
 	}
@@ -373,11 +414,11 @@ const killGrace = 15 * time.Second
 // exitStatus turns the agent's exit frame into Backend.Exec's answer: a
 // command that could not start is an error, as the engine reports it,
 // except a missing program, which a shell reports as exit 127.
-func exitStatus(x agent.Exit) (ExecStatus, error) {
+func exitStatus(x agent.Exit) (backend.ExecStatus, error) {
 	if x.Error != "" && x.Code != 127 {
-		return ExecStatus{ExitCode: x.Code}, fmt.Errorf("start command: %s", clipString(x.Error, 512))
+		return backend.ExecStatus{ExitCode: x.Code}, fmt.Errorf("start command: %s", clipString(x.Error, 512))
 	}
-	return ExecStatus{ExitCode: x.Code}, nil
+	return backend.ExecStatus{ExitCode: x.Code}, nil
 }
 
 func clipString(s string, n int) string {
@@ -387,17 +428,55 @@ func clipString(s string, n int) string {
 	return s
 }
 
-// kill stops the agent (and, as it ends, every command it started).
-func (c *agentConn) kill(ctx context.Context) {
+// Kill stops the agent (and, as it ends, every command it started).
+func (c *Conn) Kill(ctx context.Context) {
 	kctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 15*time.Second)
 	defer cancel()
 	_ = c.proc.Kill(kctx)
 	c.proc.Close()
 }
 
-// close ends the agent by closing its stdin: it kills what it started and
+// Close ends the agent by closing its stdin: it kills what it started and
 // exits; the sandbox's removal takes care of anything else.
-func (c *agentConn) close() { c.proc.Close() }
+func (c *Conn) Close() { c.proc.Close() }
+
+// KillAll has the agent kill every process in the sandbox (which is being
+// stopped); it does not wait for that, and only until ctx ends for an
+// agent that does not read its input.
+func (c *Conn) KillAll(ctx context.Context) {
+	_ = c.write(ctx, runner.AppendFrame(nil, c.nonce, agent.KindKillAll, nil))
+}
+
+// Window is the credit the server gives each stream: the window the
+// agent's ready frame announced, in bounds.
+func (c *Conn) Window() int {
+	c.mux.mu.Lock()
+	defer c.mux.mu.Unlock()
+	return c.mux.window
+}
+
+// headBuffer keeps the first n bytes written to it (the agent's own
+// stderr, written by the backend's goroutine, read for error messages).
+type headBuffer struct {
+	mu sync.Mutex
+	b  []byte
+	n  int
+}
+
+func (h *headBuffer) Write(p []byte) (int, error) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if room := h.n - len(h.b); room > 0 {
+		h.b = append(h.b, p[:min(room, len(p))]...)
+	}
+	return len(p), nil
+}
+
+func (h *headBuffer) bytes() []byte {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return bytes.Clone(h.b)
+}
 
 func orDiscard(w io.Writer) io.Writer {
 	if w == nil {
