@@ -1,9 +1,14 @@
 package agentconn
 
 import (
+	"context"
+	"encoding/json"
 	"errors"
 	"io/fs"
+	"strconv"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/agent"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/runner"
@@ -74,5 +79,73 @@ func TestAgentWrongKindOfAnswerEndsIt(t *testing.T) {
 				t.Errorf("answer delivered: %v", delivered)
 			}
 		})
+	}
+}
+
+// answerFile answers the server's next file request with out (as output
+// frames) and done.
+func (f *fakeAgent) answerFile(out string, done agent.FileDone) agent.File {
+	f.t.Helper()
+	var req agent.File
+	if err := json.Unmarshal(f.next(agent.KindFile).Payload, &req); err != nil {
+		f.t.Fatal(err)
+	}
+	if out != "" {
+		f.say(runner.KindOut, strconv.Itoa(req.ID)+"\n"+out)
+	}
+	done.ID = req.ID
+	f.sayJSON(agent.KindFileDone, done)
+	return req
+}
+
+// A file answer is checked before it is data: a read whose bytes do not
+// match the size it reports, or whose path leaves the areas, is an
+// invalid answer and ends the connection; a good one is delivered.
+func TestFileAnswerChecked(t *testing.T) {
+	read := FileRequest{File: agent.File{Op: agent.OpRead, Path: "/workspace/a", Max: 100}, Timeout: time.Minute}
+	for _, tc := range []struct {
+		name string
+		out  string
+		done agent.FileDone
+		bad  bool
+	}{
+		{"good", "hello", agent.FileDone{Path: "/workspace/a", Size: 5, N: 5}, false},
+		{"more than reported", "hello", agent.FileDone{Path: "/workspace/a", Size: 5, N: 3}, true},
+		{"a path outside", "hello", agent.FileDone{Path: "/etc/shadow", Size: 5, N: 5}, true},
+		{"not clean", "", agent.FileDone{Path: "/workspace/../etc", N: 0}, true},
+		{"more than asked for", strings.Repeat("x", 101), agent.FileDone{Path: "/workspace/a", N: 101}, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f := newTestConn(t)
+			type answer struct {
+				r   FileResult
+				err error
+			}
+			ch := make(chan answer, 1)
+			go func() {
+				r, err := f.c.File(context.Background(), read)
+				ch <- answer{r, err}
+			}()
+			f.answerFile(tc.out, tc.done)
+			a := <-ch
+			if tc.bad != errors.Is(a.err, ErrBadAnswer) || tc.bad != f.c.Gone() {
+				t.Fatalf("got %+v %v (connection ended: %v), want bad %v", a.r, a.err, f.c.Gone(), tc.bad)
+			}
+			if !tc.bad && string(a.r.Data) != tc.out {
+				t.Errorf("data %q", a.r.Data)
+			}
+		})
+	}
+}
+
+func TestInAreas(t *testing.T) {
+	for p, want := range map[string]bool{
+		"/workspace": true, "/workspace/a/b": true, "/tmp/x": true,
+		"/workspacex": false, "/etc": false, "workspace/a": false, "/workspace/../etc": false,
+		"/workspace/a/": false, "/tmp/a\nb": false, "": false,
+	} {
+		if InAreas(p) != want {
+			t.Errorf("InAreas(%q) = %v", p, !want)
+		}
 	}
 }

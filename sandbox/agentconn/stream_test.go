@@ -78,7 +78,7 @@ func newTestConnReady(t *testing.T, ready string) *fakeAgent {
 			case f.more <- struct{}{}:
 			default:
 			}
-		}, nil).Limit(64<<20, agent.KindDial, agent.KindData, agent.KindCredit, agent.KindEOF, agent.KindReset, agent.KindStart, agent.KindListen, agent.KindUnlisten)
+		}, nil).Limit(64<<20, agent.KindDial, agent.KindData, agent.KindCredit, agent.KindEOF, agent.KindReset, agent.KindStart, agent.KindListen, agent.KindUnlisten, agent.KindFile)
 		_, _ = io.Copy(in, ag)
 	}()
 	f.say(runner.KindReady, ready)
