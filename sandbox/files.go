@@ -120,7 +120,7 @@ type ReadResult struct {
 // following symlinks only while they stay inside /workspace and /tmp.
 //
 // The file tools go through the sandbox's agent where it runs (one round
-// trip, see files_agent.go); otherwise through the engine and the image's
+// trip, see agent.go); otherwise through the engine and the image's
 // tar, as below.
 func (e *Engine) ReadFile(ctx context.Context, id string, req ReadFileRequest) (ReadResult, error) {
 	p, offset, maxBytes := req.Path, req.Offset, req.MaxBytes
