@@ -45,7 +45,7 @@ type Conn struct {
 	nextID int
 	calls  map[int]*agentCall
 
-	mux streamMux // byte streams into the sandbox (agent_stream.go)
+	mux streamMux // byte streams into the sandbox (stream.go)
 }
 
 // agentCall is a command in progress: where its output and exit go.
