@@ -7,6 +7,7 @@ import (
 	"net"
 	"time"
 
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox/agentconn"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/netglue"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/netproxy"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/state"
@@ -41,12 +42,12 @@ func (sp sandboxProxy) close() { sp.Close() }
 
 // agentListen is a proxy's listen on an agent connection.
 type agentListen struct {
-	c  *agentConn
+	c  *agentconn.Conn
 	id int
 }
 
-func (l agentListen) Gone() bool { return l.c.gone() }
-func (l agentListen) Close()     { l.c.unlisten(l.id) }
+func (l agentListen) Gone() bool { return l.c.Gone() }
+func (l agentListen) Close()     { l.c.Unlisten(l.id) }
 
 // NetworkInfo is a sandbox's network as sandbox_list shows it.
 type NetworkInfo struct {
@@ -169,7 +170,7 @@ func (e *Engine) newProxy(sb *Sandbox) *netglue.Proxy {
 // proxyMaxConns is network.max_connections as a proxy can hold it: within
 // the agent's streams, less the room for telling the ones over it 503.
 func proxyMaxConns(configured int) int {
-	return min(configured, maxAgentStreams-proxyBusyRoom)
+	return min(configured, agentconn.MaxStreams-proxyBusyRoom)
 }
 
 func (sb *Sandbox) client() string {
@@ -181,12 +182,12 @@ func (sb *Sandbox) client() string {
 // startProxy has agent c listen on the proxy's port inside sb and serve
 // each connection with sb's proxy. It is called after every start of
 // sb's agent.
-func (e *Engine) startProxy(ctx context.Context, sb *Sandbox, c *agentConn) error {
+func (e *Engine) startProxy(ctx context.Context, sb *Sandbox, c *agentconn.Conn) error {
 	sp := sb.proxy(true, func() *netglue.Proxy { return e.newProxy(sb) })
 	if sp == nil {
 		return fmt.Errorf("%w: sandbox %s is stopping", ErrNotFound, sb.ID)
 	}
-	id, _, err := c.listen(ctx, netglue.ProxyPort, func(conn net.Conn) { e.serveProxy(sb, sp, netglue.Linger(conn)) })
+	id, _, err := c.Listen(ctx, netglue.ProxyPort, func(conn net.Conn) { e.serveProxy(sb, sp, netglue.Linger(conn)) })
 	if err != nil {
 		return fmt.Errorf("the proxy inside the sandbox: %w", err)
 	}
@@ -284,7 +285,7 @@ func (e *Engine) helperProxy(sb *Sandbox, entries []netproxy.Entry, maxConns int
 		sctx, cancel := context.WithTimeout(ctx, agentStartTimeout)
 		c, err := e.startAgent(sctx, at, h)
 		cancel()
-		if errors.Is(err, errInterpUnusable) {
+		if errors.Is(err, agentconn.ErrUnusable) {
 			return nil, fmt.Errorf("%w: %w: %v", ErrPolicy, errHelperAgent, err)
 		}
 		if err != nil {
@@ -293,13 +294,13 @@ func (e *Engine) helperProxy(sb *Sandbox, entries []netproxy.Entry, maxConns int
 		p := netproxy.New(netproxy.Options{Entries: entries, MaxConns: maxConns, Audit: reached.Add, AllowHint: netglue.InstallAllowHint})
 		pctx, stop := context.WithCancel(context.Background())
 		lctx, cancel := context.WithTimeout(ctx, proxyStartTimeout)
-		_, _, err = c.listen(lctx, netglue.ProxyPort, func(conn net.Conn) { p.Serve(pctx, netglue.Linger(conn)) })
+		_, _, err = c.Listen(lctx, netglue.ProxyPort, func(conn net.Conn) { p.Serve(pctx, netglue.Linger(conn)) })
 		cancel()
 		if err != nil {
 			stop()
-			c.close()
+			c.Close()
 			return nil, fmt.Errorf("the install helper's proxy: %w", err)
 		}
-		return func() { stop(); c.close() }, nil
+		return func() { stop(); c.Close() }, nil
 	}
 }

@@ -8,6 +8,10 @@
 // (which images, which limits) comes from sandbox/config, and what the
 // engine records for the tray lives in sandbox/state. The host's side of
 // copy_in and copy_out (the file fence, the tar streams) is sandbox/hostcopy.
+// The server's side of
+// the command agent's protocol (framing, commands, file requests, streams
+// and listeners) is sandbox/agentconn; the engine decides when a sandbox's
+// agent starts, when it is given up, and what its death means.
 //
 //	eng := sandbox.NewEngine(sandbox.Options{Backend: be, Config: watcher})
 //	sb, err := eng.Create(ctx, sandbox.CreateRequest{Language: "python"})

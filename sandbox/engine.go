@@ -13,6 +13,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox/agentconn"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/config"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/interp"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/netglue"
@@ -128,7 +129,8 @@ type Engine struct {
 	// figures is the server-wide figure budget (interp.Budget).
 	figures *interp.Budget
 	mem     *output.MemBudget // the server-wide memory budget (sandbox/output)
-	streams *streamBudget     // the server-wide stream budget (agent_stream.go)
+
+	streams *agentconn.Budget // the server-wide stream budget
 }
 
 // NewEngine returns an engine; call Run to start its background work and
@@ -165,7 +167,7 @@ func NewEngine(o Options) *Engine {
 		usageEvery: o.UsageInterval, usageKick: make(chan struct{}, 1),
 		figures:    interp.NewBudget(o.FigureBudget),
 		mem:        output.NewMemBudget(o.MemBudget),
-		streams:    &streamBudget{max: maxServerStreams},
+		streams:    agentconn.NewBudget(),
 		ask:        o.Ask,
 		askEntries: o.AskEntries,
 		resolver:   o.Resolver,

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox/agentconn"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/output"
 )
 
@@ -146,7 +147,7 @@ func (e *Engine) run(ctx context.Context, sb *Sandbox, rs runSpec) (res ExecResu
 	status, err := e.execWith(bctx, sb, c, spec)
 	res = ExecResult{ExitCode: status.ExitCode, DurationMS: time.Since(start).Milliseconds()}
 	file.finish()
-	if errors.Is(err, errAgentDied) && ctx.Err() == nil && e.oomKilled(ctx, sb) {
+	if errors.Is(err, agentconn.ErrDied) && ctx.Err() == nil && e.oomKilled(ctx, sb) {
 		// Files in /workspace count against the sandbox's memory and
 		// cannot be paged out: filling it, the command may leave the
 		// agent the largest process, and the OOM killer takes it. The

@@ -16,7 +16,7 @@ func ListenForTest(ctx context.Context, e *Engine, id string, port int, handle f
 	if c == nil {
 		return 0, ErrNoAgentForExpose
 	}
-	_, bound, err := c.listen(ctx, port, handle)
+	_, bound, err := c.Listen(ctx, port, handle)
 	return bound, err
 }
 
@@ -31,7 +31,5 @@ func AgentWindowForTest(ctx context.Context, e *Engine, id string) (int, error) 
 	if c == nil {
 		return 0, ErrNoAgentForExpose
 	}
-	c.mux.mu.Lock()
-	defer c.mux.mu.Unlock()
-	return c.mux.window, nil
+	return c.Window(), nil
 }

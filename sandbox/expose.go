@@ -16,6 +16,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox/agentconn"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/state"
 )
 
@@ -44,7 +45,7 @@ type exposeSet struct {
 }
 
 // preview is one exposed port: a listener on the host's loopback whose
-// requests are carried over the agent, each as a stream (agent_stream.go).
+// requests are carried over the agent, each as a stream (package agentconn).
 type preview struct {
 	Exposure
 	srv *http.Server
@@ -56,7 +57,7 @@ type preview struct {
 	answered atomic.Bool
 
 	mu      sync.Mutex
-	streams map[*agentStream]bool // open, so close can end them (upgrades too)
+	streams map[*agentconn.Stream]bool // open, so close can end them (upgrades too)
 	closed  bool
 }
 
@@ -166,11 +167,8 @@ func (e *Engine) Expose(ctx context.Context, id string, req ExposeRequest) (Expo
 		}
 		return Exposure{}, fmt.Errorf("%w (%s)", ErrNoAgentForExpose, why)
 	}
-	c.mux.mu.Lock()
-	ok := c.mux.ok
-	c.mux.mu.Unlock()
-	if !ok {
-		return Exposure{}, fmt.Errorf("%w: %w", ErrNoAgentForExpose, ErrNoStreams)
+	if !c.Streams() {
+		return Exposure{}, fmt.Errorf("%w: %w", ErrNoAgentForExpose, agentconn.ErrNoStreams)
 	}
 	return e.startPreview(sb, x, port)
 }
@@ -184,7 +182,7 @@ func (e *Engine) startPreview(sb *Sandbox, x *exposeSet, port int) (Exposure, er
 	hp := ln.Addr().(*net.TCPAddr).Port
 	p := &preview{
 		Exposure: Exposure{Port: port, HostPort: hp, URL: "http://127.0.0.1:" + strconv.Itoa(hp) + "/"},
-		streams:  map[*agentStream]bool{},
+		streams:  map[*agentconn.Stream]bool{},
 	}
 	p.tr = e.previewTransport(sb, p)
 	p.srv = &http.Server{
@@ -241,10 +239,6 @@ func (e *Engine) Unexpose(ctx context.Context, id string, req ExposeRequest) (Un
 // opening the browser.
 const PreviewClosedHeader = "X-Mcp-Sandbox-Preview-Closed"
 
-// errNothingListens: the port refused the preview's connection (its
-// program ended).
-var errNothingListens = errors.New("nothing listens on the port")
-
 // dropPreview closes p, whose program no longer listens, and takes it
 // out of sb's record: the window then shows no preview that cannot open.
 func (e *Engine) dropPreview(sb *Sandbox, p *preview) {
@@ -289,7 +283,7 @@ func (e *Engine) previewTransport(sb *Sandbox, p *preview) *http.Transport {
 			if c == nil {
 				return nil, ErrNoAgentForExpose
 			}
-			s, err := c.dialLeaving(ctx, p.Port, proxyBusyRoom)
+			s, err := c.Dial(ctx, p.Port, proxyBusyRoom)
 			if err != nil {
 				return nil, err
 			}
@@ -301,12 +295,12 @@ func (e *Engine) previewTransport(sb *Sandbox, p *preview) *http.Transport {
 			}
 			p.streams[s] = true
 			p.mu.Unlock()
-			return &trackedStream{agentStream: s, p: p}, nil
+			return &trackedStream{Stream: s, p: p}, nil
 		},
 		// No MaxConnsPerHost: its queue held a fresh request behind
-		// readers that stopped reading (issue 31); dialLeaving refuses at
+		// readers that stopped reading (issue 31); Dial refuses at
 		// once instead, and a stream standing still is cut
-		// (streamStallLimit).
+		// (agentconn.StallLimit).
 		MaxIdleConnsPerHost:    8,
 		IdleConnTimeout:        30 * time.Second,
 		DisableCompression:     true,
@@ -316,15 +310,15 @@ func (e *Engine) previewTransport(sb *Sandbox, p *preview) *http.Transport {
 
 // trackedStream leaves its preview's set when closed.
 type trackedStream struct {
-	*agentStream
+	*agentconn.Stream
 	p *preview
 }
 
 func (t *trackedStream) Close() error {
 	t.p.mu.Lock()
-	delete(t.p.streams, t.agentStream)
+	delete(t.p.streams, t.Stream)
 	t.p.mu.Unlock()
-	return t.agentStream.Close()
+	return t.Stream.Close()
 }
 
 // previewHandler answers only requests addressed to the preview's own
@@ -348,7 +342,7 @@ func (e *Engine) previewHandler(sb *Sandbox, p *preview) http.Handler {
 		FlushInterval: -1,
 		ErrorLog:      log.New(io.Discard, "", 0),
 		ErrorHandler: func(w http.ResponseWriter, r *http.Request, err error) {
-			if errors.Is(err, errNothingListens) && p.answered.Load() {
+			if errors.Is(err, agentconn.ErrNothingListens) && p.answered.Load() {
 				w.Header().Set(PreviewClosedHeader, "nothing listens")
 				http.Error(w, fmt.Sprintf("mcp-sandbox: nothing listens on port %d in sandbox %s any more, so its preview is closed; expose the port again once a program listens on it", p.Port, sb.ID), http.StatusBadGateway)
 				http.NewResponseController(w).Flush()
@@ -372,7 +366,7 @@ func (e *Engine) previewHandler(sb *Sandbox, p *preview) http.Handler {
 	})
 }
 
-// stallWriter gives each write to the host's reader streamStallLimit, as
+// stallWriter gives each write to the host's reader agentconn.StallLimit, as
 // a stream has: a reader that takes nothing for that long is cut, which
 // ends the request and frees its stream into the sandbox. (An upgraded
 // connection is hijacked, and its deadlines cleared, by then.)
@@ -381,7 +375,7 @@ type stallWriter struct {
 	rc *http.ResponseController
 }
 
-func (w stallWriter) extend() { _ = w.rc.SetWriteDeadline(time.Now().Add(stallLimit())) }
+func (w stallWriter) extend() { _ = w.rc.SetWriteDeadline(time.Now().Add(agentconn.StallLimit())) }
 
 func (w stallWriter) WriteHeader(code int) {
 	w.extend()

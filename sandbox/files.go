@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox/agentconn"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/hostcopy"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/hostfs"
 )
@@ -66,8 +67,7 @@ func (e *Engine) WriteFile(ctx context.Context, id string, req WriteFileRequest)
 	e.begin(sb)
 	defer e.end(sb)
 	if c := e.agentFor(ctx, sb); c != nil {
-		res, err := e.writeFileAgent(ctx, c, sb, clean, content, appendTo)
-		return res, endOnBadAnswer(ctx, c, err)
+		return e.writeFileAgent(ctx, c, sb, clean, content, appendTo)
 	}
 	target, err := e.resolve(ctx, sb, clean, true)
 	if err != nil {
@@ -123,7 +123,7 @@ type ReadResult struct {
 // following symlinks only while they stay inside /workspace and /tmp.
 //
 // The file tools go through the sandbox's agent where it runs (one round
-// trip, see files_agent.go); otherwise through the engine and the image's
+// trip, see agent.go); otherwise through the engine and the image's
 // tar, as below.
 func (e *Engine) ReadFile(ctx context.Context, id string, req ReadFileRequest) (ReadResult, error) {
 	p, offset, maxBytes := req.Path, req.Offset, req.MaxBytes
@@ -153,7 +153,7 @@ func (e *Engine) ReadFile(ctx context.Context, id string, req ReadFileRequest) (
 	defer e.end(sb)
 	if c := e.agentFor(ctx, sb); c != nil {
 		res, err := e.readFileAgent(ctx, c, sb, clean, offset, maxBytes)
-		if err = endOnBadAnswer(ctx, c, err); !errors.Is(err, errAgentDied) {
+		if !errors.Is(err, agentconn.ErrDied) {
 			return res, err
 		}
 		// A read can be made again, through the engine.
@@ -263,7 +263,7 @@ func (e *Engine) ListFiles(ctx context.Context, id string, req ListFilesRequest)
 	defer e.end(sb)
 	if c := e.agentFor(ctx, sb); c != nil {
 		entries, truncated, err := e.listFilesAgent(ctx, c, sb, clean, req.Recursive)
-		if err = endOnBadAnswer(ctx, c, err); !errors.Is(err, errAgentDied) {
+		if !errors.Is(err, agentconn.ErrDied) {
 			return ListFilesResult{Entries: entries, Truncated: truncated}, err
 		}
 	}

@@ -241,12 +241,6 @@ func RunProgram(lang config.Language) string {
 	return lang.Run[0]
 }
 
-// The agent starts as an interpreter does, and says it cannot run in a
-// sandbox with the same error (agent_conn.go).
-var errInterpUnusable = interp.ErrUnusable
-
-const interpStartTimeout = interp.StartTimeout
-
 // residentRunner is what a sandbox keeps running beside its calls (an
 // interpreter, the agent, a proxy, previews): its removal closes them.
 type residentRunner interface {

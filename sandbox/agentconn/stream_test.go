@@ -1,4 +1,4 @@
-package sandbox
+package agentconn
 
 import (
 	"bytes"
@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/agent"
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox/backend"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/runner"
 )
 
@@ -25,11 +26,14 @@ type pipeProc struct {
 	done chan struct{}
 }
 
-func (p *pipeProc) Write(b []byte) (int, error)              { return p.w.Write(b) }
-func (p *pipeProc) Done() <-chan struct{}                    { return p.done }
-func (p *pipeProc) PID(context.Context) int                  { return 0 }
-func (p *pipeProc) Wait(context.Context) (ExecStatus, error) { <-p.done; return ExecStatus{}, nil }
-func (p *pipeProc) Kill(context.Context) error               { return p.Close() }
+func (p *pipeProc) Write(b []byte) (int, error) { return p.w.Write(b) }
+func (p *pipeProc) Done() <-chan struct{}       { return p.done }
+func (p *pipeProc) PID(context.Context) int     { return 0 }
+func (p *pipeProc) Wait(context.Context) (backend.ExecStatus, error) {
+	<-p.done
+	return backend.ExecStatus{}, nil
+}
+func (p *pipeProc) Kill(context.Context) error { return p.Close() }
 func (p *pipeProc) Close() error {
 	p.once.Do(func() { close(p.done); p.w.Close() })
 	return nil
@@ -39,7 +43,7 @@ func (p *pipeProc) Close() error {
 // server sends and speaks frames of its own choosing.
 type fakeAgent struct {
 	t    *testing.T
-	c    *agentConn
+	c    *Conn
 	dec  *runner.Decoder // the server's decoder of what the agent says
 	smu  sync.Mutex      // one writer of dec at a time, as the backend's
 	mu   sync.Mutex
@@ -49,7 +53,7 @@ type fakeAgent struct {
 
 const testNonce = "0123456789abcdef0123456789abcdef"
 
-// newTestConn connects an agentConn (streams on) to a fake agent of
+// newTestConn connects an Conn (streams on) to a fake agent of
 // protocol version 2 (no window announced).
 func newTestConn(t *testing.T) *fakeAgent {
 	t.Helper()
@@ -60,7 +64,7 @@ func newTestConn(t *testing.T) *fakeAgent {
 func newTestConnReady(t *testing.T, ready string) *fakeAgent {
 	t.Helper()
 	srv, ag := net.Pipe()
-	c := newAgentConn(testNonce, nil)
+	c := newConn(testNonce, nil)
 	c.proc = &pipeProc{w: srv, done: make(chan struct{})}
 	f := &fakeAgent{t: t, c: c, dec: c.decoder(), more: make(chan struct{}, 1)}
 	t.Cleanup(func() { c.fail(errors.New("test over")); c.proc.Close(); ag.Close() })
@@ -74,7 +78,7 @@ func newTestConnReady(t *testing.T, ready string) *fakeAgent {
 			case f.more <- struct{}{}:
 			default:
 			}
-		}, nil).Limit(64<<20, agent.KindDial, agent.KindData, agent.KindCredit, agent.KindEOF, agent.KindReset, agent.KindStart, agent.KindListen, agent.KindUnlisten)
+		}, nil).Limit(64<<20, agent.KindDial, agent.KindData, agent.KindCredit, agent.KindEOF, agent.KindReset, agent.KindStart, agent.KindListen, agent.KindUnlisten, agent.KindFile)
 		_, _ = io.Copy(in, ag)
 	}()
 	f.say(runner.KindReady, ready)
@@ -116,10 +120,10 @@ func (f *fakeAgent) next(kind string) runner.Frame {
 }
 
 // dial opens a stream, answering the server's dial as an agent would.
-func (f *fakeAgent) dial(port int) *agentStream {
+func (f *fakeAgent) dial(port int) *Stream {
 	f.t.Helper()
 	type result struct {
-		s   *agentStream
+		s   *Stream
 		err error
 	}
 	ch := make(chan result, 1)
@@ -253,51 +257,51 @@ func TestStreamHostileFrames(t *testing.T) {
 	big := strings.Repeat("x", agent.StreamChunk)
 	cases := []struct {
 		name string
-		say  func(f *fakeAgent, s *agentStream)
+		say  func(f *fakeAgent, s *Stream)
 		// endsConn: the connection ends; else only the stream is reset.
 		endsConn bool
 	}{
-		{"data beyond the credit", func(f *fakeAgent, s *agentStream) {
+		{"data beyond the credit", func(f *fakeAgent, s *Stream) {
 			for range agent.StreamWindow/agent.StreamChunk + 1 {
 				f.say(agent.KindData, data(s.id, []byte(big)))
 			}
 		}, false},
-		{"data after its eof", func(f *fakeAgent, s *agentStream) {
+		{"data after its eof", func(f *fakeAgent, s *Stream) {
 			f.sayJSON(agent.KindEOF, agent.StreamID{ID: s.id})
 			f.say(agent.KindData, data(s.id, []byte("late")))
 		}, false},
-		{"a second eof", func(f *fakeAgent, s *agentStream) {
+		{"a second eof", func(f *fakeAgent, s *Stream) {
 			f.sayJSON(agent.KindEOF, agent.StreamID{ID: s.id})
 			f.sayJSON(agent.KindEOF, agent.StreamID{ID: s.id})
 		}, false},
-		{"credit beyond the window", func(f *fakeAgent, s *agentStream) {
+		{"credit beyond the window", func(f *fakeAgent, s *Stream) {
 			f.sayJSON(agent.KindCredit, agent.Credit{ID: s.id, N: 1})
 		}, false},
-		{"negative credit", func(f *fakeAgent, s *agentStream) {
+		{"negative credit", func(f *fakeAgent, s *Stream) {
 			f.sayJSON(agent.KindCredit, agent.Credit{ID: s.id, N: -5})
 		}, false},
-		{"a second dial answer", func(f *fakeAgent, s *agentStream) {
+		{"a second dial answer", func(f *fakeAgent, s *Stream) {
 			f.sayJSON(agent.KindDialed, agent.Dialed{ID: s.id})
 		}, false},
-		{"data for a stream never opened", func(f *fakeAgent, s *agentStream) {
+		{"data for a stream never opened", func(f *fakeAgent, s *Stream) {
 			f.say(agent.KindData, data(s.id+4, []byte("x")))
 		}, true},
-		{"data for an even id", func(f *fakeAgent, s *agentStream) {
+		{"data for an even id", func(f *fakeAgent, s *Stream) {
 			f.say(agent.KindData, data(2, []byte("x")))
 		}, true},
-		{"credit for id 0", func(f *fakeAgent, s *agentStream) {
+		{"credit for id 0", func(f *fakeAgent, s *Stream) {
 			f.sayJSON(agent.KindCredit, agent.Credit{ID: 0, N: 1})
 		}, true},
-		{"a data frame without an id", func(f *fakeAgent, s *agentStream) {
+		{"a data frame without an id", func(f *fakeAgent, s *Stream) {
 			f.say(agent.KindData, "no id here")
 		}, true},
-		{"an id in data of huge digits", func(f *fakeAgent, s *agentStream) {
+		{"an id in data of huge digits", func(f *fakeAgent, s *Stream) {
 			f.say(agent.KindData, "99999999999999999999999\nx")
 		}, true},
-		{"a malformed credit", func(f *fakeAgent, s *agentStream) {
+		{"a malformed credit", func(f *fakeAgent, s *Stream) {
 			f.say(agent.KindCredit, `{"id":`)
 		}, true},
-		{"a frame over the limit", func(f *fakeAgent, s *agentStream) {
+		{"a frame over the limit", func(f *fakeAgent, s *Stream) {
 			f.say(agent.KindData, data(s.id, bytes.Repeat([]byte("x"), agent.MaxFrame)))
 		}, true},
 	}
@@ -308,15 +312,15 @@ func TestStreamHostileFrames(t *testing.T) {
 			other := f.dial(8001)
 			tc.say(f, s)
 			if tc.endsConn {
-				if !f.c.gone() {
+				if !f.c.Gone() {
 					t.Fatal("the connection did not end")
 				}
-				if _, err := s.Read(make([]byte, 1)); !errors.Is(err, errAgentDied) {
+				if _, err := s.Read(make([]byte, 1)); !errors.Is(err, ErrDied) {
 					t.Errorf("read after the connection ended: %v", err)
 				}
 				return
 			}
-			if f.c.gone() {
+			if f.c.Gone() {
 				t.Fatalf("the connection ended (%v); only the stream should have", f.c.deadErr)
 			}
 			_ = s.SetReadDeadline(time.Now().Add(5 * time.Second)) // fail, not hang
@@ -334,8 +338,8 @@ func TestStreamHostileFrames(t *testing.T) {
 			f.say(agent.KindData, data(s.id, []byte("in flight")))
 			f.say(agent.KindData, data(other.id, []byte("fine")))
 			buf := make([]byte, 4)
-			if _, err := io.ReadFull(other, buf); err != nil || string(buf) != "fine" || f.c.gone() {
-				t.Errorf("the other stream: %q %v (connection gone: %v)", buf, err, f.c.gone())
+			if _, err := io.ReadFull(other, buf); err != nil || string(buf) != "fine" || f.c.Gone() {
+				t.Errorf("the other stream: %q %v (connection gone: %v)", buf, err, f.c.Gone())
 			}
 		})
 	}
@@ -345,8 +349,8 @@ func TestStreamHostileFrames(t *testing.T) {
 // the connection's end wakes every stream's reader and writer.
 func TestStreamCapAndEnd(t *testing.T) {
 	f := newTestConn(t)
-	var open []*agentStream
-	for range maxAgentStreams {
+	var open []*Stream
+	for range MaxStreams {
 		open = append(open, f.dial(9000))
 	}
 	if _, err := f.c.dial(context.Background(), 9000); !errors.Is(err, ErrTooManyStreams) {
@@ -362,8 +366,8 @@ func TestStreamCapAndEnd(t *testing.T) {
 	if _, err := f.c.dial(context.Background(), 9000); err == nil || !strings.Contains(err.Error(), "connection refused") {
 		t.Fatalf("refused dial: %v", err)
 	}
-	if n := f.c.mux.count(); n != maxAgentStreams-1 {
-		t.Errorf("%d streams open, want %d", n, maxAgentStreams-1)
+	if n := f.c.mux.count(); n != MaxStreams-1 {
+		t.Errorf("%d streams open, want %d", n, MaxStreams-1)
 	}
 	// A stream nobody reads holds its window and no more, and holds up
 	// nothing else: here its writer waits for credit while the
@@ -377,7 +381,7 @@ func TestStreamCapAndEnd(t *testing.T) {
 	for range 2 {
 		select {
 		case err := <-errs:
-			if !errors.Is(err, errAgentDied) {
+			if !errors.Is(err, ErrDied) {
 				t.Errorf("after the connection ended: %v", err)
 			}
 		case <-time.After(10 * time.Second):
@@ -402,7 +406,7 @@ func TestStreamDeadlines(t *testing.T) {
 
 // An agent that did not announce streams is never sent their frames.
 func TestStreamsNeedTheirAnnouncement(t *testing.T) {
-	c := &agentConn{mux: streamMux{streams: map[int]*agentStream{}}, dead: make(chan struct{})}
+	c := &Conn{mux: streamMux{streams: map[int]*Stream{}}, dead: make(chan struct{})}
 	if _, err := c.dial(context.Background(), 80); !errors.Is(err, ErrNoStreams) {
 		t.Errorf("dial through an old agent: %v", err)
 	}
@@ -418,14 +422,14 @@ func (m *streamMux) count() int {
 // accepted streams go to the channel.
 func (f *fakeAgent) listen() (int, chan net.Conn) {
 	f.t.Helper()
-	conns := make(chan net.Conn, maxAgentStreams+8)
+	conns := make(chan net.Conn, MaxStreams+8)
 	type result struct {
 		id  int
 		err error
 	}
 	ch := make(chan result, 1)
 	go func() {
-		id, _, err := f.c.listen(context.Background(), 0, func(c net.Conn) { conns <- c })
+		id, _, err := f.c.Listen(context.Background(), 0, func(c net.Conn) { conns <- c })
 		ch <- result{id, err}
 	}()
 	var l agent.Listen
@@ -461,11 +465,11 @@ func TestStreamListen(t *testing.T) {
 		t.Errorf("eof %q", fr.Payload)
 	}
 	// A listener closed, then a connection for it: reset, nothing else.
-	f.c.unlisten(lid)
+	f.c.Unlisten(lid)
 	f.next(agent.KindUnlisten)
 	f.sayJSON(agent.KindAccept, agent.Accept{ID: 4, Listener: lid})
-	if fr := f.next(agent.KindReset); !strings.Contains(string(fr.Payload), `"id":4`) || f.c.gone() {
-		t.Errorf("accept for a closed listener: %q (gone %v)", fr.Payload, f.c.gone())
+	if fr := f.next(agent.KindReset); !strings.Contains(string(fr.Payload), `"id":4`) || f.c.Gone() {
+		t.Errorf("accept for a closed listener: %q (gone %v)", fr.Payload, f.c.Gone())
 	}
 
 	for _, tc := range []struct {
@@ -486,7 +490,7 @@ func TestStreamListen(t *testing.T) {
 			f := newTestConn(t)
 			lid, _ := f.listen()
 			tc.say(f, lid)
-			if !f.c.gone() {
+			if !f.c.Gone() {
 				t.Error("the connection did not end")
 			}
 		})
@@ -495,18 +499,18 @@ func TestStreamListen(t *testing.T) {
 	t.Run("beyond the cap", func(t *testing.T) {
 		f := newTestConn(t)
 		lid, conns := f.listen()
-		for i := range maxAgentStreams {
+		for i := range MaxStreams {
 			f.sayJSON(agent.KindAccept, agent.Accept{ID: 2 * (i + 1), Listener: lid})
 		}
-		f.sayJSON(agent.KindAccept, agent.Accept{ID: 2 * (maxAgentStreams + 1), Listener: lid})
-		if fr := f.next(agent.KindReset); !strings.Contains(string(fr.Payload), strconv.Itoa(2*(maxAgentStreams+1))) || f.c.gone() {
-			t.Errorf("the stream beyond the cap: %q (gone %v)", fr.Payload, f.c.gone())
+		f.sayJSON(agent.KindAccept, agent.Accept{ID: 2 * (MaxStreams + 1), Listener: lid})
+		if fr := f.next(agent.KindReset); !strings.Contains(string(fr.Payload), strconv.Itoa(2*(MaxStreams+1))) || f.c.Gone() {
+			t.Errorf("the stream beyond the cap: %q (gone %v)", fr.Payload, f.c.Gone())
 		}
-		for i := range maxAgentStreams {
+		for i := range MaxStreams {
 			select {
 			case <-conns:
 			case <-time.After(10 * time.Second):
-				t.Fatalf("%d streams handed over, want %d", i, maxAgentStreams)
+				t.Fatalf("%d streams handed over, want %d", i, MaxStreams)
 			}
 		}
 	})
@@ -515,7 +519,7 @@ func TestStreamListen(t *testing.T) {
 // The streams of all a server's agents share one budget: a dial beyond it
 // is refused, and a closed stream gives its place back.
 func TestStreamServerBudget(t *testing.T) {
-	b := &streamBudget{max: 2}
+	b := &Budget{max: 2}
 	f1, f2 := newTestConn(t), newTestConn(t)
 	f1.c.mux.budget, f2.c.mux.budget = b, b
 	s := f1.dial(1)

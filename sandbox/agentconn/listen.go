@@ -1,4 +1,4 @@
-package sandbox
+package agentconn
 
 import (
 	"context"
@@ -9,22 +9,22 @@ import (
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/runner"
 )
 
-// agentListener is a port the agent listens on, on the sandbox's loopback:
+// listener is a port the agent listens on, on the sandbox's loopback:
 // each connection it accepts comes to the server as a stream, handed to
 // handle in a goroutine of its own (which must close it).
-type agentListener struct {
+type listener struct {
 	id      int
 	handle  func(net.Conn)
 	pending bool
 	answer  chan streamBody // the Listening, once
 }
 
-// listen has the agent listen on port (0: one it picks) of the sandbox's
+// Listen has the agent listen on port (0: one it picks) of the sandbox's
 // loopback and hand each connection it accepts to handle, as a stream
-// (a net.Conn with CloseWrite), until unlisten or the connection's end.
-// The streams count towards maxAgentStreams: one beyond it is refused
+// (a net.Conn with CloseWrite), until Unlisten or the connection's end.
+// The streams count towards MaxStreams: one beyond it is refused
 // (reset) at once. It returns the listener's id and the port.
-func (c *agentConn) listen(ctx context.Context, port int, handle func(net.Conn)) (id, bound int, err error) {
+func (c *Conn) Listen(ctx context.Context, port int, handle func(net.Conn)) (id, bound int, err error) {
 	m := &c.mux
 	m.mu.Lock()
 	if !m.ok {
@@ -32,12 +32,12 @@ func (c *agentConn) listen(ctx context.Context, port int, handle func(net.Conn))
 		return 0, 0, ErrNoStreams
 	}
 	m.lastListener++
-	l := &agentListener{id: m.lastListener, handle: handle, pending: true, answer: make(chan streamBody, 1)}
+	l := &listener{id: m.lastListener, handle: handle, pending: true, answer: make(chan streamBody, 1)}
 	m.listeners[l.id] = l
 	m.mu.Unlock()
 	if err := c.send(ctx, agent.KindListen, agent.Listen{ID: l.id, Port: port}); err != nil {
-		c.unlisten(l.id)
-		return 0, 0, fmt.Errorf("%w: %w", errAgentDied, err)
+		c.Unlisten(l.id)
+		return 0, 0, fmt.Errorf("%w: %w", ErrDied, err)
 	}
 	select {
 	case a := <-l.answer:
@@ -47,17 +47,17 @@ func (c *agentConn) listen(ctx context.Context, port int, handle func(net.Conn))
 		}
 		return l.id, a.port, nil
 	case <-c.dead:
-		return 0, 0, fmt.Errorf("%w (%v)", errAgentDied, c.deadErr)
+		return 0, 0, fmt.Errorf("%w (%v)", ErrDied, c.deadErr)
 	case <-ctx.Done():
-		c.unlisten(l.id)
+		c.Unlisten(l.id)
 		return 0, 0, ctx.Err()
 	}
 }
 
-// unlisten closes listener id (streams it opened go on).
-func (c *agentConn) unlisten(id int) {
+// Unlisten closes listener id (streams it opened go on).
+func (c *Conn) Unlisten(id int) {
 	c.forgetListener(id)
-	if !c.gone() {
+	if !c.Gone() {
 		go func() {
 			ctx, cancel := context.WithTimeout(context.Background(), streamWriteTimeout)
 			defer cancel()
@@ -66,7 +66,7 @@ func (c *agentConn) unlisten(id int) {
 	}
 }
 
-func (c *agentConn) forgetListener(id int) {
+func (c *Conn) forgetListener(id int) {
 	c.mux.mu.Lock()
 	delete(c.mux.listeners, id)
 	c.mux.mu.Unlock()
@@ -74,7 +74,7 @@ func (c *agentConn) forgetListener(id int) {
 
 // onListening takes the agent's answer to a listen: about a listener never
 // asked for, or a second one, it ends the connection.
-func (c *agentConn) onListening(id int, b streamBody) {
+func (c *Conn) onListening(id int, b streamBody) {
 	m := &c.mux
 	m.mu.Lock()
 	l := m.listeners[id]
@@ -89,15 +89,15 @@ func (c *agentConn) onListening(id int, b streamBody) {
 	case !asked || l != nil && !ok:
 		c.fail(fmt.Errorf("%w: a listening frame for listener %d, not asked for", runner.ErrProtocol, id))
 	case l == nil && b.err == "":
-		c.unlisten(id) // given up while the agent answered
+		c.Unlisten(id) // given up while the agent answered
 	}
 }
 
 // onAccept opens a stream for a connection the agent accepted: ids must
 // be even and increasing, and name a listener the server asked for; a
-// connection for a listener since closed, or beyond maxAgentStreams, is
+// connection for a listener since closed, or beyond MaxStreams, is
 // reset at once.
-func (c *agentConn) onAccept(id int, b streamBody) {
+func (c *Conn) onAccept(id int, b streamBody) {
 	m := &c.mux
 	m.mu.Lock()
 	if !m.ok || id <= m.lastAgent || id%2 != 0 || b.listener <= 0 || b.listener > m.lastListener {
@@ -107,12 +107,12 @@ func (c *agentConn) onAccept(id int, b streamBody) {
 	}
 	m.lastAgent = id
 	l := m.listeners[b.listener]
-	if l == nil || l.pending || len(m.streams) >= maxAgentStreams || !m.budget.take() {
+	if l == nil || l.pending || len(m.streams) >= MaxStreams || !m.budget.take() {
 		m.mu.Unlock()
 		go c.sendReset(id)
 		return
 	}
-	s := &agentStream{c: c, id: id, sig: make(chan struct{}), dialed: make(chan string, 1), avail: agent.StreamWindow, window: m.window, credit: m.window}
+	s := &Stream{c: c, id: id, sig: make(chan struct{}), dialed: make(chan string, 1), avail: agent.StreamWindow, window: m.window, credit: m.window}
 	m.streams[id] = s
 	m.mu.Unlock()
 	go l.handle(s)

@@ -1,4 +1,4 @@
-package sandbox
+package agentconn
 
 import (
 	"context"
@@ -18,30 +18,27 @@ import (
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/runner"
 )
 
-// maxAgentStreams bounds the streams open at once over one sandbox's agent:
+// MaxStreams bounds the streams open at once over one sandbox's agent:
 // with agent.StreamWindow each, what a sandbox can make the server buffer
-// is at most 80 × 128 KiB = 10 MiB. It leaves proxyBusyRoom streams
-// beyond the proxy's connections, so the ones over network.max_connections
-// reach the proxy and are told 503 rather than reset.
-const maxAgentStreams = 80
-
-// proxyBusyRoom is the streams kept beyond a proxy's connections
-// (proxyMaxConns) for its 503 answers.
-const proxyBusyRoom = 16
+// is at most 80 × 128 KiB = 10 MiB.
+const MaxStreams = 80
 
 // maxServerStreams bounds the streams open at once over all of a server's
 // agents (32 MiB of windows), so that many sandboxes cannot add up past it.
 const maxServerStreams = 256
 
-// streamBudget counts the streams open over all of a server's agents.
-type streamBudget struct {
+// Budget counts the streams open over all of a server's agents.
+type Budget struct {
 	mu     sync.Mutex
 	n, max int
 }
 
+// NewBudget returns a server's budget: maxServerStreams.
+func NewBudget() *Budget { return &Budget{max: maxServerStreams} }
+
 // take reserves a stream, or reports that none is free; a nil budget
 // (tests) has room for any.
-func (b *streamBudget) take() bool {
+func (b *Budget) take() bool {
 	if b == nil {
 		return true
 	}
@@ -54,7 +51,7 @@ func (b *streamBudget) take() bool {
 	return true
 }
 
-func (b *streamBudget) give() {
+func (b *Budget) give() {
 	if b == nil {
 		return
 	}
@@ -72,14 +69,23 @@ const streamWriteTimeout = 30 * time.Second
 // window full: a reader on the server that takes none of the bytes
 // waiting, or a program in the sandbox that gives no credit for what the
 // server wants to send, has its stream reset after it, so that it holds
-// no stream (of maxAgentStreams) for ever.
+// no stream (of MaxStreams) for ever.
 const streamStallLimit = 60 * time.Second
 
 // stallNanos, when set, replaces streamStallLimit (a test's shorter one).
 var stallNanos atomic.Int64
 
-// stallLimit is the stall limit in force.
-func stallLimit() time.Duration {
+// SetStallLimit sets how long a stream may stand still with its window
+// full (streamStallLimit; 0 restores it) and returns a function that
+// restores the one before: a test of the cut need not wait a minute.
+func SetStallLimit(d time.Duration) (restore func()) {
+	old := stallNanos.Swap(int64(d))
+	return func() { stallNanos.Store(old) }
+}
+
+// StallLimit is the stall limit in force: the most a stream may stand
+// still with its window full (a preview gives its host reader as long).
+func StallLimit() time.Duration {
 	if d := stallNanos.Load(); d > 0 {
 		return time.Duration(d)
 	}
@@ -88,10 +94,12 @@ func stallLimit() time.Duration {
 
 // Stream errors.
 var (
+	// ErrNothingListens: a dial found nothing listening on its port.
+	ErrNothingListens = errors.New("nothing listens on the port")
 	// ErrNoStreams: the agent running in the sandbox carries no streams.
 	ErrNoStreams = errors.New("the sandbox's command agent carries no connections")
-	// ErrTooManyStreams: maxAgentStreams are open.
-	ErrTooManyStreams = fmt.Errorf("too many connections into the sandbox at once (at most %d)", maxAgentStreams)
+	// ErrTooManyStreams: MaxStreams are open.
+	ErrTooManyStreams = fmt.Errorf("too many connections into the sandbox at once (at most %d)", MaxStreams)
 	// ErrTooManyServerStreams: maxServerStreams are open over all agents.
 	ErrTooManyServerStreams = fmt.Errorf("too many connections into sandboxes at once (at most %d for the server)", maxServerStreams)
 	// errStreamReset: the sandbox's end abandoned the stream.
@@ -103,7 +111,7 @@ var (
 )
 
 // streamMux is an agent connection's streams (package proto's), each an
-// agentStream. Everything the agent says about them is hostile: a frame
+// Stream. Everything the agent says about them is hostile: a frame
 // about a stream id the server never opened ends the connection; one that
 // breaks a stream's rules (data beyond the credit given, after its eof or
 // before it was dialed, credit beyond the window) resets that stream.
@@ -111,13 +119,13 @@ type streamMux struct {
 	mu      sync.Mutex
 	ok      bool // the agent announced streams
 	last    int  // the last id the server opened (odd; 0 before the first)
-	streams map[int]*agentStream
+	streams map[int]*Stream
 
 	lastAgent    int // the last stream id an accept opened (even)
 	lastListener int
-	listeners    map[int]*agentListener
-	budget       *streamBudget // the server's, shared by its agents
-	window       int           // the credit the agent gives (agentWindow)
+	listeners    map[int]*listener
+	budget       *Budget // the server's, shared by its agents
+	window       int     // the credit the agent gives (agentWindow)
 }
 
 // agentWindow is the credit the server starts each stream with, from the
@@ -131,12 +139,12 @@ func agentWindow(announced int) int {
 	return announced
 }
 
-// agentStream is one TCP connection inside the sandbox, reached through the
+// Stream is one TCP connection inside the sandbox, reached through the
 // agent: a net.Conn, with CloseWrite. The agent never has more than
 // agent.StreamWindow bytes of it unread by the server's reader, so a
 // stream nobody reads holds at most that much, and holds up nothing else.
-type agentStream struct {
-	c    *agentConn
+type Stream struct {
+	c    *Conn
 	id   int
 	port int
 
@@ -166,21 +174,21 @@ type agentStream struct {
 }
 
 // dial opens a stream to port on the sandbox's loopback.
-func (c *agentConn) dial(ctx context.Context, port int) (*agentStream, error) {
-	return c.dialLeaving(ctx, port, 0)
+func (c *Conn) dial(ctx context.Context, port int) (*Stream, error) {
+	return c.Dial(ctx, port, 0)
 }
 
-// dialLeaving is dial refusing (at once, never waiting) while fewer than
-// room+1 of maxAgentStreams are free: a preview leaves room for the
-// sandbox's proxy.
-func (c *agentConn) dialLeaving(ctx context.Context, port, room int) (*agentStream, error) {
+// Dial opens a stream to port on the sandbox's loopback (a net.Conn with
+// CloseWrite), refusing at once, never waiting, while fewer than room+1
+// of MaxStreams are free: a preview leaves room for the sandbox's proxy.
+func (c *Conn) Dial(ctx context.Context, port, room int) (*Stream, error) {
 	m := &c.mux
 	m.mu.Lock()
 	if !m.ok {
 		m.mu.Unlock()
 		return nil, ErrNoStreams
 	}
-	if len(m.streams) >= maxAgentStreams-room {
+	if len(m.streams) >= MaxStreams-room {
 		m.mu.Unlock()
 		if room > 0 {
 			return nil, fmt.Errorf("%w; %d of them are kept for the sandbox's proxy: close some connections to the preview", ErrTooManyStreams, room)
@@ -196,7 +204,7 @@ func (c *agentConn) dialLeaving(ctx context.Context, port, room int) (*agentStre
 	} else {
 		m.last += 2
 	}
-	s := &agentStream{
+	s := &Stream{
 		c: c, id: m.last, port: port, sig: make(chan struct{}), dialed: make(chan string, 1),
 		pending: true, avail: agent.StreamWindow, window: m.window, credit: m.window,
 	}
@@ -204,7 +212,7 @@ func (c *agentConn) dialLeaving(ctx context.Context, port, room int) (*agentStre
 	m.mu.Unlock()
 	if err := c.send(ctx, agent.KindDial, agent.Dial{ID: s.id, Port: port}); err != nil {
 		s.Close()
-		return nil, fmt.Errorf("%w: %w", errAgentDied, err)
+		return nil, fmt.Errorf("%w: %w", ErrDied, err)
 	}
 	select {
 	case msg := <-s.dialed:
@@ -212,14 +220,14 @@ func (c *agentConn) dialLeaving(ctx context.Context, port, room int) (*agentStre
 			s.drop()
 			err := fmt.Errorf("connect to port %d inside the sandbox: %s", port, clipString(msg, 256))
 			if strings.Contains(msg, "connection refused") {
-				err = fmt.Errorf("%w: %w", errNothingListens, err)
+				err = fmt.Errorf("%w: %w", ErrNothingListens, err)
 			}
 			return nil, err
 		}
 		return s, nil
 	case <-c.dead:
 		s.drop()
-		return nil, fmt.Errorf("%w (%v)", errAgentDied, c.deadErr)
+		return nil, fmt.Errorf("%w (%v)", ErrDied, c.deadErr)
 	case <-ctx.Done():
 		s.Close()
 		return nil, ctx.Err()
@@ -228,7 +236,7 @@ func (c *agentConn) dialLeaving(ctx context.Context, port, room int) (*agentStre
 
 // onStream handles a stream frame from the decoder's goroutine: it never
 // blocks (what it must send goes from a goroutine of its own).
-func (c *agentConn) onStream(f runner.Frame) {
+func (c *Conn) onStream(f runner.Frame) {
 	id, body, err := streamFrame(f)
 	if err != nil {
 		c.fail(fmt.Errorf("%w: %v", runner.ErrProtocol, err))
@@ -306,7 +314,7 @@ type streamBody struct {
 }
 
 // take applies a frame to s; it returns why s breaks the rules, if it does.
-func (s *agentStream) take(kind string, b streamBody) string {
+func (s *Stream) take(kind string, b streamBody) string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.err != nil {
@@ -333,7 +341,7 @@ func (s *agentStream) take(kind string, b streamBody) string {
 		if s.avail == 0 {
 			s.fullAt = time.Now()
 			if s.stall == nil {
-				s.stall = time.AfterFunc(stallLimit(), s.checkStall)
+				s.stall = time.AfterFunc(StallLimit(), s.checkStall)
 			}
 		}
 	case agent.KindCredit:
@@ -360,7 +368,7 @@ func (s *agentStream) take(kind string, b streamBody) string {
 }
 
 // push appends received bytes, never holding more than the window.
-func (s *agentStream) push(p []byte) {
+func (s *Stream) push(p []byte) {
 	if s.r > 0 && len(s.buf)+len(p) > cap(s.buf) {
 		n := copy(s.buf, s.buf[s.r:])
 		s.buf, s.r = s.buf[:n], 0
@@ -375,19 +383,19 @@ func (s *agentStream) push(p []byte) {
 }
 
 // wake tells waiters something changed (s.mu held).
-func (s *agentStream) wake() {
+func (s *Stream) wake() {
 	close(s.sig)
 	s.sig = make(chan struct{})
 }
 
 // broken resets s: the agent broke its rules.
-func (s *agentStream) broken(why string) {
+func (s *Stream) broken(why string) {
 	s.cut(fmt.Errorf("%w: stream %d: %s", runner.ErrProtocol, s.id, why), why)
 }
 
 // cut resets s with err (the dial, if still waiting, fails with why) and
 // tells the agent.
-func (s *agentStream) cut(err error, why string) {
+func (s *Stream) cut(err error, why string) {
 	s.mu.Lock()
 	if s.err == nil {
 		s.err = err
@@ -406,7 +414,7 @@ func (s *agentStream) cut(err error, why string) {
 // checkStall runs streamStallLimit after the agent ran out of credit: it
 // cuts s if nothing has been read since, else waits the rest of the limit
 // from the last read.
-func (s *agentStream) checkStall() {
+func (s *Stream) checkStall() {
 	s.mu.Lock()
 	if s.avail > 0 || s.err != nil || s.closed {
 		s.stall = nil
@@ -417,7 +425,7 @@ func (s *agentStream) checkStall() {
 	if s.lastRead.After(since) {
 		since = s.lastRead
 	}
-	if left := stallLimit() - time.Since(since); left > 0 {
+	if left := StallLimit() - time.Since(since); left > 0 {
 		s.stall.Reset(left)
 		s.mu.Unlock()
 		return
@@ -427,7 +435,7 @@ func (s *agentStream) checkStall() {
 	s.cut(errStreamStalled, "stalled")
 }
 
-func (m *streamMux) forget(s *agentStream) {
+func (m *streamMux) forget(s *Stream) {
 	m.mu.Lock()
 	held := m.streams[s.id] == s
 	if held {
@@ -440,7 +448,7 @@ func (m *streamMux) forget(s *agentStream) {
 }
 
 // drop forgets a stream whose dial failed (the agent holds nothing of it).
-func (s *agentStream) drop() {
+func (s *Stream) drop() {
 	s.mu.Lock()
 	s.closed = true
 	if s.err == nil {
@@ -451,14 +459,14 @@ func (s *agentStream) drop() {
 	s.c.mux.forget(s)
 }
 
-func (c *agentConn) sendReset(id int) {
+func (c *Conn) sendReset(id int) {
 	ctx, cancel := context.WithTimeout(context.Background(), streamWriteTimeout)
 	defer cancel()
 	_ = c.send(ctx, agent.KindReset, agent.StreamID{ID: id})
 }
 
 // wait waits for a change of s after ch was taken, until dl (if set).
-func (s *agentStream) wait(ch <-chan struct{}, dl time.Time) {
+func (s *Stream) wait(ch <-chan struct{}, dl time.Time) {
 	var tc <-chan time.Time
 	if !dl.IsZero() {
 		t := time.NewTimer(time.Until(dl))
@@ -473,21 +481,21 @@ func (s *agentStream) wait(ch <-chan struct{}, dl time.Time) {
 }
 
 // state returns why s can no longer be used (s.mu held), or nil.
-func (s *agentStream) state() error {
+func (s *Stream) state() error {
 	switch {
 	case s.closed:
 		return net.ErrClosed
 	case s.err != nil:
 		return s.err
-	case s.c.gone():
-		return fmt.Errorf("%w (%v)", errAgentDied, s.c.deadErr)
+	case s.c.Gone():
+		return fmt.Errorf("%w (%v)", ErrDied, s.c.deadErr)
 	}
 	return nil
 }
 
 // Read reads what the program in the sandbox sent, and gives the agent
 // credit for it.
-func (s *agentStream) Read(p []byte) (int, error) {
+func (s *Stream) Read(p []byte) (int, error) {
 	for {
 		s.mu.Lock()
 		if n := copy(p, s.buf[s.r:]); n > 0 && !s.closed {
@@ -530,14 +538,14 @@ func (s *agentStream) Read(p []byte) (int, error) {
 	}
 }
 
-func (s *agentStream) rEOFNow() bool {
+func (s *Stream) rEOFNow() bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.rEOF
 }
 
 // Write sends p to the program in the sandbox, as the credit allows.
-func (s *agentStream) Write(p []byte) (int, error) {
+func (s *Stream) Write(p []byte) (int, error) {
 	s.wmu.Lock()
 	defer s.wmu.Unlock()
 	done := 0
@@ -559,7 +567,7 @@ func (s *agentStream) Write(p []byte) (int, error) {
 			if starved.IsZero() {
 				starved = time.Now()
 			}
-			ch, dl, wdl := s.sig, starved.Add(stallLimit()), s.wdl
+			ch, dl, wdl := s.sig, starved.Add(StallLimit()), s.wdl
 			s.mu.Unlock()
 			if !time.Now().Before(dl) {
 				s.cut(errStreamNotRead, "stalled")
@@ -586,7 +594,7 @@ func (s *agentStream) Write(p []byte) (int, error) {
 // writeData writes one data frame of p, built in a buffer the stream
 // reuses (s.wmu held): a frame is written whole or the connection is cut
 // (write), so the buffer is never read again once write has returned.
-func (s *agentStream) writeData(p []byte) error {
+func (s *Stream) writeData(p []byte) error {
 	var id [20]byte
 	prefix := append(strconv.AppendInt(id[:0], int64(s.id), 10), '\n')
 	f := append(s.frame[:0], s.c.nonce...)
@@ -600,7 +608,7 @@ func (s *agentStream) writeData(p []byte) error {
 	return s.c.write(ctx, s.frame)
 }
 
-func (s *agentStream) send(kind string, v any) error {
+func (s *Stream) send(kind string, v any) error {
 	b, err := json.Marshal(v)
 	if err != nil {
 		return err
@@ -608,14 +616,14 @@ func (s *agentStream) send(kind string, v any) error {
 	return s.writeFrame(kind, b)
 }
 
-func (s *agentStream) writeFrame(kind string, body []byte) error {
+func (s *Stream) writeFrame(kind string, body []byte) error {
 	ctx, cancel := context.WithTimeout(context.Background(), streamWriteTimeout)
 	defer cancel()
 	return s.c.write(ctx, runner.AppendFrame(nil, s.c.nonce, kind, body))
 }
 
 // CloseWrite tells the program in the sandbox no more is coming.
-func (s *agentStream) CloseWrite() error {
+func (s *Stream) CloseWrite() error {
 	s.wmu.Lock()
 	defer s.wmu.Unlock()
 	s.mu.Lock()
@@ -633,7 +641,7 @@ func (s *agentStream) CloseWrite() error {
 // does: when the program inside had finished sending, what was written is
 // delivered and its connection half-closed (eof); when it had not, the
 // stream is abandoned (reset: its connection is closed at once).
-func (s *agentStream) Close() error {
+func (s *Stream) Close() error {
 	s.mu.Lock()
 	if s.closed {
 		s.mu.Unlock()
@@ -652,7 +660,7 @@ func (s *agentStream) Close() error {
 	s.wake()
 	s.mu.Unlock()
 	s.c.mux.forget(s)
-	if kind != "" && !s.c.gone() {
+	if kind != "" && !s.c.Gone() {
 		go func() {
 			ctx, cancel := context.WithTimeout(context.Background(), streamWriteTimeout)
 			defer cancel()
@@ -663,13 +671,13 @@ func (s *agentStream) Close() error {
 }
 
 // LocalAddr, RemoteAddr and the deadlines make a stream a net.Conn.
-func (s *agentStream) LocalAddr() net.Addr { return streamAddr("agent") }
+func (s *Stream) LocalAddr() net.Addr { return streamAddr("agent") }
 
-func (s *agentStream) RemoteAddr() net.Addr {
+func (s *Stream) RemoteAddr() net.Addr {
 	return streamAddr("sandbox loopback:" + strconv.Itoa(s.port))
 }
 
-func (s *agentStream) SetDeadline(t time.Time) error {
+func (s *Stream) SetDeadline(t time.Time) error {
 	s.mu.Lock()
 	s.rdl, s.wdl = t, t
 	s.wake()
@@ -677,7 +685,7 @@ func (s *agentStream) SetDeadline(t time.Time) error {
 	return nil
 }
 
-func (s *agentStream) SetReadDeadline(t time.Time) error {
+func (s *Stream) SetReadDeadline(t time.Time) error {
 	s.mu.Lock()
 	s.rdl = t
 	s.wake()
@@ -685,7 +693,7 @@ func (s *agentStream) SetReadDeadline(t time.Time) error {
 	return nil
 }
 
-func (s *agentStream) SetWriteDeadline(t time.Time) error {
+func (s *Stream) SetWriteDeadline(t time.Time) error {
 	s.mu.Lock()
 	s.wdl = t
 	s.wake()
@@ -697,3 +705,11 @@ type streamAddr string
 
 func (a streamAddr) Network() string { return "agent" }
 func (a streamAddr) String() string  { return string(a) }
+
+// Streams reports whether the agent carries streams (it said so when it
+// started): without them Dial and Listen fail with ErrNoStreams.
+func (c *Conn) Streams() bool {
+	c.mux.mu.Lock()
+	defer c.mux.mu.Unlock()
+	return c.mux.ok
+}

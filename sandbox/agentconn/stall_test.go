@@ -1,4 +1,4 @@
-package sandbox
+package agentconn
 
 import (
 	"bytes"
@@ -14,7 +14,7 @@ import (
 )
 
 // fill has the agent send s a whole window, which nobody reads.
-func (f *fakeAgent) fill(s *agentStream) {
+func (f *fakeAgent) fill(s *Stream) {
 	for range agent.StreamWindow / agent.StreamChunk {
 		f.say(agent.KindData, data(s.id, bytes.Repeat([]byte("z"), agent.StreamChunk)))
 	}
@@ -101,14 +101,16 @@ func TestStreamUnreadWriteCut(t *testing.T) {
 	})
 }
 
-// A preview's dials leave proxyBusyRoom streams for the sandbox's proxy,
-// and are refused at once beyond that, never queued.
+// A preview's dials leave room streams for the sandbox's proxy (the
+// engine's proxyBusyRoom), and are refused at once beyond that, never
+// queued.
 func TestStreamPreviewLeavesRoom(t *testing.T) {
+	const room = 16
 	f := newTestConn(t)
-	for range maxAgentStreams - proxyBusyRoom {
+	for range MaxStreams - room {
 		f.dial(8000)
 	}
-	_, err := f.c.dialLeaving(context.Background(), 8000, proxyBusyRoom)
+	_, err := f.c.Dial(context.Background(), 8000, room)
 	if !errors.Is(err, ErrTooManyStreams) || !strings.Contains(err.Error(), "close some") {
 		t.Fatalf("a preview dial beyond its share: %v", err)
 	}

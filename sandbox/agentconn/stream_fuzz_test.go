@@ -1,4 +1,4 @@
-package sandbox
+package agentconn
 
 import (
 	"strings"
@@ -38,13 +38,13 @@ func FuzzAgentStreamFrames(f *testing.F) {
 		_, _ = fa.dec.Write(in)
 		m := &fa.c.mux
 		m.mu.Lock()
-		streams := make([]*agentStream, 0, len(m.streams))
+		streams := make([]*Stream, 0, len(m.streams))
 		for _, s := range m.streams {
 			streams = append(streams, s)
 		}
 		n := len(m.streams)
 		m.mu.Unlock()
-		if n > maxAgentStreams {
+		if n > MaxStreams {
 			t.Fatalf("%d streams from frames the agent sent", n)
 		}
 		for _, s := range streams {
