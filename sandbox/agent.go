@@ -14,6 +14,7 @@ import (
 
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/agent"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/agentconn"
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox/backend"
 )
 
 // agentRunner is the runners key of a sandbox's command agent.
@@ -86,7 +87,7 @@ const agentStartTimeout = 45 * time.Second
 // bound ctx: a start cut short leaves no time for the command either, and
 // is tried again by the next one.
 func (e *Engine) agentFor(ctx context.Context, sb *Sandbox) *agentconn.Conn {
-	at, ok := e.be.(Attacher)
+	at, ok := e.be.(backend.Attacher)
 	if !ok {
 		return nil
 	}
@@ -191,7 +192,7 @@ func (sb *Sandbox) execPath() (path, why string) {
 // startAgent starts an agent in sb (as its user), with the image's cat
 // and chmod to copy it in. An error wrapping agentconn.ErrUnusable means
 // it cannot run in sb; exec then goes through the engine.
-func (e *Engine) startAgent(ctx context.Context, at Attacher, sb *Sandbox) (*agentconn.Conn, error) {
+func (e *Engine) startAgent(ctx context.Context, at backend.Attacher, sb *Sandbox) (*agentconn.Conn, error) {
 	arch := e.engineArch(ctx)
 	if !agent.Has(arch) {
 		return nil, fmt.Errorf("%w: no agent for architecture %q", agentconn.ErrUnusable, arch)
@@ -209,17 +210,17 @@ func (e *Engine) startAgent(ctx context.Context, at Attacher, sb *Sandbox) (*age
 	}
 	return agentconn.Start(ctx, agentHost{e.be, at}, agentconn.StartRequest{
 		ContainerID: sb.ContainerID, User: sb.User, Arch: arch,
-		Cat: tools[0], Chmod: tools[1], Env: serverEnv, Dir: Workspace, Budget: e.streams,
+		Cat: tools[0], Chmod: tools[1], Env: serverEnv, Dir: backend.Workspace, Budget: e.streams,
 	})
 }
 
 // agentHost is the backend with its Attacher, as agentconn.Start needs it.
 type agentHost struct {
-	Backend
-	at Attacher
+	backend.Backend
+	at backend.Attacher
 }
 
-func (h agentHost) Attach(ctx context.Context, id string, spec ExecSpec) (Process, error) {
+func (h agentHost) Attach(ctx context.Context, id string, spec backend.ExecSpec) (backend.Process, error) {
 	return h.at.Attach(ctx, id, spec)
 }
 
@@ -229,7 +230,7 @@ func (e *Engine) warmAgent(ctx context.Context, sb *Sandbox) {
 }
 
 func (e *Engine) engineArch(ctx context.Context) string {
-	if ar, ok := e.be.(ArchReporter); ok {
+	if ar, ok := e.be.(backend.ArchReporter); ok {
 		if a, err := ar.EngineArch(ctx); err == nil && a != "" {
 			return a
 		}
@@ -252,13 +253,13 @@ func (s *agentSlot) killAll() {
 // execIn runs spec in sb with Backend.Exec's contract, through sb's agent
 // where it runs (its stdin, if any, up to agent.MaxStdin), else through the
 // engine. spec.User is the sandbox's, as the agent's is.
-func (e *Engine) execIn(ctx context.Context, sb *Sandbox, spec ExecSpec) (ExecStatus, error) {
+func (e *Engine) execIn(ctx context.Context, sb *Sandbox, spec backend.ExecSpec) (backend.ExecStatus, error) {
 	return e.execWith(ctx, sb, e.agentFor(ctx, sb), spec)
 }
 
 // execWith is execIn with the agent already looked for (c, nil for the
 // engine's exec).
-func (e *Engine) execWith(ctx context.Context, sb *Sandbox, c *agentconn.Conn, spec ExecSpec) (ExecStatus, error) {
+func (e *Engine) execWith(ctx context.Context, sb *Sandbox, c *agentconn.Conn, spec backend.ExecSpec) (backend.ExecStatus, error) {
 	if c == nil {
 		return e.be.Exec(ctx, sb.ContainerID, spec)
 	}
@@ -266,7 +267,7 @@ func (e *Engine) execWith(ctx context.Context, sb *Sandbox, c *agentconn.Conn, s
 	if spec.Stdin != nil {
 		b, err := io.ReadAll(io.LimitReader(spec.Stdin, agent.MaxStdin+1))
 		if err != nil {
-			return ExecStatus{}, fmt.Errorf("read stdin: %w", err)
+			return backend.ExecStatus{}, fmt.Errorf("read stdin: %w", err)
 		}
 		if len(b) > agent.MaxStdin {
 			spec.Stdin = io.MultiReader(bytes.NewReader(b), spec.Stdin)

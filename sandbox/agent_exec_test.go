@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox"
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox/backend"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/config"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/docker"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/testenv"
@@ -157,7 +158,7 @@ func (foreignArch) EngineArch(context.Context) (string, error) { return "s390x",
 // Where the agent cannot run, commands go through docker exec with the
 // same results, and sandbox_list says so.
 func TestAgentUnavailableFallsBack(t *testing.T) {
-	eng, _ := newEngineWith(t, engineOptions{wrap: func(be *docker.Backend) sandbox.Backend { return foreignArch{be} }})
+	eng, _ := newEngineWith(t, engineOptions{wrap: func(be *docker.Backend) backend.Backend { return foreignArch{be} }})
 	sb := mustCreate(t, eng, sandbox.CreateRequest{})
 	res, err := eng.Exec(context.Background(), sb.ID, sandbox.ExecRequest{Command: `cat; echo err >&2; exit 4`, Stdin: "x\n"}, nil)
 	if err != nil || res.ExitCode != 4 || res.Stdout != "x\n" || res.Stderr != "err\n" {
@@ -186,7 +187,7 @@ func (slowForeignArch) EngineArch(ctx context.Context) (string, error) {
 // run, runs through docker exec with its whole time, keeps its output up
 // to the timeout, and has its tree killed.
 func TestExecTimeoutAfterSlowAgentStart(t *testing.T) {
-	eng, _ := newEngineWith(t, engineOptions{wrap: func(be *docker.Backend) sandbox.Backend { return slowForeignArch{be} }})
+	eng, _ := newEngineWith(t, engineOptions{wrap: func(be *docker.Backend) backend.Backend { return slowForeignArch{be} }})
 	sb := mustCreate(t, eng, sandbox.CreateRequest{})
 	res, err := eng.Exec(context.Background(), sb.ID, sandbox.ExecRequest{
 		Command: `sleep 1000 & setsid sleep 1000 & echo started; sleep 1000`, TimeoutSeconds: 2,

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/agentconn"
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox/backend"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/netglue"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/netproxy"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/state"
@@ -275,7 +276,7 @@ var errHelperAgent = errors.New("package installs need the command agent inside 
 // allowed entries only, recording what was reached.
 func (e *Engine) helperProxy(sb *Sandbox, entries []netproxy.Entry, maxConns int, reached *netglue.Reached) func(context.Context, string) (func(), error) {
 	return func(ctx context.Context, helperID string) (func(), error) {
-		at, ok := e.be.(Attacher)
+		at, ok := e.be.(backend.Attacher)
 		if !ok {
 			return nil, fmt.Errorf("%w: %w (the backend cannot attach)", ErrPolicy, errHelperAgent)
 		}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox"
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox/backend"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/docker"
 )
 
@@ -18,11 +19,11 @@ import (
 func TestBackgroundProcess(t *testing.T) {
 	for _, c := range []struct {
 		name string
-		wrap func(*docker.Backend) sandbox.Backend
+		wrap func(*docker.Backend) backend.Backend
 		path string
 	}{
 		{"agent", nil, sandbox.ExecAgent},
-		{"docker exec", func(be *docker.Backend) sandbox.Backend { return foreignArch{be} }, sandbox.ExecDocker},
+		{"docker exec", func(be *docker.Backend) backend.Backend { return foreignArch{be} }, sandbox.ExecDocker},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			eng, _ := newEngineWith(t, engineOptions{wrap: c.wrap})

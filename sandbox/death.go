@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox/backend"
 )
 
 // A sandbox's container can stop on its own: killed for memory (under
@@ -34,7 +36,7 @@ type diedError struct {
 	id       string
 	memoryMB int
 	pids     int
-	exit     ContainerExit
+	exit     backend.ContainerExit
 	at       time.Time
 }
 
@@ -132,7 +134,7 @@ const watchRetry = 30 * time.Second
 
 // waitExit waits for sb's container to stop; ok is false when ctx ended
 // first (the sandbox was removed, or the engine closed).
-func (e *Engine) waitExit(ctx context.Context, sb *Sandbox) (ContainerExit, bool) {
+func (e *Engine) waitExit(ctx context.Context, sb *Sandbox) (backend.ContainerExit, bool) {
 	pause := time.Second
 	for {
 		exit, err := e.be.WaitExit(ctx, sb.ContainerID)
@@ -140,14 +142,14 @@ func (e *Engine) waitExit(ctx context.Context, sb *Sandbox) (ContainerExit, bool
 			return exit, true
 		}
 		if ctx.Err() != nil {
-			return ContainerExit{}, false
+			return backend.ContainerExit{}, false
 		}
 		e.log.Debug("waiting for a sandbox's container to stop", "id", sb.ID, "err", err, "retry_in", pause)
 		t := time.NewTimer(pause)
 		select {
 		case <-ctx.Done():
 			t.Stop()
-			return ContainerExit{}, false
+			return backend.ContainerExit{}, false
 		case <-t.C:
 		}
 		pause = min(2*pause, watchRetry)
@@ -157,7 +159,7 @@ func (e *Engine) waitExit(ctx context.Context, sb *Sandbox) (ContainerExit, bool
 // containerStopped ends the calls waiting in sb, remembers why sb is gone,
 // and removes what is left of it. A stop the engine asked for itself
 // (sandbox_stop, expiry, Close) is not news.
-func (e *Engine) containerStopped(ctx context.Context, sb *Sandbox, exit ContainerExit) {
+func (e *Engine) containerStopped(ctx context.Context, sb *Sandbox, exit backend.ContainerExit) {
 	sb.mu.Lock()
 	removing, alive, kill := sb.removing, sb.alive, sb.kill
 	sb.mu.Unlock()
@@ -256,7 +258,7 @@ func (e *Engine) answers(ctx context.Context, sb *Sandbox) bool {
 	defer cancel()
 	pctx, unbind := sb.bound(pctx)
 	defer unbind()
-	st, err := e.be.Exec(pctx, sb.ContainerID, ExecSpec{Cmd: []string{"/bin/sh", "-c", "exit 0"}, User: sb.User})
+	st, err := e.be.Exec(pctx, sb.ContainerID, backend.ExecSpec{Cmd: []string{"/bin/sh", "-c", "exit 0"}, User: sb.User})
 	return err == nil && st.ExitCode == 0
 }
 
@@ -279,7 +281,7 @@ func (e *Engine) containerRunning(ctx context.Context, sb *Sandbox) bool {
 // (stopped from the tray, removed by hand) into ErrNotFound and forgets the
 // sandbox.
 func (e *Engine) containerGone(ctx context.Context, sb *Sandbox, err error) error {
-	if errors.Is(err, ErrDockerUnreachable) {
+	if errors.Is(err, backend.ErrDockerUnreachable) {
 		return err
 	}
 	if d := e.stoppedDuring(ctx, sb, true); d != nil {
@@ -312,7 +314,7 @@ func (e *Engine) oomKilled(ctx context.Context, sb *Sandbox) bool {
 	var buf bytes.Buffer
 	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
 	defer cancel()
-	_, err := e.be.Exec(cctx, sb.ContainerID, ExecSpec{Cmd: []string{"/bin/sh", "-c", oomCountScript}, Env: serverEnv, User: sb.User, Stdout: &limitedBuffer{b: &buf, n: 64}})
+	_, err := e.be.Exec(cctx, sb.ContainerID, backend.ExecSpec{Cmd: []string{"/bin/sh", "-c", oomCountScript}, Env: serverEnv, User: sb.User, Stdout: &limitedBuffer{b: &buf, n: 64}})
 	if err != nil && !e.containerRunning(cctx, sb) {
 		return false
 	}

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/agentconn"
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox/backend"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/config"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/interp"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/netglue"
@@ -26,7 +27,7 @@ import (
 
 // Options configures an Engine.
 type Options struct {
-	Backend Backend
+	Backend backend.Backend
 	Config  *config.Watcher
 	// State records sandboxes for the tray and holds the pause flag; nil
 	// keeps nothing on disk.
@@ -70,7 +71,7 @@ type Engine struct {
 	// askEntries is Options.AskEntries.
 	askEntries func(ctx context.Context, language string, entries []string) (netproxy.Decision, error)
 	resolver   netproxy.Resolver
-	be         Backend
+	be         backend.Backend
 	cfg        *config.Watcher
 	st         *state.Store
 	log        *slog.Logger
@@ -225,7 +226,7 @@ func (e *Engine) OnConfigChange(f func(*config.Config)) {
 }
 
 // Backend returns the engine's backend.
-func (e *Engine) Backend() Backend { return e.be }
+func (e *Engine) Backend() backend.Backend { return e.be }
 
 // newID returns a short random sandbox id: 12 lower-case base-32 characters.
 func newID() string {
@@ -471,13 +472,13 @@ func (e *Engine) countActive(ctx context.Context) ([]activeContainer, error) {
 	}
 	var n []activeContainer
 	for _, c := range list {
-		if !Mine(c.Labels, e.installation) || unclaimedPool(c) || c.Labels[LabelHelper] != "" || c.State == "exited" || c.State == "dead" {
+		if !Mine(c.Labels, e.installation) || unclaimedPool(c) || c.Labels[backend.LabelHelper] != "" || c.State == "exited" || c.State == "dead" {
 			continue
 		}
 		if _, ok := e.stopping.Load(c.ID); ok {
 			continue
 		}
-		n = append(n, activeContainer{name: c.Name, mine: c.Labels[LabelOwner] == e.owner})
+		n = append(n, activeContainer{name: c.Name, mine: c.Labels[backend.LabelOwner] == e.owner})
 	}
 	return n, nil
 }
@@ -493,7 +494,7 @@ type activeContainer struct {
 // name is told the container's name before it is made.
 func (e *Engine) create(ctx context.Context, cfg *config.Config, p plan, req CreateRequest, name func(string)) (*Sandbox, error) {
 	img, err := e.be.EnsureImage(ctx, p.Image, cfg.Images.Pull, req.Progress)
-	if l, _ := cfg.Language(p.Language); (errors.Is(err, ErrPull) || errors.Is(err, ErrImageNotFound)) && p.Image == l.Image {
+	if l, _ := cfg.Language(p.Language); (errors.Is(err, backend.ErrPull) || errors.Is(err, backend.ErrImageNotFound)) && p.Image == l.Image {
 		// The configured image: say where it is chosen. (An image the
 		// call asked for is the caller's to change.)
 		table, key := cfg.ImageSetting(p.Language)
@@ -511,7 +512,7 @@ func (e *Engine) create(ctx context.Context, cfg *config.Config, p plan, req Cre
 		ttl: time.Duration(p.TTL) * e.ttlUnit, lastUsed: now, env: p.Env,
 		allowDomains: p.AllowDomains,
 	}
-	spec := e.containerSpec(ctx, cfg, sb, ContainerName(id), false)
+	spec := e.containerSpec(ctx, cfg, sb, backend.ContainerName(id), false)
 	name(spec.Name)
 	cid, err := e.be.Create(ctx, spec)
 	if err != nil {
@@ -535,19 +536,19 @@ func (e *Engine) create(ctx context.Context, cfg *config.Config, p plan, req Cre
 
 // baseEnv is set in every sandbox so that tools write where they can.
 var baseEnv = []string{
-	"HOME=" + Workspace,
+	"HOME=" + backend.Workspace,
 	"TMPDIR=/tmp",
 	"LANG=C.UTF-8",
 	"PYTHONUNBUFFERED=1",
 	"PYTHONDONTWRITEBYTECODE=1",
-	"PYTHONUSERBASE=" + Workspace + "/.local",
+	"PYTHONUSERBASE=" + backend.Workspace + "/.local",
 	"PIP_DISABLE_PIP_VERSION_CHECK=1",
 	"PIP_NO_CACHE_DIR=1",
 	"MPLBACKEND=Agg",
 	"MPLCONFIGDIR=/tmp/.matplotlib",
 	"npm_config_cache=/tmp/.npm",
 	"npm_config_update_notifier=false",
-	"NODE_PATH=" + Workspace + "/node_modules",
+	"NODE_PATH=" + backend.Workspace + "/node_modules",
 }
 
 // containerEnv is baseEnv, with the proxy's variables in allowlist mode.
@@ -558,29 +559,29 @@ func containerEnv(network string) []string {
 	return append(append([]string{}, baseEnv...), netglue.ProxyEnv()...)
 }
 
-func (e *Engine) containerSpec(ctx context.Context, cfg *config.Config, sb *Sandbox, name string, pooled bool) ContainerSpec {
+func (e *Engine) containerSpec(ctx context.Context, cfg *config.Config, sb *Sandbox, name string, pooled bool) backend.ContainerSpec {
 	labels := map[string]string{
-		LabelManaged:      "true",
-		LabelID:           sb.ID,
-		LabelOwner:        e.owner,
-		LabelInstallation: e.installation,
-		LabelOwnerPID:     strconv.Itoa(e.pid),
-		LabelOwnerHost:    e.hostname,
-		LabelLanguage:     sb.Language,
-		LabelExpiresAt:    sb.CreatedAt.Add(sb.ttl).UTC().Format(time.RFC3339),
-		LabelClient:       sb.Client,
-		LabelNetwork:      sb.Network,
-		LabelWorkspaceMB:  strconv.Itoa(sb.Limits.WorkspaceMB),
-		LabelMemoryMB:     strconv.Itoa(sb.Limits.MemoryMB),
-		LabelCPUs:         strconv.FormatFloat(sb.Limits.CPUs, 'f', -1, 64),
-		LabelPids:         strconv.Itoa(sb.Limits.Pids),
-		LabelExecTimeout:  strconv.Itoa(sb.Limits.ExecTimeoutSeconds),
+		backend.LabelManaged:      "true",
+		backend.LabelID:           sb.ID,
+		backend.LabelOwner:        e.owner,
+		backend.LabelInstallation: e.installation,
+		backend.LabelOwnerPID:     strconv.Itoa(e.pid),
+		backend.LabelOwnerHost:    e.hostname,
+		backend.LabelLanguage:     sb.Language,
+		backend.LabelExpiresAt:    sb.CreatedAt.Add(sb.ttl).UTC().Format(time.RFC3339),
+		backend.LabelClient:       sb.Client,
+		backend.LabelNetwork:      sb.Network,
+		backend.LabelWorkspaceMB:  strconv.Itoa(sb.Limits.WorkspaceMB),
+		backend.LabelMemoryMB:     strconv.Itoa(sb.Limits.MemoryMB),
+		backend.LabelCPUs:         strconv.FormatFloat(sb.Limits.CPUs, 'f', -1, 64),
+		backend.LabelPids:         strconv.Itoa(sb.Limits.Pids),
+		backend.LabelExecTimeout:  strconv.Itoa(sb.Limits.ExecTimeoutSeconds),
 	}
 	if pooled {
-		labels[LabelPool] = "true"
-		labels[LabelExpiresAt] = sb.CreatedAt.Add(pool.LabelTTL).UTC().Format(time.RFC3339)
+		labels[backend.LabelPool] = "true"
+		labels[backend.LabelExpiresAt] = sb.CreatedAt.Add(pool.LabelTTL).UTC().Format(time.RFC3339)
 	}
-	return ContainerSpec{
+	return backend.ContainerSpec{
 		Name:        name,
 		Image:       sb.Image,
 		Labels:      labels,
@@ -603,7 +604,7 @@ func (e *Engine) runtimeFor(ctx context.Context, cfg *config.Config) string {
 	switch cfg.Docker.Runtime {
 	case "auto":
 		e.runtimeOnce.Do(func() {
-			if rc, ok := e.be.(RuntimeChecker); ok {
+			if rc, ok := e.be.(backend.RuntimeChecker); ok {
 				if yes, err := rc.RuntimeRegistered(ctx, "runsc"); err == nil && yes {
 					e.runtime = "runsc"
 				}

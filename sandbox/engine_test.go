@@ -14,6 +14,7 @@ import (
 	"github.com/docker/docker/client"
 
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox"
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox/backend"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/config"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/testenv"
 )
@@ -263,7 +264,7 @@ func TestRunCodeOneShotRemovesSandbox(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	for {
-		if _, err := cli.ContainerInspect(ctx, sandbox.ContainerName(res.SandboxID)); cerrdefs.IsNotFound(err) {
+		if _, err := cli.ContainerInspect(ctx, backend.ContainerName(res.SandboxID)); cerrdefs.IsNotFound(err) {
 			break
 		}
 		if ctx.Err() != nil {
@@ -289,7 +290,7 @@ func TestCancelledCreateLeavesNothing(t *testing.T) {
 	waitFor(t, "no containers left", 20*time.Second, func() bool {
 		return len(ownContainers(t, te, eng, false)) == 0
 	})
-	vols, err := te.cli.VolumeList(context.Background(), volume.ListOptions{Filters: filters.NewArgs(filters.Arg("label", sandbox.LabelOwner+"="+eng.Owner()))})
+	vols, err := te.cli.VolumeList(context.Background(), volume.ListOptions{Filters: filters.NewArgs(filters.Arg("label", backend.LabelOwner+"="+eng.Owner()))})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/agentconn"
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox/backend"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/output"
 )
 
@@ -139,7 +140,7 @@ func (e *Engine) run(ctx context.Context, sb *Sandbox, rs runSpec) (res ExecResu
 	// output stream may never close then.
 	bctx, unbind := sb.bound(tctx)
 	defer unbind()
-	spec := ExecSpec{Cmd: rs.argv, Env: append(append([]string{}, sb.env...), rs.env...), WorkDir: rs.workdir, User: sb.User, Stdout: stdout, Stderr: stderr}
+	spec := backend.ExecSpec{Cmd: rs.argv, Env: append(append([]string{}, sb.env...), rs.env...), WorkDir: rs.workdir, User: sb.User, Stdout: stdout, Stderr: stderr}
 	if rs.stdin != "" {
 		spec.Stdin = strings.NewReader(rs.stdin)
 	}
@@ -273,7 +274,7 @@ func (e *Engine) runOutputWriter(ctx context.Context, sb *Sandbox, path, old str
 	bctx, unbind := sb.bound(ctx)
 	defer unbind()
 	stderr := newCapture(512, nil)
-	status, err := e.be.Exec(bctx, sb.ContainerID, ExecSpec{
+	status, err := e.be.Exec(bctx, sb.ContainerID, backend.ExecSpec{
 		Cmd: output.WriterCmd(path, old), WorkDir: "/tmp", User: sb.User, Stdin: stdin, Stderr: stderr,
 	})
 	if err == nil && status.ExitCode != 0 {
@@ -400,7 +401,7 @@ func (e *Engine) Processes(ctx context.Context, id string) []BackgroundProcess {
 	cctx, cancel := context.WithTimeout(ctx, processesTimeout)
 	defer cancel()
 	stdout := newCapture(4096, nil)
-	st, err := e.execIn(cctx, sb, ExecSpec{Cmd: argv, User: sb.User, Stdout: stdout, Stderr: newCapture(64, nil)})
+	st, err := e.execIn(cctx, sb, backend.ExecSpec{Cmd: argv, User: sb.User, Stdout: stdout, Stderr: newCapture(64, nil)})
 	if err != nil || st.ExitCode != 0 {
 		return procs
 	}

@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox"
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox/backend"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/backend/fake"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/config"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/state"
@@ -69,7 +70,7 @@ func fakeEngineOn(t *testing.T, be *fake.Backend, st *state.Store, tick time.Dur
 			t.Errorf("close engine: %v", err)
 		}
 		for _, c := range be.Containers() {
-			if c.Spec.Labels[sandbox.LabelOwner] == eng.Owner() && c.Spec.Labels[sandbox.LabelInstallation] == eng.Installation() {
+			if c.Spec.Labels[backend.LabelOwner] == eng.Owner() && c.Spec.Labels[backend.LabelInstallation] == eng.Installation() {
 				t.Errorf("container left after Close: %+v", c)
 			}
 		}
@@ -88,7 +89,7 @@ func advance(d time.Duration) {
 func poolContainers(be *fake.Backend) map[string]fake.Container {
 	out := map[string]fake.Container{}
 	for _, c := range be.Containers() {
-		if strings.HasPrefix(c.Name, sandbox.PoolNamePrefix) {
+		if strings.HasPrefix(c.Name, backend.PoolNamePrefix) {
 			out[c.Name] = c
 		}
 	}
@@ -107,15 +108,15 @@ func TestFakePoolRefillsAfterClaim(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, ok := pooled[sandbox.PoolNamePrefix+sb.ID]; !ok {
+		if _, ok := pooled[backend.PoolNamePrefix+sb.ID]; !ok {
 			t.Errorf("created %s, not one of the pool's %v", sb.ID, pooled)
 		}
 		var renamed bool
 		for _, c := range be.Containers() {
-			renamed = renamed || (c.ID == sb.ContainerID && c.Name == sandbox.ContainerName(sb.ID))
+			renamed = renamed || (c.ID == sb.ContainerID && c.Name == backend.ContainerName(sb.ID))
 		}
 		if !renamed {
-			t.Errorf("the claimed container was not renamed to %s", sandbox.ContainerName(sb.ID))
+			t.Errorf("the claimed container was not renamed to %s", backend.ContainerName(sb.ID))
 		}
 		synctest.Wait() // the claim poked the pool: it refills at once
 		if s := eng.PoolStats("python"); s.Ready != 2 || s.Made != 3 || s.Claimed != 1 {
@@ -126,7 +127,7 @@ func TestFakePoolRefillsAfterClaim(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, ok := pooled[sandbox.PoolNamePrefix+sb2.ID]; ok || eng.PoolStats("python").Claimed != 1 {
+		if _, ok := pooled[backend.PoolNamePrefix+sb2.ID]; ok || eng.PoolStats("python").Claimed != 1 {
 			t.Errorf("a request with env was served from the pool: %+v", eng.PoolStats("python"))
 		}
 	})
@@ -283,7 +284,7 @@ func TestFakePoolMissingImageDoesNotBlockOthers(t *testing.T) {
 		if n := be.Calls(fake.OpEnsureImage); n < 5 || n > 20 {
 			t.Errorf("%d image checks in ten minutes; want back-off (5 to 20)", n)
 		}
-		if _, err := eng.Create(context.Background(), sandbox.CreateRequest{Language: "javascript"}); !errors.Is(err, sandbox.ErrImageNotFound) {
+		if _, err := eng.Create(context.Background(), sandbox.CreateRequest{Language: "javascript"}); !errors.Is(err, backend.ErrImageNotFound) {
 			t.Errorf("create javascript = %v, want ErrImageNotFound", err)
 		}
 	})
@@ -417,8 +418,8 @@ func TestFakeLimitsCarriedIntoSpec(t *testing.T) {
 			t.Errorf("spec limits %d/%d/%d, network %q, runtime %q", s.MemoryBytes, s.NanoCPUs, s.Pids, s.Network, s.Runtime)
 		}
 		l := s.Labels
-		if l[sandbox.LabelMemoryMB] != "300" || l[sandbox.LabelCPUs] != "0.5" || l[sandbox.LabelPids] != "64" ||
-			l[sandbox.LabelID] != sb.ID || l[sandbox.LabelOwner] != eng.Owner() || l[sandbox.LabelClient] != "cli" {
+		if l[backend.LabelMemoryMB] != "300" || l[backend.LabelCPUs] != "0.5" || l[backend.LabelPids] != "64" ||
+			l[backend.LabelID] != sb.ID || l[backend.LabelOwner] != eng.Owner() || l[backend.LabelClient] != "cli" {
 			t.Errorf("labels %v", l)
 		}
 		if s.WorkspaceMB != sb.Limits.WorkspaceMB || s.CacheUser == "" || s.User == "" {
@@ -440,12 +441,12 @@ func TestFakeErrorsReported(t *testing.T) {
 		ctx := context.Background()
 
 		be.SetGone(true)
-		if _, err := eng.Create(ctx, sandbox.CreateRequest{Language: "bash"}); !errors.Is(err, sandbox.ErrDockerUnreachable) {
+		if _, err := eng.Create(ctx, sandbox.CreateRequest{Language: "bash"}); !errors.Is(err, backend.ErrDockerUnreachable) {
 			t.Errorf("create with the engine gone = %v, want ErrDockerUnreachable", err)
 		}
 		be.SetGone(false)
-		be.Fail(fake.OpCreate, 1, fmt.Errorf("%w: injected", sandbox.ErrImageNotFound))
-		if _, err := eng.Create(ctx, sandbox.CreateRequest{Language: "bash"}); !errors.Is(err, sandbox.ErrImageNotFound) {
+		be.Fail(fake.OpCreate, 1, fmt.Errorf("%w: injected", backend.ErrImageNotFound))
+		if _, err := eng.Create(ctx, sandbox.CreateRequest{Language: "bash"}); !errors.Is(err, backend.ErrImageNotFound) {
 			t.Errorf("failed create = %v, want the backend's error", err)
 		}
 
@@ -483,7 +484,7 @@ func TestFakeErrorsReported(t *testing.T) {
 			t.Errorf("Get after the container vanished = %v", err)
 		}
 
-		be.Exit(b.ContainerID, sandbox.ContainerExit{ExitCode: 137, OOMKilled: true})
+		be.Exit(b.ContainerID, backend.ContainerExit{ExitCode: 137, OOMKilled: true})
 		synctest.Wait()
 		if _, err := eng.Exec(ctx, b.ID, sandbox.ExecRequest{Command: "true"}, nil); !errors.Is(err, sandbox.ErrNotFound) || !strings.Contains(err.Error(), "memory") {
 			t.Errorf("exec after an OOM kill = %v", err)

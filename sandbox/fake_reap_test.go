@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox"
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox/backend"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/backend/fake"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/config"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/state"
@@ -52,17 +53,17 @@ func putOrphan(t *testing.T, be *fake.Backend, st *state.Store, o orphan) {
 	t.Helper()
 	host, _ := os.Hostname()
 	labels := map[string]string{
-		sandbox.LabelManaged: "true", sandbox.LabelID: o.id, sandbox.LabelOwner: o.owner,
+		backend.LabelManaged: "true", backend.LabelID: o.id, backend.LabelOwner: o.owner,
 		// A pid that is not alive here, on this host: the old rule's proof.
-		sandbox.LabelOwnerPID: "999999999", sandbox.LabelOwnerHost: host,
-		sandbox.LabelExpiresAt: o.expires.UTC().Format(time.RFC3339),
+		backend.LabelOwnerPID: "999999999", backend.LabelOwnerHost: host,
+		backend.LabelExpiresAt: o.expires.UTC().Format(time.RFC3339),
 	}
 	if o.installation != "" {
-		labels[sandbox.LabelInstallation] = o.installation
+		labels[backend.LabelInstallation] = o.installation
 	}
-	cid := be.Put(sandbox.ContainerSpec{Name: sandbox.ContainerName(o.id), Image: fake.DefaultImage, Labels: labels})
+	cid := be.Put(backend.ContainerSpec{Name: backend.ContainerName(o.id), Image: fake.DefaultImage, Labels: labels})
 	if o.exited {
-		be.Exit(cid, sandbox.ContainerExit{ExitCode: 1})
+		be.Exit(cid, backend.ContainerExit{ExitCode: 1})
 	}
 	if o.record != nil {
 		r := *o.record
@@ -76,7 +77,7 @@ func putOrphan(t *testing.T, be *fake.Backend, st *state.Store, o orphan) {
 func containerNames(be *fake.Backend) string {
 	var names []string
 	for _, c := range be.Containers() {
-		names = append(names, strings.TrimPrefix(c.Name, sandbox.NamePrefix))
+		names = append(names, strings.TrimPrefix(c.Name, backend.NamePrefix))
 	}
 	return strings.Join(sorted(names), ",")
 }
@@ -225,12 +226,12 @@ func TestFakeVolumeSweep(t *testing.T) {
 		}
 		defer live.Release()
 		vol := func(name, installation, owner string) {
-			l := map[string]string{sandbox.LabelManaged: "true", sandbox.LabelOwner: owner,
-				sandbox.LabelOwnerPID: "999999999", sandbox.LabelOwnerHost: "here",
-				sandbox.LabelExpiresAt: time.Now().Add(-time.Hour).UTC().Format(time.RFC3339),
-				sandbox.LabelCreatedAt: time.Now().Add(-time.Hour).UTC().Format(time.RFC3339Nano)}
+			l := map[string]string{backend.LabelManaged: "true", backend.LabelOwner: owner,
+				backend.LabelOwnerPID: "999999999", backend.LabelOwnerHost: "here",
+				backend.LabelExpiresAt: time.Now().Add(-time.Hour).UTC().Format(time.RFC3339),
+				backend.LabelCreatedAt: time.Now().Add(-time.Hour).UTC().Format(time.RFC3339Nano)}
 			if installation != "" {
-				l[sandbox.LabelInstallation] = installation
+				l[backend.LabelInstallation] = installation
 			}
 			be.PutVolume(name, l)
 		}

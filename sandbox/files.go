@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/agentconn"
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox/backend"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/hostcopy"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/hostfs"
 )
@@ -61,7 +62,7 @@ func (e *Engine) WriteFile(ctx context.Context, id string, req WriteFileRequest)
 	if err != nil {
 		return FileResult{}, err
 	}
-	if clean == Workspace || clean == "/tmp" {
+	if clean == backend.Workspace || clean == "/tmp" {
 		return FileResult{}, invalidErr("%s is a directory; give a file path such as %s/notes.txt", clean, clean)
 	}
 	e.begin(sb)
@@ -88,7 +89,7 @@ func (e *Engine) WriteFile(ctx context.Context, id string, req WriteFileRequest)
 	}
 	// The tar holds the file under the nearest area root, with its parent
 	// directories, so missing directories are created with the right owner.
-	base := Workspace
+	base := backend.Workspace
 	if inTmp(target) {
 		base = "/tmp"
 	}
@@ -385,7 +386,7 @@ type CopyResult struct {
 }
 
 // hostErr classes the fence's refusals as policy errors, keeping the
-// fence's own class too: the window asks before replacing on ErrExists.
+// fence's own class too: the window asks before replacing on hostfs.ErrExists.
 func hostErr(err error) error {
 	switch {
 	case errors.Is(err, hostfs.ErrFence), errors.Is(err, hostfs.ErrTooBig), errors.Is(err, hostfs.ErrExists):
@@ -410,13 +411,13 @@ func (e *Engine) CopyIn(ctx context.Context, id string, req CopyInRequest) (Copy
 		return CopyResult{}, hostErr(err)
 	}
 	if dest == "" {
-		dest = path.Join(Workspace, hostcopy.BaseName(src))
+		dest = path.Join(backend.Workspace, hostcopy.BaseName(src))
 	}
 	clean, err := ResolvePath(dest)
 	if err != nil {
 		return CopyResult{}, err
 	}
-	if clean == Workspace || clean == "/tmp" {
+	if clean == backend.Workspace || clean == "/tmp" {
 		return CopyResult{}, invalidErr("dest_path %s names the area itself; give the path the copy should have, such as %s/%s", clean, clean, hostcopy.BaseName(src))
 	}
 	uid, gid := userIDs(sb.User)
@@ -430,9 +431,9 @@ func (e *Engine) CopyIn(ctx context.Context, id string, req CopyInRequest) (Copy
 	if err != nil {
 		return CopyResult{}, err
 	}
-	if dir != Workspace && dir != "/tmp" {
+	if dir != backend.Workspace && dir != "/tmp" {
 		// Create the parent directories first (owned by the sandbox user).
-		base := Workspace
+		base := backend.Workspace
 		if inTmp(dir) {
 			base = "/tmp"
 		}

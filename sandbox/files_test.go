@@ -14,6 +14,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox"
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox/backend"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/config"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/docker"
 )
@@ -30,7 +31,7 @@ func bothFilePaths(t *testing.T, test func(t *testing.T, eng *sandbox.Engine, sb
 		}
 	})
 	t.Run("docker exec", func(t *testing.T) {
-		eng, _ := newEngineWith(t, engineOptions{wrap: func(be *docker.Backend) sandbox.Backend { return foreignArch{be} }})
+		eng, _ := newEngineWith(t, engineOptions{wrap: func(be *docker.Backend) backend.Backend { return foreignArch{be} }})
 		sb := mustCreate(t, eng, sandbox.CreateRequest{})
 		test(t, eng, sb)
 		if p, _ := execPath(t, eng, sb.ID); p != sandbox.ExecDocker {

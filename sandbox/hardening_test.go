@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox"
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox/backend"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/config"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/docker"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/testenv"
@@ -40,8 +41,8 @@ func TestHardening(t *testing.T) {
 		{"no binds", len(h.Binds) == 0},
 		{"no devices", len(h.Devices) == 0},
 		{"container user", ins.Config.User == "1000:1000"},
-		{"labels", ins.Config.Labels[sandbox.LabelManaged] == "true" && ins.Config.Labels[sandbox.LabelID] == sb.ID && ins.Config.Labels[sandbox.LabelOwner] == eng.Owner()},
-		{"name", ins.Name == "/"+sandbox.ContainerName(sb.ID)},
+		{"labels", ins.Config.Labels[backend.LabelManaged] == "true" && ins.Config.Labels[backend.LabelID] == sb.ID && ins.Config.Labels[backend.LabelOwner] == eng.Owner()},
+		{"name", ins.Name == "/"+backend.ContainerName(sb.ID)},
 	}
 	for _, c := range checks {
 		if !c.ok {
@@ -53,10 +54,10 @@ func TestHardening(t *testing.T) {
 		if m.Type == "bind" {
 			t.Errorf("host bind mount %s -> %s", m.Source, m.Destination)
 		}
-		if m.Destination == sandbox.Workspace {
+		if m.Destination == backend.Workspace {
 			v, err := cli.VolumeInspect(context.Background(), m.Name)
 			workspace = err == nil && m.Type == "volume" && v.Driver == "local" && v.Options["type"] == "tmpfs" &&
-				strings.Contains(v.Options["o"], "size=512m") && v.Labels[sandbox.LabelID] == sb.ID
+				strings.Contains(v.Options["o"], "size=512m") && v.Labels[backend.LabelID] == sb.ID
 			if !workspace {
 				t.Errorf("workspace mount %+v: volume %+v, %v", m, v, err)
 			}
@@ -65,7 +66,7 @@ func TestHardening(t *testing.T) {
 	if !workspace {
 		t.Error("no tmpfs-backed workspace volume at /workspace")
 	}
-	for _, want := range []string{sandbox.LabelOwnerPID, sandbox.LabelOwnerHost, sandbox.LabelLanguage, sandbox.LabelExpiresAt, sandbox.LabelClient} {
+	for _, want := range []string{backend.LabelOwnerPID, backend.LabelOwnerHost, backend.LabelLanguage, backend.LabelExpiresAt, backend.LabelClient} {
 		if _, ok := ins.Config.Labels[want]; !ok {
 			t.Errorf("label %s missing", want)
 		}

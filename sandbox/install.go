@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox/backend"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/netglue"
 )
 
@@ -125,7 +126,7 @@ func (e *Engine) InstallPackages(ctx context.Context, id string, req InstallRequ
 	tctx, cancel := context.WithTimeout(ctx, time.Duration(cfg.Limits.MaxExecTimeoutSeconds)*time.Second)
 	defer cancel()
 	var reached netglue.Reached
-	status, err := e.runInstallHelper(tctx, sb, manager, specs, HelperSpec{
+	status, err := e.runInstallHelper(tctx, sb, manager, specs, backend.HelperSpec{
 		Image: sb.Image, Cmd: cmd, Env: append(installEnv(cfg.Network.InstallEnv), netglue.HelperProxyEnv()...), User: helperUser(sb.User),
 		Network: NetworkNone, Runtime: e.runtimeFor(ctx, cfg), Stdout: stdout, Stderr: stderr,
 		Started: e.helperProxy(sb, netglue.InstallEntries(cfg.Network.InstallEnv), proxyMaxConns(cfg.Network.MaxConnections), &reached),
@@ -179,7 +180,7 @@ func installManager(sb *Sandbox, asked string) (string, error) {
 // installCommand is each package manager's command, before the packages.
 var installCommand = map[string][]string{
 	"pip": {"python3", "-m", "pip", "install", "--user", "--no-input", "--no-warn-script-location", "--progress-bar", "off", "--"},
-	"npm": {"npm", "install", "--no-audit", "--no-fund", "--loglevel", "error", "--prefix", Workspace, "--"},
+	"npm": {"npm", "install", "--no-audit", "--no-fund", "--loglevel", "error", "--prefix", backend.Workspace, "--"},
 }
 
 // installEnv is an install helper's environment: the sandbox's base one
@@ -211,13 +212,13 @@ func installEnv(extra map[string]string) []string {
 // labelled as this server's, and placing what it installed into sb's
 // workspace, where it records the units placed and, when all went in,
 // specs as what sb has installed with manager.
-func (e *Engine) runInstallHelper(ctx context.Context, sb *Sandbox, manager string, specs []string, spec HelperSpec) (ExecStatus, error) {
+func (e *Engine) runInstallHelper(ctx context.Context, sb *Sandbox, manager string, specs []string, spec backend.HelperSpec) (backend.ExecStatus, error) {
 	spec.MemoryBytes = max(int64(sb.Limits.MemoryMB)<<20, 512<<20)
 	spec.NanoCPUs = int64(sb.Limits.CPUs * 1e9)
 	spec.Pids = int64(max(sb.Limits.Pids, 256))
 	spec.Labels = map[string]string{
-		LabelManaged: "true", LabelHelper: sb.ID, LabelID: sb.ID + "-install",
-		LabelOwner: e.owner, LabelInstallation: e.installation, LabelOwnerPID: strconv.Itoa(e.pid), LabelOwnerHost: e.hostname,
+		backend.LabelManaged: "true", backend.LabelHelper: sb.ID, backend.LabelID: sb.ID + "-install",
+		backend.LabelOwner: e.owner, backend.LabelInstallation: e.installation, backend.LabelOwnerPID: strconv.Itoa(e.pid), backend.LabelOwnerHost: e.hostname,
 	}
 	spec.WorkspaceMB = sb.Limits.WorkspaceMB
 	spec.CacheDir = installCache

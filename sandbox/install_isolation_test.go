@@ -15,6 +15,7 @@ import (
 	"github.com/docker/docker/client"
 
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox"
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox/backend"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/config"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/testenv"
 )
@@ -114,7 +115,7 @@ func TestInstallHelperIsolation(t *testing.T) {
 // inspectHelper inspects the install helper of sandbox id, which runs.
 func inspectHelper(t *testing.T, cli *client.Client, id string) container.InspectResponse {
 	list, err := cli.ContainerList(context.Background(), container.ListOptions{
-		Filters: filters.NewArgs(filters.Arg("label", sandbox.LabelHelper+"="+id)),
+		Filters: filters.NewArgs(filters.Arg("label", backend.LabelHelper+"="+id)),
 	})
 	if err != nil || len(list) != 1 {
 		t.Errorf("helpers of %s: %d, %v", id, len(list), err)

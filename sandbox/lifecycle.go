@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox/backend"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/printable"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/state"
 )
@@ -123,7 +124,7 @@ type ReapResult struct {
 // Reap is Engine.Reap for callers without an engine; self is an owner id
 // whose objects are never reaped (the caller's own, or ""). With no state
 // directory nothing can be proved, and nothing is removed.
-func Reap(ctx context.Context, be Backend, st *state.Store, self string) ([]string, error) {
+func Reap(ctx context.Context, be backend.Backend, st *state.Store, self string) ([]string, error) {
 	if st == nil {
 		return nil, nil
 	}
@@ -141,7 +142,7 @@ func Reap(ctx context.Context, be Backend, st *state.Store, self string) ([]stri
 	var errs []error
 	present := map[string]bool{}
 	for _, c := range list {
-		id := c.Labels[LabelID]
+		id := c.Labels[backend.LabelID]
 		present[id] = true
 		why := orphanReason(c, proof, now)
 		if why == "" {
@@ -162,7 +163,7 @@ func Reap(ctx context.Context, be Backend, st *state.Store, self string) ([]stri
 		}
 	}
 	sweep := volumeSweep{proof: proof}
-	if _, err := be.RemoveOrphanVolumes(ctx, func(v VolumeInfo) bool { return sweep.orphanReason(v) != "" }); err != nil {
+	if _, err := be.RemoveOrphanVolumes(ctx, func(v backend.VolumeInfo) bool { return sweep.orphanReason(v) != "" }); err != nil {
 		errs = append(errs, err)
 	}
 	return removed, errors.Join(errs...)
@@ -177,15 +178,15 @@ const expiryGrace = 2 * time.Minute
 // goes; one whose owner is alive goes only when the owner's record (which
 // it updates at every use) says it has been idle past its expiry and the
 // grace, and is not busy. The creation-time expires-at label never counts.
-func orphanReason(c ContainerInfo, p *ownerProof, now time.Time) string {
-	if !Mine(c.Labels, p.installation) || c.Labels[LabelOwner] == p.self {
+func orphanReason(c backend.ContainerInfo, p *ownerProof, now time.Time) string {
+	if !Mine(c.Labels, p.installation) || c.Labels[backend.LabelOwner] == p.self {
 		return ""
 	}
 	if p.gone(c.Labels) {
 		return "owner gone"
 	}
-	r, err := p.st.ReadRecord(c.Labels[LabelID])
-	if err != nil || r.ContainerID != c.ID || r.Owner != c.Labels[LabelOwner] || r.Busy || r.ExpiresAt.IsZero() {
+	r, err := p.st.ReadRecord(c.Labels[backend.LabelID])
+	if err != nil || r.ContainerID != c.ID || r.Owner != c.Labels[backend.LabelOwner] || r.Busy || r.ExpiresAt.IsZero() {
 		return ""
 	}
 	if now.After(r.ExpiresAt.Add(expiryGrace)) {
@@ -209,7 +210,7 @@ var ErrNotMine = errors.New("another installation's sandbox")
 // StopManaged removes a managed sandbox by id, whichever server of this
 // installation (st's) made it; another installation's only with AllUsers
 // (for `mcp-sandbox stop` and the tray).
-func StopManaged(ctx context.Context, be Backend, st *state.Store, id string, o StopOptions) error {
+func StopManaged(ctx context.Context, be backend.Backend, st *state.Store, id string, o StopOptions) error {
 	inst, err := Installation(st)
 	if err != nil {
 		return err
@@ -219,7 +220,7 @@ func StopManaged(ctx context.Context, be Backend, st *state.Store, id string, o 
 		return err
 	}
 	for _, c := range list {
-		if c.Labels[LabelID] != id || c.Labels[LabelHelper] != "" {
+		if c.Labels[backend.LabelID] != id || c.Labels[backend.LabelHelper] != "" {
 			continue
 		}
 		if !Mine(c.Labels, inst) && !o.AllUsers {
@@ -238,12 +239,12 @@ func StopManaged(ctx context.Context, be Backend, st *state.Store, id string, o 
 
 // UnclaimedPool reports whether c is a warm-pool container nobody has
 // claimed yet (the tray counts those as "warm", not as sandboxes).
-func UnclaimedPool(c ContainerInfo) bool { return unclaimedPool(c) }
+func UnclaimedPool(c backend.ContainerInfo) bool { return unclaimedPool(c) }
 
 // unclaimedPool reports whether c is a warm-pool container nobody has
 // claimed yet: claiming renames it from PoolNamePrefix to NamePrefix.
-func unclaimedPool(c ContainerInfo) bool {
-	return c.Labels[LabelPool] == "true" && strings.HasPrefix(c.Name, PoolNamePrefix)
+func unclaimedPool(c backend.ContainerInfo) bool {
+	return c.Labels[backend.LabelPool] == "true" && strings.HasPrefix(c.Name, backend.PoolNamePrefix)
 }
 
 // volumeSweep is what the orphan sweep knows besides the volume: who is
@@ -258,7 +259,7 @@ type volumeSweep struct {
 // before it made the volume, so a server still about to attach one is
 // alive). Another installation's volume, one without the installation
 // label (an older version's), and one of a live owner stay.
-func (s volumeSweep) orphanReason(v VolumeInfo) string {
+func (s volumeSweep) orphanReason(v backend.VolumeInfo) string {
 	if s.proof.gone(v.Labels) {
 		return "owner gone"
 	}
@@ -279,7 +280,7 @@ func platformExpiryMargin(ttl time.Duration) time.Duration {
 // The first housekeeping after a create or a claim sets it (the label's is
 // the creation-time one); a failure is tried again at the next.
 func (e *Engine) movePlatformExpiry(ctx context.Context, now time.Time) {
-	ex, ok := e.be.(Expirer)
+	ex, ok := e.be.(backend.Expirer)
 	if !ok {
 		return
 	}
@@ -303,12 +304,12 @@ func (e *Engine) movePlatformExpiry(ctx context.Context, now time.Time) {
 		switch {
 		case err == nil:
 			sb.platformExpiry = at
-		case errors.Is(err, ErrFixedExpiry):
+		case errors.Is(err, backend.ErrFixedExpiry):
 			sb.expiryFixed = true
 		}
 		sb.mu.Unlock()
 		switch {
-		case errors.Is(err, ErrFixedExpiry):
+		case errors.Is(err, backend.ErrFixedExpiry):
 			e.log.Warn("the platform ends this sandbox at its creation-time expiry, used or not", "id", sb.ID, "err", err)
 		case err != nil:
 			e.log.Warn("move the platform's expiry of a sandbox", "id", sb.ID, "err", err)

@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox/backend"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/printable"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/state"
 )
@@ -15,18 +16,18 @@ import (
 // Info describes a sandbox as sandbox_list, `mcp-sandbox ps` and the tray
 // show it.
 type Info struct {
-	ID        string    `json:"sandbox_id"`
-	Language  string    `json:"language"`
-	Image     string    `json:"image"`
-	State     string    `json:"state"`
-	CreatedAt time.Time `json:"created_at"`
-	ExpiresAt time.Time `json:"expires_at"`
-	Limits    Limits    `json:"limits"`
-	Usage     Usage     `json:"usage"`
-	Network   string    `json:"network"`
-	Client    string    `json:"client,omitempty"`
-	Owner     string    `json:"owner,omitempty"`
-	OwnerPID  int       `json:"owner_pid,omitempty"`
+	ID        string        `json:"sandbox_id"`
+	Language  string        `json:"language"`
+	Image     string        `json:"image"`
+	State     string        `json:"state"`
+	CreatedAt time.Time     `json:"created_at"`
+	ExpiresAt time.Time     `json:"expires_at"`
+	Limits    Limits        `json:"limits"`
+	Usage     backend.Usage `json:"usage"`
+	Network   string        `json:"network"`
+	Client    string        `json:"client,omitempty"`
+	Owner     string        `json:"owner,omitempty"`
+	OwnerPID  int           `json:"owner_pid,omitempty"`
 	// Installation is the installation id of the server that made it;
 	// Mine says it is the caller's (Mine): false marks another user's or
 	// another state directory's sandbox in `ps --all`.
@@ -87,7 +88,7 @@ func (e *Engine) List(ctx context.Context, _ ListRequest) (ListResult, error) {
 			CreatedAt: sb.CreatedAt, ExpiresAt: sb.ExpiresAt(), Limits: sb.Limits,
 			Network: sb.Network, Client: sb.Client, Owner: e.owner, OwnerPID: e.pid,
 			Installation: e.installation, Mine: true,
-			ContainerID: sb.ContainerID, Name: ContainerName(sb.ID),
+			ContainerID: sb.ContainerID, Name: backend.ContainerName(sb.ID),
 		}
 		out[i].Exec, out[i].ExecNote = sb.execPath()
 		s := sb.sample()
@@ -134,7 +135,7 @@ func (in *Info) setSample(s usageSample) {
 // with All, every one on the engine, each marked as this installation's
 // or not (Info.Mine).
 type Lister struct {
-	Backend Backend
+	Backend backend.Backend
 	// State is this installation's state directory: whose sandboxes are
 	// listed (Mine), and what changed after creation (claimed, client,
 	// expiry) from its servers' records. Without it nothing is this
@@ -161,7 +162,7 @@ func (l Lister) List(ctx context.Context) ([]Info, error) {
 	out := make([]Info, 0, len(list))
 	labels := make([]map[string]string, 0, len(list))
 	for _, c := range list {
-		if c.Labels[LabelHelper] != "" {
+		if c.Labels[backend.LabelHelper] != "" {
 			continue // an install helper, not a sandbox
 		}
 		if unclaimedPool(c) && !l.Pool {
@@ -198,7 +199,7 @@ func (l Lister) List(ctx context.Context) ([]Info, error) {
 		go func() {
 			defer wg.Done()
 			// Limits labelled at creation need no inspect.
-			li, canInspect := l.Backend.(Inspector)
+			li, canInspect := l.Backend.(backend.Inspector)
 			if !limitsFromLabels(&out[i], labels[i]) && canInspect {
 				if ci, err := li.Inspect(ctx, out[i].ContainerID); err == nil {
 					out[i].Limits.MemoryMB = int(ci.MemoryBytes >> 20)
@@ -227,9 +228,9 @@ func (l Lister) List(ctx context.Context) ([]Info, error) {
 // limitsFromLabels sets in's limits from the limit labels, if the
 // container has all of them (containers made before they existed do not).
 func limitsFromLabels(in *Info, labels map[string]string) bool {
-	mem, err1 := strconv.Atoi(labels[LabelMemoryMB])
-	cpus, err2 := strconv.ParseFloat(labels[LabelCPUs], 64)
-	pids, err3 := strconv.Atoi(labels[LabelPids])
+	mem, err1 := strconv.Atoi(labels[backend.LabelMemoryMB])
+	cpus, err2 := strconv.ParseFloat(labels[backend.LabelCPUs], 64)
+	pids, err3 := strconv.Atoi(labels[backend.LabelPids])
 	if err1 != nil || err2 != nil || err3 != nil {
 		return false
 	}
@@ -241,22 +242,22 @@ func limitsFromLabels(in *Info, labels map[string]string) bool {
 // Labels are anyone's to set who can reach the engine (and the client name
 // is what an MCP client said): every string is cleaned here, where it
 // enters, so no row of `ps` or the tray's window can be forged.
-func infoFromLabels(c ContainerInfo) Info {
+func infoFromLabels(c backend.ContainerInfo) Info {
 	clean := func(s string) string { return printable.Clean(s, printable.NameMax) }
-	pid, _ := strconv.Atoi(c.Labels[LabelOwnerPID])
-	exp, _ := time.Parse(time.RFC3339, c.Labels[LabelExpiresAt])
-	ws, _ := strconv.Atoi(c.Labels[LabelWorkspaceMB])
-	timeout, _ := strconv.Atoi(c.Labels[LabelExecTimeout])
-	id := c.Labels[LabelID]
+	pid, _ := strconv.Atoi(c.Labels[backend.LabelOwnerPID])
+	exp, _ := time.Parse(time.RFC3339, c.Labels[backend.LabelExpiresAt])
+	ws, _ := strconv.Atoi(c.Labels[backend.LabelWorkspaceMB])
+	timeout, _ := strconv.Atoi(c.Labels[backend.LabelExecTimeout])
+	id := c.Labels[backend.LabelID]
 	if id == "" {
-		id = strings.TrimPrefix(strings.TrimPrefix(c.Name, PoolNamePrefix), NamePrefix)
+		id = strings.TrimPrefix(strings.TrimPrefix(c.Name, backend.PoolNamePrefix), backend.NamePrefix)
 	}
 	return Info{
-		ID: clean(id), Language: clean(c.Labels[LabelLanguage]), Image: printable.Clean(c.Image, 256), State: clean(c.State),
-		CreatedAt: c.Created, ExpiresAt: exp, Client: clean(c.Labels[LabelClient]),
-		Owner: clean(c.Labels[LabelOwner]), OwnerPID: pid, Pool: c.Labels[LabelPool] == "true" && strings.HasPrefix(c.Name, PoolNamePrefix),
-		Installation: clean(c.Labels[LabelInstallation]),
-		Network:      clean(c.Labels[LabelNetwork]), ContainerID: clean(c.ID), Name: printable.Clean(c.Name, 256),
+		ID: clean(id), Language: clean(c.Labels[backend.LabelLanguage]), Image: printable.Clean(c.Image, 256), State: clean(c.State),
+		CreatedAt: c.Created, ExpiresAt: exp, Client: clean(c.Labels[backend.LabelClient]),
+		Owner: clean(c.Labels[backend.LabelOwner]), OwnerPID: pid, Pool: c.Labels[backend.LabelPool] == "true" && strings.HasPrefix(c.Name, backend.PoolNamePrefix),
+		Installation: clean(c.Labels[backend.LabelInstallation]),
+		Network:      clean(c.Labels[backend.LabelNetwork]), ContainerID: clean(c.ID), Name: printable.Clean(c.Name, 256),
 		Limits: Limits{WorkspaceMB: ws, ExecTimeoutSeconds: timeout},
 	}
 }
@@ -332,7 +333,7 @@ const (
 
 // usageSample is the latest reading of one sandbox's usage.
 type usageSample struct {
-	usage Usage
+	usage backend.Usage
 	at    time.Time // zero: never sampled
 	err   error     // the last attempt failed
 }

@@ -1,6 +1,10 @@
 package sandbox
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox/backend"
+)
 
 // TestLimitsFromLabels: limits come from the labels only when all of them
 // are there and readable; containers made before the labels existed are
@@ -12,10 +16,10 @@ func TestLimitsFromLabels(t *testing.T) {
 		ok     bool
 		want   Limits
 	}{
-		{"all labels", map[string]string{LabelMemoryMB: "512", LabelCPUs: "0.5", LabelPids: "256"}, true, Limits{MemoryMB: 512, CPUs: 0.5, Pids: 256, WorkspaceMB: 100}},
-		{"made before the labels", map[string]string{LabelWorkspaceMB: "100"}, false, Limits{WorkspaceMB: 100}},
-		{"one missing", map[string]string{LabelMemoryMB: "512", LabelCPUs: "1"}, false, Limits{WorkspaceMB: 100}},
-		{"unreadable", map[string]string{LabelMemoryMB: "lots", LabelCPUs: "1", LabelPids: "256"}, false, Limits{WorkspaceMB: 100}},
+		{"all labels", map[string]string{backend.LabelMemoryMB: "512", backend.LabelCPUs: "0.5", backend.LabelPids: "256"}, true, Limits{MemoryMB: 512, CPUs: 0.5, Pids: 256, WorkspaceMB: 100}},
+		{"made before the labels", map[string]string{backend.LabelWorkspaceMB: "100"}, false, Limits{WorkspaceMB: 100}},
+		{"one missing", map[string]string{backend.LabelMemoryMB: "512", backend.LabelCPUs: "1"}, false, Limits{WorkspaceMB: 100}},
+		{"unreadable", map[string]string{backend.LabelMemoryMB: "lots", backend.LabelCPUs: "1", backend.LabelPids: "256"}, false, Limits{WorkspaceMB: 100}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -31,11 +35,11 @@ func TestLimitsFromLabels(t *testing.T) {
 // the list entry (ps and the tray's Timeout column); a container made
 // before the label shows none.
 func TestExecTimeoutFromLabels(t *testing.T) {
-	got := infoFromLabels(ContainerInfo{Labels: map[string]string{LabelID: "a", LabelExecTimeout: "45"}})
+	got := infoFromLabels(backend.ContainerInfo{Labels: map[string]string{backend.LabelID: "a", backend.LabelExecTimeout: "45"}})
 	if got.Limits.ExecTimeoutSeconds != 45 {
 		t.Errorf("labelled: exec timeout = %d, want 45", got.Limits.ExecTimeoutSeconds)
 	}
-	if got := infoFromLabels(ContainerInfo{Labels: map[string]string{LabelID: "b"}}); got.Limits.ExecTimeoutSeconds != 0 {
+	if got := infoFromLabels(backend.ContainerInfo{Labels: map[string]string{backend.LabelID: "b"}}); got.Limits.ExecTimeoutSeconds != 0 {
 		t.Errorf("unlabelled: exec timeout = %d, want 0", got.Limits.ExecTimeoutSeconds)
 	}
 }

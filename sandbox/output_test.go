@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox"
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox/backend"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/docker"
 )
 
@@ -56,7 +57,7 @@ func TestOutputFileHoldsTheWhole(t *testing.T) {
 		}
 	})
 	t.Run("docker exec", func(t *testing.T) {
-		eng, _ := newEngineWith(t, engineOptions{wrap: func(be *docker.Backend) sandbox.Backend { return foreignArch{be} }})
+		eng, _ := newEngineWith(t, engineOptions{wrap: func(be *docker.Backend) backend.Backend { return foreignArch{be} }})
 		sb := mustCreate(t, eng, sandbox.CreateRequest{})
 		checkOutputFile(t, eng, sb.ID, "exec", mustExec(t, eng, sb.ID, "seq 1 200000"))
 		if p, why := execPath(t, eng, sb.ID); p != sandbox.ExecDocker {

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox"
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox/backend"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/backend/fake"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/config"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/state"
@@ -26,10 +27,10 @@ func TestFakeRemoveOwner(t *testing.T) {
 	}{
 		{"engine answers", func(*fake.Backend) {}},
 		{"list fails three times", func(be *fake.Backend) {
-			be.Fail(fake.OpList, 3, fmt.Errorf("%w: injected", sandbox.ErrDockerUnreachable))
+			be.Fail(fake.OpList, 3, fmt.Errorf("%w: injected", backend.ErrDockerUnreachable))
 		}},
 		{"a remove fails once", func(be *fake.Backend) {
-			be.Fail(fake.OpRemove, 1, fmt.Errorf("%w: injected", sandbox.ErrDockerUnreachable))
+			be.Fail(fake.OpRemove, 1, fmt.Errorf("%w: injected", backend.ErrDockerUnreachable))
 		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -55,14 +56,14 @@ func removeOwnerCase(t *testing.T, fault func(*fake.Backend)) {
 	}
 	synctest.Wait()
 	labels := func(owner, id string, extra ...string) map[string]string {
-		l := map[string]string{sandbox.LabelManaged: "true", sandbox.LabelOwner: owner, sandbox.LabelID: id}
+		l := map[string]string{backend.LabelManaged: "true", backend.LabelOwner: owner, backend.LabelID: id}
 		for i := 0; i+1 < len(extra); i += 2 {
 			l[extra[i]] = extra[i+1]
 		}
 		return l
 	}
-	be.Put(sandbox.ContainerSpec{Name: "mcp-sandbox-helper-x", Image: fake.DefaultImage, Labels: labels("dead-owner", sb.ID+"-install", sandbox.LabelHelper, sb.ID)})
-	other := be.Put(sandbox.ContainerSpec{Name: sandbox.ContainerName("other"), Image: fake.DefaultImage, Labels: labels("live-owner", "other")})
+	be.Put(backend.ContainerSpec{Name: "mcp-sandbox-helper-x", Image: fake.DefaultImage, Labels: labels("dead-owner", sb.ID+"-install", backend.LabelHelper, sb.ID)})
+	other := be.Put(backend.ContainerSpec{Name: backend.ContainerName("other"), Image: fake.DefaultImage, Labels: labels("live-owner", "other")})
 	// The server dies: its engine is never closed.
 	die()
 	<-done
@@ -73,7 +74,7 @@ func removeOwnerCase(t *testing.T, fault func(*fake.Backend)) {
 	go func() {
 		// A create the engine finished after the server died.
 		time.Sleep(1200 * time.Millisecond)
-		be.Put(sandbox.ContainerSpec{Name: sandbox.ContainerName("late"), Image: fake.DefaultImage, Labels: labels("dead-owner", "late")})
+		be.Put(backend.ContainerSpec{Name: backend.ContainerName("late"), Image: fake.DefaultImage, Labels: labels("dead-owner", "late")})
 	}()
 	rctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
@@ -104,7 +105,7 @@ func removeOwnerCase(t *testing.T, fault func(*fake.Backend)) {
 func owned(be *fake.Backend, owner string) int {
 	n := 0
 	for _, c := range be.Containers() {
-		if c.Spec.Labels[sandbox.LabelOwner] == owner {
+		if c.Spec.Labels[backend.LabelOwner] == owner {
 			n++
 		}
 	}

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox/backend"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/state"
 )
 
@@ -22,7 +23,7 @@ import (
 // Mine reports whether an object with these labels belongs to the
 // installation (an empty installation owns nothing).
 func Mine(labels map[string]string, installation string) bool {
-	return installation != "" && labels[LabelInstallation] == installation
+	return installation != "" && labels[backend.LabelInstallation] == installation
 }
 
 // Installation returns the installation id of st's state directory, or ""
@@ -56,7 +57,7 @@ func newOwnerProof(st *state.Store, installation, self string) *ownerProof {
 // this installation's, names an owner that is not the caller, and that
 // owner's lock in the state directory is free or absent.
 func (p *ownerProof) gone(labels map[string]string) bool {
-	owner := labels[LabelOwner]
+	owner := labels[backend.LabelOwner]
 	if p.st == nil || !Mine(labels, p.installation) || owner == "" || owner == p.self {
 		return false
 	}
@@ -92,7 +93,7 @@ const (
 // tried again, further apart each time, until ctx ends; the caller bounds
 // it. It returns the sandbox ids it removed and, when ctx ended first,
 // what stopped it.
-func RemoveOwner(ctx context.Context, be Backend, st *state.Store, owner string, log *slog.Logger) ([]string, error) {
+func RemoveOwner(ctx context.Context, be backend.Backend, st *state.Store, owner string, log *slog.Logger) ([]string, error) {
 	if owner == "" {
 		return nil, errors.New("remove owner: no owner id")
 	}
@@ -147,7 +148,7 @@ func RemoveOwner(ctx context.Context, be Backend, st *state.Store, owner string,
 // server that said it removed everything itself, a check that costs one
 // list of containers and volumes, and gives up at once on an engine that
 // does not answer.
-func RemoveOwnerOnce(ctx context.Context, be Backend, st *state.Store, owner string, log *slog.Logger) ([]string, error) {
+func RemoveOwnerOnce(ctx context.Context, be backend.Backend, st *state.Store, owner string, log *slog.Logger) ([]string, error) {
 	if owner == "" {
 		return nil, errors.New("remove owner: no owner id")
 	}
@@ -161,14 +162,14 @@ func RemoveOwnerOnce(ctx context.Context, be Backend, st *state.Store, owner str
 // removeOwnerPass removes, once, every container and unused volume of
 // owner. found counts what it found (removed or not); ids are the sandbox
 // ids of the containers it removed.
-func removeOwnerPass(ctx context.Context, be Backend, st *state.Store, owner string) (ids []string, found int, err error) {
+func removeOwnerPass(ctx context.Context, be backend.Backend, st *state.Store, owner string) (ids []string, found int, err error) {
 	list, err := be.List(ctx)
 	if err != nil {
 		return nil, 0, fmt.Errorf("list containers: %w", err)
 	}
 	var errs []error
 	for _, c := range list {
-		if c.Labels[LabelOwner] != owner {
+		if c.Labels[backend.LabelOwner] != owner {
 			continue
 		}
 		found++
@@ -176,16 +177,16 @@ func removeOwnerPass(ctx context.Context, be Backend, st *state.Store, owner str
 			errs = append(errs, fmt.Errorf("remove %s: %w", c.Name, err))
 			continue
 		}
-		if c.Labels[LabelHelper] != "" {
+		if c.Labels[backend.LabelHelper] != "" {
 			continue
 		}
-		id := c.Labels[LabelID]
+		id := c.Labels[backend.LabelID]
 		ids = append(ids, id)
 		if st != nil {
 			_ = st.RemoveRecord(id)
 		}
 	}
-	vols, err := be.RemoveOrphanVolumes(ctx, func(v VolumeInfo) bool { return v.Labels[LabelOwner] == owner })
+	vols, err := be.RemoveOrphanVolumes(ctx, func(v backend.VolumeInfo) bool { return v.Labels[backend.LabelOwner] == owner })
 	found += len(vols)
 	if err != nil {
 		errs = append(errs, fmt.Errorf("remove volumes: %w", err))

@@ -10,6 +10,8 @@ import (
 	"path"
 	"regexp"
 	"strings"
+
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox/backend"
 )
 
 // installState is what earlier install_packages calls left in a sandbox:
@@ -93,11 +95,11 @@ func (e *Engine) removeUnits(ctx context.Context, sb *Sandbox, units []string) e
 		n := min(len(units), 200)
 		argv := []string{rm, "-rf", "--"}
 		for _, u := range units[:n] {
-			argv = append(argv, path.Join(Workspace, u))
+			argv = append(argv, path.Join(backend.Workspace, u))
 		}
 		units = units[n:]
 		var stderr bytes.Buffer
-		st, err := e.be.Exec(ctx, sb.ContainerID, ExecSpec{Cmd: argv, Env: serverEnv, User: sb.User, Stderr: &limitedBuffer{b: &stderr, n: 4096}})
+		st, err := e.be.Exec(ctx, sb.ContainerID, backend.ExecSpec{Cmd: argv, Env: serverEnv, User: sb.User, Stderr: &limitedBuffer{b: &stderr, n: 4096}})
 		if err != nil {
 			return err
 		}
@@ -128,7 +130,7 @@ func (e *Engine) placePackages(ctx context.Context, sb *Sandbox, dir string, pre
 	pr, pw := io.Pipe()
 	copied := make(chan error, 1)
 	go func() {
-		err := e.untarAsUser(ctx, sb, tarBin, Workspace, pr)
+		err := e.untarAsUser(ctx, sb, tarBin, backend.Workspace, pr)
 		// The writer below must not block on a reader that has gone.
 		pr.CloseWithError(cmp.Or(err, io.ErrClosedPipe))
 		copied <- err

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"log/slog"
 
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox/backend"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/config"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/printable"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/state"
@@ -29,7 +30,7 @@ type Peer struct {
 // sandbox is refused with ErrNotMine, a pool or helper container or an
 // unknown id with ErrNotFound. cfg is the configuration whose fence
 // applies (the one every server of the installation reads).
-func OpenPeer(ctx context.Context, be Backend, st *state.Store, cfg *config.Config, log *slog.Logger, id string) (*Peer, error) {
+func OpenPeer(ctx context.Context, be backend.Backend, st *state.Store, cfg *config.Config, log *slog.Logger, id string) (*Peer, error) {
 	inst, err := Installation(st)
 	if err != nil {
 		return nil, err
@@ -39,7 +40,7 @@ func OpenPeer(ctx context.Context, be Backend, st *state.Store, cfg *config.Conf
 		return nil, err
 	}
 	for _, c := range list {
-		if c.Labels[LabelID] != id || c.Labels[LabelHelper] != "" || unclaimedPool(c) {
+		if c.Labels[backend.LabelID] != id || c.Labels[backend.LabelHelper] != "" || unclaimedPool(c) {
 			continue
 		}
 		if !Mine(c.Labels, inst) {

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox"
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox/hostfs"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/state"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/testenv"
 )
@@ -79,7 +80,7 @@ func TestPeerFiles(t *testing.T) {
 	if err := os.WriteFile(existing, []byte("old\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := p.CopyOut(ctx, sandbox.CopyOutRequest{Path: "/workspace/out/data.csv", HostPath: existing}); !errors.Is(err, sandbox.ErrExists) {
+	if _, err := p.CopyOut(ctx, sandbox.CopyOutRequest{Path: "/workspace/out/data.csv", HostPath: existing}); !errors.Is(err, hostfs.ErrExists) {
 		t.Errorf("existing file: %v, want ErrExists", err)
 	}
 	if b, _ := os.ReadFile(existing); string(b) != "old\n" {
@@ -96,7 +97,7 @@ func TestPeerFiles(t *testing.T) {
 	if err := os.WriteFile(keep, []byte("keep\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := p.CopyOut(ctx, sandbox.CopyOutRequest{Path: "/workspace/out/data.csv", HostPath: keep, Overwrite: true}); !errors.Is(err, sandbox.ErrPolicy) || errors.Is(err, sandbox.ErrExists) {
+	if _, err := p.CopyOut(ctx, sandbox.CopyOutRequest{Path: "/workspace/out/data.csv", HostPath: keep, Overwrite: true}); !errors.Is(err, sandbox.ErrPolicy) || errors.Is(err, hostfs.ErrExists) {
 		t.Errorf("overwrite in write_deny: %v, want ErrPolicy and not ErrExists", err)
 	}
 	if ents, _ := os.ReadDir(denied); len(ents) != 1 {

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox"
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox/backend"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/backend/fake"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/config"
 )
@@ -29,7 +30,7 @@ func (b *expiringBackend) Expire(ctx context.Context, id string, at time.Time) e
 	defer b.mu.Unlock()
 	b.calls++
 	if b.fixed {
-		return sandbox.ErrFixedExpiry
+		return backend.ErrFixedExpiry
 	}
 	b.at[id] = at
 	return nil

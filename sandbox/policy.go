@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox/backend"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/config"
 )
 
@@ -40,7 +41,7 @@ type CreateRequest struct {
 	// Client is the MCP client's name, recorded in labels and the audit log.
 	Client string
 	// Progress receives image pull progress, if any.
-	Progress func(PullProgress)
+	Progress func(backend.PullProgress)
 	// oneShot: the sandbox of a run_code without sandbox_id, removed as
 	// soon as its code ran; its agent is not started ahead.
 	oneShot bool
@@ -214,20 +215,20 @@ func ResolvePath(p string) (string, error) {
 		return "", invalidErr("path %q holds a line break", p)
 	}
 	if p == "" {
-		return Workspace, nil
+		return backend.Workspace, nil
 	}
 	var clean string
 	if strings.HasPrefix(p, "/") {
 		clean = path.Clean(p)
 	} else {
-		clean = path.Join(Workspace, p)
+		clean = path.Join(backend.Workspace, p)
 	}
-	for _, root := range []string{Workspace, "/tmp"} {
+	for _, root := range []string{backend.Workspace, "/tmp"} {
 		if clean == root || strings.HasPrefix(clean, root+"/") {
 			return clean, nil
 		}
 	}
-	return "", fmt.Errorf("%w: path %q resolves to %s, outside %s and /tmp; use a path inside the workspace", ErrPolicy, p, clean, Workspace)
+	return "", fmt.Errorf("%w: path %q resolves to %s, outside %s and /tmp; use a path inside the workspace", ErrPolicy, p, clean, backend.Workspace)
 }
 
 // timeoutFor returns the exec timeout for a call that asked for seconds (0:

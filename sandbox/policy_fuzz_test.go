@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox"
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox/backend"
 )
 
 // FuzzResolvePath: a path from a tool call resolves to /workspace, /tmp or
@@ -22,7 +23,7 @@ func FuzzResolvePath(f *testing.F) {
 		if got != path.Clean(got) {
 			t.Fatalf("%q resolved to %q, which is not clean", p, got)
 		}
-		if got != sandbox.Workspace && !strings.HasPrefix(got, sandbox.Workspace+"/") && got != "/tmp" && !strings.HasPrefix(got, "/tmp/") {
+		if got != backend.Workspace && !strings.HasPrefix(got, backend.Workspace+"/") && got != "/tmp" && !strings.HasPrefix(got, "/tmp/") {
 			t.Fatalf("%q resolved to %q, outside /workspace and /tmp", p, got)
 		}
 		if strings.ContainsAny(got, "\x00\n\r") {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"time"
 
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox/backend"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/config"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/pool"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/runner"
@@ -104,8 +105,8 @@ func (e *Engine) claimPooled(ctx context.Context, cfg *config.Config, pl plan, r
 		if !ok {
 			return nil
 		}
-		name(ContainerName(sb.ID))
-		if err := e.be.Rename(ctx, sb.ContainerID, ContainerName(sb.ID)); err != nil {
+		name(backend.ContainerName(sb.ID))
+		if err := e.be.Rename(ctx, sb.ContainerID, backend.ContainerName(sb.ID)); err != nil {
 			e.log.Warn("warm pool: claim failed; trying another", "id", sb.ID, "err", err)
 			e.pool.Discard(ctx, sb)
 			continue
@@ -154,7 +155,7 @@ func (e *Engine) createPooled(ctx, soft context.Context, pl plan) (*Sandbox, err
 		Limits: pl.Limits, User: sandboxUser(img.User), CreatedAt: now,
 		ttl: time.Duration(pl.TTL) * e.ttlUnit, lastUsed: now,
 	}
-	cid, err := e.be.Create(ctx, e.containerSpec(ctx, cfg, sb, PoolNamePrefix+id, true))
+	cid, err := e.be.Create(ctx, e.containerSpec(ctx, cfg, sb, backend.PoolNamePrefix+id, true))
 	if err != nil {
 		return nil, err
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/docker/docker/client"
 
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox"
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox/backend"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/config"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/docker"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/state"
@@ -22,7 +23,7 @@ import (
 type engineOptions struct {
 	edit func(*config.Config)
 	// wrap, if set, wraps the Docker backend (to inject faults).
-	wrap func(*docker.Backend) sandbox.Backend
+	wrap func(*docker.Backend) backend.Backend
 	// run starts Engine.Run (expiry and the warm pool) for the test.
 	run bool
 	// watcher, if set, supplies the config instead of a static one.
@@ -43,11 +44,11 @@ type scopedBackend struct {
 	owner string
 }
 
-func (s scopedBackend) List(ctx context.Context) ([]sandbox.ContainerInfo, error) {
+func (s scopedBackend) List(ctx context.Context) ([]backend.ContainerInfo, error) {
 	all, err := s.Backend.List(ctx)
-	var own []sandbox.ContainerInfo
+	var own []backend.ContainerInfo
 	for _, c := range all {
-		if c.Labels[sandbox.LabelOwner] == s.owner {
+		if c.Labels[backend.LabelOwner] == s.owner {
 			own = append(own, c)
 		}
 	}
@@ -79,7 +80,7 @@ func newEngineWith(t *testing.T, o engineOptions) (*sandbox.Engine, testEngine) 
 		t.Fatal(err)
 	}
 	be := docker.New(cli, testenv.Logger(t))
-	var backend sandbox.Backend = be
+	var backend backend.Backend = be
 	owner := fmt.Sprintf("test%d", time.Now().UnixNano())
 	switch {
 	case o.wrap != nil:
@@ -136,7 +137,7 @@ func waitReady(t *testing.T, eng *sandbox.Engine, lang string, n int) {
 // only, if poolOnly.
 func ownContainers(t *testing.T, te testEngine, eng *sandbox.Engine, poolOnly bool) map[string]container.Summary {
 	t.Helper()
-	f := filters.NewArgs(filters.Arg("label", sandbox.LabelOwner+"="+eng.Owner()))
+	f := filters.NewArgs(filters.Arg("label", backend.LabelOwner+"="+eng.Owner()))
 	list, err := te.cli.ContainerList(context.Background(), container.ListOptions{All: true, Filters: f})
 	if err != nil {
 		t.Fatal(err)
@@ -144,7 +145,7 @@ func ownContainers(t *testing.T, te testEngine, eng *sandbox.Engine, poolOnly bo
 	out := map[string]container.Summary{}
 	for _, c := range list {
 		name := strings.TrimPrefix(c.Names[0], "/")
-		if poolOnly && !strings.HasPrefix(name, sandbox.PoolNamePrefix) {
+		if poolOnly && !strings.HasPrefix(name, backend.PoolNamePrefix) {
 			continue
 		}
 		out[name] = c
@@ -156,7 +157,7 @@ func poolIDs(t *testing.T, te testEngine, eng *sandbox.Engine) map[string]bool {
 	t.Helper()
 	ids := map[string]bool{}
 	for _, c := range ownContainers(t, te, eng, true) {
-		ids[c.Labels[sandbox.LabelID]] = true
+		ids[c.Labels[backend.LabelID]] = true
 	}
 	return ids
 }

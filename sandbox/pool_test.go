@@ -16,6 +16,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox"
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox/backend"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/config"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/docker"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/state"
@@ -36,8 +37,8 @@ func TestPoolClaimsWarmSandbox(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := []string{strings.TrimPrefix(ins.Name, "/"), ins.Config.Labels[sandbox.LabelPool], ins.Config.User, fmt.Sprint(ins.HostConfig.ReadonlyRootfs), string(ins.HostConfig.NetworkMode)}
-	if diff := cmp.Diff([]string{sandbox.ContainerName(sb.ID), "true", "1000:1000", "true", "none"}, got); diff != "" {
+	got := []string{strings.TrimPrefix(ins.Name, "/"), ins.Config.Labels[backend.LabelPool], ins.Config.User, fmt.Sprint(ins.HostConfig.ReadonlyRootfs), string(ins.HostConfig.NetworkMode)}
+	if diff := cmp.Diff([]string{backend.ContainerName(sb.ID), "true", "1000:1000", "true", "none"}, got); diff != "" {
 		t.Errorf("claimed container: name, pool label, user, read-only root, network (-want +got):\n%s", diff)
 	}
 	t.Logf("claim took %v", took)
@@ -216,7 +217,7 @@ func TestPoolFollowsConfigReload(t *testing.T) {
 		}
 		langs := map[string]int{}
 		for _, c := range ownContainers(t, te, eng, true) {
-			langs[c.Labels[sandbox.LabelLanguage]]++
+			langs[c.Labels[backend.LabelLanguage]]++
 		}
 		return cmp.Equal(map[string]int{"javascript": 2}, langs)
 	})
@@ -270,7 +271,7 @@ func TestReapClaimedPoolSandboxByRecordExpiry(t *testing.T) {
 		t.Errorf("reaped (-want +got):\n%s", diff)
 	}
 	for id := range unclaimed {
-		if _, err := te.cli.ContainerInspect(context.Background(), sandbox.PoolNamePrefix+id); err != nil {
+		if _, err := te.cli.ContainerInspect(context.Background(), backend.PoolNamePrefix+id); err != nil {
 			t.Errorf("unclaimed pool sandbox %s was reaped: %v", id, err)
 		}
 	}
@@ -288,7 +289,7 @@ func TestRunCodeOneShotFromPool(t *testing.T) {
 		t.Errorf("want a one-shot run in the pooled sandbox giving 42, got %+v (pool %v)", res, pooled)
 	}
 	waitFor(t, "the one-shot sandbox's removal", 30*time.Second, func() bool {
-		_, err := te.cli.ContainerInspect(context.Background(), sandbox.ContainerName(res.SandboxID))
+		_, err := te.cli.ContainerInspect(context.Background(), backend.ContainerName(res.SandboxID))
 		return cerrdefs.IsNotFound(err)
 	})
 }
@@ -330,7 +331,7 @@ func TestPoolMissingImageDoesNotBlockOthers(t *testing.T) {
 	if n := len(ownContainers(t, te, eng, true)); n != 1 {
 		t.Errorf("%d pool containers, want the python one only", n)
 	}
-	if _, err := eng.Create(context.Background(), sandbox.CreateRequest{Language: "javascript"}); !errors.Is(err, sandbox.ErrImageNotFound) {
+	if _, err := eng.Create(context.Background(), sandbox.CreateRequest{Language: "javascript"}); !errors.Is(err, backend.ErrImageNotFound) {
 		t.Errorf("create javascript: got %v, want ErrImageNotFound", err)
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/docker/docker/api/types/image"
 
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox"
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox/backend"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/config"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/testenv"
 )
@@ -41,8 +42,8 @@ func TestPullFromRegistry(t *testing.T) {
 	t.Cleanup(func() { cli.ImageRemove(context.Background(), registryImage, image.RemoveOptions{Force: true}) })
 
 	var mu sync.Mutex
-	var steps []sandbox.PullProgress
-	progress := func(p sandbox.PullProgress) { mu.Lock(); steps = append(steps, p); mu.Unlock() }
+	var steps []backend.PullProgress
+	progress := func(p backend.PullProgress) { mu.Lock(); steps = append(steps, p); mu.Unlock() }
 	sb, err := eng.Create(ctx, sandbox.CreateRequest{Language: "bash", Image: registryImage, Progress: progress})
 	if err != nil {
 		t.Fatalf("create with a pull: %v", err)
@@ -61,9 +62,9 @@ func TestPullFromRegistry(t *testing.T) {
 		want              error
 		msg               string
 	}{
-		{"unknown image", "127.0.0.1:5000/mcp-sandbox-test/nope:1", "missing", sandbox.ErrImageNotFound, "does not know"},
-		{"unreachable registry", "127.0.0.1:5999/x/y:1", "missing", sandbox.ErrPull, "reachable"},
-		{"never and absent", "127.0.0.1:5000/mcp-sandbox-test/nope:2", "never", sandbox.ErrImageNotFound, `images.pull = "missing"`},
+		{"unknown image", "127.0.0.1:5000/mcp-sandbox-test/nope:1", "missing", backend.ErrImageNotFound, "does not know"},
+		{"unreachable registry", "127.0.0.1:5999/x/y:1", "missing", backend.ErrPull, "reachable"},
+		{"never and absent", "127.0.0.1:5000/mcp-sandbox-test/nope:2", "never", backend.ErrImageNotFound, `images.pull = "missing"`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			e, _ := newEngine(t, func(c *config.Config) {
@@ -85,7 +86,7 @@ func TestPullFromRegistry(t *testing.T) {
 			c.Images.Pull = "missing"
 		})
 		_, err := e.Create(ctx, sandbox.CreateRequest{Language: "bash"})
-		if !errors.Is(err, sandbox.ErrPull) || !strings.Contains(err.Error(), `set bash = "IMAGE" under [images]`) {
+		if !errors.Is(err, backend.ErrPull) || !strings.Contains(err.Error(), `set bash = "IMAGE" under [images]`) {
 			t.Errorf("got %v, want ErrPull naming [images] bash", err)
 		}
 	})

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox/backend"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/config"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/interp"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/runner"
@@ -31,7 +32,7 @@ type RunRequest struct {
 	// Reset starts a fresh interpreter (resident runners only).
 	Reset    bool
 	Client   string
-	Progress func(PullProgress)
+	Progress func(backend.PullProgress)
 	// Waiting hears, when the call must wait for another in the same
 	// sandbox, what it waits for (at once, then every few seconds).
 	Waiting func(msg string)
@@ -173,8 +174,8 @@ func (e *Engine) createWaiting(ctx context.Context, req CreateRequest) (*Sandbox
 // command on it; the file is removed when the command ends.
 func (e *Engine) runFile(ctx context.Context, sb *Sandbox, run []string, ext, code string, timeout time.Duration, out OutputFunc) (ExecResult, error) {
 	name := "run-" + newID() + ext
-	dir := path.Join(Workspace, ".mcp-sandbox")
-	if err := e.be.CopyTo(ctx, sb.ContainerID, Workspace, tarOf(sb.User, ".mcp-sandbox/"+name, []byte(code))); err != nil {
+	dir := path.Join(backend.Workspace, ".mcp-sandbox")
+	if err := e.be.CopyTo(ctx, sb.ContainerID, backend.Workspace, tarOf(sb.User, ".mcp-sandbox/"+name, []byte(code))); err != nil {
 		return ExecResult{}, e.containerGone(ctx, sb, err)
 	}
 	file := path.Join(dir, name)
@@ -184,7 +185,7 @@ func (e *Engine) runFile(ctx context.Context, sb *Sandbox, run []string, ext, co
 	}
 	// Run the command, then remove the file, keeping the command's status.
 	wrapped := append([]string{"/bin/sh", "-c", `f=$1; shift; "$@"; rc=$?; rm -f -- "$f" 2>/dev/null; exit $rc`, "mcp-sandbox-run", file}, argv...)
-	res, err := e.run(ctx, sb, runSpec{argv: wrapped, workdir: Workspace, timeout: timeout, out: out})
+	res, err := e.run(ctx, sb, runSpec{argv: wrapped, workdir: backend.Workspace, timeout: timeout, out: out})
 	if err == nil && res.ExitCode == 127 && len(argv) > 0 && strings.Contains(res.Stderr, argv[0]+": not found") {
 		hint := fmt.Sprintf("mcp-sandbox: the image %s has no %s, which the %s language runs; use an image that has it (images.%s, or languages.%s.image, in the config file)\n",
 			sb.Image, argv[0], sb.Language, sb.Language, sb.Language)
@@ -279,7 +280,7 @@ func (e *Engine) slot(sb *Sandbox, kind string) (*runnerSlot, error) {
 // the caller then runs the code with one exec. res.StateLost is
 // meaningful either way.
 func (e *Engine) runResident(ctx context.Context, sb *Sandbox, kind string, req RunRequest, timeout time.Duration, out OutputFunc) (res RunResult, handled bool, err error) {
-	at, ok := e.be.(Attacher)
+	at, ok := e.be.(backend.Attacher)
 	if !ok {
 		return res, false, nil
 	}
@@ -329,7 +330,7 @@ func clipResult(s string, limit int) string {
 // warmRunner starts sb's resident interpreter of kind ahead of the first
 // call (for pooled sandboxes, so a one-shot run_code finds it running).
 func (e *Engine) warmRunner(ctx context.Context, sb *Sandbox, kind string) {
-	at, ok := e.be.(Attacher)
+	at, ok := e.be.(backend.Attacher)
 	if !ok {
 		return
 	}
@@ -359,11 +360,11 @@ func (e *Engine) runShell(ctx context.Context, sb *Sandbox, lang config.Language
 type interpHost struct {
 	e  *Engine
 	sb *Sandbox
-	at Attacher
+	at backend.Attacher
 }
 
-func (h interpHost) Attach(ctx context.Context, argv []string, stdout, stderr io.Writer) (Process, error) {
-	return h.at.Attach(ctx, h.sb.ContainerID, ExecSpec{Cmd: argv, Env: h.sb.env, WorkDir: Workspace, User: h.sb.User, Stdout: stdout, Stderr: stderr})
+func (h interpHost) Attach(ctx context.Context, argv []string, stdout, stderr io.Writer) (backend.Process, error) {
+	return h.at.Attach(ctx, h.sb.ContainerID, backend.ExecSpec{Cmd: argv, Env: h.sb.env, WorkDir: backend.Workspace, User: h.sb.User, Stdout: stdout, Stderr: stderr})
 }
 
 func (h interpHost) Bound(ctx context.Context) (context.Context, context.CancelFunc) {

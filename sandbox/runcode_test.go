@@ -12,6 +12,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox"
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox/backend"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/config"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/docker"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/testenv"
@@ -319,13 +320,13 @@ func TestRunCodeFallsBackToExec(t *testing.T) {
 // garbage instead of frames: a fault no real interpreter produces on demand.
 type garbageBackend struct{ *docker.Backend }
 
-func (g garbageBackend) Attach(ctx context.Context, containerID string, spec sandbox.ExecSpec) (sandbox.Process, error) {
+func (g garbageBackend) Attach(ctx context.Context, containerID string, spec backend.ExecSpec) (backend.Process, error) {
 	spec.Cmd = []string{"/bin/sh", "-c", "echo 'Traceback (most recent call last): not a frame'; cat >/dev/null"}
 	return g.Backend.Attach(ctx, containerID, spec)
 }
 
 func TestRunCodeGarbageInterpreterFallsBack(t *testing.T) {
-	eng, _ := newEngineWith(t, engineOptions{wrap: func(b *docker.Backend) sandbox.Backend { return garbageBackend{b} }})
+	eng, _ := newEngineWith(t, engineOptions{wrap: func(b *docker.Backend) backend.Backend { return garbageBackend{b} }})
 	sb := mustCreate(t, eng, sandbox.CreateRequest{Language: "python"})
 	for i := 0; i < 2; i++ {
 		res, err := eng.RunCode(context.Background(), sandbox.RunRequest{SandboxID: sb.ID, Code: "x = 6 * 7\nprint(x)"}, nil)

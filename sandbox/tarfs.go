@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox/backend"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/hostcopy"
 )
 
@@ -39,12 +40,12 @@ restart:
 	if inTmp(cur) {
 		return cur, nil
 	}
-	rel := strings.TrimPrefix(strings.TrimPrefix(cur, Workspace), "/")
+	rel := strings.TrimPrefix(strings.TrimPrefix(cur, backend.Workspace), "/")
 	if rel == "" {
-		return Workspace, nil
+		return backend.Workspace, nil
 	}
 	parts := strings.Split(rel, "/")
-	done := Workspace
+	done := backend.Workspace
 	for i, part := range parts {
 		next := path.Join(done, part)
 		last := i == len(parts)-1
@@ -106,7 +107,7 @@ func (e *Engine) tarFrom(ctx context.Context, sb *Sandbox, p string) (io.ReadClo
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		status, err := e.execIn(ctx, sb, ExecSpec{
+		status, err := e.execIn(ctx, sb, backend.ExecSpec{
 			Cmd:    []string{tarBin, "-c", "-f", "-", "-C", path.Dir(p), "--", path.Base(p)},
 			Env:    serverEnv,
 			User:   sb.User,
@@ -160,7 +161,7 @@ func (e *Engine) untarAsUser(ctx context.Context, sb *Sandbox, tarBin, dir strin
 	tctx, cancel := context.WithTimeout(ctx, e.tarTimeout())
 	defer cancel()
 	var stderr bytes.Buffer
-	status, err := e.execIn(tctx, sb, ExecSpec{
+	status, err := e.execIn(tctx, sb, backend.ExecSpec{
 		// No owner or mode from the stream beyond the user's own rights:
 		// tar run by an ordinary user cannot give files away or set
 		// setuid bits.

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox"
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox/backend"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/config"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/docker"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/testenv"
@@ -25,7 +26,7 @@ type statsCounter struct {
 	all      atomic.Int64
 }
 
-func (s *statsCounter) Usage(ctx context.Context, containerID string) (sandbox.Usage, error) {
+func (s *statsCounter) Usage(ctx context.Context, containerID string) (backend.Usage, error) {
 	s.all.Add(1)
 	if ctx.Value(listCall{}) != nil {
 		s.fromList.Add(1)
@@ -40,7 +41,7 @@ func TestListAnswersFromSampledUsage(t *testing.T) {
 	counter := &statsCounter{}
 	eng, _ := newEngineWith(t, engineOptions{
 		edit: func(c *config.Config) { c.Limits.MaxSandboxes = 100 }, // other tests share the engine
-		wrap: func(b *docker.Backend) sandbox.Backend {
+		wrap: func(b *docker.Backend) backend.Backend {
 			counter.Backend = b
 			return counter
 		},
@@ -113,7 +114,7 @@ type inspectCounter struct {
 	calls map[string]int
 }
 
-func (c *inspectCounter) Inspect(ctx context.Context, containerID string) (sandbox.ContainerInfo, error) {
+func (c *inspectCounter) Inspect(ctx context.Context, containerID string) (backend.ContainerInfo, error) {
 	c.mu.Lock()
 	c.calls[containerID]++
 	c.mu.Unlock()

@@ -3,6 +3,7 @@ package sandbox
 import (
 	"testing"
 
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox/backend"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/state"
 )
 
@@ -25,25 +26,25 @@ func TestVolumeSweep(t *testing.T) {
 	defer live.Release()
 	sweep := volumeSweep{proof: newOwnerProof(st, inst, "me")}
 	labels := func(installation, owner string) map[string]string {
-		l := map[string]string{LabelManaged: "true", LabelOwner: owner, LabelOwnerHost: "here", LabelOwnerPID: "1"}
+		l := map[string]string{backend.LabelManaged: "true", backend.LabelOwner: owner, backend.LabelOwnerHost: "here", backend.LabelOwnerPID: "1"}
 		if installation != "" {
-			l[LabelInstallation] = installation
+			l[backend.LabelInstallation] = installation
 		}
 		return l
 	}
 	tests := []struct {
 		name   string
-		v      VolumeInfo
+		v      backend.VolumeInfo
 		remove bool
 	}{
-		{"this installation, owner gone", VolumeInfo{Labels: labels(inst, "goneowner")}, true},
-		{"this installation, owner alive (lock held)", VolumeInfo{Labels: labels(inst, "liveowner")}, false},
-		{"this installation, the sweeper's own", VolumeInfo{Labels: labels(inst, "me")}, false},
-		{"this installation, no owner label", VolumeInfo{Labels: labels(inst, "")}, false},
-		{"this installation, owner id naming no file", VolumeInfo{Labels: labels(inst, "../x")}, false},
-		{"another installation, owner gone here", VolumeInfo{Labels: labels("0123456789abcdef0123456789abcdef", "goneowner")}, false},
-		{"no installation label (an older version's)", VolumeInfo{Labels: labels("", "goneowner")}, false},
-		{"no labels at all", VolumeInfo{}, false},
+		{"this installation, owner gone", backend.VolumeInfo{Labels: labels(inst, "goneowner")}, true},
+		{"this installation, owner alive (lock held)", backend.VolumeInfo{Labels: labels(inst, "liveowner")}, false},
+		{"this installation, the sweeper's own", backend.VolumeInfo{Labels: labels(inst, "me")}, false},
+		{"this installation, no owner label", backend.VolumeInfo{Labels: labels(inst, "")}, false},
+		{"this installation, owner id naming no file", backend.VolumeInfo{Labels: labels(inst, "../x")}, false},
+		{"another installation, owner gone here", backend.VolumeInfo{Labels: labels("0123456789abcdef0123456789abcdef", "goneowner")}, false},
+		{"no installation label (an older version's)", backend.VolumeInfo{Labels: labels("", "goneowner")}, false},
+		{"no labels at all", backend.VolumeInfo{}, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

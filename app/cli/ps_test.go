@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox"
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox/backend"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/backend/fake"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/state"
 )
@@ -26,15 +27,15 @@ func TestPSCannotBeForged(t *testing.T) {
 	}
 	be := fake.New()
 	hostile := []map[string]string{
-		{sandbox.LabelID: "aaaa1111", sandbox.LabelInstallation: inst,
-			sandbox.LabelClient: "claude\nbbbb2222  mallory  python  fake/busybox:1  1s  0.0%  0/512 MB  0/256  none  in 1h  this"},
-		{sandbox.LabelID: "cccc3333", sandbox.LabelInstallation: "someone-else",
-			sandbox.LabelClient: "\x1b[2J\x1b[1;1H\x1b]0;pwned\x07", sandbox.LabelLanguage: "py\tthon\r\n", sandbox.LabelNetwork: "none\u202e"},
-		{sandbox.LabelID: "dddd\n4444", sandbox.LabelClient: "x\u2028y"},
+		{backend.LabelID: "aaaa1111", backend.LabelInstallation: inst,
+			backend.LabelClient: "claude\nbbbb2222  mallory  python  fake/busybox:1  1s  0.0%  0/512 MB  0/256  none  in 1h  this"},
+		{backend.LabelID: "cccc3333", backend.LabelInstallation: "someone-else",
+			backend.LabelClient: "\x1b[2J\x1b[1;1H\x1b]0;pwned\x07", backend.LabelLanguage: "py\tthon\r\n", backend.LabelNetwork: "none\u202e"},
+		{backend.LabelID: "dddd\n4444", backend.LabelClient: "x\u2028y"},
 	}
 	for _, l := range hostile {
-		l[sandbox.LabelManaged] = "true"
-		be.Put(sandbox.ContainerSpec{Name: sandbox.ContainerName("x"), Image: fake.DefaultImage, Labels: l})
+		l[backend.LabelManaged] = "true"
+		be.Put(backend.ContainerSpec{Name: backend.ContainerName("x"), Image: fake.DefaultImage, Labels: l})
 	}
 	infos, err := sandbox.Lister{Backend: be, State: st, All: true}.List(context.Background())
 	if err != nil {

@@ -14,7 +14,7 @@ import (
 	"time"
 
 	"github.com/mcp-sandbox/mcp-sandbox/internal/clitest"
-	"github.com/mcp-sandbox/mcp-sandbox/sandbox"
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox/backend"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/testenv"
 )
 
@@ -57,7 +57,7 @@ func TestRunIntoClosedPipeLeavesNothing(t *testing.T) {
 	for {
 		b, _ := os.ReadFile(logFile)
 		if m := report.FindSubmatch(b); m != nil {
-			if _, err := cli.ContainerInspect(context.Background(), sandbox.ContainerName(string(m[1]))); err == nil {
+			if _, err := cli.ContainerInspect(context.Background(), backend.ContainerName(string(m[1]))); err == nil {
 				t.Errorf("sandbox %s is still there", m[1])
 			}
 			return

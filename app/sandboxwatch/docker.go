@@ -11,6 +11,7 @@ import (
 	"github.com/fsnotify/fsnotify"
 
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox"
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox/backend"
 )
 
 // DockerSource is the real Source: the engine's list of managed sandboxes
@@ -43,7 +44,7 @@ func (d DockerSource) List(ctx context.Context) ([]sandbox.Info, error) {
 }
 
 // Usage samples a container's resource use.
-func (d DockerSource) Usage(ctx context.Context, containerID string) (sandbox.Usage, error) {
+func (d DockerSource) Usage(ctx context.Context, containerID string) (backend.Usage, error) {
 	return d.Lister.Backend.Usage(ctx, containerID)
 }
 
@@ -54,7 +55,7 @@ func (d DockerSource) Events(ctx context.Context) (<-chan Event, <-chan error) {
 	errc := make(chan error, 1)
 	f := filters.NewArgs(
 		filters.Arg("type", string(events.ContainerEventType)),
-		filters.Arg("label", sandbox.LabelManaged+"=true"),
+		filters.Arg("label", backend.LabelManaged+"=true"),
 	)
 	if d.LifecycleOnly {
 		for _, a := range lifecycleActions {

@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/mcp-sandbox/mcp-sandbox/app/clientconfig"
-	"github.com/mcp-sandbox/mcp-sandbox/sandbox"
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox/backend"
 )
 
 // The cells of a row, formatted for people. Usage columns show "–" until
@@ -81,9 +81,9 @@ func (r Row) UsageSource() string {
 		return ""
 	}
 	switch r.Usage.Source {
-	case sandbox.UsageMetrics:
+	case backend.UsageMetrics:
 		return "usage by the cluster's metrics API"
-	case sandbox.UsageInPod:
+	case backend.UsageInPod:
 		return "usage read inside the sandbox"
 	}
 	return ""

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox"
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox/backend"
 )
 
 func TestCells(t *testing.T) {
@@ -13,7 +14,7 @@ func TestCells(t *testing.T) {
 		Info: sandbox.Info{
 			CreatedAt: now.Add(-3*time.Hour - 5*time.Minute), ExpiresAt: now.Add(25 * time.Minute),
 			Limits:  sandbox.Limits{MemoryMB: 512, Pids: 256},
-			Usage:   sandbox.Usage{MemoryBytes: 41<<20 + 200<<10, CPUPercent: 3.14159, Pids: 4},
+			Usage:   backend.Usage{MemoryBytes: 41<<20 + 200<<10, CPUPercent: 3.14159, Pids: 4},
 			Network: "none", Client: "claude-ai",
 		},
 		Sampled: now,
@@ -36,9 +37,9 @@ func TestCells(t *testing.T) {
 		{"memory unsampled", fresh.Memory(), "– / 1 GB"},
 		{"pids", sampled.Pids(), "4 / 256"},
 		{"usage by the engine", sampled.UsageSource(), ""},
-		{"usage by the metrics API", Row{Info: sandbox.Info{Usage: sandbox.Usage{Source: sandbox.UsageMetrics}}, Sampled: now}.UsageSource(), "usage by the cluster's metrics API"},
-		{"usage read inside", Row{Info: sandbox.Info{Usage: sandbox.Usage{Source: sandbox.UsageInPod}}, Sampled: now}.UsageSource(), "usage read inside the sandbox"},
-		{"usage source unsampled", Row{Info: sandbox.Info{Usage: sandbox.Usage{Source: sandbox.UsageInPod}}}.UsageSource(), ""},
+		{"usage by the metrics API", Row{Info: sandbox.Info{Usage: backend.Usage{Source: backend.UsageMetrics}}, Sampled: now}.UsageSource(), "usage by the cluster's metrics API"},
+		{"usage read inside", Row{Info: sandbox.Info{Usage: backend.Usage{Source: backend.UsageInPod}}, Sampled: now}.UsageSource(), "usage read inside the sandbox"},
+		{"usage source unsampled", Row{Info: sandbox.Info{Usage: backend.Usage{Source: backend.UsageInPod}}}.UsageSource(), ""},
 		{"pids unsampled, no limit", fresh.Pids(), "–"},
 		{"network none", sampled.NetworkSummary(), "none"},
 		{"network unknown", fresh.NetworkSummary(), "–"},

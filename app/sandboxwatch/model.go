@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox"
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox/backend"
 )
 
 // Source is where the model's data comes from; DockerSource is the real
@@ -25,7 +26,7 @@ type Source interface {
 	// List returns every managed sandbox with its limits, without usage.
 	List(ctx context.Context) ([]sandbox.Info, error)
 	// Usage samples one container's live resource use.
-	Usage(ctx context.Context, containerID string) (sandbox.Usage, error)
+	Usage(ctx context.Context, containerID string) (backend.Usage, error)
 	// Events delivers a value for every change to a managed sandbox until
 	// ctx is done; the error channel receives the error that ended the
 	// stream.

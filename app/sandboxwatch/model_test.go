@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox"
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox/backend"
 )
 
 // fakeSource is an engine in memory, for what a real one cannot be made to
@@ -33,11 +34,11 @@ func (f *fakeSource) List(ctx context.Context) ([]sandbox.Info, error) {
 	return append([]sandbox.Info(nil), f.infos...), nil
 }
 
-func (f *fakeSource) Usage(ctx context.Context, id string) (sandbox.Usage, error) {
+func (f *fakeSource) Usage(ctx context.Context, id string) (backend.Usage, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.usages++
-	return sandbox.Usage{MemoryBytes: 10 << 20, CPUPercent: 12.5, Pids: 3}, nil
+	return backend.Usage{MemoryBytes: 10 << 20, CPUPercent: 12.5, Pids: 3}, nil
 }
 
 func (f *fakeSource) Events(ctx context.Context) (<-chan Event, <-chan error) {

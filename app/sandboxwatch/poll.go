@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox"
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox/backend"
 )
 
 // PollSource is the Source of a backend without an events stream (the
@@ -48,7 +49,7 @@ func (p PollSource) List(ctx context.Context) ([]sandbox.Info, error) {
 }
 
 // Usage samples a sandbox's resource use through the backend.
-func (p PollSource) Usage(ctx context.Context, containerID string) (sandbox.Usage, error) {
+func (p PollSource) Usage(ctx context.Context, containerID string) (backend.Usage, error) {
 	return p.Lister.Backend.Usage(ctx, containerID)
 }
 

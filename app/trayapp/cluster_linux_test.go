@@ -19,6 +19,7 @@ import (
 	"github.com/mcp-sandbox/mcp-sandbox/app/internal/kubeconn"
 	"github.com/mcp-sandbox/mcp-sandbox/app/traymenu"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox"
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox/backend"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/config"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/state"
 )
@@ -93,7 +94,7 @@ func TestTrayOnCluster(t *testing.T) {
 	click(t, m, traymenu.StopAllConfirmLabel(traymenu.State{Sandboxes: 1}))
 	d.waitNote(t, "the notification that the sandbox stopped", "Stopped 1 sandbox")
 	line("0 sandboxes")
-	sel := metav1.ListOptions{LabelSelector: sandbox.LabelID + "=" + sb.ID}
+	sel := metav1.ListOptions{LabelSelector: backend.LabelID + "=" + sb.ID}
 	waitFor(t, "the sandbox's pod gone from the cluster", 60*time.Second, func() bool {
 		pods, err := cs.CoreV1().Pods(ns).List(ctx, sel)
 		return err == nil && len(pods.Items) == 0

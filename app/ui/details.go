@@ -25,7 +25,7 @@ type DetailsActions struct {
 	Files func(ctx context.Context, id string) ([]sandbox.FileEntry, bool, error)
 	// Save copies the sandbox path src to the host path dest through
 	// copy_out's write fence, which may refuse it. Without overwrite an
-	// existing dest is refused with an error wrapping sandbox.ErrExists;
+	// existing dest is refused with an error wrapping hostfs.ErrExists;
 	// with it, dest is replaced (still only where the fence allows).
 	Save func(ctx context.Context, id, src, dest string, overwrite bool) (sandbox.CopyResult, error)
 	// SaveDir is where the folder dialog starts (files.write_root); ""

@@ -19,6 +19,7 @@ import (
 
 	"github.com/mcp-sandbox/mcp-sandbox/app/sandboxwatch"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox"
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox/backend"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/state"
 )
 
@@ -346,8 +347,8 @@ func TestDetailsShowsUsageSource(t *testing.T) {
 		source, want string
 	}{
 		{"", ""},
-		{sandbox.UsageMetrics, " · usage by the cluster's metrics API"},
-		{sandbox.UsageInPod, " · usage read inside the sandbox"},
+		{backend.UsageMetrics, " · usage by the cluster's metrics API"},
+		{backend.UsageInPod, " · usage read inside the sandbox"},
 	} {
 		t.Run(cmp.Or(tc.source, "docker"), func(t *testing.T) {
 			w, _ := newWindow(t)

@@ -16,6 +16,7 @@ import (
 	"github.com/mcp-sandbox/mcp-sandbox/app/sandboxwatch"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/config"
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox/hostfs"
 )
 
 // chooseSave asks for a folder and saves the selected entry into it.
@@ -65,12 +66,12 @@ func (d *Details) saveTo(src, dest string, overwrite bool) {
 	var there string // what a replace removes
 	d.t.w.async(func(ctx context.Context) (err error) {
 		res, err = save(ctx, d.id, src, dest, overwrite)
-		if err != nil && errors.Is(err, sandbox.ErrExists) {
+		if err != nil && errors.Is(err, hostfs.ErrExists) {
 			there = replaced(dest)
 		}
 		return err
 	}, func(err error) {
-		if err != nil && !overwrite && errors.Is(err, sandbox.ErrExists) && !d.gone {
+		if err != nil && !overwrite && errors.Is(err, hostfs.ErrExists) && !d.gone {
 			d.confirmReplace(src, dest, there)
 			return
 		}

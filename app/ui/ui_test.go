@@ -19,6 +19,7 @@ import (
 	"github.com/mcp-sandbox/mcp-sandbox/app/bundled"
 	"github.com/mcp-sandbox/mcp-sandbox/app/sandboxwatch"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox"
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox/backend"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/config"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/dockerhost"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/state"
@@ -198,7 +199,7 @@ func sandboxRows() sandboxwatch.Snapshot {
 				ID: id, Client: client, Language: lang, Image: image, State: "running", Network: "none",
 				CreatedAt: now.Add(-age), ExpiresAt: now.Add(expires), ContainerID: "c" + id,
 				Limits: sandbox.Limits{MemoryMB: 512, CPUs: 1, Pids: 256, ExecTimeoutSeconds: 60},
-				Usage:  sandbox.Usage{MemoryBytes: mem, CPUPercent: cpu, Pids: pids},
+				Usage:  backend.Usage{MemoryBytes: mem, CPUPercent: cpu, Pids: pids},
 			},
 			Sampled: now,
 		}

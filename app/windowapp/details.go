@@ -5,6 +5,7 @@ import (
 
 	"github.com/mcp-sandbox/mcp-sandbox/app/ui"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox"
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox/backend"
 )
 
 // detailsActions feed a sandbox's details view: its transcript from the
@@ -19,7 +20,7 @@ func (a *App) detailsActions() ui.DetailsActions {
 			if err != nil {
 				return nil, false, err
 			}
-			res, err := p.ListFiles(ctx, sandbox.ListFilesRequest{Path: sandbox.Workspace, Recursive: true})
+			res, err := p.ListFiles(ctx, sandbox.ListFilesRequest{Path: backend.Workspace, Recursive: true})
 			return res.Entries, res.Truncated, err
 		},
 		Save: func(ctx context.Context, id, src, dest string, overwrite bool) (sandbox.CopyResult, error) {

@@ -3,7 +3,7 @@ package backend
 import "errors"
 
 // Error classes a backend's errors wrap, so that the engine and its callers
-// branch with errors.Is (package sandbox re-exports them).
+// branch with errors.Is.
 var (
 	// ErrDockerUnreachable: the engine did not answer.
 	ErrDockerUnreachable = errors.New("docker unreachable")
@@ -17,8 +17,9 @@ var (
 	ErrWorkspace = errors.New("workspace refused")
 )
 
-// Labels a backend reads (the full set, a contract with the tray and `ps`,
-// is in package sandbox, which re-exports these).
+// Labels every managed container carries (a contract: sandbox/README.md
+// §Sandboxes and labels; the tray and `mcp-sandbox ps` find sandboxes by
+// them, whichever server made them).
 const (
 	// LabelManaged marks every container and volume the engine manages;
 	// Backend.List returns the containers carrying it.
@@ -40,10 +41,38 @@ const (
 	// young, and the workspace check knows the volume it finds is the one
 	// this create made.
 	LabelCreatedAt = "io.mcp-sandbox.created-at"
+	// LabelInstallation is the installation id of the state directory of
+	// the server that made the object (state.Store.InstallationID): whose
+	// sandboxes `ps`, `stop --all`, the tray and max_sandboxes act on, and
+	// which reaper may judge the owner (sandbox/owners.go).
+	LabelInstallation = "io.mcp-sandbox.installation"
+	LabelLanguage     = "io.mcp-sandbox.language"
+	LabelExpiresAt    = "io.mcp-sandbox.expires-at"
+	LabelClient       = "io.mcp-sandbox.client"
+	LabelPool         = "io.mcp-sandbox.pool"
+	// Not in the contract, but useful to the tray: the policy limits.
+	LabelWorkspaceMB = "io.mcp-sandbox.workspace-mb"
+	LabelNetwork     = "io.mcp-sandbox.network"
+	// Not in the contract either: the container's resource limits, so that
+	// `ps` and the tray need no inspect per sandbox. Containers made before
+	// these labels existed lack them and are inspected instead.
+	LabelMemoryMB = "io.mcp-sandbox.memory-mb"
+	LabelCPUs     = "io.mcp-sandbox.cpus"
+	LabelPids     = "io.mcp-sandbox.pids"
+	// LabelExecTimeout is the sandbox's default exec timeout in seconds
+	// (limits.exec_timeout_seconds when it was made).
+	LabelExecTimeout = "io.mcp-sandbox.exec-timeout-seconds"
 )
 
-// NamePrefix starts every sandbox container's name.
-const NamePrefix = "mcp-sandbox-"
+// NamePrefix starts every sandbox container's name; pooled ones use
+// PoolNamePrefix until claimed.
+const (
+	NamePrefix     = "mcp-sandbox-"
+	PoolNamePrefix = "mcp-sandbox-pool-"
+)
+
+// ContainerName returns the name of the container of sandbox id.
+func ContainerName(id string) string { return NamePrefix + id }
 
 // Workspace is where a sandbox's files live (the workspace volume's mount
 // point, and the working directory of its processes).

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mcp-sandbox/mcp-sandbox/sandbox"
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox/backend"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/testenv"
 )
 
@@ -39,7 +39,7 @@ func TestStatWorkspace(t *testing.T) {
 	gvisorStatx := false
 	for _, cmd := range []string{"stat /workspace", "ls -la /workspace"} {
 		var out, errb bytes.Buffer
-		st, err := b.Exec(context.Background(), id, sandbox.ExecSpec{Cmd: []string{"sh", "-c", cmd}, User: "1000:1000", Stdout: &out, Stderr: &errb})
+		st, err := b.Exec(context.Background(), id, backend.ExecSpec{Cmd: []string{"sh", "-c", cmd}, User: "1000:1000", Stdout: &out, Stderr: &errb})
 		switch {
 		case err != nil:
 			t.Fatal(err)

@@ -16,6 +16,7 @@ import (
 	"github.com/docker/docker/client"
 
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox"
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox/backend"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/state"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/testenv"
 )
@@ -29,11 +30,11 @@ func testBackend(t *testing.T) (*Backend, *client.Client, string) {
 }
 
 // testSpec is a sandbox's spec with an install cache, owned by owner.
-func testSpec(owner string) sandbox.ContainerSpec {
+func testSpec(owner string) backend.ContainerSpec {
 	id := "vt" + randomSuffix()
-	return sandbox.ContainerSpec{
-		Name: sandbox.ContainerName(id), Image: testenv.PythonImage, User: "1000:1000",
-		Labels:      map[string]string{sandbox.LabelManaged: "true", sandbox.LabelID: id, sandbox.LabelOwner: owner},
+	return backend.ContainerSpec{
+		Name: backend.ContainerName(id), Image: testenv.PythonImage, User: "1000:1000",
+		Labels:      map[string]string{backend.LabelManaged: "true", backend.LabelID: id, backend.LabelOwner: owner},
 		MemoryBytes: 128 << 20, NanoCPUs: 5e8, Pids: 64, WorkspaceMB: 32, TmpMB: 16, CacheUser: "65533:65533",
 	}
 }
@@ -53,7 +54,7 @@ func ownerCleanup(t *testing.T, b *Backend, cli *client.Client, owner string) {
 
 func ownerVolumes(t *testing.T, cli *client.Client, owner string) []string {
 	t.Helper()
-	list, err := cli.VolumeList(context.Background(), volume.ListOptions{Filters: filters.NewArgs(filters.Arg("label", sandbox.LabelOwner+"="+owner))})
+	list, err := cli.VolumeList(context.Background(), volume.ListOptions{Filters: filters.NewArgs(filters.Arg("label", backend.LabelOwner+"="+owner))})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -73,7 +74,7 @@ func ownerContainers(t *testing.T, cli *client.Client, owner string) []string {
 	}
 	var ids []string
 	for _, c := range list {
-		if c.Labels[sandbox.LabelOwner] == owner {
+		if c.Labels[backend.LabelOwner] == owner {
 			ids = append(ids, c.ID)
 		}
 	}
@@ -83,7 +84,7 @@ func ownerContainers(t *testing.T, cli *client.Client, owner string) []string {
 func execOut(t *testing.T, b *Backend, id, user, script string) string {
 	t.Helper()
 	var out, errb bytes.Buffer
-	st, err := b.Exec(context.Background(), id, sandbox.ExecSpec{Cmd: []string{"sh", "-c", script}, User: user, Stdout: &out, Stderr: &errb})
+	st, err := b.Exec(context.Background(), id, backend.ExecSpec{Cmd: []string{"sh", "-c", script}, User: user, Stdout: &out, Stderr: &errb})
 	if err != nil || st.ExitCode != 0 {
 		t.Fatalf("%s: exit %d, %v, stderr %q", script, st.ExitCode, err, errb.String())
 	}
@@ -108,7 +109,7 @@ func TestCreateMakesCappedWorkspace(t *testing.T) {
 			t.Fatalf("volume %s: %v", name, err)
 		}
 		if v.Driver != "local" || v.Options["type"] != "tmpfs" || !strings.Contains(v.Options["o"], "size=32m") ||
-			v.Labels[sandbox.LabelOwner] != owner || v.Labels[sandbox.LabelCreatedAt] == "" {
+			v.Labels[backend.LabelOwner] != owner || v.Labels[backend.LabelCreatedAt] == "" {
 			t.Errorf("volume %s: driver %q options %v labels %v", name, v.Driver, v.Options, v.Labels)
 		}
 	}
@@ -139,7 +140,7 @@ func TestCreateRefusesForeignWorkspace(t *testing.T) {
 	}
 	t.Cleanup(func() { _ = cli.VolumeRemove(context.Background(), foreign, true) })
 	_, err := b.Create(ctx, spec)
-	if !errors.Is(err, sandbox.ErrWorkspace) {
+	if !errors.Is(err, backend.ErrWorkspace) {
 		t.Fatalf("create over a foreign volume: %v, want ErrWorkspace", err)
 	}
 	if !strings.Contains(err.Error(), "is not the capped tmpfs it should be") {
@@ -177,7 +178,7 @@ func TestSweepDuringCreates(t *testing.T) {
 				return
 			case <-tick.C:
 			}
-			_, _ = b.RemoveOrphanVolumes(ctx, func(v sandbox.VolumeInfo) bool { return v.Labels[sandbox.LabelOwner] == owner })
+			_, _ = b.RemoveOrphanVolumes(ctx, func(v backend.VolumeInfo) bool { return v.Labels[backend.LabelOwner] == owner })
 			n++
 		}
 	}()
@@ -238,14 +239,14 @@ func TestRemoveTakesRunningHelper(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sid := spec.Labels[sandbox.LabelID]
+	sid := spec.Labels[backend.LabelID]
 	started := make(chan struct{})
 	done := make(chan error, 1)
 	go func() {
-		_, err := b.RunHelper(ctx, id, sandbox.HelperSpec{
+		_, err := b.RunHelper(ctx, id, backend.HelperSpec{
 			Image: testenv.PythonImage, Cmd: []string{"sh", "-c", "echo up; exec sleep 300"}, User: "65533:65533", Network: "none",
 			MemoryBytes: 128 << 20, NanoCPUs: 5e8, Pids: 64, WorkspaceMB: 16, CacheDir: "/cache",
-			Labels: map[string]string{sandbox.LabelManaged: "true", sandbox.LabelHelper: sid, sandbox.LabelID: sid + "-install", sandbox.LabelOwner: owner},
+			Labels: map[string]string{backend.LabelManaged: "true", backend.LabelHelper: sid, backend.LabelID: sid + "-install", backend.LabelOwner: owner},
 			Stdout: writerFunc(func(p []byte) { closeOnce(started) }),
 		})
 		done <- err
@@ -310,19 +311,19 @@ func TestReapTakesDeadOwnersHelper(t *testing.T) {
 		t.Fatal(err)
 	}
 	spec := testSpec(owner)
-	spec.Labels[sandbox.LabelInstallation] = inst
+	spec.Labels[backend.LabelInstallation] = inst
 	id, err := b.Create(ctx, spec)
 	if err != nil {
 		t.Fatal(err)
 	}
 	helperLabels := maps.Clone(spec.Labels)
-	helperLabels[sandbox.LabelHelper] = spec.Labels[sandbox.LabelID]
-	helperLabels[sandbox.LabelID] += "-install"
+	helperLabels[backend.LabelHelper] = spec.Labels[backend.LabelID]
+	helperLabels[backend.LabelID] += "-install"
 	started := make(chan struct{})
 	helperCtx, stopHelper := context.WithCancel(ctx)
 	defer stopHelper()
 	go func() {
-		_, _ = b.RunHelper(helperCtx, id, sandbox.HelperSpec{
+		_, _ = b.RunHelper(helperCtx, id, backend.HelperSpec{
 			Image: testenv.PythonImage, Cmd: []string{"sh", "-c", "echo up; exec sleep 300"}, User: "65533:65533", Network: "none",
 			MemoryBytes: 128 << 20, NanoCPUs: 5e8, Pids: 64, WorkspaceMB: 16, CacheDir: "/cache", Labels: helperLabels,
 			Stdout: writerFunc(func(p []byte) { closeOnce(started) }),
@@ -334,7 +335,7 @@ func TestReapTakesDeadOwnersHelper(t *testing.T) {
 		t.Fatal("helper did not start")
 	}
 	stray := volumeLabels(spec.Labels, time.Now())
-	if _, err := cli.VolumeCreate(ctx, volume.CreateOptions{Name: sandbox.NamePrefix + "vt" + randomSuffix() + "-workspace", Labels: stray}); err != nil {
+	if _, err := cli.VolumeCreate(ctx, volume.CreateOptions{Name: backend.NamePrefix + "vt" + randomSuffix() + "-workspace", Labels: stray}); err != nil {
 		t.Fatal(err)
 	}
 	if n := len(ownerContainers(t, cli, owner)); n != 2 {

@@ -21,6 +21,7 @@ import (
 
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/agent"
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox/backend"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/config"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/kubernetes"
 )
@@ -123,7 +124,7 @@ func clientset(t *testing.T) *k8s.Clientset {
 func inPod(ctx context.Context, t *testing.T, be *kubernetes.Backend, cid, script string) string {
 	t.Helper()
 	var out bytes.Buffer
-	if _, err := be.Exec(ctx, cid, sandbox.ExecSpec{Cmd: []string{"/bin/sh", "-c", script}, Stdout: &out}); err != nil {
+	if _, err := be.Exec(ctx, cid, backend.ExecSpec{Cmd: []string{"/bin/sh", "-c", script}, Stdout: &out}); err != nil {
 		t.Fatalf("exec %q: %v", script, err)
 	}
 	return strings.TrimSpace(out.String())

@@ -6,12 +6,13 @@ import (
 	"testing"
 	"time"
 
+	"os"
+
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/tools/clientcmd"
-	"os"
 
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/backend"
@@ -80,14 +81,14 @@ func TestWarmPoolEngineOnCluster(t *testing.T) {
 			t.Fatal(err)
 		}
 		for k, want := range map[string]string{
-			backend.LabelManaged: "true", backend.LabelOwner: eng.Owner(), sandbox.LabelLanguage: "python",
-			sandbox.LabelClient: "warm-pool-test",
+			backend.LabelManaged: "true", backend.LabelOwner: eng.Owner(), backend.LabelLanguage: "python",
+			backend.LabelClient: "warm-pool-test",
 		} {
 			if c.Labels[k] != want {
 				t.Errorf("claimed sandbox %s: label %s = %q, want %q (labels %v)", sb.ID, k, c.Labels[k], want, c.Labels)
 			}
 		}
-		if c.Labels[backend.LabelID] == "" || c.Labels[sandbox.LabelExpiresAt] == "" {
+		if c.Labels[backend.LabelID] == "" || c.Labels[backend.LabelExpiresAt] == "" {
 			t.Errorf("claimed sandbox %s: no id or expiry label: %v", sb.ID, c.Labels)
 		}
 	}

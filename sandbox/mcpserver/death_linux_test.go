@@ -24,7 +24,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/mcp-sandbox/mcp-sandbox/internal/clitest"
-	"github.com/mcp-sandbox/mcp-sandbox/sandbox"
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox/backend"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/testenv"
 )
 
@@ -201,15 +201,15 @@ func (s *rawServer) liveSandboxAndPool(t *testing.T, cli *client.Client) string 
 		t.Fatalf("sandbox_create: %s (%v)", res, err)
 	}
 	s.sbID = r.Struct.SandboxID
-	ins, err := cli.ContainerInspect(context.Background(), sandbox.ContainerName(s.sbID))
+	ins, err := cli.ContainerInspect(context.Background(), backend.ContainerName(s.sbID))
 	if err != nil {
 		t.Fatal(err)
 	}
-	owner := ins.Config.Labels[sandbox.LabelOwner]
+	owner := ins.Config.Labels[backend.LabelOwner]
 	t.Cleanup(func() { removeOwner(cli, owner) })
 	deadline := time.Now().Add(60 * time.Second)
 	for {
-		list, err := cli.ContainerList(context.Background(), container.ListOptions{All: true, Filters: ownerFilter(owner, sandbox.LabelPool+"=true")})
+		list, err := cli.ContainerList(context.Background(), container.ListOptions{All: true, Filters: ownerFilter(owner, backend.LabelPool+"=true")})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -291,7 +291,7 @@ func (s *rawServer) waitStdoutFull(t *testing.T) {
 }
 
 func ownerFilter(owner string, more ...string) filters.Args {
-	f := filters.NewArgs(filters.Arg("label", sandbox.LabelOwner+"="+owner))
+	f := filters.NewArgs(filters.Arg("label", backend.LabelOwner+"="+owner))
 	for _, m := range more {
 		f.Add("label", m)
 	}

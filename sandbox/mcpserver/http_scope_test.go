@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox"
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox/backend"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/backend/fake"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/config"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/mcpserver"
@@ -155,7 +156,7 @@ func TestHTTPSessionsApartDocker(t *testing.T) {
 	if status, _, body := rawCall(t, p.url, "2025-11-25", a, "", ""); status != http.StatusOK {
 		t.Fatalf("DELETE session a: %d %s", status, body)
 	}
-	name := sandbox.ContainerName(sb[0])
+	name := backend.ContainerName(sb[0])
 	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(200 * time.Millisecond) {
 		out, err := exec.Command("docker", "ps", "-aq", "--filter", "name=^"+name+"$").Output()
 		if err == nil && strings.TrimSpace(string(out)) == "" {

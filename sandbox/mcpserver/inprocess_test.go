@@ -21,6 +21,7 @@ import (
 
 	"github.com/mcp-sandbox/mcp-sandbox/internal/clitest"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox"
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox/backend"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/backend/fake"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/config"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/mcpserver"
@@ -113,7 +114,7 @@ func startInProcOn(t *testing.T, w *config.Watcher, host string) *inproc {
 			t.Errorf("close engine: %v", err)
 		}
 		for _, c := range be.Containers() {
-			if c.Spec.Labels[sandbox.LabelOwner] == eng.Owner() {
+			if c.Spec.Labels[backend.LabelOwner] == eng.Owner() {
 				t.Errorf("container left after Close: %s", c.Name)
 			}
 		}

@@ -6,9 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox/backend"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-
-	"github.com/mcp-sandbox/mcp-sandbox/sandbox"
 )
 
 // k8sGoneWithin is how long a dead server's sandbox may outlive it on the
@@ -86,9 +85,9 @@ func TestServerDeathOnCluster(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	owner := p.Annotations[sandbox.LabelOwner]
+	owner := p.Annotations[backend.LabelOwner]
 	if owner == "" {
-		owner = p.Labels[sandbox.LabelOwner]
+		owner = p.Labels[backend.LabelOwner]
 	}
 	if owner == "" {
 		t.Fatalf("pod %s names no owner: %v %v", pod, p.Labels, p.Annotations)

@@ -28,7 +28,7 @@ import (
 	k8s "k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/clientcmd"
 
-	"github.com/mcp-sandbox/mcp-sandbox/sandbox"
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox/backend"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/testenv"
 )
 
@@ -309,12 +309,12 @@ func TestServerSIGKILLOnCluster(t *testing.T) {
 // podOf is the pod of the server's sandbox id (by its id label).
 func (k *kubeCluster) podOf(ctx context.Context, t *testing.T, id string) string {
 	t.Helper()
-	pods, err := k.cs.CoreV1().Pods(k.ns).List(ctx, metav1.ListOptions{LabelSelector: sandbox.LabelManaged})
+	pods, err := k.cs.CoreV1().Pods(k.ns).List(ctx, metav1.ListOptions{LabelSelector: backend.LabelManaged})
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, p := range pods.Items {
-		if p.Annotations[sandbox.LabelID] == id {
+		if p.Annotations[backend.LabelID] == id {
 			return p.Name
 		}
 	}

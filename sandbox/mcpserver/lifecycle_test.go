@@ -17,7 +17,7 @@ import (
 	"github.com/docker/docker/client"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/mcp-sandbox/mcp-sandbox/sandbox"
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox/backend"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/testenv"
 )
 
@@ -46,7 +46,7 @@ func waitGone(t *testing.T, cli *client.Client, ids []string, within time.Durati
 	for {
 		left := 0
 		for _, id := range ids {
-			if _, err := cli.ContainerInspect(context.Background(), sandbox.ContainerName(id)); err == nil {
+			if _, err := cli.ContainerInspect(context.Background(), backend.ContainerName(id)); err == nil {
 				left++
 			}
 		}
@@ -98,7 +98,7 @@ func TestStdinCloseRemovesSandboxes(t *testing.T) {
 func volumeFilter(ids []string) volume.ListOptions {
 	f := filters.NewArgs()
 	for _, id := range ids {
-		f.Add("label", sandbox.LabelID+"="+id)
+		f.Add("label", backend.LabelID+"="+id)
 	}
 	return volume.ListOptions{Filters: f}
 }
@@ -128,7 +128,7 @@ func TestKilledServerSandboxesReaped(t *testing.T) {
 	killWithWatchdog(t, a)
 	a.cmd.Wait()
 	for _, id := range ids {
-		if _, err := cli.ContainerInspect(context.Background(), sandbox.ContainerName(id)); err != nil {
+		if _, err := cli.ContainerInspect(context.Background(), backend.ContainerName(id)); err != nil {
 			t.Fatalf("sandbox %s vanished with its server; the test cannot show reaping: %v", id, err)
 		}
 	}

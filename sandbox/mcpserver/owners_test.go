@@ -19,7 +19,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcp-sandbox/mcp-sandbox/internal/clitest"
-	"github.com/mcp-sandbox/mcp-sandbox/sandbox"
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox/backend"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/testenv"
 )
 
@@ -46,7 +46,7 @@ func withStateDir(t *testing.T, env []string) []string {
 // answers a command through its server's session.
 func checkAlive(t *testing.T, cli *client.Client, sess *mcp.ClientSession, id string) {
 	t.Helper()
-	ins, err := cli.ContainerInspect(context.Background(), sandbox.ContainerName(id))
+	ins, err := cli.ContainerInspect(context.Background(), backend.ContainerName(id))
 	if err != nil {
 		t.Fatalf("sandbox %s: %v", id, err)
 	}
@@ -165,11 +165,11 @@ func TestHostileClientNameIsCleaned(t *testing.T) {
 		t.Fatalf("connect: %v", err)
 	}
 	id := createSandboxes(t, sess, 1)[0]
-	ins, err := cli.ContainerInspect(context.Background(), sandbox.ContainerName(id))
+	ins, err := cli.ContainerInspect(context.Background(), backend.ContainerName(id))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got, want := ins.Config.Labels[sandbox.LabelClient], "evil[2J]0;pwnedabc123  forged  row"; got != want {
+	if got, want := ins.Config.Labels[backend.LabelClient], "evil[2J]0;pwnedabc123  forged  row"; got != want {
 		t.Errorf("client label %q, want %q", got, want)
 	}
 	cmd := exec.Command(serverBin, "ps")

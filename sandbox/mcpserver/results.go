@@ -9,6 +9,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox"
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox/backend"
 )
 
 // errorResult turns an engine error into an isError result whose text says
@@ -18,16 +19,16 @@ import (
 func errorResult(err error) *mcp.CallToolResult {
 	msg := err.Error()
 	switch {
-	case errors.Is(err, sandbox.ErrDockerUnreachable):
+	case errors.Is(err, backend.ErrDockerUnreachable):
 		// The message names the endpoint and the doctor command.
 	case errors.Is(err, sandbox.ErrNotFound),
 		errors.Is(err, sandbox.ErrPolicy),
 		errors.Is(err, sandbox.ErrInvalid),
 		errors.Is(err, sandbox.ErrLimit),
 		errors.Is(err, sandbox.ErrPaused),
-		errors.Is(err, sandbox.ErrImageNotFound),
-		errors.Is(err, sandbox.ErrPull),
-		errors.Is(err, sandbox.ErrWorkspace),
+		errors.Is(err, backend.ErrImageNotFound),
+		errors.Is(err, backend.ErrPull),
+		errors.Is(err, backend.ErrWorkspace),
 		errors.Is(err, sandbox.ErrNoAgentForExpose):
 	case errors.Is(err, sandbox.ErrClosed):
 		msg = "the server is shutting down; try again in a moment"

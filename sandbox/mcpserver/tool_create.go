@@ -11,6 +11,7 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox"
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox/backend"
 )
 
 type createArgs struct {
@@ -69,11 +70,11 @@ func (s *Server) handleCreate(ctx context.Context, req mcp.CallToolRequest, a cr
 }
 
 // pullProgress turns image pull progress into progress notifications.
-func pullProgress(p *progress) func(sandbox.PullProgress) {
+func pullProgress(p *progress) func(backend.PullProgress) {
 	if p == nil {
 		return nil
 	}
-	return func(pp sandbox.PullProgress) {
+	return func(pp backend.PullProgress) {
 		msg := "pulling image: " + pp.Status
 		if pp.Total > 0 {
 			msg = fmt.Sprintf("pulling image: %.1f of %.1f MB (%s)", float64(pp.Current)/1e6, float64(pp.Total)/1e6, pp.Status)

@@ -18,7 +18,7 @@ import (
 	"github.com/docker/docker/client"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/mcp-sandbox/mcp-sandbox/sandbox"
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox/backend"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/testenv"
 )
 
@@ -53,11 +53,11 @@ func hostName(t *testing.T) string {
 // ofServers keeps the labels of what the server processes pids made on
 // this host: other tests share the engine.
 func ofServers(t *testing.T, labels map[string]string, pids []int) bool {
-	if labels[sandbox.LabelOwnerHost] != hostName(t) {
+	if labels[backend.LabelOwnerHost] != hostName(t) {
 		return false
 	}
 	for _, pid := range pids {
-		if labels[sandbox.LabelOwnerPID] == strconv.Itoa(pid) {
+		if labels[backend.LabelOwnerPID] == strconv.Itoa(pid) {
 			return true
 		}
 	}
@@ -67,7 +67,7 @@ func ofServers(t *testing.T, labels map[string]string, pids []int) bool {
 // serverContainers lists the containers the servers pids made.
 func serverContainers(t *testing.T, cli *client.Client, pids []int, extra ...filters.KeyValuePair) []container.Summary {
 	t.Helper()
-	f := filters.NewArgs(append(extra, filters.Arg("label", sandbox.LabelManaged+"=true"))...)
+	f := filters.NewArgs(append(extra, filters.Arg("label", backend.LabelManaged+"=true"))...)
 	list, err := cli.ContainerList(context.Background(), container.ListOptions{All: true, Filters: f})
 	if err != nil {
 		t.Fatal(err)
@@ -94,7 +94,7 @@ func leftVolumes(t *testing.T, cli *client.Client, pids []int, ids []string) []s
 	for _, v := range list.Volumes {
 		named := false
 		for _, id := range ids {
-			named = named || strings.HasPrefix(v.Name, sandbox.ContainerName(id)+"-") || strings.HasPrefix(v.Name, sandbox.PoolNamePrefix+id+"-")
+			named = named || strings.HasPrefix(v.Name, backend.ContainerName(id)+"-") || strings.HasPrefix(v.Name, backend.PoolNamePrefix+id+"-")
 		}
 		if named || ofServers(t, v.Labels, pids) {
 			left = append(left, v.Name)
@@ -136,7 +136,7 @@ func setEnv(env []string, key, value string) []string {
 func waitPool(t *testing.T, cli *client.Client, pid int) {
 	t.Helper()
 	deadline := time.Now().Add(2 * time.Minute)
-	for len(serverContainers(t, cli, []int{pid}, filters.Arg("label", sandbox.LabelPool+"=true"), filters.Arg("name", sandbox.PoolNamePrefix))) == 0 {
+	for len(serverContainers(t, cli, []int{pid}, filters.Arg("label", backend.LabelPool+"=true"), filters.Arg("name", backend.PoolNamePrefix))) == 0 {
 		if time.Now().After(deadline) {
 			t.Fatalf("server %d made no pool sandbox", pid)
 		}
@@ -282,11 +282,11 @@ func TestWorkspacesSurviveStartingServers(t *testing.T) {
 			continue // removed meanwhile
 		}
 		for _, m := range ins.Mounts {
-			if m.Destination != sandbox.Workspace {
+			if m.Destination != backend.Workspace {
 				continue
 			}
 			v, err := cli.VolumeInspect(context.Background(), m.Name)
-			if err == nil && (v.Options["type"] != "tmpfs" || v.Labels[sandbox.LabelManaged] != "true") {
+			if err == nil && (v.Options["type"] != "tmpfs" || v.Labels[backend.LabelManaged] != "true") {
 				t.Errorf("%v: workspace volume %s has options %v, labels %v", c.Names, m.Name, v.Options, v.Labels)
 			}
 		}

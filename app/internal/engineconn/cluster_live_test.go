@@ -18,6 +18,7 @@ import (
 	"github.com/mcp-sandbox/mcp-sandbox/app/internal/kubeconn"
 	"github.com/mcp-sandbox/mcp-sandbox/app/sandboxwatch"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox"
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox/backend"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/config"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/state"
 )
@@ -102,7 +103,7 @@ func TestWatcherOnCluster(t *testing.T) {
 	snaps.awaitFor(t, "the sandbox listed, its usage sampled", 90*time.Second, func(s sandboxwatch.Snapshot) bool {
 		return len(s.Rows) == 1 && s.Rows[0].ID == sb.ID && !s.Rows[0].Sampled.IsZero()
 	})
-	sel := metav1.ListOptions{LabelSelector: sandbox.LabelID + "=" + sb.ID}
+	sel := metav1.ListOptions{LabelSelector: backend.LabelID + "=" + sb.ID}
 	if pods, err := cs.CoreV1().Pods(ns).List(ctx, sel); err != nil || len(pods.Items) != 1 {
 		t.Fatalf("the sandbox's pod by its id label: %v, %d pods", err, len(pods.Items))
 	}

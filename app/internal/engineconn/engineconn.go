@@ -83,7 +83,7 @@ func StopAll(ctx context.Context, be backend.Backend, st *state.Store, log *slog
 	if err != nil {
 		return n, err
 	}
-	var list []sandbox.ContainerInfo
+	var list []backend.ContainerInfo
 	for _, c := range all {
 		if sandbox.Mine(c.Labels, inst) {
 			list = append(list, c)
@@ -106,14 +106,14 @@ func StopAll(ctx context.Context, be backend.Backend, st *state.Store, log *slog
 			}
 			mu.Lock()
 			switch {
-			case c.Labels[sandbox.LabelHelper] != "":
+			case c.Labels[backend.LabelHelper] != "":
 			case sandbox.UnclaimedPool(c):
 				n.Warm++
 			default:
 				n.Sandboxes++
 			}
 			mu.Unlock()
-			if id := c.Labels[sandbox.LabelID]; id != "" {
+			if id := c.Labels[backend.LabelID]; id != "" {
 				_ = st.RemoveRecord(id)
 			}
 		}()

@@ -12,7 +12,7 @@ import (
 
 	"github.com/mcp-sandbox/mcp-sandbox/app/internal/apptest"
 	"github.com/mcp-sandbox/mcp-sandbox/app/sandboxwatch"
-	"github.com/mcp-sandbox/mcp-sandbox/sandbox"
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox/backend"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/config"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/docker"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/state"
@@ -51,9 +51,9 @@ func TestLoopUsageLiveAcrossEngines(t *testing.T) {
 	_, _ = rand.Read(b)
 	id := "lv" + hex.EncodeToString(b)
 	ctx := context.Background()
-	cid, err := be.Create(ctx, sandbox.ContainerSpec{
-		Name: sandbox.ContainerName(id), Image: apptest.PythonImage, User: "1000:1000",
-		Labels:      map[string]string{sandbox.LabelManaged: "true", sandbox.LabelID: id, sandbox.LabelOwner: "live-test-" + id, sandbox.LabelInstallation: inst},
+	cid, err := be.Create(ctx, backend.ContainerSpec{
+		Name: backend.ContainerName(id), Image: apptest.PythonImage, User: "1000:1000",
+		Labels:      map[string]string{backend.LabelManaged: "true", backend.LabelID: id, backend.LabelOwner: "live-test-" + id, backend.LabelInstallation: inst},
 		MemoryBytes: 64 << 20, NanoCPUs: 5e8, Pids: 32, WorkspaceMB: 8, TmpMB: 8,
 	})
 	if err != nil {

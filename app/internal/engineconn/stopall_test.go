@@ -9,7 +9,7 @@ import (
 
 	"github.com/mcp-sandbox/mcp-sandbox/app/internal/apptest"
 	"github.com/mcp-sandbox/mcp-sandbox/app/sandboxwatch"
-	"github.com/mcp-sandbox/mcp-sandbox/sandbox"
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox/backend"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/docker"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/state"
 )
@@ -36,16 +36,16 @@ func TestStopAllLeavesOtherInstallations(t *testing.T) {
 		b := make([]byte, 6)
 		_, _ = rand.Read(b)
 		id := "st" + hex.EncodeToString(b)
-		labels := map[string]string{sandbox.LabelManaged: "true", sandbox.LabelID: id, sandbox.LabelOwner: "stopall-test-" + id}
+		labels := map[string]string{backend.LabelManaged: "true", backend.LabelID: id, backend.LabelOwner: "stopall-test-" + id}
 		if installation != "" {
-			labels[sandbox.LabelInstallation] = installation
+			labels[backend.LabelInstallation] = installation
 		}
-		name := sandbox.ContainerName(id)
+		name := backend.ContainerName(id)
 		if pool {
-			labels[sandbox.LabelPool] = "true"
-			name = sandbox.PoolNamePrefix + id
+			labels[backend.LabelPool] = "true"
+			name = backend.PoolNamePrefix + id
 		}
-		cid, err := be.Create(ctx, sandbox.ContainerSpec{
+		cid, err := be.Create(ctx, backend.ContainerSpec{
 			Name: name, Image: apptest.PythonImage, User: "1000:1000", Labels: labels,
 			MemoryBytes: 64 << 20, NanoCPUs: 5e8, Pids: 32, WorkspaceMB: 8, TmpMB: 8,
 		})

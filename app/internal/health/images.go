@@ -12,6 +12,7 @@ import (
 	"github.com/docker/docker/client"
 
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox"
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox/backend"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/config"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/docker"
 )
@@ -111,7 +112,7 @@ func (e *Engine) probeInterpreters(ctx context.Context, cli *client.Client, cfg 
 // runProbe runs `program --version` in image and says why the program
 // cannot run there, or "" when it can.
 func runProbe(ctx context.Context, be *docker.Backend, image, program string) string {
-	st, err := be.RunHelper(ctx, "", sandbox.HelperSpec{
+	st, err := be.RunHelper(ctx, "", backend.HelperSpec{
 		Image: image, Cmd: []string{program, "--version"},
 		Network: "none", MemoryBytes: 128 << 20, NanoCPUs: 500_000_000, Pids: 64, WorkspaceMB: 1,
 		Stdout: io.Discard, Stderr: io.Discard,
