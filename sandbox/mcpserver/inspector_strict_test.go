@@ -32,7 +32,7 @@ func TestInspectorStrict(t *testing.T) {
 	for _, kv := range env {
 		args = append(args, "-e", kv)
 	}
-	cmd := exec.CommandContext(ctx, bin, append(args, serverBin, "serve")...)
+	cmd := exec.CommandContext(ctx, bin, append(args, serverBin(t), "serve")...)
 	cmd.Env = env
 	cmd.Dir = filepath.Dir(bin)
 	var stderr clitest.Buffer

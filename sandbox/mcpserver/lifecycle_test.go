@@ -147,7 +147,7 @@ func TestInspectorCLI(t *testing.T) {
 		t.Helper()
 		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 		defer cancel()
-		cmd := exec.CommandContext(ctx, bin, append([]string{"--cli", serverBin, "serve"}, args...)...)
+		cmd := exec.CommandContext(ctx, bin, append([]string{"--cli", serverBin(t), "serve"}, args...)...)
 		cmd.Env = env
 		cmd.Dir = filepath.Dir(bin)
 		out, err := cmd.CombinedOutput()
