@@ -100,9 +100,10 @@ func (p *httpProc) stop(t *testing.T) {
 // refuse to start) and returns its exit code and stderr.
 func runServe(t *testing.T, env []string, args ...string) (int, string) {
 	t.Helper()
+	srv := serverBin(t) // built before the clock starts
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, serverBin(t), append([]string{"serve"}, args...)...)
+	cmd := exec.CommandContext(ctx, srv, append([]string{"serve"}, args...)...)
 	cmd.Env = env
 	out, err := cmd.CombinedOutput()
 	var exit *exec.ExitError
