@@ -7,4 +7,6 @@
 // Only this tree imports Fyne, and only the tray binary links it: the
 // server, cmd/mcp-sandbox, stays pure Go so an AI client can start it on a
 // machine with no display. deps_test.go holds both lines.
+//
+// Imports: none
 package app

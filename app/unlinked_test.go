@@ -27,6 +27,7 @@ func TestUnlinkedPackagesListed(t *testing.T) {
 	const module = "github.com/mcp-sandbox/mcp-sandbox/"
 	cmd := exec.Command("go", "list", "./...")
 	cmd.Dir = ".."
+	cmd.Env = append(os.Environ(), "CGO_ENABLED=1") // the window is cgo-only
 	out, err := cmd.Output()
 	if err != nil {
 		t.Fatalf("go list ./...: %v", err)

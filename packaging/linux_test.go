@@ -13,6 +13,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox/testenv"
 )
 
 // dockerPackages are the Debian and Docker Inc. packages of container
@@ -264,6 +266,7 @@ func TestInstallShUninstallCleansClients(t *testing.T) {
 	if runtime.GOOS != "linux" {
 		t.Skip("the tarball's install.sh is for Linux")
 	}
+	testenv.NeedBinaries(t)
 	tarball := unpackedTarball(t)
 	server := filepath.Join(tarball, "bin", "mcp-sandbox")
 	if err := os.Remove(server); err != nil { // the stand-in

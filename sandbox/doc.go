@@ -58,4 +58,6 @@
 // label, or without an owner are never reaped. [OpenPeer] lets the window
 // list and save the files of a sandbox another server of the installation
 // owns, with no agent started and the owner's transcript untouched.
+//
+// Imports: sandbox/agent, sandbox/backend, sandbox/config, sandbox/hostfs, sandbox/netproxy, sandbox/printable, sandbox/runner, sandbox/state
 package sandbox

@@ -1,10 +1,3 @@
-// Package bundled finds the mcp-sandbox server that ships with the tray and
-// talks to it the way an AI client does: its version, and a test that spawns
-// it over stdio and runs a line of Python.
-//
-//	srv, err := bundled.Find(exe)
-//	res, err := bundled.Test(ctx, bundled.TestOptions{Path: srv.Path})
-//	fmt.Println(res.Output, res.RoundTrip)
 package bundled
 
 import (

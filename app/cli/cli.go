@@ -1,10 +1,3 @@
-// Package cli implements the mcp-sandbox command line: the MCP server
-// (serve) and the commands a person runs in a terminal (doctor, clients, ps,
-// stop, run, version).
-//
-// It lives under app/ because it wires the engine (sandbox/...) to the
-// client-configuration code (app/clientconfig); it never imports Fyne, so the
-// server binary stays pure Go.
 package cli
 
 import (

@@ -41,4 +41,6 @@
 //
 // The package is plain Go, without Fyne, so the tray and the command line
 // share it.
+//
+// Imports: app/internal/childproc, sandbox/atomicfile, sandbox/config, sandbox/filebackup, sandbox/mcpclient, sandbox/tomlscan
 package clientconfig

@@ -1,22 +1,3 @@
-// Package trayapp is the MCP Sandbox tray: the idle process that runs all
-// day. It shows a status icon and menu (fyne.io/systray directly: no GUI
-// toolkit, no GL, no window), sets up AI clients on first run, sends
-// desktop notifications, follows the Docker engine by its events stream,
-// keeps to one instance per user, keeps the login entry in line with the
-// config, supervises the `serve --http` child, and checks for updates when
-// asked to. The window (app/windowapp, the mcp-sandbox-window binary) is a
-// separate process the tray starts on "Open MCP Sandbox" or on a second
-// launch; it exits when closed.
-//
-//	func main() {
-//		os.Exit(trayapp.Main(os.Args[1:]))
-//	}
-//
-// State has one home: the Docker engine (the sandboxes), the config file
-// (settings), and the state directory (the pause flag, and tray.json with
-// what only the tray knows: its HTTP server and an offered update). The
-// window reads those itself and writes the pause flag; the tray follows the
-// state directory with fsnotify.
 package trayapp
 
 import (

@@ -1,14 +1,5 @@
-// Package windowapp is the MCP Sandbox window: the Status, Sandboxes,
-// Clients, Settings and Activity tabs (app/ui), in a process of its own
-// (mcp-sandbox-window) that the tray starts on "Open MCP Sandbox" or on a
-// second launch, and that exits when its window is closed, so the idle
-// tray links no GUI toolkit and keeps no GL context.
-//
-// It reads the state where it lives: the Docker engine by the same rule
-// as the tray and the servers (engineconn.Dial), the config file, the
-// pause flag and the tray's tray.json in the state directory (followed
-// with fsnotify). Pausing and starting write the pause flag, which the
-// tray applies.
+//go:build cgo
+
 package windowapp
 
 import (

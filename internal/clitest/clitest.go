@@ -1,9 +1,3 @@
-// Package clitest runs this module's programs from tests (of this module
-// only; it is not an API) as a client or a person would: each ./cmd
-// binary built once per test process, run with the environment the test
-// gives it (its own home, state and config directories), its output
-// captured while it runs, and waits for what it writes bounded by a
-// deadline.
 package clitest
 
 import (
@@ -27,9 +21,10 @@ var (
 
 // Binary builds ./cmd/NAME of this module once per test process (as
 // testenv.Build builds it) and returns its path. A build that fails fails
-// the test.
+// the test; the fast layer skips it (testenv.NeedBinaries).
 func Binary(t testing.TB, name string) string {
 	t.Helper()
+	testenv.NeedBinaries(t)
 	p, err := BuildBinary(name)
 	if err != nil {
 		t.Fatal(err)

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/agent/internal/buildbin"
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox/testenv"
 )
 
 // TestBinariesReproducible rebuilds the agent and checks that the
@@ -17,6 +18,7 @@ import (
 // drift from cmd/mcp-sandbox-agent. The bytes depend on the Go release:
 // prebuilt/GOVERSION says which one made them.
 func TestBinariesReproducible(t *testing.T) {
+	testenv.NeedBinaries(t)
 	if _, err := exec.LookPath("go"); err != nil {
 		t.Skip("no go command")
 	}

@@ -28,4 +28,6 @@
 //
 // sandbox/backend/backendtest is the behaviour every backend must have,
 // as a test suite a backend runs against itself.
+//
+// Imports: none
 package backend

@@ -39,4 +39,6 @@
 //	rep, err := h.Finish(ctx)
 //	rep.WriteText(os.Stdout)
 //	h.Close()
+//
+// Imports: sandbox/kubernetes, sandbox/mcpclient, sandbox/netproxy
 package bench

@@ -11,4 +11,6 @@
 //	cli, _ := client.NewClientWithOpts(client.FromEnv, client.WithAPIVersionNegotiation())
 //	be := docker.New(cli, slog.Default())
 //	id, err := be.Create(ctx, spec)
+//
+// Imports: sandbox/backend
 package docker

@@ -41,4 +41,6 @@
 //	}
 //	defer cli.Close()
 //	fmt.Printf("using %s (%s): %s\n", res.Chosen.Host, res.Chosen.Engine, res.Reason)
+//
+// Imports: none
 package dockerhost

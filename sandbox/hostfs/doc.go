@@ -29,4 +29,6 @@
 //	plan, err := f.Plan(ctx, src, opts)               // size-checked before a byte is sent
 //	root, dest, err := f.WritePath("results", "")     // below the write root
 //	st, err := f.Unpack(ctx, archive, root, dest, hostfs.UnpackOptions{})
+//
+// Imports: none
 package hostfs

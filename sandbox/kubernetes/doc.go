@@ -40,4 +40,6 @@
 // builds gentype clients on a scheme of only core/v1, networking/v1,
 // node/v1 and authorization/v1: client-go's typed clients register every
 // API group (about 14 MB of the binary).
+//
+// Imports: sandbox/backend
 package kubernetes

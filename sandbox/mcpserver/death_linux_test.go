@@ -122,7 +122,7 @@ func startRaw(t *testing.T, env []string) *rawServer {
 		t.Fatal(err)
 	}
 	s := &rawServer{in: inW, out: outR, leaked: leakR, stderr: &clitest.Buffer{}, exited: make(chan struct{})}
-	s.cmd = exec.Command(serverBin, "serve")
+	s.cmd = exec.Command(serverBin(t), "serve")
 	s.cmd.Env = env
 	s.cmd.Stdin, s.cmd.Stdout, s.cmd.Stderr = inR, outW, s.stderr
 	// A pipe leaked to the server beside its stdio, as some clients do:

@@ -34,7 +34,7 @@ var urlInLog = regexp.MustCompile(`url=(http://\S+)`)
 // it logs its URL. At cleanup it sends SIGTERM, as a supervisor would.
 func startHTTPServer(t *testing.T, env []string, args ...string) *httpProc {
 	t.Helper()
-	cmd := exec.Command(serverBin, append([]string{"serve"}, args...)...)
+	cmd := exec.Command(serverBin(t), append([]string{"serve"}, args...)...)
 	cmd.Env = env
 	p := &httpProc{cmd: cmd, stderr: &clitest.Buffer{}, exited: make(chan struct{})}
 	cmd.Stderr = p.stderr
@@ -100,9 +100,10 @@ func (p *httpProc) stop(t *testing.T) {
 // refuse to start) and returns its exit code and stderr.
 func runServe(t *testing.T, env []string, args ...string) (int, string) {
 	t.Helper()
+	srv := serverBin(t) // built before the clock starts
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, serverBin, append([]string{"serve"}, args...)...)
+	cmd := exec.CommandContext(ctx, srv, append([]string{"serve"}, args...)...)
 	cmd.Env = env
 	out, err := cmd.CombinedOutput()
 	var exit *exec.ExitError

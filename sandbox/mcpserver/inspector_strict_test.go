@@ -19,6 +19,7 @@ import (
 // counts as missing: the test skips, or fails under CI=true.
 func TestInspectorStrict(t *testing.T) {
 	bin := testenv.InspectorStrict(t)
+	srv := serverBin(t) // built before the clock starts
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	help, _ := exec.CommandContext(ctx, bin, "--cli", "--help").CombinedOutput()
@@ -32,7 +33,7 @@ func TestInspectorStrict(t *testing.T) {
 	for _, kv := range env {
 		args = append(args, "-e", kv)
 	}
-	cmd := exec.CommandContext(ctx, bin, append(args, serverBin, "serve")...)
+	cmd := exec.CommandContext(ctx, bin, append(args, srv, "serve")...)
 	cmd.Env = env
 	cmd.Dir = filepath.Dir(bin)
 	var stderr clitest.Buffer

@@ -225,12 +225,13 @@ func goSDKOnCluster(t *testing.T, warmPool int) {
 func TestInspectorCLIOnCluster(t *testing.T) {
 	k := testKube(t)
 	bin := testenv.Inspector(t)
+	srv := serverBin(t) // built before the clock starts
 	env := k.env(t)
 	run := func(args ...string) string {
 		t.Helper()
 		ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 		defer cancel()
-		cmd := exec.CommandContext(ctx, bin, append([]string{"--cli", serverBin, "serve"}, args...)...)
+		cmd := exec.CommandContext(ctx, bin, append([]string{"--cli", srv, "serve"}, args...)...)
 		cmd.Env = env
 		cmd.Dir = filepath.Dir(bin)
 		out, err := cmd.CombinedOutput()

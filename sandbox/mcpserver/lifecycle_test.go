@@ -142,12 +142,13 @@ func TestKilledServerSandboxesReaped(t *testing.T) {
 func TestInspectorCLI(t *testing.T) {
 	testenv.Docker(t, testenv.PythonImage)
 	bin := testenv.Inspector(t)
+	srv := serverBin(t) // built before the clock starts
 	env := serverEnv(t, "")
 	run := func(args ...string) string {
 		t.Helper()
 		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 		defer cancel()
-		cmd := exec.CommandContext(ctx, bin, append([]string{"--cli", serverBin, "serve"}, args...)...)
+		cmd := exec.CommandContext(ctx, bin, append([]string{"--cli", srv, "serve"}, args...)...)
 		cmd.Env = env
 		cmd.Dir = filepath.Dir(bin)
 		out, err := cmd.CombinedOutput()

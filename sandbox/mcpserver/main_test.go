@@ -17,15 +17,15 @@ import (
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/testenv"
 )
 
-// serverBin is the real mcp-sandbox binary, built once for these tests.
-var serverBin string
+// serverBin is the real mcp-sandbox binary, built once for these tests
+// (by the first test that runs it; the fast layer skips such tests).
+func serverBin(t testing.TB) string {
+	t.Helper()
+	return clitest.Binary(t, "mcp-sandbox")
+}
 
+// TestMain removes the binary the tests built.
 func TestMain(m *testing.M) {
-	var err error
-	if serverBin, err = clitest.BuildBinary("mcp-sandbox"); err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
 	code := m.Run()
 	clitest.Cleanup()
 	os.Exit(code)
@@ -78,7 +78,7 @@ type proc struct {
 
 func startServer(t *testing.T, env []string, args ...string) *proc {
 	t.Helper()
-	return startServerCmd(t, env, append([]string{serverBin, "serve"}, args...))
+	return startServerCmd(t, env, append([]string{serverBin(t), "serve"}, args...))
 }
 
 // startServerCmd is startServer for a server started by argv (through

@@ -84,7 +84,7 @@ func TestReapSparesLiveServerOtherPIDNamespace(t *testing.T) {
 		{"another state directory", withStateDir(t, env)},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			b := startServerCmd(t, tt.env, append(unshare, serverBin, "serve", "--debug"))
+			b := startServerCmd(t, tt.env, append(unshare, serverBin(t), "serve", "--debug"))
 			waitLogged(t, b, "start-up reaping done", 60*time.Second)
 			checkAlive(t, cli, sess, id)
 		})
@@ -106,7 +106,7 @@ func TestStopAllFromAnotherInstallation(t *testing.T) {
 	other := withStateDir(t, env)
 	run := func(env []string, args ...string) (int, string, string) {
 		t.Helper()
-		return clitest.Run(t, serverBin, env, args...)
+		return clitest.Run(t, serverBin(t), env, args...)
 	}
 
 	code, out, errOut := run(other, "stop", "--all")
@@ -172,7 +172,7 @@ func TestHostileClientNameIsCleaned(t *testing.T) {
 	if got, want := ins.Config.Labels[backend.LabelClient], "evil[2J]0;pwnedabc123  forged  row"; got != want {
 		t.Errorf("client label %q, want %q", got, want)
 	}
-	cmd := exec.Command(serverBin, "ps")
+	cmd := exec.Command(serverBin(t), "ps")
 	cmd.Env = env
 	out, err := cmd.Output()
 	if err != nil {

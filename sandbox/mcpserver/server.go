@@ -1,10 +1,3 @@
-// Package mcpserver is the MCP face of the sandbox engine: the tools
-// (sandbox_create, sandbox_exec, run_code, …) and the sandbox://{id}/logs
-// resource, built with mcp-go, and the transports that serve them (stdio
-// with ordered progress, streamable HTTP).
-//
-//	srv := mcpserver.New(mcpserver.Options{Engine: eng, Version: "1.0.0"})
-//	err := srv.ServeStdio(ctx, os.Stdin, os.Stdout)
 package mcpserver
 
 import (

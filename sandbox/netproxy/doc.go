@@ -39,4 +39,6 @@
 //     most 64 lines at once per sandbox, then one each 10 s, the rest
 //     counted in the next line) and keeps the sandbox's bytes and its last
 //     32 refused hosts ([Stats]).
+//
+// Imports: sandbox/printable
 package netproxy

@@ -33,4 +33,6 @@
 //
 //	argv := runner.Argv("python")
 //	boot := runner.Boot("python", nonce) // write this to the exec's stdin first
+//
+// Imports: none
 package runner

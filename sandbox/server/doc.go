@@ -32,4 +32,6 @@
 // with that deadline, and stderr's copy of the log drops lines rather than
 // block; after a signal the server waits for its transport at most 3 s,
 // then removes everything (bounded by 60 s).
+//
+// Imports: sandbox, sandbox/backend, sandbox/buildinfo, sandbox/config, sandbox/mcpserver, sandbox/memtrim, sandbox/state
 package server

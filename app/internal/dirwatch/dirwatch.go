@@ -1,6 +1,3 @@
-// Package dirwatch follows a few named files in one directory (the state
-// directory's pause flag, the tray's state file, the audit log) with
-// fsnotify, so the tray and the window learn of a change without polling.
 package dirwatch
 
 import (

@@ -1,10 +1,3 @@
-// Package health is the one rule for "can code run on this engine": the
-// checks `mcp-sandbox doctor` prints and the window's Status tab shows as
-// cards, each problem with its fix. It links no CLI and no GUI, so both
-// import it.
-//
-//	h := health.Check(ctx, cli, cfg, podman)
-//	if !h.OK() { … h.Problems … }
 package health
 
 import (

@@ -37,4 +37,6 @@
 // commands go through the engine). Closing a stream on the server ends it
 // as closing a TCP socket does: eof when the program inside had finished
 // sending, else reset.
+//
+// Imports: none
 package proto

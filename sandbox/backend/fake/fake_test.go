@@ -2,6 +2,7 @@ package fake_test
 
 import (
 	"errors"
+	"os"
 	"os/exec"
 	"slices"
 	"strings"
@@ -25,7 +26,9 @@ func TestConformance(t *testing.T) {
 // scripts with) is test support only: no shipped program links it.
 func TestNotInBinaries(t *testing.T) {
 	const module = "github.com/mcp-sandbox/mcp-sandbox"
-	out, err := exec.Command("go", "list", "-deps", module+"/cmd/...").Output()
+	cmd := exec.Command("go", "list", "-deps", module+"/cmd/...")
+	cmd.Env = append(os.Environ(), "CGO_ENABLED=1") // the window is cgo-only
+	out, err := cmd.Output()
 	if err != nil {
 		t.Fatalf("go list -deps: %v", err)
 	}

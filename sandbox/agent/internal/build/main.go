@@ -1,5 +1,3 @@
-// Command build rebuilds the agent's binaries in ../../prebuilt (run through go
-// generate in package agent).
 package main
 
 import (

@@ -1,5 +1,3 @@
-// Package buildbin builds the agent's binaries reproducibly; the generator
-// and the test that checks the committed binaries share it.
 package buildbin
 
 import (
