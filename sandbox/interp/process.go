@@ -270,6 +270,15 @@ func (it *interp) run(ctx context.Context, code string, stdout, stderr io.Writer
 func (it *interp) wait(ctx context.Context, c *interpCall) ending {
 	select {
 	case d := <-c.done:
+		// Frames are decoded in order: a break before this done (a bad
+		// frame the run's own code wrote) has closed broken already, and
+		// wins over the done that followed it.
+		select {
+		case <-it.broken:
+			it.kill(ctx)
+			return ending{broken: it.brokenErr}
+		default:
+		}
 		return ending{done: d}
 	case <-it.proc.Done():
 		select {

@@ -45,6 +45,8 @@ func (p *sessionProc) Write(b []byte) (int, error) {
 	case req.Code == "break":
 		_, _ = p.out.Write(runner.AppendFrame(nil, p.nonce, runner.KindDone, []byte("not json")))
 		return len(b), nil
+	case req.Code == "break, then done": // the run's code wrote the bad frame
+		_, _ = p.out.Write(runner.AppendFrame(nil, p.nonce, runner.KindDone, []byte("not json")))
 	case strings.HasPrefix(req.Code, "x = "):
 		p.x = strings.TrimPrefix(req.Code, "x = ")
 	case req.Code == "x" && p.x != "":
@@ -130,5 +132,22 @@ func TestSlotRecoversFromProtocolError(t *testing.T) {
 	}
 	if host.started != 5 {
 		t.Errorf("started %d interpreters, want 5 (the first, one after each of 3 breaks, one after the reset)", host.started)
+	}
+}
+
+// A bad frame the run's own code wrote, followed by the run's real done,
+// is a break every time: the done that follows does not hide it.
+func TestSlotBreakBeforeDoneWins(t *testing.T) {
+	for i := range 50 {
+		s := NewSlot(runner.Python, NewBudget(1<<20), slog.New(slog.DiscardHandler))
+		var stdout, stderr bytes.Buffer
+		r, err := s.Run(context.Background(), RunRequest{Host: &sessionHost{}, Code: "break, then done", Stdout: &stdout, Stderr: &stderr, Timeout: time.Minute})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !r.StateLost || r.ExitCode != 1 || !strings.Contains(stderr.String(), "fresh interpreter") {
+			t.Fatalf("run %d: got exit %d, state_lost %v, stderr %q; want the break reported", i, r.ExitCode, r.StateLost, stderr.String())
+		}
+		s.Close()
 	}
 }
