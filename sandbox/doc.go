@@ -15,7 +15,7 @@
 //
 //	eng := sandbox.NewEngine(sandbox.Options{Backend: be, Config: watcher})
 //	sb, err := eng.Create(ctx, sandbox.CreateRequest{Language: "python"})
-//	res, err := eng.Exec(ctx, sb.ID, sandbox.ExecRequest{Command: "python3 -c 'print(1)'"}, nil)
+//	res, err := eng.Exec(ctx, sb.ID, sandbox.ExecRequest{Command: "python3 -c 'print(1)'"})
 //	fmt.Print(res.Stdout) // 1
 //	eng.Close(ctx)        // removes every sandbox this engine made
 //

@@ -24,6 +24,8 @@ type ExecRequest struct {
 	Stdin          string
 	// Background starts the command and returns at once (StartBackground).
 	Background bool
+	// Output, if set, hears the output while the command runs.
+	Output OutputFunc
 }
 
 // ExecResult is how a command ended. A non-zero exit, a timeout or an OOM
@@ -54,8 +56,8 @@ const exitTimedOut = 124
 
 // Exec runs a shell command in a sandbox this engine owns. A Background
 // request goes to StartBackground instead.
-func (e *Engine) Exec(ctx context.Context, id string, req ExecRequest, out OutputFunc) (ExecResult, error) {
-	sb, spec, err := e.execSpec(ctx, id, req, out)
+func (e *Engine) Exec(ctx context.Context, id string, req ExecRequest) (ExecResult, error) {
+	sb, spec, err := e.execSpec(ctx, id, req, req.Output)
 	if err != nil {
 		return ExecResult{}, err
 	}

@@ -56,7 +56,7 @@ func TestInstallPackages(t *testing.T) {
 	if len(res.Reached) != 1 || !strings.HasPrefix(res.Reached[0], "127.0.0.1:") {
 		t.Errorf("pip install reached %q, want only the local index", res.Reached)
 	}
-	run, err := eng.RunCode(ctx, sandbox.RunRequest{SandboxID: py.ID, Code: "import mcpsbxdemo\nprint(mcpsbxdemo.VALUE)"}, nil)
+	run, err := eng.RunCode(ctx, sandbox.RunCodeRequest{SandboxID: py.ID, Code: "import mcpsbxdemo\nprint(mcpsbxdemo.VALUE)"})
 	if err != nil || run.Stdout != "42\n" {
 		t.Fatalf("import after install: %+v %v", run, err)
 	}
@@ -69,7 +69,7 @@ func TestInstallPackages(t *testing.T) {
 	if err != nil || res.ExitCode != 0 || res.Manager != "npm" {
 		t.Fatalf("npm install: %+v %v", res, err)
 	}
-	run, err = eng.RunCode(ctx, sandbox.RunRequest{SandboxID: js.ID, Code: "console.log(require('mcpsbx-demo').value)"}, nil)
+	run, err = eng.RunCode(ctx, sandbox.RunCodeRequest{SandboxID: js.ID, Code: "console.log(require('mcpsbx-demo').value)"})
 	if err != nil || run.Stdout != "43\n" {
 		t.Fatalf("require after install: %+v %v", run, err)
 	}
@@ -91,7 +91,7 @@ func TestInstallPackagesIgnoresPlantedFiles(t *testing.T) {
 	// named pwned-* in the shared places it could reach.
 	py := mustCreate(t, eng, sandbox.CreateRequest{Language: "python"})
 	plant := testenv.PipTraps()
-	if r, err := eng.RunCode(ctx, sandbox.RunRequest{SandboxID: py.ID, Code: plant}, nil); err != nil || r.ExitCode != 0 {
+	if r, err := eng.RunCode(ctx, sandbox.RunCodeRequest{SandboxID: py.ID, Code: plant}); err != nil || r.ExitCode != 0 {
 		t.Fatalf("plant: %+v %v", r, err)
 	}
 	res, err := eng.InstallPackages(ctx, py.ID, sandbox.InstallRequest{Packages: []string{"mcpsbxdemo==1.0"}}, nil)
@@ -159,9 +159,9 @@ func TestInstallPackagesReplacesVersions(t *testing.T) {
 	}
 }
 
-func mustRun(t *testing.T, eng *sandbox.Engine, id, code string) sandbox.RunResult {
+func mustRun(t *testing.T, eng *sandbox.Engine, id, code string) sandbox.RunCodeResult {
 	t.Helper()
-	r, err := eng.RunCode(context.Background(), sandbox.RunRequest{SandboxID: id, Code: code}, nil)
+	r, err := eng.RunCode(context.Background(), sandbox.RunCodeRequest{SandboxID: id, Code: code})
 	if err != nil {
 		t.Fatalf("run_code: %v", err)
 	}

@@ -150,7 +150,7 @@ func engineOnCluster(t *testing.T, readmeRole bool) {
 		t.Fatalf("Create: %v", err)
 	}
 	shutdownMoved(ctx, t, be, sb)
-	run, err := eng.RunCode(ctx, sandbox.RunRequest{SandboxID: sb.ID, Code: "print(6 * 7)"}, nil)
+	run, err := eng.RunCode(ctx, sandbox.RunCodeRequest{SandboxID: sb.ID, Code: "print(6 * 7)"})
 	if err != nil || strings.TrimSpace(run.Stdout) != "42" || run.ExitCode != 0 {
 		t.Fatalf("run_code = %+v, %v; want 42", run, err)
 	}
@@ -175,7 +175,7 @@ func engineOnCluster(t *testing.T, readmeRole bool) {
 		if _, err := eng.CopyIn(ctx, sb.ID, sandbox.CopyInRequest{HostPath: src}); err != nil {
 			t.Fatalf("CopyIn: %v", err)
 		}
-		res, err := eng.Exec(ctx, sb.ID, sandbox.ExecRequest{Command: "cat in.txt; echo again >> in.txt"}, nil)
+		res, err := eng.Exec(ctx, sb.ID, sandbox.ExecRequest{Command: "cat in.txt; echo again >> in.txt"})
 		if err != nil || res.Stdout != "from the host\n" {
 			t.Fatalf("cat of the copied file = %+v, %v", res, err)
 		}
@@ -218,7 +218,7 @@ func engineOnCluster(t *testing.T, readmeRole bool) {
 // climbs out with .., and of a tree holding such a link: nothing of
 // /etc/shadow or /etc/passwd reaches the host.
 func hostileCopies(ctx context.Context, t *testing.T, eng *sandbox.Engine, id, writeRoot string) {
-	if _, err := eng.Exec(ctx, id, sandbox.ExecRequest{Command: "mkdir -p tree && ln -sf /etc/shadow shadow && ln -sf /etc/passwd tree/pw && echo ok > tree/f"}, nil); err != nil {
+	if _, err := eng.Exec(ctx, id, sandbox.ExecRequest{Command: "mkdir -p tree && ln -sf /etc/shadow shadow && ln -sf /etc/passwd tree/pw && echo ok > tree/f"}); err != nil {
 		t.Fatal(err)
 	}
 	for _, p := range []string{"shadow", "../etc/passwd", "/workspace/../etc/passwd", "/etc/passwd"} {
@@ -257,11 +257,12 @@ func cancelKillsChild(ctx context.Context, t *testing.T, eng *sandbox.Engine, be
 	go func() {
 		_, err := eng.Exec(cctx, sb.ID, sandbox.ExecRequest{
 			Command: `sleep 1000 & echo $! > /tmp/child; echo $$ > /tmp/parent; echo started; wait`,
-		}, func(stream string, chunk []byte) {
-			if !once && bytes.Contains(chunk, []byte("started")) {
-				once = true
-				close(started)
-			}
+			Output: func(stream string, chunk []byte) {
+				if !once && bytes.Contains(chunk, []byte("started")) {
+					once = true
+					close(started)
+				}
+			},
 		})
 		done <- err
 	}()

@@ -104,7 +104,7 @@ func install(ctx context.Context, t *testing.T, eng *sandbox.Engine, id string, 
 // execOut runs a shell line in the sandbox through the engine.
 func execOut(ctx context.Context, t *testing.T, eng *sandbox.Engine, id, cmd string) string {
 	t.Helper()
-	r, err := eng.Exec(ctx, id, sandbox.ExecRequest{Command: cmd}, nil)
+	r, err := eng.Exec(ctx, id, sandbox.ExecRequest{Command: cmd})
 	if err != nil {
 		t.Fatalf("exec %q: %v", cmd, err)
 	}
@@ -180,7 +180,7 @@ func installOnCluster(t *testing.T, readmeRole bool) {
 	if out := execOut(ctx, t, eng, sb.ID, "ls -a /workspace /tmp | grep pwned; test -f /workspace/pip/__init__.py || echo lost; test -e /cache && echo the sandbox sees the helpers cache"); out != "" {
 		t.Errorf("the installer ran or read the sandbox's files: %q", out)
 	}
-	run, err := eng.RunCode(ctx, sandbox.RunRequest{SandboxID: sb.ID, Code: "import mcpsbxdemo\nprint(mcpsbxdemo.VALUE)"}, nil)
+	run, err := eng.RunCode(ctx, sandbox.RunCodeRequest{SandboxID: sb.ID, Code: "import mcpsbxdemo\nprint(mcpsbxdemo.VALUE)"})
 	if err != nil || run.Stdout != "42\n" {
 		t.Fatalf("import after install: %+v %v", run, err)
 	}
@@ -223,7 +223,7 @@ func npmOnCluster(ctx context.Context, t *testing.T, eng *sandbox.Engine) {
 	if out := execOut(ctx, t, eng, js.ID, "ls -a /workspace /tmp | grep pwned; test -f /workspace/evil.sh || echo lost"); out != "" {
 		t.Errorf("the installer ran or read the sandbox's files: %q", out)
 	}
-	run, err := eng.RunCode(ctx, sandbox.RunRequest{SandboxID: js.ID, Code: "console.log(require('mcpsbx-demo').value)"}, nil)
+	run, err := eng.RunCode(ctx, sandbox.RunCodeRequest{SandboxID: js.ID, Code: "console.log(require('mcpsbx-demo').value)"})
 	if err != nil || run.Stdout != "43\n" {
 		t.Errorf("require after install: %+v %v", run, err)
 	}
@@ -238,7 +238,7 @@ func quote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + 
 func plantForInstaller(ctx context.Context, t *testing.T, eng *sandbox.Engine, id string) {
 	t.Helper()
 	plant := testenv.PipTraps()
-	if r, err := eng.RunCode(ctx, sandbox.RunRequest{SandboxID: id, Code: plant}, nil); err != nil || r.ExitCode != 0 {
+	if r, err := eng.RunCode(ctx, sandbox.RunCodeRequest{SandboxID: id, Code: plant}); err != nil || r.ExitCode != 0 {
 		t.Fatalf("plant: %+v %v", r, err)
 	}
 }

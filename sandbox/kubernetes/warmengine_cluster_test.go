@@ -62,7 +62,7 @@ func TestWarmPoolEngineOnCluster(t *testing.T) {
 		if claim == "" || pod.Labels[kubernetes.LabelWarmPool] != kubernetes.PoolName("python") {
 			t.Fatalf("sandbox %d: pod %s is not from the warm pool (labels %v, annotations %v)", i, pod.Name, pod.Labels, pod.Annotations)
 		}
-		run, err := eng.RunCode(ctx, sandbox.RunRequest{SandboxID: sb.ID, Code: "print(6 * 7)"}, nil)
+		run, err := eng.RunCode(ctx, sandbox.RunCodeRequest{SandboxID: sb.ID, Code: "print(6 * 7)"})
 		if err != nil || strings.TrimSpace(run.Stdout) != "42" {
 			t.Fatalf("run_code in the claimed sandbox = %+v, %v; want 42", run, err)
 		}

@@ -45,7 +45,8 @@ func (s *Server) handleExec(ctx context.Context, req mcp.CallToolRequest, a exec
 	p := newProgress(ctx, req)
 	res, err := s.eng.Exec(ctx, a.SandboxID, sandbox.ExecRequest{
 		Command: a.Command, TimeoutSeconds: a.TimeoutSeconds, Workdir: a.Workdir, Env: a.Env, Stdin: a.Stdin,
-	}, p.output)
+		Output: p.output,
+	})
 	p.flush()
 	if err != nil {
 		return errorResult(err), nil
