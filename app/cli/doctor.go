@@ -128,9 +128,14 @@ func diagnose(ctx context.Context, e *Env) *report {
 	}
 
 	var engineOK bool
-	if cfg.Backend.Kind == config.BackendKubernetes {
+	switch {
+	case !r.Config.Valid:
+		// The defaults would pick Docker: a config that says Kubernetes
+		// but does not load must not be checked as Docker in its place.
+		r.Docker.Reason = "not checked: the config file does not load, so which backend it names is not known"
+	case cfg.Backend.Kind == config.BackendKubernetes:
 		engineOK = diagnoseKubernetes(ctx, cfg, r, problem)
-	} else {
+	default:
 		engineOK = diagnoseDocker(ctx, e, cfg, r, problem)
 	}
 

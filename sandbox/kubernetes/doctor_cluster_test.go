@@ -14,6 +14,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
@@ -28,11 +29,15 @@ func TestDoctorOnCluster(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	ns := testNamespace(ctx, t, cs)
+	labelRestricted(ctx, t, cs, ns)
 	base := Config{Kubeconfig: os.Getenv(clusterEnv), Namespace: ns, RuntimeClass: "gvisor", UseAgentSandbox: "auto", WarmPool: map[string]int{"python": 1}}
 
 	t.Run("admin", func(t *testing.T) {
-		r := Doctor(ctx, base, nil)
+		r := Doctor(ctx, base, nil, ImageProbe{Language: "python", Image: "mcp-sandbox-test/python:3", Program: "python3", Pull: "never", Setting: "images.python"})
 		wantGreen(t, r)
+		if i := slices.IndexFunc(r.Checks, func(c Check) bool { return c.Name == "image python" }); i < 0 {
+			t.Errorf("no image check: %+v", r.Checks)
+		}
 		if i := slices.IndexFunc(r.Checks, func(c Check) bool { return c.Name == "metrics" }); i < 0 || strings.Contains(r.Checks[i].Detail, "not served") == r.Metrics {
 			t.Errorf("metrics %v, checks %+v: want a metrics check saying so", r.Metrics, r.Checks)
 		}
@@ -115,6 +120,57 @@ func TestDoctorOnCluster(t *testing.T) {
 			t.Errorf("report %+v", r)
 		}
 	})
+}
+
+// On the real cluster, doctor is red naming the cause for a namespace
+// without Pod Security "restricted", an image no node has, and an image
+// without its language's runner; the probe pods go.
+func TestDoctorImagesOnCluster(t *testing.T) {
+	cs, _ := testCluster(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	ns := testNamespace(ctx, t, cs)
+	base := Config{Kubeconfig: os.Getenv(clusterEnv), Namespace: ns, RuntimeClass: "gvisor", UseAgentSandbox: "never"}
+	r := Doctor(ctx, base, nil,
+		ImageProbe{Language: "python", Image: "mcp-sandbox-test/python:3", Program: "python3", Pull: "never", Setting: "images.python"},
+		ImageProbe{Language: "bash", Image: "mcp-sandbox-test/busybox:1", Program: "bash", Pull: "never", Setting: "images.bash"},
+		ImageProbe{Language: "javascript", Image: "mcp-sandbox-test/no-such:1", Program: "node", Pull: "never", Setting: "images.javascript"})
+	want := map[string]string{
+		"pod security":     "pod-security.kubernetes.io/enforce=restricted",
+		"image bash":       "runner is not in the image",
+		"image javascript": "nodes cannot get the image",
+	}
+	for _, c := range r.Checks {
+		w, bad := want[c.Name]
+		switch {
+		case bad && (c.OK || !strings.Contains(c.Detail+" "+c.Fix, w) || c.Fix == ""):
+			t.Errorf("check %+v: want it red with %q and a fix", c, w)
+		case !bad && !c.OK:
+			t.Errorf("check %+v: want it green", c)
+		}
+		delete(want, c.Name)
+	}
+	if r.OK || len(want) > 0 {
+		t.Errorf("report OK %v, checks not made: %v", r.OK, want)
+	}
+	labelRestricted(ctx, t, cs, ns)
+	if r := Doctor(ctx, base, nil); !r.OK {
+		t.Errorf("labelled restricted, doctor is red: %+v", r.Checks)
+	}
+	pods, err := cs.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{LabelSelector: LabelDoctorProbe})
+	if err != nil || len(pods.Items) > 0 && pods.Items[0].DeletionTimestamp == nil {
+		t.Errorf("probe pods left: %v, %v", pods, err)
+	}
+}
+
+// labelRestricted labels ns pod-security.kubernetes.io/enforce=restricted,
+// as docs/kubernetes.md asks.
+func labelRestricted(ctx context.Context, t *testing.T, cs *kubernetes.Clientset, ns string) {
+	t.Helper()
+	patch := fmt.Appendf(nil, `{"metadata":{"labels":{%q:"restricted"}}}`, LabelEnforce)
+	if _, err := cs.CoreV1().Namespaces().Patch(ctx, ns, types.MergePatchType, patch, metav1.PatchOptions{}); err != nil {
+		t.Fatal(err)
+	}
 }
 
 func wantGreen(t *testing.T, r *Report) {
