@@ -178,9 +178,13 @@ func TestNamespaceRecipeOnCluster(t *testing.T) {
 		applyRecipe(ctx, t, cs, r)
 		teams = append(teams, r)
 	}
-	for _, r := range teams {
+	for i, r := range teams {
 		ns := r.namespace.Name
-		c := Config{Kubeconfig: tokenKubeconfig(ctx, t, cs, cfg, ns, r.serviceAccount.Name), Namespace: ns,
+		kc := tokenKubeconfig(ctx, t, cs, cfg, ns, r.serviceAccount.Name)
+		if i == 1 {
+			kc = teamKubeconfig(ctx, t, ns, r.serviceAccount.Name) // mcp-sandbox kube-config's
+		}
+		c := Config{Kubeconfig: kc, Namespace: ns,
 			RuntimeClass: "gvisor", UseAgentSandbox: "auto", WarmPool: map[string]int{"python": 1}}
 		waitDoctor(ctx, t, c, func(r *Report) bool { return r.OK })
 		rep := Doctor(ctx, c, nil, ImageProbe{Language: "python", Image: "mcp-sandbox-test/python:3", Program: "python3", Pull: "never", Setting: "images.python"})
@@ -198,6 +202,25 @@ func TestNamespaceRecipeOnCluster(t *testing.T) {
 	if err != nil || !slices.Equal(rb.Subjects, first.binding.Subjects) {
 		t.Errorf("the first team's RoleBinding: %v, %v", rb, err)
 	}
+}
+
+// teamKubeconfig is Backend.TeamKubeconfig's kubeconfig for the
+// ServiceAccount sa of ns, made as the admin, in a file of the test's.
+func teamKubeconfig(ctx context.Context, t *testing.T, ns, sa string) string {
+	t.Helper()
+	admin, err := New(ctx, Config{Kubeconfig: os.Getenv(clusterEnv)}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	kc, err := admin.TeamKubeconfig(ctx, ns, sa, time.Hour)
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), ns+".kubeconfig")
+	if err := os.WriteFile(path, kc, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return path
 }
 
 // applyRecipe creates the recipe's objects as the cluster admin, and
