@@ -138,7 +138,7 @@ func TestDoctorImagesOnCluster(t *testing.T) {
 		ImageProbe{Language: "javascript", Image: "mcp-sandbox-test/no-such:1", Program: "node", Pull: "never", Setting: "images.javascript"})
 	want := map[string]string{
 		"pod security":     "pod-security.kubernetes.io/enforce=restricted",
-		"image bash":       "runner is not in the image",
+		"image bash":       "bash is not in the image",
 		"image javascript": "nodes cannot get the image",
 	}
 	for _, c := range r.Checks {

@@ -87,7 +87,7 @@ func (b *Backend) probeImage(ctx context.Context, p ImageProbe) string {
 	for {
 		got, err := pods.Get(ctx, pod.Name, metav1.GetOptions{})
 		if err == nil {
-			why, done := probeOutcome(got)
+			why, done := probeOutcome(got, p.Program)
 			if done {
 				return why
 			}
@@ -128,10 +128,10 @@ func probePod(p ImageProbe, ns, runtimeClass string) (*corev1.Pod, error) {
 	return pod, nil
 }
 
-// probeOutcome reads the probe pod: done with "" when the program ran,
+// probeOutcome reads the probe pod: done with "" when program ran,
 // done with why not when it cannot (the image cannot be had, the program
 // is not in it), else not done with what the kubelet says so far.
-func probeOutcome(pod *corev1.Pod) (why string, done bool) {
+func probeOutcome(pod *corev1.Pod, program string) (why string, done bool) {
 	if len(pod.Status.ContainerStatuses) == 0 {
 		if pod.Status.Phase == corev1.PodFailed {
 			return "the probe pod failed: " + pod.Status.Reason + " " + pod.Status.Message, true
@@ -144,7 +144,7 @@ func probeOutcome(pod *corev1.Pod) (why string, done bool) {
 		t := st.Terminated
 		switch {
 		case t.ExitCode == 127 || strings.Contains(t.Message, "not found") || strings.Contains(t.Message, "no such file"):
-			return "its runner is not in the image (" + firstLine(t.Reason+": "+t.Message) + ")", true
+			return program + " is not in the image", true
 		case t.ExitCode == 126 || t.Reason == "StartError":
 			return "its runner cannot be run (" + firstLine(t.Reason+": "+t.Message) + ")", true
 		}
