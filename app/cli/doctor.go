@@ -225,9 +225,14 @@ func inspectEngine(ctx context.Context, cli *client.Client, cfg *config.Config, 
 }
 
 func printReport(w io.Writer, r *report) {
-	if r.Kubernetes != nil {
+	switch {
+	case r.Kubernetes != nil:
 		printKubernetesSection(w, r.Kubernetes)
-	} else {
+	case !r.Config.Valid:
+		// Neither Docker nor Kubernetes was looked at: say so, not "no
+		// Docker engine answered".
+		fmt.Fprintf(w, "Engine\n  %s\n", r.Docker.Reason)
+	default:
 		printDockerSection(w, &dockerhost.Result{Chosen: r.Docker.Chosen, Candidates: r.Docker.Candidates, Reason: r.Docker.Reason, Hint: r.Docker.Hint})
 		rt := r.Docker.Runtime
 		if rt.InUse != "" {

@@ -25,4 +25,9 @@ func TestDoctorInvalidConfigNoDocker(t *testing.T) {
 	if !strings.Contains(r.Docker.Reason, "not checked") {
 		t.Errorf("docker reason %q: want it to say it was not checked", r.Docker.Reason)
 	}
+	var out strings.Builder
+	printReport(&out, r)
+	if strings.Contains(out.String(), "no Docker engine") || strings.HasPrefix(out.String(), "Docker") || !strings.Contains(out.String(), "Engine\n  not checked") {
+		t.Errorf("doctor prints\n%s\nwant the engine named as not checked, and no Docker section", out.String())
+	}
 }
