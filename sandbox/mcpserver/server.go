@@ -146,6 +146,7 @@ func (s *Server) tools() []toolDef {
 		s.listFilesTool(),
 		s.copyInTool(),
 		s.copyOutTool(),
+		s.proposeTool(),
 		s.installTool(),
 	}
 }
