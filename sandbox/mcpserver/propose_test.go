@@ -334,3 +334,54 @@ func TestProposePending(t *testing.T) {
 		t.Errorf("c.py %q after the window's Apply", got)
 	}
 }
+
+// TestProposeThroughTray: a client that cannot be asked, and a tray that
+// listens: the proposal waits in the state directory while the call
+// waits; the person's Apply in the window (a recorded decision) lets the
+// server apply it, and their Reject declines it.
+func TestProposeThroughTray(t *testing.T) {
+	for _, c := range []struct {
+		choice, want, a string
+	}{
+		{state.ChoiceAllow, proposal.StatusApplied, "x = 2\n"},
+		{state.ChoiceDeny, proposal.StatusDeclined, "x = 1\n"},
+	} {
+		t.Run(c.want, func(t *testing.T) {
+			e := startPropose(t, nil)
+			l, err := e.st.ListenAsks()
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer l.Close()
+			id := e.project(t)
+			done := make(chan struct{})
+			go func() {
+				defer close(done)
+				for range 400 {
+					if list := proposal.List(e.st, time.Now()); len(list) == 1 {
+						if list[0].AppliedBy != proposal.ByServer {
+							t.Errorf("applied by %q, want the waiting server", list[0].AppliedBy)
+						}
+						if err := proposal.Decide(e.st, list[0].ID, c.choice, time.Now()); err != nil {
+							t.Error(err)
+						}
+						return
+					}
+					time.Sleep(25 * time.Millisecond)
+				}
+				t.Error("no proposal waited for the tray")
+			}()
+			out, _ := e.propose(t, id)
+			<-done
+			if out.Status != c.want {
+				t.Errorf("status %q, want %q", out.Status, c.want)
+			}
+			if got := readHost(t, filepath.Join(e.home, "proj", "a.py")); got != c.a {
+				t.Errorf("a.py %q", got)
+			}
+			if n := len(proposal.List(e.st, time.Now())); n != 0 {
+				t.Errorf("%d proposals still wait after the answer", n)
+			}
+		})
+	}
+}
