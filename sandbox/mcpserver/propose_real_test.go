@@ -22,7 +22,13 @@ import (
 // ~/.bashrc is refused before anyone is asked.
 func TestProposeChangesOverStdio(t *testing.T) {
 	testenv.Docker(t, testenv.PythonImage)
-	env := serverEnv(t, "")
+	proposeOverStdio(t, serverEnv(t, ""))
+}
+
+// proposeOverStdio is TestProposeChangesOverStdio on the server env
+// starts (a Docker engine's, a cluster's).
+func proposeOverStdio(t *testing.T, env []string) {
+	t.Helper()
 	home := ""
 	for _, kv := range env {
 		if h, ok := strings.CutPrefix(kv, "HOME="); ok {
