@@ -53,7 +53,9 @@ func (t *ChangesTab) Reload() {
 	t.shown = t.act.List()
 	t.box.RemoveAll()
 	if len(t.shown) == 0 {
-		t.box.Add(widget.NewLabel("No changes wait for review. When an assistant proposes changes to your files (propose_changes) and its client cannot ask you, they wait here."))
+		none := widget.NewLabel("No changes wait for review. When an assistant proposes changes to your files (propose_changes) and its client cannot ask you, they wait here.")
+		none.Wrapping = fyne.TextWrapWord
+		t.box.Add(none)
 	}
 	for _, p := range t.shown {
 		t.box.Add(t.card(p))
@@ -68,7 +70,7 @@ func (t *ChangesTab) card(p *proposal.Proposal) fyne.CanvasObject {
 	sub := fmt.Sprintf("Sandbox %s · %d file(s) · rejected unless applied by %s", printable.Clean(p.SandboxID, printable.NameMax),
 		len(p.Files), p.Deadline.Local().Format("15:04"))
 	if p.Summary != "" {
-		sub = printable.Clean(p.Summary, 300) + "\n" + sub
+		sub = printable.Clean(p.Summary, 300) + " · " + sub
 	}
 	files := widget.NewAccordion()
 	for _, f := range p.Files {
@@ -83,7 +85,8 @@ func (t *ChangesTab) card(p *proposal.Proposal) fyne.CanvasObject {
 	apply := widget.NewButton("Apply", func() { t.Decide(id, true) })
 	apply.Importance = widget.HighImportance
 	reject := widget.NewButton("Reject", func() { t.Decide(id, false) })
-	body := container.NewVBox(files, container.NewHBox(apply, reject))
+	// The choice comes first: a long diff does not hide it.
+	body := container.NewVBox(container.NewHBox(apply, reject), files)
 	return widget.NewCard("Changes to "+printable.Clean(p.HostPath, 500), sub, body)
 }
 
