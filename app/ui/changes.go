@@ -74,7 +74,7 @@ func (t *ChangesTab) card(p *proposal.Proposal) fyne.CanvasObject {
 	}
 	files := widget.NewAccordion()
 	for _, f := range p.Files {
-		diff := widget.NewLabelWithStyle(printable.Lines(f.Diff, 1<<20), fyne.TextAlignLeading, fyne.TextStyle{Monospace: true})
+		diff := widget.NewLabelWithStyle(printable.Text(f.Diff, 1<<20), fyne.TextAlignLeading, fyne.TextStyle{Monospace: true})
 		diff.Wrapping = fyne.TextWrapBreak
 		title := fmt.Sprintf("%s  +%d −%d  %s", f.Change, f.Added, f.Removed, printable.Clean(f.HostPath, 500))
 		files.Append(widget.NewAccordionItem(title, diff))

@@ -86,7 +86,9 @@ func (s *Server) elicitProposal(ctx context.Context, sess server.SessionWithElic
 	ctx, cancel := context.WithDeadline(ctx, p.Deadline)
 	defer cancel()
 	schema := choiceSchema(protocolOf(sess), []string{choiceApply, choiceReject}, []string{"Apply", "Reject"})
-	action, got, err := elicitChoice(ctx, sess, p.Message(0), schema)
+	// The diff is the sandbox's text: no escape sequence or bidi control
+	// reaches the person's screen.
+	action, got, err := elicitChoice(ctx, sess, printable.Text(p.Message(0), 8<<10), schema)
 	s.log.Info("asked a person about a proposal", "proposal", p.ID, "action", action, "answer", got, "err", err)
 	if err == nil && action == mcp.ElicitationResponseActionAccept && got == choiceApply && time.Now().Before(p.Deadline) {
 		return state.ChoiceAllow
