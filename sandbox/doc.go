@@ -59,5 +59,5 @@
 // list and save the files of a sandbox another server of the installation
 // owns, with no agent started and the owner's transcript untouched.
 //
-// Imports: sandbox/agent, sandbox/agentconn, sandbox/backend, sandbox/config, sandbox/hostcopy, sandbox/hostfs, sandbox/interp, sandbox/netglue, sandbox/netproxy, sandbox/output, sandbox/pool, sandbox/printable, sandbox/runner, sandbox/state
+// Imports: sandbox/agent, sandbox/agentconn, sandbox/backend, sandbox/config, sandbox/hostcopy, sandbox/hostfs, sandbox/interp, sandbox/netglue, sandbox/netproxy, sandbox/output, sandbox/pool, sandbox/printable, sandbox/proposal, sandbox/runner, sandbox/state
 package sandbox

@@ -414,3 +414,11 @@ func TestAgentTasksOnCluster(t *testing.T) {
 	p := startServer(t, k.serverEnv(t, fmt.Sprintf("[network]\nallow_domains = [\"127.0.0.2:%d\"]\n", port)))
 	everyBackendTasks(t, &agent{t: t, sess: sdkClient(t, p, nil)}, port)
 }
+
+// TestProposeChangesOnCluster: propose_changes on the cluster (the
+// sandbox's tree read through the backend's archive calls), Reject and
+// Apply answered by elicitation, ~/.bashrc refused before asking.
+func TestProposeChangesOnCluster(t *testing.T) {
+	k := testKube(t)
+	proposeOverStdio(t, k.env(t))
+}

@@ -33,7 +33,7 @@ func (s *Server) execTool() toolDef {
 		description: "Run a shell command (sh -c) in a sandbox. Output is capped (head and tail).",
 		annotations: annotations("Run command", false, true, false, false),
 		vars:        schemaVars(s.eng.Config()),
-		output:      outputSchema[execOutput]("exit_code", "timed_out", "oom_killed", "output_file", "pid", "log_path"),
+		output:      outputSchema[execOutput]("exit_code", "timed_out", "output_file"),
 	}, s.handleExec)
 }
 

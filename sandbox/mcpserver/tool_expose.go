@@ -26,7 +26,7 @@ type exposeOutput struct {
 func (s *Server) exposeTool() toolDef {
 	return defineTool(spec{
 		name:        "sandbox_expose",
-		description: "Serve a port a sandbox program listens on (its 127.0.0.1) at a host loopback URL for the person's browser; the sandbox gets no network. HTTP, WebSocket.",
+		description: "Serve a sandbox program's port (its 127.0.0.1) at a host loopback URL for the person's browser; the sandbox gets no network. HTTP, WebSocket.",
 		annotations: annotations("Expose port", false, false, true, false),
 		output:      outputSchema[exposeOutput]("url"),
 	}, s.handleExpose)

@@ -22,10 +22,10 @@ type runCodeArgs struct {
 func (s *Server) runCodeTool() toolDef {
 	return defineTool(spec{
 		name:        "run_code",
-		description: "Run code. In a sandbox, state persists like a notebook (a trailing expression's value is result); a timeout restarts it (state_lost). matplotlib figures come back as images.",
+		description: "Run code. In a sandbox, state persists like a notebook (a trailing expression's value is result); a timeout restarts it (state_lost). matplotlib figures return as images.",
 		annotations: annotations("Run code", false, true, false, false),
 		vars:        schemaVars(s.eng.Config()),
-		output:      outputSchema[sandbox.RunCodeResult]("exit_code", "sandbox_id", "state_lost", "output_file"),
+		output:      outputSchema[sandbox.RunCodeResult]("exit_code", "sandbox_id", "state_lost"),
 	}, s.handleRunCode)
 }
 
