@@ -20,18 +20,6 @@ type previewSet struct{ *preview.Set }
 
 func (p previewSet) close() { p.Close() }
 
-// ExposeRequest says which port Expose and Unexpose act on.
-type ExposeRequest struct {
-	// Port is a port a program in the sandbox listens on, on its loopback.
-	Port int
-}
-
-// UnexposeResult is what Unexpose reports.
-type UnexposeResult struct {
-	// Closed says there was a preview of the port, and it is closed now.
-	Closed bool
-}
-
 // Exposed lists the exposed ports of sandbox id, by port (none for a
 // sandbox this engine does not own). It is apart from Info, which the
 // tray and window compare by value.
@@ -49,7 +37,7 @@ func (e *Engine) Exposed(id string) []preview.Exposure {
 
 // Expose makes Port on sandbox id's loopback reachable at a URL on the
 // host's loopback (the same URL again if it already is).
-func (e *Engine) Expose(ctx context.Context, id string, req ExposeRequest) (preview.Exposure, error) {
+func (e *Engine) Expose(ctx context.Context, id string, req preview.ExposeRequest) (preview.Exposure, error) {
 	if req.Port < 1 || req.Port > 65535 {
 		return preview.Exposure{}, fmt.Errorf("%w: port must be between 1 and 65535 (got %d)", ErrInvalid, req.Port)
 	}
@@ -57,25 +45,27 @@ func (e *Engine) Expose(ctx context.Context, id string, req ExposeRequest) (prev
 	if err != nil {
 		return preview.Exposure{}, err
 	}
-	var x preview.Exposure
-	if set := e.previews(sb, true); set != nil {
-		x, err = set.Expose(ctx, req.Port)
+	res, err := preview.Exposure{}, preview.ErrClosed // while sb is being removed
+	if x := e.previews(sb, true); x != nil {
+		res, err = x.Expose(ctx, req)
 	}
-	if x.Port == 0 && err == nil || errors.Is(err, preview.ErrClosed) {
+	if errors.Is(err, preview.ErrClosed) {
 		return preview.Exposure{}, fmt.Errorf("%w: sandbox %s is stopping", ErrNotFound, id)
 	}
-	return x, err
+	return res, err
 }
 
 // Unexpose closes the preview of Port in sandbox id; it reports whether
 // there was one.
-func (e *Engine) Unexpose(ctx context.Context, id string, req ExposeRequest) (UnexposeResult, error) {
+func (e *Engine) Unexpose(ctx context.Context, id string, req preview.ExposeRequest) (preview.UnexposeResult, error) {
 	sb, err := e.Lookup(ctx, id)
 	if err != nil {
-		return UnexposeResult{}, err
+		return preview.UnexposeResult{}, err
 	}
-	x := e.previews(sb, false)
-	return UnexposeResult{Closed: x != nil && x.Unexpose(req.Port)}, nil
+	if x := e.previews(sb, false); x != nil {
+		return x.Unexpose(req), nil
+	}
+	return preview.UnexposeResult{}, nil
 }
 
 // previews returns sb's previews (made on first use when create), or nil.

@@ -35,7 +35,7 @@ func TestExposeRecorded(t *testing.T) {
 	waitFor(t, "both previews in the record", 10*time.Second, func() bool {
 		return slices.Equal(listed(), []preview.Exposure{a, b})
 	})
-	if res, err := eng.Unexpose(context.Background(), sb.ID, sandbox.ExposeRequest{Port: 8000}); !res.Closed || err != nil {
+	if res, err := eng.Unexpose(context.Background(), sb.ID, preview.ExposeRequest{Port: 8000}); !res.Closed || err != nil {
 		t.Fatalf("close: %v %v", res.Closed, err)
 	}
 	waitFor(t, "only 8001 in the record", 10*time.Second, func() bool {

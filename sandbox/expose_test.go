@@ -88,7 +88,7 @@ func startInSandbox(t *testing.T, eng *sandbox.Engine, id, cmd string, port int)
 
 func mustExpose(t *testing.T, eng *sandbox.Engine, id string, port int) preview.Exposure {
 	t.Helper()
-	x, err := eng.Expose(context.Background(), id, sandbox.ExposeRequest{Port: port})
+	x, err := eng.Expose(context.Background(), id, preview.ExposeRequest{Port: port})
 	if err != nil {
 		t.Fatalf("expose %d: %v", port, err)
 	}
@@ -149,7 +149,7 @@ func TestExposePreview(t *testing.T) {
 	if x := eng.Exposed(sb.ID); len(x) != 2 || x[0] != web || x[1] != app {
 		t.Errorf("exposed: %+v", x)
 	}
-	if res, err := eng.Unexpose(context.Background(), sb.ID, sandbox.ExposeRequest{Port: 8000}); !res.Closed || err != nil {
+	if res, err := eng.Unexpose(context.Background(), sb.ID, preview.ExposeRequest{Port: 8000}); !res.Closed || err != nil {
 		t.Errorf("close: %v %v", res.Closed, err)
 	}
 	waitRefused(t, web.HostPort)

@@ -41,6 +41,18 @@ var ErrClosed = errors.New("the sandbox's previews are closed")
 // the browser.
 const ClosedHeader = "X-Mcp-Sandbox-Preview-Closed"
 
+// ExposeRequest says which port Expose and Unexpose act on.
+type ExposeRequest struct {
+	// Port is a port a program in the sandbox listens on, on its loopback.
+	Port int
+}
+
+// UnexposeResult is what Unexpose reports.
+type UnexposeResult struct {
+	// Closed says there was a preview of the port, and it is closed now.
+	Closed bool
+}
+
 // Config is what a sandbox's previews need from the engine.
 type Config struct {
 	// ID is the sandbox's, for messages and the log.
@@ -135,7 +147,8 @@ func FromRecords(ps []state.Preview) (out [Max]Exposure) {
 
 // Expose makes port on the sandbox's loopback reachable at a URL on the
 // host's loopback (the same URL again if it already is).
-func (x *Set) Expose(ctx context.Context, port int) (Exposure, error) {
+func (x *Set) Expose(ctx context.Context, req ExposeRequest) (Exposure, error) {
+	port := req.Port
 	x.mu.Lock()
 	p := x.ports[port]
 	n := len(x.ports)
@@ -186,19 +199,20 @@ func (x *Set) start(port int) (Exposure, error) {
 	return p.Exposure, nil
 }
 
-// Unexpose closes the preview of port; it reports whether there was one.
-func (x *Set) Unexpose(port int) bool {
+// Unexpose closes the preview of Port; it reports whether there was one.
+func (x *Set) Unexpose(req ExposeRequest) UnexposeResult {
+	port := req.Port
 	x.mu.Lock()
 	p := x.ports[port]
 	delete(x.ports, port)
 	x.mu.Unlock()
 	if p == nil {
-		return false
+		return UnexposeResult{}
 	}
 	p.close()
 	x.cfg.Log.Info("sandbox port no longer exposed", "id", x.cfg.ID, "port", port)
 	x.cfg.Changed()
-	return true
+	return UnexposeResult{Closed: true}
 }
 
 // drop closes p, whose program no longer listens, and takes it out of the

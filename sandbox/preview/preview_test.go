@@ -71,7 +71,7 @@ func TestPreviewServesOnlyItsOwnHost(t *testing.T) {
 		hosts.Add(1)
 		fmt.Fprint(w, r.Host)
 	}))
-	x, err := f.Expose(context.Background(), 8000)
+	x, err := f.Expose(context.Background(), ExposeRequest{Port: 8000})
 	if err != nil || x.Port != 8000 || x.URL != fmt.Sprintf("http://127.0.0.1:%d/", x.HostPort) {
 		t.Fatalf("expose = %+v, %v", x, err)
 	}
@@ -89,30 +89,30 @@ func TestPreviewServesOnlyItsOwnHost(t *testing.T) {
 func TestExposeBoundsAndRepeats(t *testing.T) {
 	f := newFakeSet(t, http.NotFoundHandler())
 	ctx := context.Background()
-	a, _ := f.Expose(ctx, 1)
-	if again, err := f.Expose(ctx, 1); again != a || err != nil {
+	a, _ := f.Expose(ctx, ExposeRequest{Port: 1})
+	if again, err := f.Expose(ctx, ExposeRequest{Port: 1}); again != a || err != nil {
 		t.Fatalf("again = %+v, %v; want %+v", again, err, a)
 	}
 	for p := 2; p <= Max; p++ {
-		if _, err := f.Expose(ctx, p); err != nil {
+		if _, err := f.Expose(ctx, ExposeRequest{Port: p}); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if _, err := f.Expose(ctx, Max+1); err == nil || !strings.Contains(err.Error(), "close one") {
+	if _, err := f.Expose(ctx, ExposeRequest{Port: Max + 1}); err == nil || !strings.Contains(err.Error(), "close one") {
 		t.Fatalf("over the bound: %v", err)
 	}
 	if got := f.Records(); len(got) != Max || got[0].Port != 1 || FromRecords(got)[0] != a {
 		t.Fatalf("records = %v", got)
 	}
-	if !f.Unexpose(1) || f.Unexpose(1) || int(f.changed.Load()) != Max+1 {
+	if !f.Unexpose(ExposeRequest{Port: 1}).Closed || f.Unexpose(ExposeRequest{Port: 1}).Closed || int(f.changed.Load()) != Max+1 {
 		t.Fatalf("unexpose: changed %d", f.changed.Load())
 	}
 	f.ready = errors.New("no agent")
-	if _, err := f.Expose(ctx, 1); err != f.ready {
+	if _, err := f.Expose(ctx, ExposeRequest{Port: 1}); err != f.ready {
 		t.Fatalf("not ready: %v", err)
 	}
 	f.Close()
-	if _, err := f.Expose(ctx, 2); !errors.Is(err, ErrClosed) {
+	if _, err := f.Expose(ctx, ExposeRequest{Port: 2}); !errors.Is(err, ErrClosed) {
 		t.Fatalf("closed: %v", err)
 	}
 	if c, err := net.Dial("tcp", a.URL[len("http://"):len(a.URL)-1]); err == nil {
@@ -127,7 +127,7 @@ func TestExposeBoundsAndRepeats(t *testing.T) {
 func TestPreviewDropsDeadProgram(t *testing.T) {
 	f := newFakeSet(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {}))
 	f.gone.Store(true)
-	x, _ := f.Expose(context.Background(), 8000)
+	x, _ := f.Expose(context.Background(), ExposeRequest{Port: 8000})
 	if resp := getHost(t, x.URL, ""); resp.StatusCode != http.StatusBadGateway || resp.Header.Get(ClosedHeader) != "" || len(f.List()) != 1 {
 		t.Fatalf("before an answer: %d %q, %d previews", resp.StatusCode, resp.Header.Get(ClosedHeader), len(f.List()))
 	}
@@ -167,7 +167,7 @@ func TestPreviewStallCutsSilentReader(t *testing.T) {
 			}
 		}
 	}))
-	x, _ := f.Expose(context.Background(), 8000)
+	x, _ := f.Expose(context.Background(), ExposeRequest{Port: 8000})
 	c, err := net.Dial("tcp", fmt.Sprintf("127.0.0.1:%d", x.HostPort))
 	if err != nil {
 		t.Fatal(err)
@@ -195,7 +195,7 @@ func TestPreviewCloseEndsConnections(t *testing.T) {
 		io.Copy(io.Discard, brw)
 		close(ended)
 	}))
-	x, _ := f.Expose(context.Background(), 8000)
+	x, _ := f.Expose(context.Background(), ExposeRequest{Port: 8000})
 	c, err := net.Dial("tcp", fmt.Sprintf("127.0.0.1:%d", x.HostPort))
 	if err != nil {
 		t.Fatal(err)
