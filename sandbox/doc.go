@@ -30,7 +30,9 @@
 // sandbox/pool; pool.go here is what it asks of the engine.
 // What sits between the engine and sandbox/netproxy (the proxy's address
 // and environment, install helpers' entries, the audit lines and log of a
-// sandbox's connections) lives in sandbox/netglue.
+// sandbox's connections) lives in sandbox/netglue. Previews (sandbox_expose:
+// a host listener per port, carried over the agent's streams) live in
+// sandbox/preview; expose.go here keeps their policy.
 //
 // # Bounded by construction
 //
@@ -59,5 +61,5 @@
 // list and save the files of a sandbox another server of the installation
 // owns, with no agent started and the owner's transcript untouched.
 //
-// Imports: sandbox/agent, sandbox/agentconn, sandbox/backend, sandbox/config, sandbox/hostcopy, sandbox/hostfs, sandbox/interp, sandbox/netglue, sandbox/netproxy, sandbox/output, sandbox/pool, sandbox/printable, sandbox/proposal, sandbox/runner, sandbox/state
+// Imports: sandbox/agent, sandbox/agentconn, sandbox/backend, sandbox/config, sandbox/hostcopy, sandbox/hostfs, sandbox/interp, sandbox/netglue, sandbox/netproxy, sandbox/output, sandbox/pool, sandbox/preview, sandbox/printable, sandbox/proposal, sandbox/runner, sandbox/state
 package sandbox

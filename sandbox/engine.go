@@ -632,12 +632,10 @@ func (e *Engine) record(sb *Sandbox, claimed bool) {
 		Claimed: claimed, CreatedAt: sb.CreatedAt, ExpiresAt: sb.lastUsed.Add(sb.ttl), LastUsed: sb.lastUsed,
 		Busy: sb.busy > 0,
 	}
-	x, _ := sb.runners[exposeRunner].(*exposeSet)
+	x, _ := sb.runners[previewRunner].(previewSet)
 	sb.mu.Unlock()
-	if x != nil {
-		for _, p := range x.list() { // at most maxExposed
-			r.Exposed = append(r.Exposed, state.Preview{Port: p.Port, HostPort: p.HostPort})
-		}
+	if x.Set != nil {
+		r.Exposed = x.Records()
 	}
 	r.Traffic = e.networkOf(sb).traffic()
 	e.recs.put(r)

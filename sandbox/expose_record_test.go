@@ -8,6 +8,7 @@ import (
 
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/docker"
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox/preview"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/testenv"
 )
 
@@ -19,7 +20,7 @@ func TestExposeRecorded(t *testing.T) {
 	sb := mustCreate(t, eng, sandbox.CreateRequest{})
 	a := mustExpose(t, eng, sb.ID, 8000)
 	b := mustExpose(t, eng, sb.ID, 8001)
-	listed := func() []sandbox.Exposure {
+	listed := func() []preview.Exposure {
 		list, err := sandbox.Lister{Backend: docker.New(te.cli, testenv.Logger(t)), State: te.st}.List(context.Background())
 		if err != nil {
 			t.Fatal(err)
@@ -32,12 +33,12 @@ func TestExposeRecorded(t *testing.T) {
 		return nil
 	}
 	waitFor(t, "both previews in the record", 10*time.Second, func() bool {
-		return slices.Equal(listed(), []sandbox.Exposure{a, b})
+		return slices.Equal(listed(), []preview.Exposure{a, b})
 	})
-	if res, err := eng.Unexpose(context.Background(), sb.ID, sandbox.ExposeRequest{Port: 8000}); !res.Closed || err != nil {
+	if res, err := eng.Unexpose(context.Background(), sb.ID, preview.ExposeRequest{Port: 8000}); !res.Closed || err != nil {
 		t.Fatalf("close: %v %v", res.Closed, err)
 	}
 	waitFor(t, "only 8001 in the record", 10*time.Second, func() bool {
-		return slices.Equal(listed(), []sandbox.Exposure{b})
+		return slices.Equal(listed(), []preview.Exposure{b})
 	})
 }

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/backend"
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox/preview"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/printable"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/state"
 )
@@ -45,31 +46,18 @@ type Info struct {
 	// (Lister, for the window; sandbox_list asks its engine's Exposed).
 	// An array, not a slice, so Info stays comparable by value; unused
 	// entries are zero. Previews returns the used ones.
-	Exposed [maxExposed]Exposure `json:"-"`
+	Exposed [preview.Max]preview.Exposure `json:"-"`
 	// Traffic is the network summary the sandbox's record holds (Lister,
 	// for the window).
 	Traffic Traffic `json:"-"`
 }
 
 // Previews returns the previews in in.Exposed.
-func (in Info) Previews() []Exposure {
-	var out []Exposure
+func (in Info) Previews() []preview.Exposure {
+	var out []preview.Exposure
 	for _, x := range in.Exposed {
 		if x.Port != 0 {
 			out = append(out, x)
-		}
-	}
-	return out
-}
-
-// previewsFrom fills an Info's Exposed from a record's previews: at most
-// maxExposed, each with ports in range, its URL made here.
-func previewsFrom(ps []state.Preview) (out [maxExposed]Exposure) {
-	n := 0
-	for _, p := range ps {
-		if u := p.URL(); u != "" && n < len(out) {
-			out[n] = Exposure{Port: p.Port, URL: u, HostPort: p.HostPort}
-			n++
 		}
 	}
 	return out
@@ -191,7 +179,7 @@ func (l Lister) List(ctx context.Context) ([]Info, error) {
 				if r.Claimed {
 					out[i].Pool = false
 				}
-				out[i].Exposed = previewsFrom(r.Exposed)
+				out[i].Exposed = preview.FromRecords(r.Exposed)
 				out[i].Traffic = trafficFrom(r.Traffic)
 			}
 		}

@@ -14,14 +14,14 @@ import (
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
-	"github.com/mcp-sandbox/mcp-sandbox/sandbox"
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox/preview"
 )
 
 // showPreviews lists the sandbox's previews (sandbox_expose), each with a
 // button that opens it in the browser; the part hides when there are
 // none. The URLs were made by the Lister from the record's port numbers
 // (always http://127.0.0.1:PORT/), not read as text.
-func (d *Details) showPreviews(ps []sandbox.Exposure) {
+func (d *Details) showPreviews(ps []preview.Exposure) {
 	d.previews.RemoveAll()
 	if len(ps) == 0 || d.gone {
 		d.previews.Hide()
@@ -72,7 +72,7 @@ func previewGone(ctx context.Context, u *url.URL) bool {
 		return false // the browser will say what it finds
 	}
 	defer resp.Body.Close()
-	return resp.StatusCode == http.StatusBadGateway && resp.Header.Get(sandbox.PreviewClosedHeader) != ""
+	return resp.StatusCode == http.StatusBadGateway && resp.Header.Get(preview.ClosedHeader) != ""
 }
 
 // openURL opens u in the browser (Options.OpenURL in tests); a failure

@@ -5,7 +5,7 @@ import (
 	"fmt"
 
 	"github.com/mark3labs/mcp-go/mcp"
-	"github.com/mcp-sandbox/mcp-sandbox/sandbox"
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox/preview"
 )
 
 type exposeArgs struct {
@@ -34,7 +34,7 @@ func (s *Server) exposeTool() toolDef {
 
 func (s *Server) handleExpose(ctx context.Context, req mcp.CallToolRequest, a exposeArgs) (*mcp.CallToolResult, error) {
 	if a.Close {
-		res, err := s.eng.Unexpose(ctx, a.SandboxID, sandbox.ExposeRequest{Port: a.Port})
+		res, err := s.eng.Unexpose(ctx, a.SandboxID, preview.ExposeRequest{Port: a.Port})
 		if err != nil {
 			return errorResult(err), nil
 		}
@@ -45,7 +45,7 @@ func (s *Server) handleExpose(ctx context.Context, req mcp.CallToolRequest, a ex
 		}
 		return mcp.NewToolResultStructured(exposeOutput{Port: a.Port, Closed: res.Closed}, text), nil
 	}
-	x, err := s.eng.Expose(ctx, a.SandboxID, sandbox.ExposeRequest{Port: a.Port})
+	x, err := s.eng.Expose(ctx, a.SandboxID, preview.ExposeRequest{Port: a.Port})
 	if err != nil {
 		return errorResult(err), nil
 	}
