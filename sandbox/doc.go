@@ -30,7 +30,9 @@
 // sandbox/pool; pool.go here is what it asks of the engine.
 // What sits between the engine and sandbox/netproxy (the proxy's address
 // and environment, install helpers' entries, the audit lines and log of a
-// sandbox's connections) lives in sandbox/netglue.
+// sandbox's connections) lives in sandbox/netglue. install_packages (names,
+// helper, collect step, failure notes) lives in sandbox/install; the engine
+// checks the policy, holds the install lock and runs the helper's proxy.
 //
 // # Bounded by construction
 //
@@ -59,5 +61,5 @@
 // list and save the files of a sandbox another server of the installation
 // owns, with no agent started and the owner's transcript untouched.
 //
-// Imports: sandbox/agent, sandbox/agentconn, sandbox/backend, sandbox/config, sandbox/hostcopy, sandbox/hostfs, sandbox/interp, sandbox/netglue, sandbox/netproxy, sandbox/output, sandbox/pool, sandbox/printable, sandbox/runner, sandbox/state
+// Imports: sandbox/agent, sandbox/agentconn, sandbox/backend, sandbox/config, sandbox/hostcopy, sandbox/hostfs, sandbox/install, sandbox/interp, sandbox/netglue, sandbox/netproxy, sandbox/output, sandbox/pool, sandbox/printable, sandbox/runner, sandbox/state
 package sandbox
