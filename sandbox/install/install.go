@@ -71,8 +71,8 @@ func CheckPackages(manager string, pkgs []string) error {
 // file, as the engine's do.
 const appliesSoon = "a saved change applies within a second, no restart"
 
-// CacheDir is where helpers find the sandbox's download cache.
-const CacheDir = "/cache"
+// cacheDir is where helpers find the sandbox's download cache.
+const cacheDir = "/cache"
 
 // archiveSuffix matches the file names pip and npm read as a local archive
 // to install rather than as a package name.
@@ -119,7 +119,7 @@ func installEnv(base []string, extra map[string]string) []string {
 		}
 	}
 	env = append(env, "PIP_BREAK_SYSTEM_PACKAGES=1", "PIP_ROOT_USER_ACTION=ignore",
-		"PIP_CACHE_DIR="+CacheDir+"/pip", "npm_config_cache="+CacheDir+"/npm")
+		"PIP_CACHE_DIR="+cacheDir+"/pip", "npm_config_cache="+cacheDir+"/npm")
 	keys := make([]string, 0, len(extra))
 	for k := range extra {
 		keys = append(keys, k)
@@ -237,7 +237,7 @@ func (s *State) helperSpec(ctx context.Context, h Host, job Job, specs []string)
 		Pids:        int64(max(job.Pids, 256)),
 		Labels:      job.Labels,
 		WorkspaceMB: job.WorkspaceMB,
-		CacheDir:    CacheDir,
+		CacheDir:    cacheDir,
 		Collect:     collectDir[manager],
 		Into: func(r io.Reader) error {
 			units, err := placePackages(ctx, h, job.UID, job.GID, collectDir[manager], s.units[manager], r)
