@@ -36,7 +36,9 @@ func (f *fakeHost) RunHelper(ctx context.Context, spec backend.HelperSpec) (back
 	return backend.ExecStatus{ExitCode: f.exit}, nil
 }
 
-func (f *fakeHost) ToolPath(ctx context.Context, name string) (string, error) { return "/bin/" + name, nil }
+func (f *fakeHost) ToolPath(ctx context.Context, name string) (string, error) {
+	return "/bin/" + name, nil
+}
 
 func (f *fakeHost) Exec(ctx context.Context, argv []string) (int, string, error) {
 	f.execs = append(f.execs, argv)
