@@ -32,7 +32,10 @@
 // and environment, install helpers' entries, the audit lines and log of a
 // sandbox's connections) lives in sandbox/netglue. Previews (sandbox_expose:
 // a host listener per port, carried over the agent's streams) live in
-// sandbox/preview; expose.go here keeps their policy.
+// sandbox/preview; expose.go here keeps their policy. install_packages
+// (names, helper, collect step, failure notes) lives in sandbox/install; the
+// engine checks the policy, holds the install lock and runs the helper's
+// proxy.
 //
 // # Bounded by construction
 //
@@ -61,5 +64,5 @@
 // list and save the files of a sandbox another server of the installation
 // owns, with no agent started and the owner's transcript untouched.
 //
-// Imports: sandbox/agent, sandbox/agentconn, sandbox/backend, sandbox/config, sandbox/hostcopy, sandbox/hostfs, sandbox/interp, sandbox/netglue, sandbox/netproxy, sandbox/output, sandbox/pool, sandbox/preview, sandbox/printable, sandbox/proposal, sandbox/runner, sandbox/state
+// Imports: sandbox/agent, sandbox/agentconn, sandbox/backend, sandbox/config, sandbox/hostcopy, sandbox/hostfs, sandbox/install, sandbox/interp, sandbox/netglue, sandbox/netproxy, sandbox/output, sandbox/pool, sandbox/preview, sandbox/printable, sandbox/proposal, sandbox/runner, sandbox/state
 package sandbox

@@ -16,6 +16,7 @@ import (
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/agentconn"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/backend"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/config"
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox/install"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/interp"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/netglue"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/netproxy"
@@ -296,7 +297,7 @@ type Sandbox struct {
 
 	// installLock serialises install_packages calls, which own installs.
 	installLock callLock
-	installs    installState
+	installs    install.State
 }
 
 // ExpiresAt is when the sandbox expires if it stays idle.

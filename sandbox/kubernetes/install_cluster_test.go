@@ -24,6 +24,7 @@ import (
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/backend"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/config"
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox/install"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/kubernetes"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/testenv"
 )
@@ -91,10 +92,10 @@ func noHelpersLeft(ctx context.Context, t *testing.T, cs *k8s.Clientset, ns stri
 	}
 }
 
-// install runs install_packages for pkgs in sandbox id.
-func install(ctx context.Context, t *testing.T, eng *sandbox.Engine, id string, pkgs ...string) sandbox.InstallResult {
+// mustInstall runs install_packages for pkgs in sandbox id.
+func mustInstall(ctx context.Context, t *testing.T, eng *sandbox.Engine, id string, pkgs ...string) install.Result {
 	t.Helper()
-	res, err := eng.InstallPackages(ctx, id, sandbox.InstallRequest{Packages: pkgs}, nil)
+	res, err := eng.InstallPackages(ctx, id, install.Request{Packages: pkgs}, nil)
 	if err != nil {
 		t.Fatalf("install %v: %+v %v", pkgs, res, err)
 	}
@@ -163,7 +164,7 @@ func installOnCluster(t *testing.T, readmeRole bool) {
 	plantForInstaller(ctx, t, eng, sb.ID)
 
 	start := time.Now()
-	res := install(ctx, t, eng, sb.ID, "mcpsbxdemo==1.0")
+	res := mustInstall(ctx, t, eng, sb.ID, "mcpsbxdemo==1.0")
 	t.Logf("pip install through a helper pod: %s", time.Since(start).Round(time.Millisecond))
 	if res.ExitCode != 0 || res.Manager != "pip" || len(res.Installed) != 1 {
 		t.Fatalf("pip install: %+v", res)
@@ -186,7 +187,7 @@ func installOnCluster(t *testing.T, readmeRole bool) {
 	}
 	noHelpersLeft(ctx, t, cs, ns)
 
-	res = install(ctx, t, eng, sb.ID, "no-such-package-xyz")
+	res = mustInstall(ctx, t, eng, sb.ID, "no-such-package-xyz")
 	if res.ExitCode == 0 || !strings.Contains(res.Note, "has no such package") {
 		t.Errorf("unknown package: %+v", res)
 	}
@@ -216,7 +217,7 @@ func npmOnCluster(ctx context.Context, t *testing.T, eng *sandbox.Engine) {
 	if out := execOut(ctx, t, eng, js.ID, plant); out != "planted\n" {
 		t.Fatalf("plant: %q", out)
 	}
-	res := install(ctx, t, eng, js.ID, "mcpsbx-demo@1.0.0")
+	res := mustInstall(ctx, t, eng, js.ID, "mcpsbx-demo@1.0.0")
 	if res.ExitCode != 0 || res.Manager != "npm" {
 		t.Fatalf("npm install: %+v", res)
 	}
@@ -287,7 +288,7 @@ func TestInstallGVisorOnCluster(t *testing.T) {
 	if err != nil {
 		t.Fatalf("Create: %v", err)
 	}
-	res := install(ctx, t, eng, sb.ID, "mcpsbxdemo")
+	res := mustInstall(ctx, t, eng, sb.ID, "mcpsbxdemo")
 	if res.ExitCode == 0 || res.TimedOut || len(res.Installed) != 0 {
 		t.Errorf("install without a network: %+v", res)
 	}

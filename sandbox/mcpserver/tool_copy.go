@@ -8,6 +8,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox"
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox/install"
 )
 
 type copyInArgs struct {
@@ -86,7 +87,7 @@ func (s *Server) installTool() toolDef {
 		name:        "install_packages",
 		description: "Install packages into a sandbox via a networked helper that sees none of its files. Re-import: run_code reset.",
 		annotations: annotations("Install packages", false, false, true, true),
-		output:      outputSchema[sandbox.InstallResult]("installed"),
+		output:      outputSchema[install.Result]("installed"),
 	}, s.handleInstall)
 }
 
@@ -94,7 +95,7 @@ func (s *Server) handleInstall(ctx context.Context, req mcp.CallToolRequest, a i
 	note(ctx, a.SandboxID, fmt.Sprintf("install %v", a.Packages), nil)
 	p := newProgress(ctx, req)
 	start := time.Now()
-	res, err := s.eng.InstallPackages(ctx, a.SandboxID, sandbox.InstallRequest{Packages: a.Packages, Manager: a.Manager, Waiting: p.waiting()}, p.output)
+	res, err := s.eng.InstallPackages(ctx, a.SandboxID, install.Request{Packages: a.Packages, Manager: a.Manager, Waiting: p.waiting()}, p.output)
 	took := time.Since(start).Milliseconds()
 	p.flush()
 	if err != nil {
