@@ -7,7 +7,9 @@
 // implementation lives in sandbox/docker. Policy
 // (which images, which limits) comes from sandbox/config, and what the
 // engine records for the tray lives in sandbox/state. The host's side of
-// copy_in and copy_out (the file fence, the tar streams) is sandbox/hostcopy.
+// copy_in and copy_out (the file fence, the tar streams) is sandbox/hostcopy;
+// the sandbox's side of the file tools (paths resolved in it, its tar,
+// reads, listings) is sandbox/sbfiles.
 // The server's side of
 // the command agent's protocol (framing, commands, file requests, streams
 // and listeners) is sandbox/agentconn; the engine decides when a sandbox's
@@ -59,5 +61,5 @@
 // list and save the files of a sandbox another server of the installation
 // owns, with no agent started and the owner's transcript untouched.
 //
-// Imports: sandbox/agent, sandbox/agentconn, sandbox/backend, sandbox/config, sandbox/hostcopy, sandbox/hostfs, sandbox/interp, sandbox/netglue, sandbox/netproxy, sandbox/output, sandbox/pool, sandbox/printable, sandbox/runner, sandbox/state
+// Imports: sandbox/agent, sandbox/agentconn, sandbox/backend, sandbox/config, sandbox/hostcopy, sandbox/hostfs, sandbox/interp, sandbox/netglue, sandbox/netproxy, sandbox/output, sandbox/pool, sandbox/printable, sandbox/runner, sandbox/sbfiles, sandbox/state
 package sandbox

@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/backend"
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox/sbfiles"
 )
 
 // installState is what earlier install_packages calls left in a sandbox:
@@ -99,7 +100,7 @@ func (e *Engine) removeUnits(ctx context.Context, sb *Sandbox, units []string) e
 		}
 		units = units[n:]
 		var stderr bytes.Buffer
-		st, err := e.be.Exec(ctx, sb.ContainerID, backend.ExecSpec{Cmd: argv, Env: serverEnv, User: sb.User, Stderr: &limitedBuffer{b: &stderr, n: 4096}})
+		st, err := e.be.Exec(ctx, sb.ContainerID, backend.ExecSpec{Cmd: argv, Env: serverEnv, User: sb.User, Stderr: &sbfiles.LimitedBuffer{B: &stderr, N: 4096}})
 		if err != nil {
 			return err
 		}
@@ -130,7 +131,7 @@ func (e *Engine) placePackages(ctx context.Context, sb *Sandbox, dir string, pre
 	pr, pw := io.Pipe()
 	copied := make(chan error, 1)
 	go func() {
-		err := e.untarAsUser(ctx, sb, tarBin, backend.Workspace, pr)
+		err := e.box(sb).Untar(ctx, tarBin, backend.Workspace, pr)
 		// The writer below must not block on a reader that has gone.
 		pr.CloseWithError(cmp.Or(err, io.ErrClosedPipe))
 		copied <- err
