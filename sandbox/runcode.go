@@ -15,6 +15,7 @@ import (
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/backend"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/config"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/interp"
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox/record"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/runner"
 )
 
@@ -137,7 +138,7 @@ func (e *Engine) RunCode(ctx context.Context, req RunRequest, out OutputFunc) (R
 	rr.SandboxID, rr.Language, rr.OneShot = sb.ID, langName, oneShot
 	note := errNote(err)
 	if rr.Result != "" {
-		note = strings.TrimSpace("result: " + clip(rr.Result, transcriptFieldMax) + "\n" + note)
+		note = strings.TrimSpace("result: " + record.Clip(rr.Result, record.FieldMax) + "\n" + note)
 	}
 	sb.transcript.add("run_code ("+langName+")", req.Code, &rr.ExecResult, note)
 	return rr, err
