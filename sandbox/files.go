@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"path"
-	"strings"
 	"time"
 
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/agentconn"
@@ -67,32 +66,12 @@ func (e *Engine) WriteFile(ctx context.Context, id string, req WriteFileRequest)
 	if c := e.agentFor(ctx, sb); c != nil {
 		return e.writeFileAgent(ctx, c, sb, clean, content, appendTo)
 	}
-	b := e.box(sb)
-	target, err := b.Resolve(ctx, clean, true)
+	target, n, err := e.box(sb).Write(ctx, sbfiles.WriteRequest{Path: clean, Content: content, Append: appendTo, Max: maxWriteBytes})
 	if err != nil {
 		return FileResult{}, err
 	}
-	if appendTo {
-		old, err := b.ReadAll(ctx, target, maxWriteBytes)
-		switch {
-		case errors.Is(err, ErrInvalid) && strings.Contains(err.Error(), "does not exist"):
-		case err != nil:
-			return FileResult{}, err
-		default:
-			if len(old)+len(content) > maxWriteBytes {
-				return FileResult{}, invalidErr("the file would grow past %d bytes; use copy_in for large files", maxWriteBytes)
-			}
-			content = append(old, content...)
-		}
-	}
-	// The tar holds the file under the nearest area root, with its parent
-	// directories, so missing directories are created with the right owner.
-	base := sbfiles.Area(target)
-	if err := b.TarInto(ctx, base, tarOf(sb.User, strings.TrimPrefix(target, base+"/"), content)); err != nil {
-		return FileResult{}, err
-	}
-	sb.transcript.add("write_file", fmt.Sprintf("%s (%d bytes, append=%v)", target, len(content), appendTo), nil, "")
-	return FileResult{Path: target, Bytes: int64(len(content))}, nil
+	sb.transcript.add("write_file", fmt.Sprintf("%s (%d bytes, append=%v)", target, n, appendTo), nil, "")
+	return FileResult{Path: target, Bytes: n}, nil
 }
 
 // ReadFileRequest says which file ReadFile reads, and which part.

@@ -92,3 +92,22 @@ func TestReadAndListThroughTheArchive(t *testing.T) {
 		t.Errorf("List bounded to 2 = %+v, %v; want 2 entries, truncated", l, err)
 	}
 }
+
+func TestWriteAppendsAndMakesDirectories(t *testing.T) {
+	b, ctx := box(t), context.Background()
+	if p, n, err := b.Write(ctx, sbfiles.WriteRequest{Path: "/workspace/in", Content: []byte("!"), Append: true, Max: 10}); err != nil || p != "/workspace/a.txt" || n != 6 {
+		t.Errorf("Write(append through in) = %q, %d, %v; want /workspace/a.txt, 6", p, n, err)
+	}
+	if got, err := b.ReadAll(ctx, "/workspace/a.txt", 10); err != nil || string(got) != "hello!" {
+		t.Errorf("after append: %q, %v", got, err)
+	}
+	if _, _, err := b.Write(ctx, sbfiles.WriteRequest{Path: "/workspace/a.txt", Content: []byte("12345"), Append: true, Max: 10}); !errors.Is(err, errInvalid) {
+		t.Errorf("an append past Max = %v; want the invalid class", err)
+	}
+	if _, _, err := b.Write(ctx, sbfiles.WriteRequest{Path: "/workspace/x/y/z.txt", Content: []byte("z"), Max: 10}); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := b.ReadAll(ctx, "/workspace/x/y/z.txt", 10); err != nil || string(got) != "z" {
+		t.Errorf("a file in new directories: %q, %v", got, err)
+	}
+}

@@ -26,6 +26,48 @@ func (c Classes) HostErr(err error) error {
 	return err
 }
 
+// WriteRequest says what Write writes, and where.
+type WriteRequest struct {
+	// Path is the file (clean, not an area root); its links are resolved.
+	Path    string
+	Content []byte
+	// Append adds Content at the file's end; the file may then grow to
+	// Max bytes.
+	Append bool
+	Max    int64
+}
+
+// Write writes (or appends) a file, creating its parent directories, owned
+// by the sandbox user, and returns the path written (links resolved) and
+// the file's size.
+func (b *Box) Write(ctx context.Context, req WriteRequest) (string, int64, error) {
+	target, err := b.Resolve(ctx, req.Path, true)
+	if err != nil {
+		return "", 0, err
+	}
+	content := req.Content
+	if req.Append {
+		old, err := b.ReadAll(ctx, target, req.Max)
+		switch {
+		case errors.Is(err, b.Invalid) && strings.Contains(err.Error(), "does not exist"):
+		case err != nil:
+			return "", 0, err
+		default:
+			if int64(len(old)+len(content)) > req.Max {
+				return "", 0, b.invalid("the file would grow past %d bytes; use copy_in for large files", req.Max)
+			}
+			content = append(old, content...)
+		}
+	}
+	// The tar holds the file under the nearest area root, with its parent
+	// directories, so missing directories are created with the right owner.
+	base := Area(target)
+	if err := b.TarInto(ctx, base, hostcopy.FileTar(b.UID, b.GID, strings.TrimPrefix(target, base+"/"), content)); err != nil {
+		return "", 0, err
+	}
+	return target, int64(len(content)), nil
+}
+
 // CopyIn streams plan (a host file or tree the fence let through, named
 // path.Base(dest)) into the sandbox at dest (clean), creating its parent
 // directories as the sandbox user's, and returns where it landed, links
