@@ -98,7 +98,7 @@ type ReadResult struct {
 //
 // The file tools go through the sandbox's agent where it runs (one round
 // trip, see agent.go); otherwise through the engine and the image's
-// tar, as below.
+// tar (sandbox/sbfiles).
 func (e *Engine) ReadFile(ctx context.Context, id string, req ReadFileRequest) (ReadResult, error) {
 	p, offset, maxBytes := req.Path, req.Offset, req.MaxBytes
 	sb, err := e.Lookup(ctx, id)
