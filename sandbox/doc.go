@@ -23,7 +23,7 @@
 //	eng.Close(ctx)        // removes every sandbox this engine made
 //
 // Its operations take a request struct and return a result struct
-// (CopyIn(ctx, id, CopyInRequest) (CopyResult, error), as moby's client
+// (CopyIn(ctx, id, CopyInRequest) (CopyInResult, error), as moby's client
 // does), so a new option or field changes no caller; whether a sandbox's
 // container died under a call is decided in death.go alone. run_code's
 // sessions (resident interpreters, figures, bash state) live in

@@ -37,29 +37,29 @@ type WriteFileRequest struct {
 	Append bool
 }
 
-// FileResult is what write_file reports.
-type FileResult struct {
+// WriteFileResult is what write_file reports.
+type WriteFileResult struct {
 	Path  string `json:"path"`
 	Bytes int64  `json:"bytes"`
 }
 
 // WriteFile writes (or appends) content to a file in the sandbox, creating
 // its parent directories, owned by the sandbox user.
-func (e *Engine) WriteFile(ctx context.Context, id string, req WriteFileRequest) (FileResult, error) {
+func (e *Engine) WriteFile(ctx context.Context, id string, req WriteFileRequest) (WriteFileResult, error) {
 	p, content, appendTo := req.Path, req.Content, req.Append
 	sb, err := e.Lookup(ctx, id)
 	if err != nil {
-		return FileResult{}, err
+		return WriteFileResult{}, err
 	}
 	if len(content) > maxWriteBytes {
-		return FileResult{}, invalidErr("content is %d bytes, more than %d; use copy_in for large files", len(content), maxWriteBytes)
+		return WriteFileResult{}, invalidErr("content is %d bytes, more than %d; use copy_in for large files", len(content), maxWriteBytes)
 	}
 	clean, err := ResolvePath(p)
 	if err != nil {
-		return FileResult{}, err
+		return WriteFileResult{}, err
 	}
 	if clean == backend.Workspace || clean == "/tmp" {
-		return FileResult{}, invalidErr("%s is a directory; give a file path such as %s/notes.txt", clean, clean)
+		return WriteFileResult{}, invalidErr("%s is a directory; give a file path such as %s/notes.txt", clean, clean)
 	}
 	e.begin(sb)
 	defer e.end(sb)
@@ -68,10 +68,10 @@ func (e *Engine) WriteFile(ctx context.Context, id string, req WriteFileRequest)
 	}
 	target, n, err := e.box(sb).Write(ctx, sbfiles.WriteRequest{Path: clean, Content: content, Append: appendTo, Max: maxWriteBytes})
 	if err != nil {
-		return FileResult{}, err
+		return WriteFileResult{}, err
 	}
 	sb.transcript.add("write_file", fmt.Sprintf("%s (%d bytes, append=%v)", target, n, appendTo), nil, "")
-	return FileResult{Path: target, Bytes: n}, nil
+	return WriteFileResult{Path: target, Bytes: n}, nil
 }
 
 // ReadFileRequest says which file ReadFile reads, and which part.
@@ -84,8 +84,8 @@ type ReadFileRequest struct {
 	MaxBytes int64
 }
 
-// ReadResult is a file read from a sandbox.
-type ReadResult struct {
+// ReadFileResult is a file read from a sandbox.
+type ReadFileResult struct {
 	Path      string
 	Data      []byte
 	Size      int64
@@ -99,28 +99,28 @@ type ReadResult struct {
 // The file tools go through the sandbox's agent where it runs (one round
 // trip, see agent.go); otherwise through the engine and the image's
 // tar (sandbox/sbfiles).
-func (e *Engine) ReadFile(ctx context.Context, id string, req ReadFileRequest) (ReadResult, error) {
+func (e *Engine) ReadFile(ctx context.Context, id string, req ReadFileRequest) (ReadFileResult, error) {
 	p, offset, maxBytes := req.Path, req.Offset, req.MaxBytes
 	sb, err := e.Lookup(ctx, id)
 	if err != nil {
-		return ReadResult{}, err
+		return ReadFileResult{}, err
 	}
 	if offset < 0 || maxBytes < 0 {
-		return ReadResult{}, invalidErr("offset and max_bytes must not be negative")
+		return ReadFileResult{}, invalidErr("offset and max_bytes must not be negative")
 	}
 	if maxBytes == 0 {
 		maxBytes = defaultReadBytes
 	}
 	if maxBytes > maxReadBytes {
-		return ReadResult{}, invalidErr("max_bytes %d is more than %d; read in parts with offset, or use copy_out", maxBytes, maxReadBytes)
+		return ReadFileResult{}, invalidErr("max_bytes %d is more than %d; read in parts with offset, or use copy_out", maxBytes, maxReadBytes)
 	}
 	clean, err := ResolvePath(p)
 	if err != nil {
-		return ReadResult{}, err
+		return ReadFileResult{}, err
 	}
 	done, err := e.takeMem(ctx, maxBytes)
 	if err != nil {
-		return ReadResult{}, err
+		return ReadFileResult{}, err
 	}
 	defer done()
 	e.begin(sb)
@@ -135,10 +135,10 @@ func (e *Engine) ReadFile(ctx context.Context, id string, req ReadFileRequest) (
 	b := e.box(sb)
 	target, err := b.Resolve(ctx, clean, true)
 	if err != nil {
-		return ReadResult{}, err
+		return ReadFileResult{}, err
 	}
 	r, err := b.Read(ctx, target, offset, maxBytes)
-	return ReadResult{Path: target, Data: r.Data, Size: r.Size, Offset: offset, Truncated: r.Truncated}, err
+	return ReadFileResult{Path: target, Data: r.Data, Size: r.Size, Offset: offset, Truncated: r.Truncated}, err
 }
 
 // FileEntry is one entry of list_files.
@@ -227,11 +227,20 @@ type CopyOutRequest struct {
 	Overwrite bool
 }
 
-// CopyResult is what copy_in and copy_out report.
-type CopyResult struct {
+// CopyInResult is what copy_in reports.
+type CopyInResult struct {
 	Files    int            `json:"files"`
 	Bytes    int64          `json:"bytes"`
 	DestPath string         `json:"dest_path,omitempty"`
+	Dirs     int            `json:"dirs"`
+	Symlinks int            `json:"symlinks"`
+	Skipped  map[string]int `json:"skipped,omitempty"`
+}
+
+// CopyOutResult is what copy_out reports.
+type CopyOutResult struct {
+	Files    int            `json:"files"`
+	Bytes    int64          `json:"bytes"`
 	HostPath string         `json:"host_path,omitempty"`
 	Dirs     int            `json:"dirs"`
 	Symlinks int            `json:"symlinks"`
@@ -244,59 +253,59 @@ type CopyResult struct {
 
 // CopyIn copies a host file or directory (below files.read_roots) into the
 // sandbox, placing it at DestPath (default /workspace/<base name>).
-func (e *Engine) CopyIn(ctx context.Context, id string, req CopyInRequest) (CopyResult, error) {
+func (e *Engine) CopyIn(ctx context.Context, id string, req CopyInRequest) (CopyInResult, error) {
 	hostPath, dest, includeIgnored := req.HostPath, req.DestPath, req.IncludeIgnored
 	sb, err := e.Lookup(ctx, id)
 	if err != nil {
-		return CopyResult{}, err
+		return CopyInResult{}, err
 	}
 	f := hostcopy.Fence(e.cfg.Current())
 	src, err := f.ReadPath(hostPath)
 	if err != nil {
-		return CopyResult{}, e.classes().HostErr(err)
+		return CopyInResult{}, e.classes().HostErr(err)
 	}
 	if dest == "" {
 		dest = path.Join(backend.Workspace, hostcopy.BaseName(src))
 	}
 	clean, err := ResolvePath(dest)
 	if err != nil {
-		return CopyResult{}, err
+		return CopyInResult{}, err
 	}
 	if clean == backend.Workspace || clean == "/tmp" {
-		return CopyResult{}, invalidErr("dest_path %s names the area itself; give the path the copy should have, such as %s/%s", clean, clean, hostcopy.BaseName(src))
+		return CopyInResult{}, invalidErr("dest_path %s names the area itself; give the path the copy should have, such as %s/%s", clean, clean, hostcopy.BaseName(src))
 	}
 	uid, gid := userIDs(sb.User)
 	plan, err := f.Plan(ctx, src, hostfs.PackOptions{Name: path.Base(clean), UID: uid, GID: gid, IncludeIgnored: includeIgnored})
 	if err != nil {
-		return CopyResult{}, e.classes().HostErr(err)
+		return CopyInResult{}, e.classes().HostErr(err)
 	}
 	e.begin(sb)
 	defer e.end(sb)
 	dest, err = e.box(sb).CopyIn(ctx, clean, plan)
 	if err != nil {
-		return CopyResult{}, err
+		return CopyInResult{}, err
 	}
 	st := plan.Stats
 	sb.transcript.add("copy_in", fmt.Sprintf("%s -> %s (%d files, %d bytes)", src, dest, st.Files, st.Bytes), nil, "")
-	return CopyResult{Files: st.Files, Dirs: st.Dirs, Symlinks: st.Symlinks, Bytes: st.Bytes, DestPath: dest, Skipped: st.Skipped}, nil
+	return CopyInResult{Files: st.Files, Dirs: st.Dirs, Symlinks: st.Symlinks, Bytes: st.Bytes, DestPath: dest, Skipped: st.Skipped}, nil
 }
 
 // CopyOut copies a sandbox file or directory to the host, below
 // files.write_root (default <write root>/<sandbox id>/<base name>).
-func (e *Engine) CopyOut(ctx context.Context, id string, req CopyOutRequest) (CopyResult, error) {
+func (e *Engine) CopyOut(ctx context.Context, id string, req CopyOutRequest) (CopyOutResult, error) {
 	sb, err := e.Lookup(ctx, id)
 	if err != nil {
-		return CopyResult{}, err
+		return CopyOutResult{}, err
 	}
 	clean, err := ResolvePath(req.Path)
 	if err != nil {
-		return CopyResult{}, err
+		return CopyOutResult{}, err
 	}
 	e.begin(sb)
 	defer e.end(sb)
 	res, src, err := e.copyOut(ctx, sb, clean, req.HostPath, req.Overwrite)
 	if err != nil {
-		return CopyResult{}, err
+		return CopyOutResult{}, err
 	}
 	sb.transcript.add("copy_out", fmt.Sprintf("%s -> %s (%d files, %d bytes)", src, res.HostPath, res.Files, res.Bytes), nil, "")
 	return res, nil
@@ -304,14 +313,14 @@ func (e *Engine) CopyOut(ctx context.Context, id string, req CopyOutRequest) (Co
 
 // copyOut copies the sandbox path clean to the host through copy_out's
 // write fence and returns what it copied and the resolved source.
-func (e *Engine) copyOut(ctx context.Context, sb *Sandbox, clean, hostPath string, overwrite bool) (CopyResult, string, error) {
+func (e *Engine) copyOut(ctx context.Context, sb *Sandbox, clean, hostPath string, overwrite bool) (CopyOutResult, string, error) {
 	cfg := e.cfg.Current()
 	r, err := e.box(sb).CopyOut(ctx, sbfiles.CopyOutRequest{Path: clean, Fence: hostcopy.Fence(cfg), HostPath: hostPath, Dir: sb.ID, Overwrite: overwrite, Links: cfg.Files.CopyOutLinks})
 	if err != nil {
-		return CopyResult{}, "", err
+		return CopyOutResult{}, "", err
 	}
 	st := r.Stats
-	return CopyResult{Files: st.Files, Dirs: st.Dirs, Symlinks: st.Symlinks, Bytes: st.Bytes, HostPath: r.HostPath, Skipped: st.Skipped, SkippedLinks: st.SkippedLinks}, r.Src, nil
+	return CopyOutResult{Files: st.Files, Dirs: st.Dirs, Symlinks: st.Symlinks, Bytes: st.Bytes, HostPath: r.HostPath, Skipped: st.Skipped, SkippedLinks: st.SkippedLinks}, r.Src, nil
 }
 
 // box is sb's file system for the file tools: the engine's exec (through

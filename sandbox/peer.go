@@ -79,10 +79,10 @@ func (p *Peer) ListFiles(ctx context.Context, req ListFilesRequest) (ListFilesRe
 // copy_out's write fence: below files.write_root, never onto write_deny
 // (compared by identity), never over an existing file unless Overwrite,
 // without exec bits or (unless files.copy_out_links) symlinks.
-func (p *Peer) CopyOut(ctx context.Context, req CopyOutRequest) (CopyResult, error) {
+func (p *Peer) CopyOut(ctx context.Context, req CopyOutRequest) (CopyOutResult, error) {
 	clean, err := ResolvePath(req.Path)
 	if err != nil {
-		return CopyResult{}, err
+		return CopyOutResult{}, err
 	}
 	res, _, err := p.e.copyOut(ctx, p.sb, clean, req.HostPath, req.Overwrite)
 	return res, err
