@@ -27,7 +27,8 @@ func helperUser(sandboxUser string) string {
 // InstallPackages installs packages for a sandbox through a helper
 // container (see package install); the sandbox itself never gets a
 // network interface.
-func (e *Engine) InstallPackages(ctx context.Context, id string, req install.Request, out OutputFunc) (install.Result, error) {
+func (e *Engine) InstallPackages(ctx context.Context, id string, req install.Request) (install.Result, error) {
+	out := OutputFunc(req.Output)
 	sb, err := e.Lookup(ctx, id)
 	if err != nil {
 		return install.Result{}, err

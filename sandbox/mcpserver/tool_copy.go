@@ -95,7 +95,7 @@ func (s *Server) handleInstall(ctx context.Context, req mcp.CallToolRequest, a i
 	note(ctx, a.SandboxID, fmt.Sprintf("install %v", a.Packages), nil)
 	p := newProgress(ctx, req)
 	start := time.Now()
-	res, err := s.eng.InstallPackages(ctx, a.SandboxID, install.Request{Packages: a.Packages, Manager: a.Manager, Waiting: p.waiting()}, p.output)
+	res, err := s.eng.InstallPackages(ctx, a.SandboxID, install.Request{Packages: a.Packages, Manager: a.Manager, Waiting: p.waiting(), Output: p.output})
 	took := time.Since(start).Milliseconds()
 	p.flush()
 	if err != nil {
