@@ -94,7 +94,7 @@ func (e *Engine) WriteFile(ctx context.Context, id string, req WriteFileRequest)
 		base = "/tmp"
 	}
 	rel := strings.TrimPrefix(target, base+"/")
-	if err := e.tarInto(ctx, sb, base, tarOf(sb.User, rel, content)); err != nil {
+	if err := e.tarInto(ctx, sb, base, hostcopy.FileTar(sb.User, rel, content)); err != nil {
 		return FileResult{}, err
 	}
 	sb.transcript.add("write_file", fmt.Sprintf("%s (%d bytes, append=%v)", target, len(content), appendTo), nil, "")
@@ -420,7 +420,7 @@ func (e *Engine) CopyIn(ctx context.Context, id string, req CopyInRequest) (Copy
 	if clean == backend.Workspace || clean == "/tmp" {
 		return CopyResult{}, invalidErr("dest_path %s names the area itself; give the path the copy should have, such as %s/%s", clean, clean, hostcopy.BaseName(src))
 	}
-	uid, gid := userIDs(sb.User)
+	uid, gid := hostcopy.UserIDs(sb.User)
 	plan, err := f.Plan(ctx, src, hostfs.PackOptions{Name: path.Base(clean), UID: uid, GID: gid, IncludeIgnored: includeIgnored})
 	if err != nil {
 		return CopyResult{}, hostErr(err)

@@ -1,19 +1,17 @@
 package sandbox
 
 import (
-	"archive/tar"
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"io"
 	"path"
-	"strconv"
 	"strings"
 	"time"
 
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/backend"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/config"
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox/hostcopy"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/interp"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/runner"
 )
@@ -178,7 +176,7 @@ func (e *Engine) createWaiting(ctx context.Context, req CreateRequest) (*Sandbox
 func (e *Engine) runFile(ctx context.Context, sb *Sandbox, run []string, ext, code string, timeout time.Duration, out OutputFunc) (ExecResult, error) {
 	name := "run-" + newID() + ext
 	dir := path.Join(backend.Workspace, ".mcp-sandbox")
-	if err := e.be.CopyTo(ctx, sb.ContainerID, backend.Workspace, tarOf(sb.User, ".mcp-sandbox/"+name, []byte(code))); err != nil {
+	if err := e.be.CopyTo(ctx, sb.ContainerID, backend.Workspace, hostcopy.FileTar(sb.User, ".mcp-sandbox/"+name, []byte(code))); err != nil {
 		return ExecResult{}, e.containerGone(ctx, sb, err)
 	}
 	file := path.Join(dir, name)
@@ -198,51 +196,6 @@ func (e *Engine) runFile(ctx context.Context, sb *Sandbox, run []string, ext, co
 		}
 	}
 	return res, err
-}
-
-// tarOf returns a tar stream holding one file (and its parent directories)
-// owned by the sandbox user.
-func tarOf(user, name string, data []byte) *bytes.Buffer {
-	uid, gid := userIDs(user)
-	var buf bytes.Buffer
-	tw := tar.NewWriter(&buf)
-	now := time.Now()
-	parts := strings.Split(name, "/")
-	for i := 1; i < len(parts); i++ {
-		_ = tw.WriteHeader(&tar.Header{Typeflag: tar.TypeDir, Name: strings.Join(parts[:i], "/") + "/", Mode: 0o755, Uid: uid, Gid: gid, ModTime: now})
-	}
-	_ = tw.WriteHeader(&tar.Header{Typeflag: tar.TypeReg, Name: name, Mode: 0o644, Size: int64(len(data)), Uid: uid, Gid: gid, ModTime: now})
-	_, _ = tw.Write(data)
-	_ = tw.Close()
-	return &buf
-}
-
-// userIDs parses "uid:gid".
-func userIDs(user string) (int, int) {
-	u, g, _ := strings.Cut(user, ":")
-	uid, err := strconv.Atoi(u)
-	if err != nil {
-		uid = 1000
-	}
-	gid, err := strconv.Atoi(g)
-	if err != nil {
-		gid = uid
-	}
-	return uid, gid
-}
-
-// RunProgram is the program run_code in lang cannot do without, which
-// doctor and the tray's health check look for in the language's image: bash
-// for the shell runner, else the first word of the language's run (a
-// resident interpreter that cannot start falls back to it).
-func RunProgram(lang config.Language) string {
-	if lang.Runner == interp.Shell {
-		return interp.ShellProgram
-	}
-	if len(lang.Run) == 0 {
-		return ""
-	}
-	return lang.Run[0]
 }
 
 // residentRunner is what a sandbox keeps running beside its calls (an

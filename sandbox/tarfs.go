@@ -94,7 +94,7 @@ func (e *Engine) tarFrom(ctx context.Context, sb *Sandbox, p string) (io.ReadClo
 			}
 			return nil, e.containerGone(ctx, sb, err)
 		}
-		uid, gid := userIDs(sb.User)
+		uid, gid := hostcopy.UserIDs(sb.User)
 		return hostcopy.ReadableBy(rc, uid, gid, ErrPolicy), nil
 	}
 	if err != nil {

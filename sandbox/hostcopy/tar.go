@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"path"
+	"strconv"
 	"strings"
 	"time"
 
@@ -132,4 +133,35 @@ type pipeCloser struct {
 func (p *pipeCloser) Close() error {
 	p.inner.Close()
 	return p.PipeReader.Close()
+}
+
+// FileTar returns a tar stream holding one file (and its parent directories)
+// owned by the sandbox user.
+func FileTar(user, name string, data []byte) *bytes.Buffer {
+	uid, gid := UserIDs(user)
+	var buf bytes.Buffer
+	tw := tar.NewWriter(&buf)
+	now := time.Now()
+	parts := strings.Split(name, "/")
+	for i := 1; i < len(parts); i++ {
+		_ = tw.WriteHeader(&tar.Header{Typeflag: tar.TypeDir, Name: strings.Join(parts[:i], "/") + "/", Mode: 0o755, Uid: uid, Gid: gid, ModTime: now})
+	}
+	_ = tw.WriteHeader(&tar.Header{Typeflag: tar.TypeReg, Name: name, Mode: 0o644, Size: int64(len(data)), Uid: uid, Gid: gid, ModTime: now})
+	_, _ = tw.Write(data)
+	_ = tw.Close()
+	return &buf
+}
+
+// UserIDs parses the sandbox user "uid:gid" (defaults 1000, uid).
+func UserIDs(user string) (int, int) {
+	u, g, _ := strings.Cut(user, ":")
+	uid, err := strconv.Atoi(u)
+	if err != nil {
+		uid = 1000
+	}
+	gid, err := strconv.Atoi(g)
+	if err != nil {
+		gid = uid
+	}
+	return uid, gid
 }
