@@ -38,12 +38,6 @@ type RunCodeRequest struct {
 	Output OutputFunc
 }
 
-// Figure is an image the code produced (e.g. a matplotlib figure).
-type Figure struct {
-	MIME string
-	Data []byte
-}
-
 // RunCodeResult is an ExecResult plus what only code runs have.
 type RunCodeResult struct {
 	ExecResult
@@ -57,7 +51,7 @@ type RunCodeResult struct {
 	// cancelled call, whose result is not delivered, the next result
 	// says it.
 	StateLost bool     `json:"state_lost,omitempty"`
-	Figures   []Figure `json:"-"`
+	Figures   [][]byte `json:"-"` // PNG images the code made (matplotlib)
 	// OneShot is set when a fresh sandbox was made and removed for the call.
 	OneShot bool `json:"one_shot"`
 
@@ -266,10 +260,7 @@ func (e *Engine) runResident(ctx context.Context, sb *Sandbox, kind string, req 
 	res.ExitCode, res.TimedOut, res.OOMKilled = r.ExitCode, r.TimedOut, r.OOMKilled
 	res.DurationMS = r.Duration.Milliseconds()
 	res.Result = clipResult(r.Result, limits.OutputBytes)
-	for _, f := range r.Figures {
-		res.Figures = append(res.Figures, Figure{MIME: "image/png", Data: f})
-	}
-	res.release = r.Release
+	res.Figures, res.release = r.Figures, r.Release
 	res.Stdout, res.Stderr = stdout.String(), stderr.String()
 	res.Truncated = stdout.Truncated() || stderr.Truncated() || r.FiguresDropped
 	res.OutputFile = keptFile(file, res.Truncated)
