@@ -145,7 +145,7 @@ func (e *Engine) ReadFile(ctx context.Context, id string, req ReadFileRequest) (
 	if err != nil {
 		return ReadResult{}, err
 	}
-	done, err := e.takeMem(ctx, maxBytes)
+	done, err := e.mem.Take(ctx, maxBytes)
 	if err != nil {
 		return ReadResult{}, err
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/hostcopy"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/install"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/netglue"
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox/output"
 )
 
 // helperUser is the user install helpers run as: never the sandbox's own,
@@ -61,7 +62,7 @@ func (e *Engine) InstallPackages(ctx context.Context, id string, req install.Req
 		},
 		Runtime: e.runtimeFor(ctx, cfg), BaseEnv: baseEnv, InstallEnv: cfg.Network.InstallEnv,
 		TimeoutSeconds: cfg.Limits.MaxExecTimeoutSeconds, ConfigFile: cfg.File(),
-		Stdout: newCapture(cfg.Limits.OutputBytes, streamTo(out, "stdout")), Stderr: newCapture(cfg.Limits.OutputBytes, streamTo(out, "stderr")),
+		Stdout: output.NewCapture(cfg.Limits.OutputBytes, streamTo(out, "stdout")), Stderr: output.NewCapture(cfg.Limits.OutputBytes, streamTo(out, "stderr")),
 	})
 	res.Reached = reached.List()
 	if err == nil {

@@ -13,6 +13,7 @@ import (
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/config"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/hostcopy"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/interp"
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox/output"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/runner"
 )
 
@@ -269,7 +270,7 @@ func (e *Engine) runResident(ctx context.Context, sb *Sandbox, kind string, req 
 
 // clipResult keeps a result within the output budget, as output is kept.
 func clipResult(s string, limit int) string {
-	c := newCapture(limit, nil)
+	c := output.NewCapture(limit, nil)
 	_, _ = c.Write([]byte(s))
 	return c.String()
 }
