@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/backend"
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox/output"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/sbfiles"
 )
 
@@ -233,7 +234,7 @@ func (e *Engine) stoppedDuring(ctx context.Context, sb *Sandbox, suspect bool) *
 // under it. An out-of-memory kill is a normal result (exit 137,
 // oom_killed, as under runc, where only the process is killed); any other
 // end is the error that the sandbox is gone.
-func (d *diedError) result(res *ExecResult, stdout, stderr *capture) error {
+func (d *diedError) result(res *ExecResult, stdout, stderr *output.Capture) error {
 	if d.exit.OOMKilled {
 		res.ExitCode, res.OOMKilled = 137, true
 		_, _ = stderr.Write([]byte(d.note()))
@@ -338,7 +339,7 @@ func (e *Engine) oomKilled(ctx context.Context, sb *Sandbox) bool {
 
 // oomResult is the result of a command killed for memory: exit 137,
 // oom_killed, and a note that says so.
-func (e *Engine) oomResult(res ExecResult, stdout, stderr *capture, sb *Sandbox) ExecResult {
+func (e *Engine) oomResult(res ExecResult, stdout, stderr *output.Capture, sb *Sandbox) ExecResult {
 	res.ExitCode, res.OOMKilled = 137, true
 	fmt.Fprintf(stderr, "\n[mcp-sandbox: killed for using more than the sandbox's %d MB of memory (files in /workspace count too)]\n", sb.Limits.MemoryMB)
 	res.Stdout, res.Stderr = stdout.String(), stderr.String()

@@ -223,16 +223,9 @@ func (e *Engine) end(s *Sandbox) {
 // What comes back from a sandbox is bounded in sandbox/output; the engine
 // decides which sandboxes keep an output file, and runs its writer.
 
-// capture is a stream of a call's output (output.Capture).
-type capture = output.Capture
-
-func newCapture(limit int, onWrite func([]byte)) *capture {
-	return output.NewCapture(limit, onWrite)
-}
-
 // newCaptures returns a call's stdout and stderr: together they return at
 // most limit bytes, and file (which may be nil) gets all of both.
-func newCaptures(limit int, out OutputFunc, file *outputFile) (stdout, stderr *capture) {
+func newCaptures(limit int, out OutputFunc, file *outputFile) (stdout, stderr *output.Capture) {
 	var f *output.File
 	if file != nil {
 		f = file.f
@@ -276,7 +269,7 @@ func (e *Engine) outputFileFor(ctx context.Context, sb *Sandbox, limit int) *out
 func (e *Engine) runOutputWriter(ctx context.Context, sb *Sandbox, path, old string, stdin io.Reader) error {
 	bctx, unbind := sb.bound(ctx)
 	defer unbind()
-	stderr := newCapture(512, nil)
+	stderr := output.NewCapture(512, nil)
 	status, err := e.be.Exec(bctx, sb.ContainerID, backend.ExecSpec{
 		Cmd: output.WriterCmd(path, old), WorkDir: "/tmp", User: sb.User, Stdin: stdin, Stderr: stderr,
 	})
@@ -284,12 +277,6 @@ func (e *Engine) runOutputWriter(ctx context.Context, sb *Sandbox, path, old str
 		err = fmt.Errorf("exit code %d: %s", status.ExitCode, stderr.String())
 	}
 	return err
-}
-
-// takeMem waits for the server's memory budget to buffer n bytes from a
-// sandbox for ctx's request; the caller defers the returned func.
-func (e *Engine) takeMem(ctx context.Context, n int64) (func(), error) {
-	return e.mem.Take(ctx, n)
 }
 
 // BackgroundProcess is a command sandbox_exec started in the background;
@@ -403,8 +390,8 @@ func (e *Engine) Processes(ctx context.Context, id string) []BackgroundProcess {
 	}
 	cctx, cancel := context.WithTimeout(ctx, processesTimeout)
 	defer cancel()
-	stdout := newCapture(4096, nil)
-	st, err := e.execIn(cctx, sb, backend.ExecSpec{Cmd: argv, User: sb.User, Stdout: stdout, Stderr: newCapture(64, nil)})
+	stdout := output.NewCapture(4096, nil)
+	st, err := e.execIn(cctx, sb, backend.ExecSpec{Cmd: argv, User: sb.User, Stdout: stdout, Stderr: output.NewCapture(64, nil)})
 	if err != nil || st.ExitCode != 0 {
 		return procs
 	}
@@ -423,7 +410,7 @@ var serverOutput = regexp.MustCompile(`(?i)serving http on|listening on|running 
 
 // serverHint is the note a timeout gets when the output looks like a
 // server's: such a command never ends by itself.
-func serverHint(stdout, stderr *capture) string {
+func serverHint(stdout, stderr *output.Capture) string {
 	if serverOutput.MatchString(stdout.String()) || serverOutput.MatchString(stderr.String()) {
 		return "; it looks like a server: start it with sandbox_exec background: true, then sandbox_expose its port"
 	}

@@ -118,7 +118,7 @@ func (e *Engine) ReadFile(ctx context.Context, id string, req ReadFileRequest) (
 	if err != nil {
 		return ReadFileResult{}, err
 	}
-	done, err := e.takeMem(ctx, maxBytes)
+	done, err := e.mem.Take(ctx, maxBytes)
 	if err != nil {
 		return ReadFileResult{}, err
 	}
@@ -274,7 +274,7 @@ func (e *Engine) CopyIn(ctx context.Context, id string, req CopyInRequest) (Copy
 	if clean == backend.Workspace || clean == "/tmp" {
 		return CopyInResult{}, invalidErr("dest_path %s names the area itself; give the path the copy should have, such as %s/%s", clean, clean, hostcopy.BaseName(src))
 	}
-	uid, gid := userIDs(sb.User)
+	uid, gid := hostcopy.UserIDs(sb.User)
 	plan, err := f.Plan(ctx, src, hostfs.PackOptions{Name: path.Base(clean), UID: uid, GID: gid, IncludeIgnored: includeIgnored})
 	if err != nil {
 		return CopyInResult{}, e.classes().HostErr(err)
@@ -326,7 +326,7 @@ func (e *Engine) copyOut(ctx context.Context, sb *Sandbox, clean, hostPath strin
 // box is sb's file system for the file tools: the engine's exec (through
 // the agent where it runs), its tar, its error classes.
 func (e *Engine) box(sb *Sandbox) *sbfiles.Box {
-	uid, gid := userIDs(sb.User)
+	uid, gid := hostcopy.UserIDs(sb.User)
 	return &sbfiles.Box{
 		Backend: e.be, Container: sb.ContainerID, User: sb.User, UID: uid, GID: gid,
 		WorkspaceMB: sb.Limits.WorkspaceMB, Env: serverEnv, Timeout: e.tarTimeout(),

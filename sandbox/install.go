@@ -10,15 +10,17 @@ import (
 	"strings"
 
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/backend"
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox/hostcopy"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/install"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/netglue"
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox/output"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/sbfiles"
 )
 
 // helperUser is the user install helpers run as: never the sandbox's own,
 // so that the install cache they share is out of the sandbox's reach.
 func helperUser(sandboxUser string) string {
-	if uid, _ := userIDs(sandboxUser); uid == 65533 {
+	if uid, _ := hostcopy.UserIDs(sandboxUser); uid == 65533 {
 		return "65532:65532"
 	}
 	return "65533:65533"
@@ -52,7 +54,7 @@ func (e *Engine) InstallPackages(ctx context.Context, id string, req install.Req
 	defer e.end(sb)
 	var reached netglue.Reached
 	h := &installHost{e: e, sb: sb, proxy: e.helperProxy(sb, netglue.InstallEntries(cfg.Network.InstallEnv), proxyMaxConns(cfg.Network.MaxConnections), &reached)}
-	uid, gid := userIDs(sb.User)
+	uid, gid := hostcopy.UserIDs(sb.User)
 	res, err := sb.installs.Install(ctx, h, install.Job{
 		Manager: manager, Packages: req.Packages, Image: sb.Image, HelperUser: helperUser(sb.User), UID: uid, GID: gid,
 		MemoryMB: sb.Limits.MemoryMB, Pids: sb.Limits.Pids, WorkspaceMB: sb.Limits.WorkspaceMB, CPUs: sb.Limits.CPUs,
@@ -62,7 +64,7 @@ func (e *Engine) InstallPackages(ctx context.Context, id string, req install.Req
 		},
 		Runtime: e.runtimeFor(ctx, cfg), BaseEnv: baseEnv, InstallEnv: cfg.Network.InstallEnv,
 		TimeoutSeconds: cfg.Limits.MaxExecTimeoutSeconds, ConfigFile: cfg.File(),
-		Stdout: newCapture(cfg.Limits.OutputBytes, streamTo(out, "stdout")), Stderr: newCapture(cfg.Limits.OutputBytes, streamTo(out, "stderr")),
+		Stdout: output.NewCapture(cfg.Limits.OutputBytes, streamTo(out, "stdout")), Stderr: output.NewCapture(cfg.Limits.OutputBytes, streamTo(out, "stderr")),
 	})
 	res.Reached = reached.List()
 	if err == nil {

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"path"
-	"strconv"
 	"strings"
 	"time"
 
@@ -14,6 +13,7 @@ import (
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/config"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/hostcopy"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/interp"
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox/output"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/record"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/runner"
 )
@@ -40,12 +40,6 @@ type RunCodeRequest struct {
 	Output OutputFunc
 }
 
-// Figure is an image the code produced (e.g. a matplotlib figure).
-type Figure struct {
-	MIME string
-	Data []byte
-}
-
 // RunCodeResult is an ExecResult plus what only code runs have.
 type RunCodeResult struct {
 	ExecResult
@@ -59,7 +53,7 @@ type RunCodeResult struct {
 	// cancelled call, whose result is not delivered, the next result
 	// says it.
 	StateLost bool     `json:"state_lost,omitempty"`
-	Figures   []Figure `json:"-"`
+	Figures   [][]byte `json:"-"` // PNG images the code made (matplotlib)
 	// OneShot is set when a fresh sandbox was made and removed for the call.
 	OneShot bool `json:"one_shot"`
 
@@ -178,7 +172,7 @@ func (e *Engine) createWaiting(ctx context.Context, req CreateRequest) (*Sandbox
 func (e *Engine) runFile(ctx context.Context, sb *Sandbox, run []string, ext, code string, timeout time.Duration, out OutputFunc) (ExecResult, error) {
 	name := "run-" + newID() + ext
 	dir := path.Join(backend.Workspace, ".mcp-sandbox")
-	uid, gid := userIDs(sb.User)
+	uid, gid := hostcopy.UserIDs(sb.User)
 	if err := e.be.CopyTo(ctx, sb.ContainerID, backend.Workspace, hostcopy.FileTar(uid, gid, ".mcp-sandbox/"+name, []byte(code))); err != nil {
 		return ExecResult{}, e.containerGone(ctx, sb, err)
 	}
@@ -199,34 +193,6 @@ func (e *Engine) runFile(ctx context.Context, sb *Sandbox, run []string, ext, co
 		}
 	}
 	return res, err
-}
-
-// userIDs parses "uid:gid".
-func userIDs(user string) (int, int) {
-	u, g, _ := strings.Cut(user, ":")
-	uid, err := strconv.Atoi(u)
-	if err != nil {
-		uid = 1000
-	}
-	gid, err := strconv.Atoi(g)
-	if err != nil {
-		gid = uid
-	}
-	return uid, gid
-}
-
-// RunProgram is the program run_code in lang cannot do without, which
-// doctor and the tray's health check look for in the language's image: bash
-// for the shell runner, else the first word of the language's run (a
-// resident interpreter that cannot start falls back to it).
-func RunProgram(lang config.Language) string {
-	if lang.Runner == interp.Shell {
-		return interp.ShellProgram
-	}
-	if len(lang.Run) == 0 {
-		return ""
-	}
-	return lang.Run[0]
 }
 
 // residentRunner is what a sandbox keeps running beside its calls (an
@@ -297,10 +263,7 @@ func (e *Engine) runResident(ctx context.Context, sb *Sandbox, kind string, req 
 	res.ExitCode, res.TimedOut, res.OOMKilled = r.ExitCode, r.TimedOut, r.OOMKilled
 	res.DurationMS = r.Duration.Milliseconds()
 	res.Result = clipResult(r.Result, limits.OutputBytes)
-	for _, f := range r.Figures {
-		res.Figures = append(res.Figures, Figure{MIME: "image/png", Data: f})
-	}
-	res.release = r.Release
+	res.Figures, res.release = r.Figures, r.Release
 	res.Stdout, res.Stderr = stdout.String(), stderr.String()
 	res.Truncated = stdout.Truncated() || stderr.Truncated() || r.FiguresDropped
 	res.OutputFile = keptFile(file, res.Truncated)
@@ -309,7 +272,7 @@ func (e *Engine) runResident(ctx context.Context, sb *Sandbox, kind string, req 
 
 // clipResult keeps a result within the output budget, as output is kept.
 func clipResult(s string, limit int) string {
-	c := newCapture(limit, nil)
+	c := output.NewCapture(limit, nil)
 	_, _ = c.Write([]byte(s))
 	return c.String()
 }

@@ -7,8 +7,8 @@ import (
 	"log/slog"
 	"text/tabwriter"
 
-	"github.com/mcp-sandbox/mcp-sandbox/sandbox"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/config"
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox/interp"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/kubernetes"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/printable"
 )
@@ -71,7 +71,7 @@ func imageProbes(cfg *config.Config) []kubernetes.ImageProbe {
 	var out []kubernetes.ImageProbe
 	for _, name := range cfg.LanguageNames() {
 		l, _ := cfg.Language(name)
-		if prog := sandbox.RunProgram(l); prog != "" {
+		if prog := interp.Program(l); prog != "" {
 			out = append(out, kubernetes.ImageProbe{Language: name, Image: l.Image, Program: prog, Pull: cfg.Images.Pull, Setting: cfg.ImageKey(name)})
 		}
 	}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"path"
+	"strconv"
 	"strings"
 	"time"
 
@@ -148,4 +149,18 @@ type pipeCloser struct {
 func (p *pipeCloser) Close() error {
 	p.inner.Close()
 	return p.PipeReader.Close()
+}
+
+// UserIDs parses the sandbox user "uid:gid" (defaults 1000, uid).
+func UserIDs(user string) (int, int) {
+	u, g, _ := strings.Cut(user, ":")
+	uid, err := strconv.Atoi(u)
+	if err != nil {
+		uid = 1000
+	}
+	gid, err := strconv.Atoi(g)
+	if err != nil {
+		gid = uid
+	}
+	return uid, gid
 }

@@ -13,5 +13,5 @@
 // died and what that means for the call, the output budget and file, and
 // the call lock. It passes them in through Host and plain request fields.
 //
-// Imports: sandbox/backend, sandbox/runner
+// Imports: sandbox/backend, sandbox/config, sandbox/runner
 package interp

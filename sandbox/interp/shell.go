@@ -1,5 +1,7 @@
 package interp
 
+import "github.com/mcp-sandbox/mcp-sandbox/sandbox/config"
+
 // Shell is the config's runner name for bash, whose session is a script
 // rather than a resident interpreter: each call is one exec of it.
 const Shell = "shell"
@@ -50,4 +52,18 @@ func ShellArgv(reset bool) []string {
 		r = "1"
 	}
 	return []string{ShellProgram, "-c", shellSession, "mcp-sandbox-shell", r, "{file}"}
+}
+
+// Program is the program run_code in lang cannot do without, which
+// doctor and the tray's health check look for in the language's image: bash
+// for the shell runner, else the first word of the language's run (a
+// resident interpreter that cannot start falls back to it).
+func Program(lang config.Language) string {
+	if lang.Runner == Shell {
+		return ShellProgram
+	}
+	if len(lang.Run) == 0 {
+		return ""
+	}
+	return lang.Run[0]
 }

@@ -9,7 +9,6 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 
-	"github.com/mcp-sandbox/mcp-sandbox/sandbox"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/printable"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/proposal"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/state"
@@ -35,7 +34,7 @@ func (s *Server) proposeTool() toolDef {
 func (s *Server) handlePropose(ctx context.Context, req mcp.CallToolRequest, a proposeArgs) (*mcp.CallToolResult, error) {
 	what := fmt.Sprintf("propose_changes %s -> host %s", oneLine(a.Path, 200), oneLine(a.HostPath, 200))
 	note(ctx, a.SandboxID, what, nil)
-	res, err := s.eng.ProposeChanges(ctx, a.SandboxID, sandbox.ProposeChangesRequest{Path: a.Path, HostPath: a.HostPath,
+	res, err := s.eng.ProposeChanges(ctx, a.SandboxID, proposal.ProposeRequest{Path: a.Path, HostPath: a.HostPath,
 		Summary: printable.Clean(a.Summary, 300), Delete: a.Delete, Ask: s.askProposal})
 	if err != nil {
 		return errorResult(err), nil

@@ -59,7 +59,7 @@ func (s *Server) handleRunCode(ctx context.Context, req mcp.CallToolRequest, a r
 	fields.ExecResult, fields.Result = withoutOutput(res.ExecResult), ""
 	out := mcp.NewToolResultStructured(fields, text)
 	for _, f := range res.Figures {
-		out.Content = append(out.Content, mcp.NewImageContent(base64.StdEncoding.EncodeToString(f.Data), f.MIME))
+		out.Content = append(out.Content, mcp.NewImageContent(base64.StdEncoding.EncodeToString(f), "image/png"))
 	}
 	return out, nil
 }

@@ -14,7 +14,8 @@
 // processes) can show it and record the person's decision; no decision
 // by its deadline is a reject. Apply re-reads every host file, refuses
 // the whole proposal (stale) if one changed, and writes each file
-// atomically through the fence after a backup of what it replaces.
+// atomically through the fence after a backup of what it replaces. Settle runs
+// the call's end for the engine: ask, apply on a yes, drop once decided.
 //
 //	p, err := proposal.Build(ctx, archive, proposal.Request{HostPath: "~/proj", Fence: f, ApplyRoots: roots})
 //	err = proposal.Save(st, p)                     // the tray and the window see it

@@ -10,9 +10,9 @@ import (
 	"github.com/docker/docker/api/types/image"
 	"github.com/docker/docker/client"
 
-	"github.com/mcp-sandbox/mcp-sandbox/sandbox"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/config"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/docker"
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox/interp"
 )
 
 // LocalImage is one tag the engine has, for a person choosing an image.
@@ -52,7 +52,7 @@ func TryImage(ctx context.Context, cli *client.Client, cfg *config.Config, langu
 	if _, err := cli.ImageInspect(ctx, ref); err != nil {
 		return fmt.Errorf("%s is not on this engine (%v): choose another", ref, err)
 	}
-	program := sandbox.RunProgram(l)
+	program := interp.Program(l)
 	if program == "" {
 		return nil
 	}

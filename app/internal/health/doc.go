@@ -6,5 +6,5 @@
 //	h := health.Check(ctx, cli, cfg, podman)
 //	if !h.OK() { … h.Problems … }
 //
-// Imports: sandbox, sandbox/backend, sandbox/config, sandbox/docker
+// Imports: sandbox/backend, sandbox/config, sandbox/docker, sandbox/interp
 package health

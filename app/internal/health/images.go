@@ -11,10 +11,10 @@ import (
 
 	"github.com/docker/docker/client"
 
-	"github.com/mcp-sandbox/mcp-sandbox/sandbox"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/backend"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/config"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/docker"
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox/interp"
 )
 
 // interpreterProbeTimeout bounds the whole interpreter check: the probes
@@ -79,8 +79,8 @@ func (e *Engine) probeInterpreters(ctx context.Context, cli *client.Client, cfg 
 	var probes []probe
 	for i := range e.Images {
 		im := &e.Images[i]
-		if l, _ := cfg.Language(im.Language); im.Present && sandbox.RunProgram(l) != "" {
-			im.Interpreter = sandbox.RunProgram(l)
+		if l, _ := cfg.Language(im.Language); im.Present && interp.Program(l) != "" {
+			im.Interpreter = interp.Program(l)
 			if p := (probe{im.Image, im.Interpreter}); !slices.Contains(probes, p) {
 				probes = append(probes, p)
 			}
