@@ -8,14 +8,10 @@ import (
 	"time"
 
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/agentconn"
-	"github.com/mcp-sandbox/mcp-sandbox/sandbox/backend"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/netglue"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/netproxy"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/state"
 )
-
-// proxyStartTimeout bounds the agent's answer to the proxy's listen.
-const proxyStartTimeout = 10 * time.Second
 
 // proxyRunner is the runners key of a sandbox's proxy: closing the
 // runners (stop, expiry, reaping, the container's death, Close) ends its
@@ -40,15 +36,6 @@ var ErrNoAgentForAllowlist = errors.New("allowlist networking needs the sandbox'
 type sandboxProxy struct{ *netglue.Proxy }
 
 func (sp sandboxProxy) close() { sp.Close() }
-
-// agentListen is a proxy's listen on an agent connection.
-type agentListen struct {
-	c  *agentconn.Conn
-	id int
-}
-
-func (l agentListen) Gone() bool { return l.c.Gone() }
-func (l agentListen) Close()     { l.c.Unlisten(l.id) }
 
 // NetworkInfo is a sandbox's network as sandbox_list shows it.
 type NetworkInfo struct {
@@ -180,22 +167,14 @@ func (sb *Sandbox) client() string {
 	return sb.Client
 }
 
-// startProxy has agent c listen on the proxy's port inside sb and serve
-// each connection with sb's proxy. It is called after every start of
-// sb's agent.
+// startProxy has agent c serve sb's proxy inside sb. It is called after
+// every start of sb's agent.
 func (e *Engine) startProxy(ctx context.Context, sb *Sandbox, c *agentconn.Conn) error {
 	sp := sb.proxy(true, func() *netglue.Proxy { return e.newProxy(sb) })
 	if sp == nil {
 		return fmt.Errorf("%w: sandbox %s is stopping", ErrNotFound, sb.ID)
 	}
-	id, _, err := c.Listen(ctx, netglue.ProxyPort, func(conn net.Conn) { e.serveProxy(sb, sp, netglue.Linger(conn)) })
-	if err != nil {
-		return fmt.Errorf("the proxy inside the sandbox: %w", err)
-	}
-	if old, ok := sp.Listen(agentListen{c, id}).(agentListen); ok && old.c != c {
-		old.Close()
-	}
-	return nil
+	return sp.Start(ctx, c, func(conn net.Conn) { e.serveProxy(sb, sp, conn) })
 }
 
 // serveProxy serves one connection from inside sb with its proxy. The
@@ -276,32 +255,16 @@ var errHelperAgent = errors.New("package installs need the command agent inside 
 // allowed entries only, recording what was reached.
 func (e *Engine) helperProxy(sb *Sandbox, entries []netproxy.Entry, maxConns int, reached *netglue.Reached) func(context.Context, string) (func(), error) {
 	return func(ctx context.Context, helperID string) (func(), error) {
-		at, ok := e.be.(backend.Attacher)
-		if !ok {
-			return nil, fmt.Errorf("%w: %w (the backend cannot attach)", ErrPolicy, errHelperAgent)
-		}
 		// A stand-in for the helper: never in e.boxes, so nothing done to
 		// it touches sb.
 		h := &Sandbox{ID: sb.ID + "-install", ContainerID: helperID, User: helperUser(sb.User)}
-		sctx, cancel := context.WithTimeout(ctx, agentStartTimeout)
-		c, err := e.startAgent(sctx, at, h)
-		cancel()
+		c, err := e.startAgent(ctx, h)
 		if errors.Is(err, agentconn.ErrUnusable) {
 			return nil, fmt.Errorf("%w: %w: %v", ErrPolicy, errHelperAgent, err)
 		}
 		if err != nil {
 			return nil, fmt.Errorf("start the install helper's agent: %w", err)
 		}
-		p := netproxy.New(netproxy.Options{Entries: entries, MaxConns: maxConns, Audit: reached.Add, AllowHint: netglue.InstallAllowHint})
-		pctx, stop := context.WithCancel(context.Background())
-		lctx, cancel := context.WithTimeout(ctx, proxyStartTimeout)
-		_, _, err = c.Listen(lctx, netglue.ProxyPort, func(conn net.Conn) { p.Serve(pctx, netglue.Linger(conn)) })
-		cancel()
-		if err != nil {
-			stop()
-			c.Close()
-			return nil, fmt.Errorf("the install helper's proxy: %w", err)
-		}
-		return func() { stop(); c.Close() }, nil
+		return netglue.ServeInstall(ctx, c, netglue.InstallProxyRequest{Entries: entries, MaxConns: maxConns, Reached: reached})
 	}
 }
