@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"strconv"
-	"strings"
 
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/agent"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/agentconn"
@@ -198,50 +197,17 @@ func (e *Engine) agentFile(ctx context.Context, c *agentconn.Conn, req agentconn
 	return c.File(ctx, req)
 }
 
-// agentFileErr words the agent's error class for op on p (the path asked
-// for, when the agent names none).
+// agentFileErr is the agent's error for op on p (the path asked for), in
+// the engine's error classes.
 func agentFileErr(sb *Sandbox, op, p string, d agent.FileDone) error {
-	if d.Path != "" {
-		p = d.Path
+	fe := agentconn.FileErr(agentconn.FileErrRequest{Op: op, Path: p, Done: d, WorkspaceMB: sb.Limits.WorkspaceMB, MaxWrite: maxWriteBytes})
+	switch fe.Class {
+	case agentconn.ClassInvalid:
+		return fmt.Errorf("%w: %s", ErrInvalid, fe.Msg)
+	case agentconn.ClassPolicy:
+		return fmt.Errorf("%w: %s", ErrPolicy, fe.Msg)
 	}
-	msg := clipString(d.Msg, 512)
-	where := p
-	if msg != "" && d.Err != "io" && d.Err != "linkout" && agentconn.InAreas(msg) {
-		where = msg
-	}
-	switch d.Err {
-	case "notexist":
-		return invalidErr("%s does not exist", where)
-	case "isdir":
-		if op == "read" {
-			return invalidErr("%s is a directory; list it with list_files", where)
-		}
-		return invalidErr("%s is a directory", where)
-	case "notreg":
-		return invalidErr("%s is not a regular file", where)
-	case "notdir":
-		return invalidErr("%s: %s is not a directory", p, where)
-	case "perm":
-		return fmt.Errorf("%w: permission denied for %s", ErrPolicy, where)
-	case "nospace":
-		if inTmp(p) {
-			return fmt.Errorf("%w: /tmp in the sandbox is full", ErrPolicy)
-		}
-		return fmt.Errorf("%w: the sandbox's workspace is full (limits.workspace_mb = %d)", ErrPolicy, sb.Limits.WorkspaceMB)
-	case "linkout":
-		link, target, ok := strings.Cut(msg, "\x00")
-		if !ok {
-			return fmt.Errorf("%w: %s became a symlink; the file tools do not follow it", ErrPolicy, where)
-		}
-		return fmt.Errorf("%w: %q is a symlink to %q, outside /workspace and /tmp; the file tools do not follow it", ErrPolicy, link, target)
-	case "loop":
-		return invalidErr("%s: too many levels of symbolic links", p)
-	case "toobig":
-		return invalidErr("the file would grow past %d bytes; use copy_in for large files", maxWriteBytes)
-	case "bad":
-		return invalidErr("the sandbox's agent refused the path %s", p)
-	}
-	return fmt.Errorf("%s %s in the sandbox: %q", op, p, msg)
+	return fe
 }
 
 // writeFileAgent is WriteFile through c.
@@ -294,12 +260,4 @@ func (e *Engine) listFilesAgent(ctx context.Context, c *agentconn.Conn, sb *Sand
 		entries[i] = FileEntry(fe)
 	}
 	return entries, r.Truncated, nil
-}
-
-// clipString is s cut to at most n bytes.
-func clipString(s string, n int) string {
-	if len(s) > n {
-		return s[:n]
-	}
-	return s
 }
