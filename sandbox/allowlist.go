@@ -76,22 +76,8 @@ func (e *Engine) networkOf(sb *Sandbox) NetworkInfo {
 	return n
 }
 
-// traffic is n as a state record holds it (bounded there), or nil when
-// n has no proxy counters yet.
-func (n NetworkInfo) traffic() *state.NetworkSummary {
-	if n.Stats == nil {
-		return nil
-	}
-	t := &state.NetworkSummary{
-		Allowed: n.Allowed, AllowedTotal: len(n.Allowed),
-		AllowedConns: n.Stats.Allowed, RefusedConns: n.Stats.Refused,
-		BytesIn: n.Stats.BytesIn, BytesOut: n.Stats.BytesOut, Open: n.Stats.Open,
-	}
-	for _, h := range n.Stats.RefusedHosts[:min(len(n.Stats.RefusedHosts), state.MaxRecordRefused)] {
-		t.Refused = append(t.Refused, state.HostHits{Host: h.Host, Count: h.Count})
-	}
-	return t.Bounded()
-}
+// traffic is n as a state record holds it, or nil before its proxy.
+func (n NetworkInfo) traffic() *state.NetworkSummary { return netglue.Traffic(n.Allowed, n.Stats) }
 
 // proxyEntries are sb's entries: its own allow_domains, or, when it named
 // none, the config's whole network.allow_domains (read again for each
@@ -138,11 +124,11 @@ func (e *Engine) newProxy(sb *Sandbox) *netglue.Proxy {
 		Own:      len(sb.allowDomains) > 0,
 		Audit: func(r netproxy.Record, line bool, dropped int) {
 			if line {
-				e.auditNetwork(sb, r, dropped)
+				e.audit(netglue.AuditEntry(r, sb.client(), sb.ID, dropped))
 			}
 			e.record(sb, true) // a connection may carry several requests
 		},
-		Closed: func(dropped int) { e.auditNetworkDropped(sb, dropped) },
+		Closed: func(dropped int) { e.audit(netglue.ClosedEntry(time.Now(), sb.client(), sb.ID, dropped)) },
 	}
 	if e.ask != nil {
 		o.Ask = func(ctx context.Context, host string, port int) (netproxy.Decision, error) {
@@ -206,24 +192,12 @@ func (e *Engine) requireProxy(ctx context.Context, sb *Sandbox) error {
 	return nil
 }
 
-// auditNetwork writes one proxied connection to the audit log; dropped
-// is how many its budget kept out before it.
-func (e *Engine) auditNetwork(sb *Sandbox, r netproxy.Record, dropped int) {
+// audit writes a proxy's audit line.
+func (e *Engine) audit(a state.AuditEntry) {
 	if e.st == nil {
 		return
 	}
-	if err := e.st.Audit(netglue.AuditEntry(r, sb.client(), sb.ID, dropped)); err != nil {
-		e.log.Warn("write audit log", "err", err)
-	}
-}
-
-// auditNetworkDropped writes how many of a sandbox's connections its
-// budget kept out of the audit log, when its proxy closes.
-func (e *Engine) auditNetworkDropped(sb *Sandbox, dropped int) {
-	if e.st == nil {
-		return
-	}
-	if err := e.st.Audit(netglue.ClosedEntry(time.Now(), sb.client(), sb.ID, dropped)); err != nil {
+	if err := e.st.Audit(a); err != nil {
 		e.log.Warn("write audit log", "err", err)
 	}
 }
