@@ -1,11 +1,9 @@
 package sandbox
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"strconv"
 
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/agent"
@@ -162,26 +160,17 @@ func (e *Engine) execIn(ctx context.Context, sb *Sandbox, spec backend.ExecSpec)
 // execWith is execIn with the agent already looked for (c, nil for the
 // engine's exec).
 func (e *Engine) execWith(ctx context.Context, sb *Sandbox, c *agentconn.Conn, spec backend.ExecSpec) (backend.ExecStatus, error) {
-	if c == nil {
+	engine := func(ctx context.Context, spec backend.ExecSpec) (backend.ExecStatus, error) {
 		return e.be.Exec(ctx, sb.ContainerID, spec)
 	}
-	var stdin *[]byte
-	if spec.Stdin != nil {
-		b, err := io.ReadAll(io.LimitReader(spec.Stdin, agent.MaxStdin+1))
-		if err != nil {
-			return backend.ExecStatus{}, fmt.Errorf("read stdin: %w", err)
-		}
-		if len(b) > agent.MaxStdin {
-			spec.Stdin = io.MultiReader(bytes.NewReader(b), spec.Stdin)
-			return e.be.Exec(ctx, sb.ContainerID, spec)
-		}
-		stdin = &b
+	if c == nil {
+		return engine(ctx, spec)
 	}
 	var stopped <-chan struct{}
 	if alive := sb.life(); alive != nil {
 		stopped = alive.Done()
 	}
-	return c.Exec(ctx, agentconn.ExecRequest{Spec: spec, Stdin: stdin, Stopped: stopped})
+	return c.Exec(ctx, agentconn.ExecRequest{Spec: spec, Stopped: stopped, Fallback: engine})
 }
 
 // The file tools through a sandbox's agent: one round trip per call, the
