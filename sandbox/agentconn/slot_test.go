@@ -1,10 +1,13 @@
 package agentconn
 
 import (
+	"bytes"
 	"context"
 	"errors"
+	"io"
 	"testing"
 
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox/agent"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/backend"
 )
 
@@ -39,5 +42,22 @@ func TestLaunchNoAttach(t *testing.T) {
 	_, err := Launch(context.Background(), struct{ backend.Backend }{}, LaunchRequest{})
 	if !errors.Is(err, ErrUnusable) {
 		t.Fatalf("got %v, want ErrUnusable", err)
+	}
+}
+
+// TestExecBigStdin: a stdin over agent.MaxStdin goes, whole, to the
+// engine's exec, never to the agent.
+func TestExecBigStdin(t *testing.T) {
+	in := bytes.Repeat([]byte("x"), agent.MaxStdin+10)
+	var got []byte
+	_, err := (&Conn{}).Exec(context.Background(), ExecRequest{
+		Spec: backend.ExecSpec{Stdin: bytes.NewReader(in)},
+		Fallback: func(_ context.Context, spec backend.ExecSpec) (backend.ExecStatus, error) {
+			got, _ = io.ReadAll(spec.Stdin)
+			return backend.ExecStatus{}, nil
+		},
+	})
+	if err != nil || !bytes.Equal(got, in) {
+		t.Fatalf("fallback got %d bytes, want %d (err %v)", len(got), len(in), err)
 	}
 }
