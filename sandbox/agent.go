@@ -200,32 +200,32 @@ func agentFileErr(sb *Sandbox, op, p string, d agent.FileDone) error {
 }
 
 // writeFileAgent is WriteFile through c.
-func (e *Engine) writeFileAgent(ctx context.Context, c *agentconn.Conn, sb *Sandbox, clean string, content []byte, appendTo bool) (FileResult, error) {
+func (e *Engine) writeFileAgent(ctx context.Context, c *agentconn.Conn, sb *Sandbox, clean string, content []byte, appendTo bool) (WriteFileResult, error) {
 	r, err := e.agentFile(ctx, c, agentconn.FileRequest{File: agent.File{Op: agent.OpWrite, Path: clean, Data: content, Append: appendTo, Max: maxWriteBytes}})
 	if err != nil {
-		return FileResult{}, err
+		return WriteFileResult{}, err
 	}
 	d := r.Done
 	if d.Err != "" {
-		return FileResult{}, agentFileErr(sb, "write", clean, d)
+		return WriteFileResult{}, agentFileErr(sb, "write", clean, d)
 	}
 	sb.transcript.add("write_file", fmt.Sprintf("%s (%d bytes, append=%v)", d.Path, d.N, appendTo), nil, "")
-	return FileResult{Path: d.Path, Bytes: d.N}, nil
+	return WriteFileResult{Path: d.Path, Bytes: d.N}, nil
 }
 
 // readFileAgent is ReadFile through c.
-func (e *Engine) readFileAgent(ctx context.Context, c *agentconn.Conn, sb *Sandbox, clean string, offset, maxBytes int64) (ReadResult, error) {
+func (e *Engine) readFileAgent(ctx context.Context, c *agentconn.Conn, sb *Sandbox, clean string, offset, maxBytes int64) (ReadFileResult, error) {
 	r, err := e.agentFile(ctx, c, agentconn.FileRequest{File: agent.File{Op: agent.OpRead, Path: clean, Offset: offset, Max: maxBytes}})
 	if err != nil {
-		return ReadResult{}, err
+		return ReadFileResult{}, err
 	}
 	d := r.Done
-	res := ReadResult{Path: d.Path, Size: d.Size, Offset: offset}
+	res := ReadFileResult{Path: d.Path, Size: d.Size, Offset: offset}
 	if d.Err == "offset" {
 		return res, invalidErr("offset %d is past the end of %s (%d bytes)", offset, d.Path, d.Size)
 	}
 	if d.Err != "" {
-		return ReadResult{}, agentFileErr(sb, "read", clean, d)
+		return ReadFileResult{}, agentFileErr(sb, "read", clean, d)
 	}
 	res.Data = r.Data
 	res.Truncated = offset+int64(len(res.Data)) < d.Size

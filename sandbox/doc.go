@@ -6,8 +6,11 @@
 // whose contract lives in sandbox/backend (aliased here); the Docker
 // implementation lives in sandbox/docker. Policy
 // (which images, which limits) comes from sandbox/config, and what the
-// engine records for the tray lives in sandbox/state. The host's side of
-// copy_in and copy_out (the file fence, the tar streams) is sandbox/hostcopy.
+// engine records for the tray lives in sandbox/state, written in the
+// background by sandbox/record. The host's side of
+// copy_in and copy_out (the file fence, the tar streams) is sandbox/hostcopy;
+// the sandbox's side of the file tools (paths resolved in it, its tar,
+// reads, listings) is sandbox/sbfiles.
 // The server's side of
 // the command agent's protocol (its start, its slot, framing, commands, file
 // requests, streams and listeners) is sandbox/agentconn; the engine decides when a sandbox's
@@ -20,7 +23,7 @@
 //	eng.Close(ctx)        // removes every sandbox this engine made
 //
 // Its operations take a request struct and return a result struct
-// (CopyIn(ctx, id, CopyInRequest) (CopyResult, error), as moby's client
+// (CopyIn(ctx, id, CopyInRequest) (CopyInResult, error), as moby's client
 // does), so a new option or field changes no caller; whether a sandbox's
 // container died under a call is decided in death.go alone. run_code's
 // sessions (resident interpreters, figures, bash state) live in
@@ -64,5 +67,5 @@
 // list and save the files of a sandbox another server of the installation
 // owns, with no agent started and the owner's transcript untouched.
 //
-// Imports: sandbox/agent, sandbox/agentconn, sandbox/backend, sandbox/config, sandbox/hostcopy, sandbox/hostfs, sandbox/install, sandbox/interp, sandbox/netglue, sandbox/netproxy, sandbox/output, sandbox/pool, sandbox/preview, sandbox/printable, sandbox/proposal, sandbox/runner, sandbox/state
+// Imports: sandbox/agent, sandbox/agentconn, sandbox/backend, sandbox/config, sandbox/hostcopy, sandbox/hostfs, sandbox/install, sandbox/interp, sandbox/netglue, sandbox/netproxy, sandbox/output, sandbox/pool, sandbox/preview, sandbox/printable, sandbox/proposal, sandbox/record, sandbox/runner, sandbox/sbfiles, sandbox/state
 package sandbox

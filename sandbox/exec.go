@@ -13,6 +13,7 @@ import (
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/agentconn"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/backend"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/output"
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox/record"
 )
 
 // ExecRequest is a command to run in a sandbox.
@@ -348,9 +349,9 @@ func (e *Engine) StartBackground(ctx context.Context, id string, req ExecRequest
 	pid, perr := strconv.Atoi(strings.TrimSpace(res.Stdout))
 	if res.ExitCode != 0 || perr != nil || pid <= 0 || res.Stderr != "" {
 		return BackgroundProcess{}, invalidErr("the background command did not start (exit code %d: %s); run it without background to see why",
-			res.ExitCode, clip(strings.TrimSpace(res.Stderr+res.Stdout), 300))
+			res.ExitCode, record.Clip(strings.TrimSpace(res.Stderr+res.Stdout), 300))
 	}
-	p := BackgroundProcess{PID: pid, Command: clip(req.Command, 200), LogPath: logPath, Running: true}
+	p := BackgroundProcess{PID: pid, Command: record.Clip(req.Command, 200), LogPath: logPath, Running: true}
 	sb.addProcess(p)
 	return p, nil
 }

@@ -48,7 +48,7 @@ func TestFakeInstallHelperSpec(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		_, err = eng.InstallPackages(ctx, sb.ID, install.Request{Manager: "pip", Packages: []string{"x"}}, nil)
+		_, err = eng.InstallPackages(ctx, sb.ID, install.Request{Manager: "pip", Packages: []string{"x"}})
 		if !errors.Is(err, sandbox.ErrPolicy) || !strings.Contains(err.Error(), "command agent inside the install helper") {
 			t.Errorf("install where the helper's agent cannot run: %v", err)
 		}

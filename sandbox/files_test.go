@@ -233,13 +233,13 @@ func TestCopyInOut(t *testing.T) {
 	}
 
 	mustExec(t, eng, sb.ID, "mkdir -p result/sub && echo 1,2 > result/sub/data.csv && printf '#!/bin/sh\\n' > result/run.sh && chmod 755 result/run.sh && ln -s /etc/shadow result/shadow && ln -s sub/data.csv result/ok")
-	res, err = eng.CopyOut(ctx, sb.ID, sandbox.CopyOutRequest{Path: "result"})
+	outRes, err := eng.CopyOut(ctx, sb.ID, sandbox.CopyOutRequest{Path: "result"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	dest := filepath.Join(out, sb.ID, "result")
-	if res.HostPath != dest || res.Files != 2 || len(res.SkippedLinks) != 2 {
-		t.Errorf("copy_out: %+v", res)
+	if outRes.HostPath != dest || outRes.Files != 2 || len(outRes.SkippedLinks) != 2 {
+		t.Errorf("copy_out: %+v", outRes)
 	}
 	if b, _ := os.ReadFile(filepath.Join(dest, "sub", "data.csv")); string(b) != "1,2\n" {
 		t.Errorf("data.csv = %q", b)
@@ -255,7 +255,7 @@ func TestCopyInOut(t *testing.T) {
 		t.Error("copy_out made a link with files.copy_out_links off")
 	}
 	links := map[string]string{}
-	for _, l := range res.SkippedLinks {
+	for _, l := range outRes.SkippedLinks {
 		links[l.Path] = l.Target
 	}
 	if diff := cmp.Diff(map[string]string{"result/ok": "sub/data.csv", "result/shadow": "/etc/shadow"}, links); diff != "" {

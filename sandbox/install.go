@@ -12,6 +12,7 @@ import (
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/backend"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/install"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/netglue"
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox/sbfiles"
 )
 
 // helperUser is the user install helpers run as: never the sandbox's own,
@@ -26,7 +27,8 @@ func helperUser(sandboxUser string) string {
 // InstallPackages installs packages for a sandbox through a helper
 // container (see package install); the sandbox itself never gets a
 // network interface.
-func (e *Engine) InstallPackages(ctx context.Context, id string, req install.Request, out OutputFunc) (install.Result, error) {
+func (e *Engine) InstallPackages(ctx context.Context, id string, req install.Request) (install.Result, error) {
+	out := OutputFunc(req.Output)
 	sb, err := e.Lookup(ctx, id)
 	if err != nil {
 		return install.Result{}, err
@@ -87,12 +89,12 @@ func (h *installHost) ToolPath(ctx context.Context, name string) (string, error)
 
 func (h *installHost) Exec(ctx context.Context, argv []string) (int, string, error) {
 	var stderr bytes.Buffer
-	st, err := h.e.be.Exec(ctx, h.sb.ContainerID, backend.ExecSpec{Cmd: argv, Env: serverEnv, User: h.sb.User, Stderr: &limitedBuffer{b: &stderr, n: 4096}})
+	st, err := h.e.be.Exec(ctx, h.sb.ContainerID, backend.ExecSpec{Cmd: argv, Env: serverEnv, User: h.sb.User, Stderr: &sbfiles.LimitedBuffer{B: &stderr, N: 4096}})
 	return st.ExitCode, stderr.String(), err
 }
 
 func (h *installHost) Untar(ctx context.Context, tarBin, dir string, r io.Reader) error {
-	return h.e.untarAsUser(ctx, h.sb, tarBin, dir, r)
+	return h.e.box(h.sb).Untar(ctx, tarBin, dir, r)
 }
 
 func (h *installHost) Gone(ctx context.Context, err error) error {

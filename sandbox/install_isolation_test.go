@@ -87,7 +87,7 @@ func TestInstallHelperIsolation(t *testing.T) {
 	inspect := func(string, []byte) {
 		once.Do(func() { helper = inspectHelper(t, cli, py.ID) })
 	}
-	res, err := eng.InstallPackages(context.Background(), py.ID, install.Request{Packages: []string{"mcpsbxprobe"}}, inspect)
+	res, err := eng.InstallPackages(context.Background(), py.ID, install.Request{Packages: []string{"mcpsbxprobe"}, Output: inspect})
 	if err != nil || res.ExitCode != 0 {
 		t.Fatalf("install: %+v %v", res, err)
 	}

@@ -50,7 +50,7 @@ func TestInstallPackages(t *testing.T) {
 	ctx := context.Background()
 
 	py := mustCreate(t, eng, sandbox.CreateRequest{Language: "python"})
-	res, err := eng.InstallPackages(ctx, py.ID, install.Request{Packages: []string{"mcpsbxdemo==1.0"}}, nil)
+	res, err := eng.InstallPackages(ctx, py.ID, install.Request{Packages: []string{"mcpsbxdemo==1.0"}})
 	if err != nil || res.ExitCode != 0 || res.Manager != "pip" || len(res.Installed) != 1 {
 		t.Fatalf("pip install: %+v %v", res, err)
 	}
@@ -66,7 +66,7 @@ func TestInstallPackages(t *testing.T) {
 	}
 
 	js := mustCreate(t, eng, sandbox.CreateRequest{Language: "javascript"})
-	res, err = eng.InstallPackages(ctx, js.ID, install.Request{Packages: []string{"mcpsbx-demo@1.0.0"}}, nil)
+	res, err = eng.InstallPackages(ctx, js.ID, install.Request{Packages: []string{"mcpsbx-demo@1.0.0"}})
 	if err != nil || res.ExitCode != 0 || res.Manager != "npm" {
 		t.Fatalf("npm install: %+v %v", res, err)
 	}
@@ -76,7 +76,7 @@ func TestInstallPackages(t *testing.T) {
 	}
 
 	// An unknown package is a normal result with a hint, not an error.
-	res, err = eng.InstallPackages(ctx, py.ID, install.Request{Packages: []string{"no-such-package-xyz"}}, nil)
+	res, err = eng.InstallPackages(ctx, py.ID, install.Request{Packages: []string{"no-such-package-xyz"}})
 	if err != nil || res.ExitCode == 0 || !strings.Contains(res.Note, "has no such package") {
 		t.Errorf("unknown package: %+v %v", res, err)
 	}
@@ -95,7 +95,7 @@ func TestInstallPackagesIgnoresPlantedFiles(t *testing.T) {
 	if r, err := eng.RunCode(ctx, sandbox.RunCodeRequest{SandboxID: py.ID, Code: plant}); err != nil || r.ExitCode != 0 {
 		t.Fatalf("plant: %+v %v", r, err)
 	}
-	res, err := eng.InstallPackages(ctx, py.ID, install.Request{Packages: []string{"mcpsbxdemo==1.0"}}, nil)
+	res, err := eng.InstallPackages(ctx, py.ID, install.Request{Packages: []string{"mcpsbxdemo==1.0"}})
 	if err != nil || res.ExitCode != 0 {
 		t.Fatalf("pip install: %+v %v", res, err)
 	}
@@ -116,7 +116,7 @@ func TestInstallPackagesIgnoresPlantedFiles(t *testing.T) {
 		shellQuote(pkg), shellQuote(npmrc), shellQuote(evil))); r.ExitCode != 0 {
 		t.Fatalf("plant: %+v", r)
 	}
-	res, err = eng.InstallPackages(ctx, js.ID, install.Request{Packages: []string{"mcpsbx-demo@1.0.0"}}, nil)
+	res, err = eng.InstallPackages(ctx, js.ID, install.Request{Packages: []string{"mcpsbx-demo@1.0.0"}})
 	if err != nil || res.ExitCode != 0 {
 		t.Fatalf("npm install: %+v %v", res, err)
 	}
@@ -135,7 +135,7 @@ func TestInstallPackagesReplacesVersions(t *testing.T) {
 	ctx := context.Background()
 	py := mustCreate(t, eng, sandbox.CreateRequest{Language: "python"})
 	for _, spec := range []string{"mcpsbxdemo==1.0", "mcpsbxdemo==2.0", "mcpsbxtwo"} {
-		if res, err := eng.InstallPackages(ctx, py.ID, install.Request{Packages: []string{spec}}, nil); err != nil || res.ExitCode != 0 {
+		if res, err := eng.InstallPackages(ctx, py.ID, install.Request{Packages: []string{spec}}); err != nil || res.ExitCode != 0 {
 			t.Fatalf("install %s: %+v %v", spec, res, err)
 		}
 	}
@@ -152,7 +152,7 @@ func TestInstallPackagesReplacesVersions(t *testing.T) {
 		t.Errorf("mcpsbxdemo 2.0 downloaded %d times, want once", n)
 	}
 	// A failed install changes nothing.
-	if res, err := eng.InstallPackages(ctx, py.ID, install.Request{Packages: []string{"no-such-package-xyz"}}, nil); err != nil || res.ExitCode == 0 {
+	if res, err := eng.InstallPackages(ctx, py.ID, install.Request{Packages: []string{"no-such-package-xyz"}}); err != nil || res.ExitCode == 0 {
 		t.Fatalf("unknown package: %+v %v", res, err)
 	}
 	if r := mustRun(t, eng, py.ID, code); r.Stdout != want {
@@ -193,14 +193,14 @@ func TestInstallPackagesRefused(t *testing.T) {
 		{"unknown manager", install.Request{Manager: "apt", Packages: []string{"curl"}}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			if _, err := eng.InstallPackages(ctx, sb.ID, tc.req, nil); !errors.Is(err, sandbox.ErrInvalid) {
+			if _, err := eng.InstallPackages(ctx, sb.ID, tc.req); !errors.Is(err, sandbox.ErrInvalid) {
 				t.Errorf("got %v, want ErrInvalid", err)
 			}
 		})
 	}
 	off, _ := newEngine(t, func(c *config.Config) { c.Network.Install = false })
 	sb2 := mustCreate(t, off, sandbox.CreateRequest{Language: "python"})
-	_, err := off.InstallPackages(ctx, sb2.ID, install.Request{Packages: []string{"requests"}}, nil)
+	_, err := off.InstallPackages(ctx, sb2.ID, install.Request{Packages: []string{"requests"}})
 	if !errors.Is(err, sandbox.ErrPolicy) || !strings.Contains(err.Error(), "network.install") {
 		t.Errorf("installs off: %v", err)
 	}
@@ -226,7 +226,7 @@ func TestInstallPackagesRacingLinkSwap(t *testing.T) {
 	if r := mustExec(t, eng, py.ID, "mkdir -m 0500 /workspace/.local"); r.ExitCode != 0 {
 		t.Fatalf("mkdir: %+v", r)
 	}
-	res, err := eng.InstallPackages(ctx, py.ID, install.Request{Packages: []string{"mcpsbxdemo==1.0"}}, nil)
+	res, err := eng.InstallPackages(ctx, py.ID, install.Request{Packages: []string{"mcpsbxdemo==1.0"}})
 	t.Logf("into a read-only .local: exit %d, err %v", res.ExitCode, err)
 	if r := mustExec(t, eng, py.ID, "ls -A /workspace/.local; chmod 0755 /workspace/.local"); r.Stdout != "" {
 		t.Errorf("install_packages wrote past the sandbox user's rights (into a directory it cannot write): %q", r.Stdout)
@@ -240,7 +240,7 @@ func TestInstallPackagesRacingLinkSwap(t *testing.T) {
 	}
 	for i := range 4 {
 		spec := []string{"mcpsbxdemo==2.0", "mcpsbxdemo==1.0"}[i%2]
-		res, err := eng.InstallPackages(ctx, py.ID, install.Request{Packages: []string{spec}}, nil)
+		res, err := eng.InstallPackages(ctx, py.ID, install.Request{Packages: []string{spec}})
 		t.Logf("round %d: exit %d, err %v", i, res.ExitCode, err)
 	}
 	if after := mustExec(t, eng, py.ID, list).Stdout; after != before {

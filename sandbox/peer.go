@@ -72,18 +72,17 @@ func (p *Peer) ListFiles(ctx context.Context, req ListFilesRequest) (ListFilesRe
 	if err != nil {
 		return ListFilesResult{}, err
 	}
-	entries, truncated, err := p.e.listByTar(ctx, p.sb, clean, req.Recursive)
-	return ListFilesResult{Entries: entries, Truncated: truncated}, err
+	return listByTar(ctx, p.e.box(p.sb), clean, req.Recursive)
 }
 
 // CopyOut copies the sandbox file or directory Path to HostPath through
 // copy_out's write fence: below files.write_root, never onto write_deny
 // (compared by identity), never over an existing file unless Overwrite,
 // without exec bits or (unless files.copy_out_links) symlinks.
-func (p *Peer) CopyOut(ctx context.Context, req CopyOutRequest) (CopyResult, error) {
+func (p *Peer) CopyOut(ctx context.Context, req CopyOutRequest) (CopyOutResult, error) {
 	clean, err := ResolvePath(req.Path)
 	if err != nil {
-		return CopyResult{}, err
+		return CopyOutResult{}, err
 	}
 	res, _, err := p.e.copyOut(ctx, p.sb, clean, req.HostPath, req.Overwrite)
 	return res, err

@@ -65,7 +65,7 @@ func (e *Engine) ProposeChanges(ctx context.Context, id string, req ProposeChang
 		return res, nil
 	}
 	if err != nil {
-		return proposal.Result{}, hostErr(err)
+		return proposal.Result{}, e.classes().HostErr(err)
 	}
 	return res, nil
 }
@@ -86,15 +86,16 @@ func (e *Engine) buildProposal(ctx context.Context, id string, req ProposeChange
 	f := hostcopy.Fence(cfg)
 	// Refused before the sandbox is read, and before anyone is asked.
 	if _, err := f.ApplyPath(req.HostPath, cfg.Files.ApplyRootsOrRead()); err != nil {
-		return nil, hostErr(err)
+		return nil, e.classes().HostErr(err)
 	}
 	e.begin(sb)
 	defer e.end(sb)
-	src, err := e.resolve(ctx, sb, clean, true)
+	box := e.box(sb)
+	src, err := box.Resolve(ctx, clean, true)
 	if err != nil {
 		return nil, err
 	}
-	rc, err := e.tarFrom(ctx, sb, src)
+	rc, err := box.TarFrom(ctx, src)
 	if err != nil {
 		return nil, err
 	}
@@ -102,7 +103,7 @@ func (e *Engine) buildProposal(ctx context.Context, id string, req ProposeChange
 	p, err := proposal.Build(ctx, rc, proposal.Request{SandboxID: sb.ID, HostPath: req.HostPath, Summary: req.Summary,
 		Delete: req.Delete, Fence: f, ApplyRoots: cfg.Files.ApplyRootsOrRead()})
 	if err != nil {
-		return nil, hostErr(err)
+		return nil, e.classes().HostErr(err)
 	}
 	sb.transcript.add("propose_changes", fmt.Sprintf("%s -> host %s (%d files, proposal %s)", src, p.HostPath, len(p.Files), p.ID), nil, "")
 	return p, nil

@@ -1,8 +1,6 @@
 package sandbox
 
 import (
-	"archive/tar"
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -14,7 +12,9 @@ import (
 
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/backend"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/config"
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox/hostcopy"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/interp"
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox/record"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/runner"
 )
 
@@ -140,7 +140,7 @@ func (e *Engine) RunCode(ctx context.Context, req RunCodeRequest) (RunCodeResult
 	rr.SandboxID, rr.Language, rr.OneShot = sb.ID, langName, oneShot
 	note := errNote(err)
 	if rr.Result != "" {
-		note = strings.TrimSpace("result: " + clip(rr.Result, transcriptFieldMax) + "\n" + note)
+		note = strings.TrimSpace("result: " + record.Clip(rr.Result, record.FieldMax) + "\n" + note)
 	}
 	sb.transcript.add("run_code ("+langName+")", req.Code, &rr.ExecResult, note)
 	return rr, err
@@ -178,7 +178,8 @@ func (e *Engine) createWaiting(ctx context.Context, req CreateRequest) (*Sandbox
 func (e *Engine) runFile(ctx context.Context, sb *Sandbox, run []string, ext, code string, timeout time.Duration, out OutputFunc) (ExecResult, error) {
 	name := "run-" + newID() + ext
 	dir := path.Join(backend.Workspace, ".mcp-sandbox")
-	if err := e.be.CopyTo(ctx, sb.ContainerID, backend.Workspace, tarOf(sb.User, ".mcp-sandbox/"+name, []byte(code))); err != nil {
+	uid, gid := userIDs(sb.User)
+	if err := e.be.CopyTo(ctx, sb.ContainerID, backend.Workspace, hostcopy.FileTar(uid, gid, ".mcp-sandbox/"+name, []byte(code))); err != nil {
 		return ExecResult{}, e.containerGone(ctx, sb, err)
 	}
 	file := path.Join(dir, name)
@@ -198,23 +199,6 @@ func (e *Engine) runFile(ctx context.Context, sb *Sandbox, run []string, ext, co
 		}
 	}
 	return res, err
-}
-
-// tarOf returns a tar stream holding one file (and its parent directories)
-// owned by the sandbox user.
-func tarOf(user, name string, data []byte) *bytes.Buffer {
-	uid, gid := userIDs(user)
-	var buf bytes.Buffer
-	tw := tar.NewWriter(&buf)
-	now := time.Now()
-	parts := strings.Split(name, "/")
-	for i := 1; i < len(parts); i++ {
-		_ = tw.WriteHeader(&tar.Header{Typeflag: tar.TypeDir, Name: strings.Join(parts[:i], "/") + "/", Mode: 0o755, Uid: uid, Gid: gid, ModTime: now})
-	}
-	_ = tw.WriteHeader(&tar.Header{Typeflag: tar.TypeReg, Name: name, Mode: 0o644, Size: int64(len(data)), Uid: uid, Gid: gid, ModTime: now})
-	_, _ = tw.Write(data)
-	_ = tw.Close()
-	return &buf
 }
 
 // userIDs parses "uid:gid".

@@ -27,7 +27,7 @@ type DetailsActions struct {
 	// copy_out's write fence, which may refuse it. Without overwrite an
 	// existing dest is refused with an error wrapping hostfs.ErrExists;
 	// with it, dest is replaced (still only where the fence allows).
-	Save func(ctx context.Context, id, src, dest string, overwrite bool) (sandbox.CopyResult, error)
+	Save func(ctx context.Context, id, src, dest string, overwrite bool) (sandbox.CopyOutResult, error)
 	// SaveDir is where the folder dialog starts (files.write_root); ""
 	// leaves it to the dialog.
 	SaveDir func() string

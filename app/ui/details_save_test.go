@@ -44,10 +44,10 @@ func peerSave(t *testing.T, root, denied string) (DetailsActions, string) {
 		t.Fatalf("write the sandbox's file: %v %+v", err, res)
 	}
 	return DetailsActions{
-		Save: func(ctx context.Context, id, src, dest string, overwrite bool) (sandbox.CopyResult, error) {
+		Save: func(ctx context.Context, id, src, dest string, overwrite bool) (sandbox.CopyOutResult, error) {
 			p, err := sandbox.OpenPeer(ctx, be, st, cfg, nil, id)
 			if err != nil {
-				return sandbox.CopyResult{}, err
+				return sandbox.CopyOutResult{}, err
 			}
 			return p.CopyOut(ctx, sandbox.CopyOutRequest{Path: src, HostPath: dest, Overwrite: overwrite})
 		},

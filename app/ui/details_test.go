@@ -48,12 +48,12 @@ func (f *detailsFakes) actions() DetailsActions {
 				{Path: "/workspace/shadow", Link: "/etc/shadow"},
 			}, false, nil
 		},
-		Save: func(_ context.Context, _, src, dest string, _ bool) (sandbox.CopyResult, error) {
+		Save: func(_ context.Context, _, src, dest string, _ bool) (sandbox.CopyOutResult, error) {
 			f.saved = append(f.saved, [2]string{src, dest})
 			if strings.Contains(dest, "denied") {
-				return sandbox.CopyResult{}, fmt.Errorf("%w: %s is in files.write_deny", sandbox.ErrPolicy, dest)
+				return sandbox.CopyOutResult{}, fmt.Errorf("%w: %s is in files.write_deny", sandbox.ErrPolicy, dest)
 			}
-			return sandbox.CopyResult{Files: 1, Bytes: 20 << 10, HostPath: dest}, nil
+			return sandbox.CopyOutResult{Files: 1, Bytes: 20 << 10, HostPath: dest}, nil
 		},
 	}
 }

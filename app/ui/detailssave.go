@@ -62,7 +62,7 @@ func (d *Details) saveTo(src, dest string, overwrite bool) {
 	if save == nil {
 		return
 	}
-	var res sandbox.CopyResult
+	var res sandbox.CopyOutResult
 	var there string // what a replace removes
 	d.t.w.async(func(ctx context.Context) (err error) {
 		res, err = save(ctx, d.id, src, dest, overwrite)

@@ -25,10 +25,10 @@ func (a *App) detailsActions() ui.DetailsActions {
 			res, err := p.ListFiles(ctx, sandbox.ListFilesRequest{Path: backend.Workspace, Recursive: true})
 			return res.Entries, res.Truncated, err
 		},
-		Save: func(ctx context.Context, id, src, dest string, overwrite bool) (sandbox.CopyResult, error) {
+		Save: func(ctx context.Context, id, src, dest string, overwrite bool) (sandbox.CopyOutResult, error) {
 			p, err := a.peer(ctx, id)
 			if err != nil {
-				return sandbox.CopyResult{}, err
+				return sandbox.CopyOutResult{}, err
 			}
 			res, err := p.CopyOut(ctx, sandbox.CopyOutRequest{Path: src, HostPath: dest, Overwrite: overwrite})
 			if err != nil {

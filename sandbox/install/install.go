@@ -18,9 +18,12 @@ import (
 type Request struct {
 	Packages []string
 	Manager  string // pip | npm | auto
-	// Waiting is RunRequest's: it hears what a call that must wait for
-	// the previous install waits for.
+	// Waiting is RunCodeRequest's: it hears what a call that must wait
+	// for the previous install waits for.
 	Waiting func(msg string)
+	// Output, if set, hears the install's output as it runs (stream is
+	// "stdout" or "stderr").
+	Output func(stream string, chunk []byte)
 }
 
 // Result is how an install went.

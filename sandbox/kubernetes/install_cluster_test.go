@@ -95,7 +95,7 @@ func noHelpersLeft(ctx context.Context, t *testing.T, cs *k8s.Clientset, ns stri
 // mustInstall runs install_packages for pkgs in sandbox id.
 func mustInstall(ctx context.Context, t *testing.T, eng *sandbox.Engine, id string, pkgs ...string) install.Result {
 	t.Helper()
-	res, err := eng.InstallPackages(ctx, id, install.Request{Packages: pkgs}, nil)
+	res, err := eng.InstallPackages(ctx, id, install.Request{Packages: pkgs})
 	if err != nil {
 		t.Fatalf("install %v: %+v %v", pkgs, res, err)
 	}

@@ -23,7 +23,7 @@ func (s *Server) copyInTool() toolDef {
 		name:        "copy_in",
 		description: "Copy a host file or directory (below the read roots) into a sandbox.",
 		annotations: annotations("Copy in", false, false, true, false),
-		output:      outputSchema[sandbox.CopyResult]("dest_path"),
+		output:      outputSchema[sandbox.CopyInResult]("dest_path"),
 	}, s.handleCopyIn)
 }
 
@@ -50,7 +50,7 @@ func (s *Server) copyOutTool() toolDef {
 		name:        "copy_out",
 		description: "Copy a sandbox file or directory to the host, below the write root.",
 		annotations: annotations("Copy out", false, true, false, false),
-		output:      outputSchema[sandbox.CopyResult]("host_path"),
+		output:      outputSchema[sandbox.CopyOutResult]("host_path"),
 	}, s.handleCopyOut)
 }
 
@@ -95,7 +95,7 @@ func (s *Server) handleInstall(ctx context.Context, req mcp.CallToolRequest, a i
 	note(ctx, a.SandboxID, fmt.Sprintf("install %v", a.Packages), nil)
 	p := newProgress(ctx, req)
 	start := time.Now()
-	res, err := s.eng.InstallPackages(ctx, a.SandboxID, install.Request{Packages: a.Packages, Manager: a.Manager, Waiting: p.waiting()}, p.output)
+	res, err := s.eng.InstallPackages(ctx, a.SandboxID, install.Request{Packages: a.Packages, Manager: a.Manager, Waiting: p.waiting(), Output: p.output})
 	took := time.Since(start).Milliseconds()
 	p.flush()
 	if err != nil {

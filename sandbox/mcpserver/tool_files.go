@@ -28,7 +28,7 @@ func (s *Server) writeFileTool() toolDef {
 		name:        "write_file",
 		description: "Write a file in a sandbox, making its directories.",
 		annotations: annotations("Write file", false, true, true, false),
-		output:      outputSchema[sandbox.FileResult]("path"),
+		output:      outputSchema[sandbox.WriteFileResult]("path"),
 	}, s.handleWriteFile)
 }
 
