@@ -8,14 +8,10 @@ import (
 	"time"
 
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/agentconn"
-	"github.com/mcp-sandbox/mcp-sandbox/sandbox/backend"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/netglue"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/netproxy"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/state"
 )
-
-// proxyStartTimeout bounds the agent's answer to the proxy's listen.
-const proxyStartTimeout = 10 * time.Second
 
 // proxyRunner is the runners key of a sandbox's proxy: closing the
 // runners (stop, expiry, reaping, the container's death, Close) ends its
@@ -40,15 +36,6 @@ var ErrNoAgentForAllowlist = errors.New("allowlist networking needs the sandbox'
 type sandboxProxy struct{ *netglue.Proxy }
 
 func (sp sandboxProxy) close() { sp.Close() }
-
-// agentListen is a proxy's listen on an agent connection.
-type agentListen struct {
-	c  *agentconn.Conn
-	id int
-}
-
-func (l agentListen) Gone() bool { return l.c.Gone() }
-func (l agentListen) Close()     { l.c.Unlisten(l.id) }
 
 // NetworkInfo is a sandbox's network as sandbox_list shows it.
 type NetworkInfo struct {
@@ -89,22 +76,8 @@ func (e *Engine) networkOf(sb *Sandbox) NetworkInfo {
 	return n
 }
 
-// traffic is n as a state record holds it (bounded there), or nil when
-// n has no proxy counters yet.
-func (n NetworkInfo) traffic() *state.NetworkSummary {
-	if n.Stats == nil {
-		return nil
-	}
-	t := &state.NetworkSummary{
-		Allowed: n.Allowed, AllowedTotal: len(n.Allowed),
-		AllowedConns: n.Stats.Allowed, RefusedConns: n.Stats.Refused,
-		BytesIn: n.Stats.BytesIn, BytesOut: n.Stats.BytesOut, Open: n.Stats.Open,
-	}
-	for _, h := range n.Stats.RefusedHosts[:min(len(n.Stats.RefusedHosts), state.MaxRecordRefused)] {
-		t.Refused = append(t.Refused, state.HostHits{Host: h.Host, Count: h.Count})
-	}
-	return t.Bounded()
-}
+// traffic is n as a state record holds it, or nil before its proxy.
+func (n NetworkInfo) traffic() *state.NetworkSummary { return netglue.Traffic(n.Allowed, n.Stats) }
 
 // proxyEntries are sb's entries: its own allow_domains, or, when it named
 // none, the config's whole network.allow_domains (read again for each
@@ -151,11 +124,11 @@ func (e *Engine) newProxy(sb *Sandbox) *netglue.Proxy {
 		Own:      len(sb.allowDomains) > 0,
 		Audit: func(r netproxy.Record, line bool, dropped int) {
 			if line {
-				e.auditNetwork(sb, r, dropped)
+				e.audit(netglue.AuditEntry(r, sb.client(), sb.ID, dropped))
 			}
 			e.record(sb, true) // a connection may carry several requests
 		},
-		Closed: func(dropped int) { e.auditNetworkDropped(sb, dropped) },
+		Closed: func(dropped int) { e.audit(netglue.ClosedEntry(time.Now(), sb.client(), sb.ID, dropped)) },
 	}
 	if e.ask != nil {
 		o.Ask = func(ctx context.Context, host string, port int) (netproxy.Decision, error) {
@@ -180,22 +153,14 @@ func (sb *Sandbox) client() string {
 	return sb.Client
 }
 
-// startProxy has agent c listen on the proxy's port inside sb and serve
-// each connection with sb's proxy. It is called after every start of
-// sb's agent.
+// startProxy has agent c serve sb's proxy inside sb. It is called after
+// every start of sb's agent.
 func (e *Engine) startProxy(ctx context.Context, sb *Sandbox, c *agentconn.Conn) error {
 	sp := sb.proxy(true, func() *netglue.Proxy { return e.newProxy(sb) })
 	if sp == nil {
 		return fmt.Errorf("%w: sandbox %s is stopping", ErrNotFound, sb.ID)
 	}
-	id, _, err := c.Listen(ctx, netglue.ProxyPort, func(conn net.Conn) { e.serveProxy(sb, sp, netglue.Linger(conn)) })
-	if err != nil {
-		return fmt.Errorf("the proxy inside the sandbox: %w", err)
-	}
-	if old, ok := sp.Listen(agentListen{c, id}).(agentListen); ok && old.c != c {
-		old.Close()
-	}
-	return nil
+	return sp.Start(ctx, c, func(conn net.Conn) { e.serveProxy(sb, sp, conn) })
 }
 
 // serveProxy serves one connection from inside sb with its proxy. The
@@ -227,24 +192,12 @@ func (e *Engine) requireProxy(ctx context.Context, sb *Sandbox) error {
 	return nil
 }
 
-// auditNetwork writes one proxied connection to the audit log; dropped
-// is how many its budget kept out before it.
-func (e *Engine) auditNetwork(sb *Sandbox, r netproxy.Record, dropped int) {
+// audit writes a proxy's audit line.
+func (e *Engine) audit(a state.AuditEntry) {
 	if e.st == nil {
 		return
 	}
-	if err := e.st.Audit(netglue.AuditEntry(r, sb.client(), sb.ID, dropped)); err != nil {
-		e.log.Warn("write audit log", "err", err)
-	}
-}
-
-// auditNetworkDropped writes how many of a sandbox's connections its
-// budget kept out of the audit log, when its proxy closes.
-func (e *Engine) auditNetworkDropped(sb *Sandbox, dropped int) {
-	if e.st == nil {
-		return
-	}
-	if err := e.st.Audit(netglue.ClosedEntry(time.Now(), sb.client(), sb.ID, dropped)); err != nil {
+	if err := e.st.Audit(a); err != nil {
 		e.log.Warn("write audit log", "err", err)
 	}
 }
@@ -276,32 +229,16 @@ var errHelperAgent = errors.New("package installs need the command agent inside 
 // allowed entries only, recording what was reached.
 func (e *Engine) helperProxy(sb *Sandbox, entries []netproxy.Entry, maxConns int, reached *netglue.Reached) func(context.Context, string) (func(), error) {
 	return func(ctx context.Context, helperID string) (func(), error) {
-		at, ok := e.be.(backend.Attacher)
-		if !ok {
-			return nil, fmt.Errorf("%w: %w (the backend cannot attach)", ErrPolicy, errHelperAgent)
-		}
 		// A stand-in for the helper: never in e.boxes, so nothing done to
 		// it touches sb.
 		h := &Sandbox{ID: sb.ID + "-install", ContainerID: helperID, User: helperUser(sb.User)}
-		sctx, cancel := context.WithTimeout(ctx, agentStartTimeout)
-		c, err := e.startAgent(sctx, at, h)
-		cancel()
+		c, err := e.startAgent(ctx, h)
 		if errors.Is(err, agentconn.ErrUnusable) {
 			return nil, fmt.Errorf("%w: %w: %v", ErrPolicy, errHelperAgent, err)
 		}
 		if err != nil {
 			return nil, fmt.Errorf("start the install helper's agent: %w", err)
 		}
-		p := netproxy.New(netproxy.Options{Entries: entries, MaxConns: maxConns, Audit: reached.Add, AllowHint: netglue.InstallAllowHint})
-		pctx, stop := context.WithCancel(context.Background())
-		lctx, cancel := context.WithTimeout(ctx, proxyStartTimeout)
-		_, _, err = c.Listen(lctx, netglue.ProxyPort, func(conn net.Conn) { p.Serve(pctx, netglue.Linger(conn)) })
-		cancel()
-		if err != nil {
-			stop()
-			c.Close()
-			return nil, fmt.Errorf("the install helper's proxy: %w", err)
-		}
-		return func() { stop(); c.Close() }, nil
+		return netglue.ServeInstall(ctx, c, netglue.InstallProxyRequest{Entries: entries, MaxConns: maxConns, Reached: reached})
 	}
 }

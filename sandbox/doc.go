@@ -12,8 +12,8 @@
 // the sandbox's side of the file tools (paths resolved in it, its tar,
 // reads, listings) is sandbox/sbfiles.
 // The server's side of
-// the command agent's protocol (framing, commands, file requests, streams
-// and listeners) is sandbox/agentconn; the engine decides when a sandbox's
+// the command agent's protocol (its start, its slot, framing, commands, file
+// requests, streams and listeners) is sandbox/agentconn; the engine decides when a sandbox's
 // agent starts, when it is given up, and what its death means.
 //
 //	eng := sandbox.NewEngine(sandbox.Options{Backend: be, Config: watcher})
@@ -32,13 +32,13 @@
 // The warm pool's logic (sizes, refill, bursts, claims, draining) lives in
 // sandbox/pool; pool.go here is what it asks of the engine.
 // What sits between the engine and sandbox/netproxy (the proxy's address
-// and environment, install helpers' entries, the audit lines and log of a
-// sandbox's connections) lives in sandbox/netglue. Previews (sandbox_expose:
+// and environment, its start on the agent, install helpers' proxies, the
+// audit lines and log of a sandbox's connections) lives in sandbox/netglue. Previews (sandbox_expose:
 // a host listener per port, carried over the agent's streams) live in
 // sandbox/preview; expose.go here keeps their policy. install_packages
 // (names, helper, collect step, failure notes) lives in sandbox/install; the
-// engine checks the policy, holds the install lock and runs the helper's
-// proxy.
+// engine checks the policy, holds the install lock and starts the helper's
+// agent.
 //
 // # Bounded by construction
 //

@@ -367,8 +367,8 @@ func (e *Engine) stop(ctx context.Context, sb *Sandbox) bool {
 	if !ok {
 		return false
 	}
-	if s, ok := runners[agentRunner].(*agentSlot); ok {
-		s.killAll()
+	if s, ok := runners[agentRunner].(agentSlot); ok {
+		s.KillAll()
 	}
 	for _, r := range runners {
 		r.close()

@@ -55,7 +55,7 @@ func OpenPeer(ctx context.Context, be backend.Backend, st *state.Store, cfg *con
 		}
 		sb := &Sandbox{ID: id, ContainerID: c.ID, User: sandboxUser(user),
 			// No agent: commands (the tar) go through the engine's exec.
-			runners: map[string]residentRunner{agentRunner: &agentSlot{bad: "reached from another process"}},
+			runners: map[string]residentRunner{agentRunner: badAgentSlot("reached from another process")},
 		}
 		if log == nil {
 			log = slog.New(slog.DiscardHandler)

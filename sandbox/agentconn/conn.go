@@ -321,8 +321,10 @@ func (c *Conn) write(ctx context.Context, frame []byte) error {
 
 // ExecRequest is a command for the agent to run.
 type ExecRequest struct {
-	Spec  backend.ExecSpec // Cmd, Env, WorkDir, Stdout, Stderr (User and Stdin are not used)
-	Stdin *[]byte          // at most agent.MaxStdin bytes; nil: none
+	Spec backend.ExecSpec // Cmd, Env, WorkDir, Stdin, Stdout, Stderr (User is the agent's)
+	// Fallback runs a command whose stdin is over agent.MaxStdin (the
+	// engine's exec), its stdin whole.
+	Fallback func(ctx context.Context, spec backend.ExecSpec) (backend.ExecStatus, error)
 	// Stopped, when it ends, means the container has stopped: no grace is
 	// given for the agent's answer then.
 	Stopped <-chan struct{}
@@ -334,10 +336,22 @@ type ExecRequest struct {
 // ctx.Err().
 func (c *Conn) Exec(ctx context.Context, req ExecRequest) (backend.ExecStatus, error) {
 	spec := req.Spec
+	var stdin *[]byte
+	if spec.Stdin != nil {
+		b, err := io.ReadAll(io.LimitReader(spec.Stdin, agent.MaxStdin+1))
+		if err != nil {
+			return backend.ExecStatus{}, fmt.Errorf("read stdin: %w", err)
+		}
+		if len(b) > agent.MaxStdin {
+			spec.Stdin = io.MultiReader(bytes.NewReader(b), spec.Stdin)
+			return req.Fallback(ctx, spec)
+		}
+		stdin = &b
+	}
 	call := &agentCall{stdout: orDiscard(spec.Stdout), stderr: orDiscard(spec.Stderr), exit: make(chan agent.Exit, 1)}
 	id := c.register(call)
 	defer c.take(id)
-	if err := c.send(ctx, agent.KindStart, agent.Start{ID: id, Argv: spec.Cmd, Env: spec.Env, Dir: spec.WorkDir, Stdin: req.Stdin}); err != nil {
+	if err := c.send(ctx, agent.KindStart, agent.Start{ID: id, Argv: spec.Cmd, Env: spec.Env, Dir: spec.WorkDir, Stdin: stdin}); err != nil {
 		c.fail(err)
 	}
 	select {

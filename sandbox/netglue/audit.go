@@ -91,3 +91,21 @@ func droppedNote(n int) string {
 	}
 	return fmt.Sprintf("; %d connections before this were not logged (over %d at once, then one each %s)", n, auditBurst, auditEvery)
 }
+
+// Traffic is a sandbox's proxy counters (st, nil before its proxy first
+// started) and allowed entries as its state record holds them (bounded
+// there), or nil.
+func Traffic(allowed []string, st *netproxy.Stats) *state.NetworkSummary {
+	if st == nil {
+		return nil
+	}
+	t := &state.NetworkSummary{
+		Allowed: allowed, AllowedTotal: len(allowed),
+		AllowedConns: st.Allowed, RefusedConns: st.Refused,
+		BytesIn: st.BytesIn, BytesOut: st.BytesOut, Open: st.Open,
+	}
+	for _, h := range st.RefusedHosts[:min(len(st.RefusedHosts), state.MaxRecordRefused)] {
+		t.Refused = append(t.Refused, state.HostHits{Host: h.Host, Count: h.Count})
+	}
+	return t.Bounded()
+}

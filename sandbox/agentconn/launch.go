@@ -1,0 +1,82 @@
+package agentconn
+
+import (
+	"context"
+	"fmt"
+	"runtime"
+	"time"
+
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox/agent"
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox/backend"
+)
+
+// LaunchTimeout bounds an agent's launch: the engine's architecture
+// (asked once; Podman takes seconds to answer under load), the look-up of
+// the image's tools, the copy and the agent's ready.
+const LaunchTimeout = 45 * time.Second
+
+// LaunchRequest says which container an agent starts in; Launch finds the
+// architecture and the image's tools itself.
+type LaunchRequest struct {
+	ContainerID string
+	User        string // the sandbox user, who runs the agent
+	// Tool returns the absolute path of the image's name tool, "" (and
+	// no error) when the image has none.
+	Tool   func(ctx context.Context, name string) (string, error)
+	Env    []string // the copy's environment (the agent's is the image's)
+	Dir    string   // a writable, executable directory: the workspace
+	Budget *Budget  // the server's streams, shared by its agents (nil: none)
+}
+
+// Launch starts an agent in req.ContainerID through be, within
+// LaunchTimeout, with the image's cat and chmod to copy it in. An error
+// wrapping ErrUnusable means it cannot run there (be cannot attach, no
+// agent for the engine's architecture, no cat or chmod).
+func Launch(ctx context.Context, be backend.Backend, req LaunchRequest) (*Conn, error) {
+	at, ok := be.(backend.Attacher)
+	if !ok {
+		return nil, fmt.Errorf("%w: the backend cannot attach", ErrUnusable)
+	}
+	ctx, cancel := context.WithTimeout(ctx, LaunchTimeout)
+	defer cancel()
+	arch := EngineArch(ctx, be)
+	if !agent.Has(arch) {
+		return nil, fmt.Errorf("%w: no agent for architecture %q", ErrUnusable, arch)
+	}
+	var tools [2]string
+	for i, name := range []string{"cat", "chmod"} {
+		p, err := req.Tool(ctx, name)
+		if err != nil {
+			return nil, err
+		}
+		if p == "" {
+			return nil, fmt.Errorf("%w: the image has no %s to copy the agent in with", ErrUnusable, name)
+		}
+		tools[i] = p
+	}
+	return Start(ctx, attachHost{be, at}, StartRequest{
+		ContainerID: req.ContainerID, User: req.User, Arch: arch,
+		Cat: tools[0], Chmod: tools[1], Env: req.Env, Dir: req.Dir, Budget: req.Budget,
+	})
+}
+
+// attachHost is a backend with its Attacher, as Start needs it.
+type attachHost struct {
+	backend.Backend
+	at backend.Attacher
+}
+
+func (h attachHost) Attach(ctx context.Context, id string, spec backend.ExecSpec) (backend.Process, error) {
+	return h.at.Attach(ctx, id, spec)
+}
+
+// EngineArch is be's engine's architecture, or this machine's when be
+// cannot say.
+func EngineArch(ctx context.Context, be backend.Backend) string {
+	if ar, ok := be.(backend.ArchReporter); ok {
+		if a, err := ar.EngineArch(ctx); err == nil && a != "" {
+			return a
+		}
+	}
+	return runtime.GOARCH
+}
