@@ -8,6 +8,7 @@ import (
 
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/docker"
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox/inventory"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/testenv"
 )
 
@@ -20,14 +21,19 @@ func TestExposeRecorded(t *testing.T) {
 	a := mustExpose(t, eng, sb.ID, 8000)
 	b := mustExpose(t, eng, sb.ID, 8001)
 	listed := func() []sandbox.Exposure {
-		list, err := sandbox.Lister{Backend: docker.New(te.cli, testenv.Logger(t)), State: te.st}.List(context.Background())
+		list, err := inventory.Lister{Backend: docker.New(te.cli, testenv.Logger(t)), State: te.st}.List(context.Background())
 		if err != nil {
 			t.Fatal(err)
 		}
 		for _, in := range list {
-			if in.ID == sb.ID {
-				return in.Previews()
+			if in.ID != sb.ID {
+				continue
 			}
+			var out []sandbox.Exposure
+			for _, p := range in.Previews() {
+				out = append(out, sandbox.Exposure{Port: p.Port, URL: p.URL(), HostPort: p.HostPort})
+			}
+			return out
 		}
 		return nil
 	}

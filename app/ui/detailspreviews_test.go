@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -12,6 +13,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox"
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox/state"
 )
 
 // previewButtons returns the "Open in browser" buttons of d's previews.
@@ -39,8 +41,8 @@ func TestDetailsPreviews(t *testing.T) {
 	w.Sandboxes.act.Details = (&detailsFakes{}).actions()
 	w.SelectTab(TabSandboxes)
 	snap := sandboxRows()
-	snap.Rows[0].Exposed[0] = sandbox.Exposure{Port: 5000, HostPort: 41234, URL: "http://127.0.0.1:41234/"}
-	snap.Rows[0].Exposed[1] = sandbox.Exposure{Port: 8000, HostPort: 41999, URL: "http://127.0.0.1:41999/"}
+	snap.Rows[0].Exposed[0] = state.Preview{Port: 5000, HostPort: 41234}
+	snap.Rows[0].Exposed[1] = state.Preview{Port: 8000, HostPort: 41999}
 	w.Sandboxes.Set(snap)
 	d := w.Sandboxes.OpenDetails("k3j5q2m7x4ab")
 	d.Window().Resize(fyne.NewSize(780, 720))
@@ -55,7 +57,7 @@ func TestDetailsPreviews(t *testing.T) {
 		t.Errorf("opened %q, want the second preview's URL", opened)
 	}
 
-	snap.Rows[0].Exposed = [len(snap.Rows[0].Exposed)]sandbox.Exposure{}
+	snap.Rows[0].Exposed = [len(snap.Rows[0].Exposed)]state.Preview{}
 	w.Sandboxes.Set(snap)
 	if d.previews.Visible() || len(previewButtons(d)) != 0 {
 		t.Error("the previews part stays after the previews closed")
@@ -75,7 +77,11 @@ func TestDetailsPreviewGone(t *testing.T) {
 	w.o.OpenURL = func(u *url.URL) error { opened = append(opened, u.String()); return nil }
 	w.Sandboxes.act.Details = (&detailsFakes{}).actions()
 	snap := sandboxRows()
-	snap.Rows[0].Exposed[0] = sandbox.Exposure{Port: 5000, URL: gone.URL + "/"}
+	port, err := strconv.Atoi(gone.URL[strings.LastIndex(gone.URL, ":")+1:])
+	if err != nil {
+		t.Fatal(err)
+	}
+	snap.Rows[0].Exposed[0] = state.Preview{Port: 5000, HostPort: port}
 	w.Sandboxes.Set(snap)
 	d := w.Sandboxes.OpenDetails("k3j5q2m7x4ab")
 	test.Tap(previewButtons(d)[0])
