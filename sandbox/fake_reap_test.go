@@ -189,7 +189,11 @@ func TestFakeReapSameStateDir(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		removed, err := inventory.Reap(context.Background(), be, st, "secondserver")
+		reap := func() ([]string, error) {
+			res, err := inventory.Reap(context.Background(), be, st, inventory.ReapRequest{Self: "secondserver"})
+			return res.Removed, err
+		}
+		removed, err := reap()
 		if err != nil || len(removed) != 0 {
 			t.Fatalf("reaped a live server's sandboxes: %v (%v)", removed, err)
 		}
@@ -203,13 +207,13 @@ func TestFakeReapSameStateDir(t *testing.T) {
 			t.Fatal(err)
 		}
 		putOrphan(t, be, st, orphan{id: "deadsandbox", installation: inst, owner: "deadserver", expires: time.Now().Add(time.Hour)})
-		if removed, _ := inventory.Reap(context.Background(), be, st, "secondserver"); len(removed) != 0 {
+		if removed, _ := reap(); len(removed) != 0 {
 			t.Fatalf("reaped %v while its owner held its lock", removed)
 		}
 		if err := dead.Release(); err != nil {
 			t.Fatal(err)
 		}
-		removed, err = inventory.Reap(context.Background(), be, st, "secondserver")
+		removed, err = reap()
 		if err != nil || strings.Join(removed, ",") != "deadsandbox" {
 			t.Errorf("reaped %v (%v), want deadsandbox", removed, err)
 		}

@@ -106,8 +106,8 @@ func (e *Engine) reconcile(ctx context.Context) {
 // objects without the installation label, are never touched. It returns
 // the ids it removed.
 func (e *Engine) Reap(ctx context.Context, _ ReapRequest) (ReapResult, error) {
-	ids, err := inventory.Reap(ctx, e.be, e.st, e.owner)
-	return ReapResult{Removed: ids}, err
+	res, err := inventory.Reap(ctx, e.be, e.st, inventory.ReapRequest{Self: e.owner})
+	return ReapResult{Removed: res.Removed}, err
 }
 
 // ReapRequest says how Engine.Reap reaps; it has no fields yet, and is

@@ -264,11 +264,11 @@ func TestReapClaimedPoolSandboxByRecordExpiry(t *testing.T) {
 	unclaimed := poolIDs(t, te, eng)
 	// Another server's reaper of this installation: the owner is alive
 	// (its lock is held), so only its record of last use can expire it.
-	removed, err := inventory.Reap(context.Background(), te.be, te.st, "another-owner")
+	res, err := inventory.Reap(context.Background(), te.be, te.st, inventory.ReapRequest{Self: "another-owner"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if diff := cmp.Diff([]string{sb.ID}, removed); diff != "" {
+	if diff := cmp.Diff([]string{sb.ID}, res.Removed); diff != "" {
 		t.Errorf("reaped (-want +got):\n%s", diff)
 	}
 	for id := range unclaimed {

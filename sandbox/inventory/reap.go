@@ -13,10 +13,28 @@ import (
 // Reap removes the managed containers of st's installation whose owner is
 // proved gone, and those whose owner, alive, let them pass their expiry
 // (counted from last use), with their records and the unused volumes of
-// gone owners; it returns the ids it removed. self is an owner id whose
-// objects are never reaped (the caller's own, or ""). With no state
-// directory nothing can be proved, and nothing is removed.
-func Reap(ctx context.Context, be backend.Backend, st *state.Store, self string) ([]string, error) {
+// gone owners. With no state directory nothing can be proved, and nothing
+// is removed.
+func Reap(ctx context.Context, be backend.Backend, st *state.Store, req ReapRequest) (ReapResult, error) {
+	ids, err := reap(ctx, be, st, req.Self)
+	return ReapResult{Removed: ids}, err
+}
+
+// ReapRequest says whose objects Reap spares.
+type ReapRequest struct {
+	// Self is an owner id whose objects are never reaped (the caller's
+	// own, or "").
+	Self string
+}
+
+// ReapResult is what Reap reports.
+type ReapResult struct {
+	// Removed lists the ids of the sandboxes removed.
+	Removed []string
+}
+
+// reap is Reap; it returns the ids it removed.
+func reap(ctx context.Context, be backend.Backend, st *state.Store, self string) ([]string, error) {
 	if st == nil {
 		return nil, nil
 	}
