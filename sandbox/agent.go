@@ -15,6 +15,7 @@ import (
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/agent"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/agentconn"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/backend"
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox/sbfiles"
 )
 
 // agentRunner is the runners key of a sandbox's command agent.
@@ -321,7 +322,7 @@ func agentFileErr(sb *Sandbox, op, p string, d agent.FileDone) error {
 	case "perm":
 		return fmt.Errorf("%w: permission denied for %s", ErrPolicy, where)
 	case "nospace":
-		if inTmp(p) {
+		if sbfiles.InTmp(p) {
 			return fmt.Errorf("%w: /tmp in the sandbox is full", ErrPolicy)
 		}
 		return fmt.Errorf("%w: the sandbox's workspace is full (limits.workspace_mb = %d)", ErrPolicy, sb.Limits.WorkspaceMB)

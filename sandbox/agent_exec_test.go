@@ -57,7 +57,7 @@ func TestAgentExecBehaviours(t *testing.T) {
 			}
 			res, err := eng.Exec(context.Background(), sb.ID, sandbox.ExecRequest{
 				Command: `cat; echo "$FOO"; pwd; echo "$HOME"`, Stdin: "in\n", Env: map[string]string{"FOO": "bar"}, Workdir: "sub",
-			}, nil)
+			})
 			if err == nil || !strings.Contains(err.Error(), "sub") {
 				// A missing working directory is an error, as with docker exec.
 				t.Errorf("missing workdir: %+v %v", res, err)
@@ -65,7 +65,7 @@ func TestAgentExecBehaviours(t *testing.T) {
 			mustExec(t, eng, sb.ID, "mkdir sub")
 			res, err = eng.Exec(context.Background(), sb.ID, sandbox.ExecRequest{
 				Command: `cat; echo "$FOO"; pwd; echo "$HOME"`, Stdin: "in\n", Env: map[string]string{"FOO": "bar"}, Workdir: "sub",
-			}, nil)
+			})
 			if err != nil || res.Stdout != "in\nbar\n/workspace/sub\n/workspace\n" {
 				t.Errorf("stdin/env/cwd: %+v %v", res, err)
 			}
@@ -77,13 +77,13 @@ func TestAgentExecBehaviours(t *testing.T) {
 			}
 			// A child left in the background that holds the output open
 			// does not hold the call until its timeout, as with docker exec.
-			res, err = eng.Exec(context.Background(), sb.ID, sandbox.ExecRequest{Command: `sleep 1001 & echo ok`, TimeoutSeconds: 300}, nil)
+			res, err = eng.Exec(context.Background(), sb.ID, sandbox.ExecRequest{Command: `sleep 1001 & echo ok`, TimeoutSeconds: 300})
 			if err != nil || res.TimedOut || res.ExitCode != 0 || res.Stdout != "ok\n" {
 				t.Errorf("background child: %+v %v", res, err)
 			}
 			res, err = eng.Exec(context.Background(), sb.ID, sandbox.ExecRequest{
 				Command: `sleep 1000 & (sleep 1000 &) ; setsid sleep 1000 & echo started; sleep 1000`, TimeoutSeconds: 2,
-			}, nil)
+			})
 			if err != nil || !res.TimedOut || res.ExitCode != 124 || !strings.Contains(res.Stdout, "started") {
 				t.Errorf("timeout: %+v %v", res, err)
 			}
@@ -92,7 +92,7 @@ func TestAgentExecBehaviours(t *testing.T) {
 			}
 			ctx, cancel := context.WithCancel(context.Background())
 			var once sync.Once
-			_, err = eng.Exec(ctx, sb.ID, sandbox.ExecRequest{Command: `sleep 777 & echo go; sleep 777`}, func(string, []byte) { once.Do(cancel) })
+			_, err = eng.Exec(ctx, sb.ID, sandbox.ExecRequest{Command: `sleep 777 & echo go; sleep 777`, Output: func(string, []byte) { once.Do(cancel) }})
 			if !errors.Is(err, context.Canceled) {
 				t.Errorf("cancel: %v", err)
 			}
@@ -126,7 +126,7 @@ func TestAgentKilledFromInside(t *testing.T) {
 	eng, _ := newEngine(t, nil)
 	sb := mustCreate(t, eng, sandbox.CreateRequest{})
 	mustExec(t, eng, sb.ID, "true")
-	_, err := eng.Exec(context.Background(), sb.ID, sandbox.ExecRequest{Command: killAgentScript + "; sleep 2; echo late"}, nil)
+	_, err := eng.Exec(context.Background(), sb.ID, sandbox.ExecRequest{Command: killAgentScript + "; sleep 2; echo late"})
 	if err == nil || !strings.Contains(err.Error(), "agent stopped") {
 		t.Errorf("want the agent's death reported, got %v", err)
 	}
@@ -139,7 +139,7 @@ func TestAgentKilledFromInside(t *testing.T) {
 	// An agent that keeps dying is given up: commands go through docker
 	// exec, and sandbox_list says so.
 	for range 4 {
-		_, _ = eng.Exec(context.Background(), sb.ID, sandbox.ExecRequest{Command: killAgentScript}, nil)
+		_, _ = eng.Exec(context.Background(), sb.ID, sandbox.ExecRequest{Command: killAgentScript})
 	}
 	if res := mustExec(t, eng, sb.ID, "echo still"); res.Stdout != "still\n" {
 		t.Errorf("after giving up the agent: %+v", res)
@@ -160,7 +160,7 @@ func (foreignArch) EngineArch(context.Context) (string, error) { return "s390x",
 func TestAgentUnavailableFallsBack(t *testing.T) {
 	eng, _ := newEngineWith(t, engineOptions{wrap: func(be *docker.Backend) backend.Backend { return foreignArch{be} }})
 	sb := mustCreate(t, eng, sandbox.CreateRequest{})
-	res, err := eng.Exec(context.Background(), sb.ID, sandbox.ExecRequest{Command: `cat; echo err >&2; exit 4`, Stdin: "x\n"}, nil)
+	res, err := eng.Exec(context.Background(), sb.ID, sandbox.ExecRequest{Command: `cat; echo err >&2; exit 4`, Stdin: "x\n"})
 	if err != nil || res.ExitCode != 4 || res.Stdout != "x\n" || res.Stderr != "err\n" {
 		t.Errorf("got %+v %v", res, err)
 	}
@@ -191,7 +191,7 @@ func TestExecTimeoutAfterSlowAgentStart(t *testing.T) {
 	sb := mustCreate(t, eng, sandbox.CreateRequest{})
 	res, err := eng.Exec(context.Background(), sb.ID, sandbox.ExecRequest{
 		Command: `sleep 1000 & setsid sleep 1000 & echo started; sleep 1000`, TimeoutSeconds: 2,
-	}, nil)
+	})
 	if err != nil || !res.TimedOut || res.ExitCode != 124 || res.Stdout != "started\n" {
 		t.Errorf("want the output and a timeout, got %+v %v", res, err)
 	}

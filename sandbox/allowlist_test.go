@@ -122,7 +122,7 @@ func fetch(t *testing.T, eng *sandbox.Engine, id, url string) string {
 	t.Helper()
 	res, err := eng.Exec(t.Context(), id, sandbox.ExecRequest{
 		Command: "cat >/tmp/fetch.py <<'EOF'\n" + fetchPy + "\nEOF\npython3 /tmp/fetch.py '" + url + "' </tmp/ca.pem",
-	}, nil)
+	})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -253,7 +253,7 @@ func TestAllowlistRunCodeDefault(t *testing.T) {
 		c.Network.AllowDomains = []string{"127.0.0.2:" + strconv.Itoa(port)}
 	})
 	code := fmt.Sprintf("import urllib.request\nprint(urllib.request.urlopen('http://127.0.0.2:%d/x', timeout=20).read().decode())", port)
-	res, err := eng.RunCode(t.Context(), sandbox.RunRequest{Language: "python", Code: code}, nil)
+	res, err := eng.RunCode(t.Context(), sandbox.RunCodeRequest{Language: "python", Code: code})
 	if err != nil || !strings.Contains(res.Stdout, "one-shot /x") {
 		t.Fatalf("run_code: %v\n%s\n%s", err, res.Stdout, res.Stderr)
 	}
@@ -267,7 +267,7 @@ func checkAgentRestart(t *testing.T, eng *sandbox.Engine, id string, plain int) 
 	// a new one, which listens again.
 	const agents = `for p in /proc/[0-9]*; do grep -qs 'mcp-sandbox-agen[t]-' $p/cmdline && echo ${p#/proc/}; done`
 	before := mustExec(t, eng, id, agents).Stdout
-	_, _ = eng.Exec(t.Context(), id, sandbox.ExecRequest{Command: "kill -9 $(" + agents + "); sleep 5"}, nil)
+	_, _ = eng.Exec(t.Context(), id, sandbox.ExecRequest{Command: "kill -9 $(" + agents + "); sleep 5"})
 	want := "200 plain /again"
 	got := ""
 	for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline) && got != want; {

@@ -66,11 +66,11 @@ func TestMemoryBombEndsCall(t *testing.T) {
 		run  func(id string) (sandbox.ExecResult, bool, error)
 	}{
 		{"exec", func(id string) (sandbox.ExecResult, bool, error) {
-			res, err := eng.Exec(context.Background(), id, sandbox.ExecRequest{Command: "python3 -c '" + memoryBomb + "'", TimeoutSeconds: longTimeout}, nil)
+			res, err := eng.Exec(context.Background(), id, sandbox.ExecRequest{Command: "python3 -c '" + memoryBomb + "'", TimeoutSeconds: longTimeout})
 			return res, true, err
 		}},
 		{"run_code", func(id string) (sandbox.ExecResult, bool, error) {
-			res, err := eng.RunCode(context.Background(), sandbox.RunRequest{SandboxID: id, Code: memoryBomb, TimeoutSeconds: longTimeout}, nil)
+			res, err := eng.RunCode(context.Background(), sandbox.RunCodeRequest{SandboxID: id, Code: memoryBomb, TimeoutSeconds: longTimeout})
 			return res.ExecResult, res.StateLost, err
 		}},
 	} {
@@ -111,11 +111,11 @@ func TestKilledFromOutsideEndsCall(t *testing.T) {
 		run  func(id string, out sandbox.OutputFunc) error
 	}{
 		{"exec", func(id string, out sandbox.OutputFunc) error {
-			_, err := eng.Exec(context.Background(), id, sandbox.ExecRequest{Command: "echo started; sleep 900", TimeoutSeconds: longTimeout}, out)
+			_, err := eng.Exec(context.Background(), id, sandbox.ExecRequest{Command: "echo started; sleep 900", TimeoutSeconds: longTimeout, Output: out})
 			return err
 		}},
 		{"run_code", func(id string, out sandbox.OutputFunc) error {
-			_, err := eng.RunCode(context.Background(), sandbox.RunRequest{SandboxID: id, Code: "import time\nprint('started', flush=True)\ntime.sleep(900)", TimeoutSeconds: longTimeout}, out)
+			_, err := eng.RunCode(context.Background(), sandbox.RunCodeRequest{SandboxID: id, Code: "import time\nprint('started', flush=True)\ntime.sleep(900)", TimeoutSeconds: longTimeout, Output: out})
 			return err
 		}},
 	} {
@@ -145,7 +145,7 @@ func TestKilledFromOutsideEndsCall(t *testing.T) {
 			if !errors.Is(err, sandbox.ErrNotFound) || !strings.Contains(err.Error(), "from outside") {
 				t.Fatalf("want ErrNotFound saying the sandbox was killed from outside, got %v", err)
 			}
-			_, err = eng.Exec(context.Background(), sb.ID, sandbox.ExecRequest{Command: "true"}, nil)
+			_, err = eng.Exec(context.Background(), sb.ID, sandbox.ExecRequest{Command: "true"})
 			if !errors.Is(err, sandbox.ErrNotFound) || !strings.Contains(err.Error(), "no longer exists") || !strings.Contains(err.Error(), "from outside") {
 				t.Errorf("a later call: want ErrNotFound saying what happened, got %v", err)
 			}

@@ -6,8 +6,11 @@
 // whose contract lives in sandbox/backend (aliased here); the Docker
 // implementation lives in sandbox/docker. Policy
 // (which images, which limits) comes from sandbox/config, and what the
-// engine records for the tray lives in sandbox/state. The host's side of
-// copy_in and copy_out (the file fence, the tar streams) is sandbox/hostcopy.
+// engine records for the tray lives in sandbox/state, written in the
+// background by sandbox/record. The host's side of
+// copy_in and copy_out (the file fence, the tar streams) is sandbox/hostcopy;
+// the sandbox's side of the file tools (paths resolved in it, its tar,
+// reads, listings) is sandbox/sbfiles.
 // The server's side of
 // the command agent's protocol (framing, commands, file requests, streams
 // and listeners) is sandbox/agentconn; the engine decides when a sandbox's
@@ -15,7 +18,7 @@
 //
 //	eng := sandbox.NewEngine(sandbox.Options{Backend: be, Config: watcher})
 //	sb, err := eng.Create(ctx, sandbox.CreateRequest{Language: "python"})
-//	res, err := eng.Exec(ctx, sb.ID, sandbox.ExecRequest{Command: "python3 -c 'print(1)'"}, nil)
+//	res, err := eng.Exec(ctx, sb.ID, sandbox.ExecRequest{Command: "python3 -c 'print(1)'"})
 //	fmt.Print(res.Stdout) // 1
 //	eng.Close(ctx)        // removes every sandbox this engine made
 //
@@ -30,7 +33,12 @@
 // sandbox/pool; pool.go here is what it asks of the engine.
 // What sits between the engine and sandbox/netproxy (the proxy's address
 // and environment, install helpers' entries, the audit lines and log of a
-// sandbox's connections) lives in sandbox/netglue.
+// sandbox's connections) lives in sandbox/netglue. Previews (sandbox_expose:
+// a host listener per port, carried over the agent's streams) live in
+// sandbox/preview; expose.go here keeps their policy. install_packages
+// (names, helper, collect step, failure notes) lives in sandbox/install; the
+// engine checks the policy, holds the install lock and runs the helper's
+// proxy.
 //
 // # Bounded by construction
 //
@@ -55,5 +63,5 @@
 // list and save the files of a sandbox another server of the installation
 // owns, with no agent started and the owner's transcript untouched.
 //
-// Imports: sandbox/agent, sandbox/agentconn, sandbox/backend, sandbox/config, sandbox/hostcopy, sandbox/hostfs, sandbox/interp, sandbox/inventory, sandbox/netglue, sandbox/netproxy, sandbox/output, sandbox/pool, sandbox/printable, sandbox/runner, sandbox/state
+// Imports: sandbox/agent, sandbox/agentconn, sandbox/backend, sandbox/config, sandbox/hostcopy, sandbox/hostfs, sandbox/install, sandbox/interp, sandbox/inventory, sandbox/netglue, sandbox/netproxy, sandbox/output, sandbox/pool, sandbox/preview, sandbox/printable, sandbox/proposal, sandbox/record, sandbox/runner, sandbox/sbfiles, sandbox/state
 package sandbox

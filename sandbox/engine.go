@@ -16,6 +16,7 @@ import (
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/agentconn"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/backend"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/config"
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox/install"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/interp"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/inventory"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/netglue"
@@ -23,6 +24,7 @@ import (
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/output"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/pool"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/printable"
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox/record"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/state"
 )
 
@@ -119,8 +121,8 @@ type Engine struct {
 	runtimeOnce sync.Once
 	runtime     string
 
-	pool *warmPool // warm sandboxes (sandbox/pool; pool.go)
-	recs *recorder // state records, written in the background (recorder.go)
+	pool *warmPool        // warm sandboxes (sandbox/pool; pool.go)
+	recs *record.Recorder // state records and transcripts, written in the background
 	// freed is closed (and replaced) whenever a sandbox goes, for
 	// one-shot runs waiting for a slot under max_sandboxes.
 	freed chan struct{}
@@ -165,7 +167,7 @@ func NewEngine(o Options) *Engine {
 		be: o.Backend, cfg: o.Config, st: o.State, log: o.Log,
 		owner: o.OwnerID, pid: os.Getpid(), hostname: host, tick: o.TickInterval, ttlUnit: o.TTLUnit,
 		boxes: map[string]*Sandbox{}, naming: map[string]int{},
-		recs: newRecorder(o.State, o.Log), freed: make(chan struct{}),
+		recs: record.New(o.State, o.Log), freed: make(chan struct{}),
 		usageEvery: o.UsageInterval, usageKick: make(chan struct{}, 1),
 		figures:    interp.NewBudget(o.FigureBudget),
 		mem:        output.NewMemBudget(o.MemBudget),
@@ -297,7 +299,7 @@ type Sandbox struct {
 
 	// installLock serialises install_packages calls, which own installs.
 	installLock callLock
-	installs    installState
+	installs    install.State
 }
 
 // ExpiresAt is when the sandbox expires if it stays idle.
@@ -309,6 +311,20 @@ func (s *Sandbox) ExpiresAt() time.Time {
 
 // Transcript returns what ran in the sandbox, oldest first.
 func (s *Sandbox) Transcript() string { return s.transcript.String() }
+
+// transcript is a sandbox's record.Transcript, taking the engine's results.
+type transcript struct{ record.Transcript }
+
+// add appends an entry: what ran (kind and input), how it ended (res, nil
+// for none) and a note.
+func (t *transcript) add(kind, input string, res *ExecResult, note string) {
+	var r *record.Result
+	if res != nil {
+		r = &record.Result{ExitCode: res.ExitCode, DurationMS: res.DurationMS, TimedOut: res.TimedOut,
+			OOMKilled: res.OOMKilled, Truncated: res.Truncated, Stdout: res.Stdout, Stderr: res.Stderr}
+	}
+	t.Add(kind, input, r, note)
+}
 
 // Create makes a new sandbox.
 func (e *Engine) Create(ctx context.Context, req CreateRequest) (*Sandbox, error) {
@@ -621,7 +637,7 @@ func (e *Engine) runtimeFor(ctx context.Context, cfg *config.Config) string {
 // record updates the sandbox's state record for the tray (its previews
 // too, which the window offers to open, and its network summary); the write
 // happens in the background, coalesced to about one a second (see
-// recorder.go), so no call waits for an fsync.
+// sandbox/record), so no call waits for an fsync.
 func (e *Engine) record(sb *Sandbox, claimed bool) {
 	if e.st == nil {
 		return
@@ -633,16 +649,14 @@ func (e *Engine) record(sb *Sandbox, claimed bool) {
 		Claimed: claimed, CreatedAt: sb.CreatedAt, ExpiresAt: sb.lastUsed.Add(sb.ttl), LastUsed: sb.lastUsed,
 		Busy: sb.busy > 0,
 	}
-	x, _ := sb.runners[exposeRunner].(*exposeSet)
+	x, _ := sb.runners[previewRunner].(previewSet)
 	sb.mu.Unlock()
-	if x != nil {
-		for _, p := range x.list() { // at most maxExposed
-			r.Exposed = append(r.Exposed, state.Preview{Port: p.Port, HostPort: p.HostPort})
-		}
+	if x.Set != nil {
+		r.Exposed = x.Records()
 	}
 	r.Traffic = e.networkOf(sb).traffic()
-	e.recs.put(r)
-	sb.transcript.watch(func() { e.recs.putLog(sb.ID, &sb.transcript) })
+	e.recs.Put(r)
+	sb.transcript.Watch(func() { e.recs.PutLog(sb.ID, &sb.transcript.Transcript) })
 }
 
 // Get returns a sandbox this engine owns.
@@ -659,7 +673,7 @@ func (e *Engine) Get(id string) (*Sandbox, error) {
 	}
 	if !ok || sb.isRemoving() {
 		if !validSandboxID(id) {
-			return nil, fmt.Errorf("%w: %q is not a sandbox id; sandbox_list shows yours", ErrNotFound, clip(id, 64))
+			return nil, fmt.Errorf("%w: %q is not a sandbox id; sandbox_list shows yours", ErrNotFound, record.Clip(id, 64))
 		}
 		return nil, notInSession(id)
 	}
@@ -751,7 +765,7 @@ func (e *Engine) forget(id string) {
 	close(e.freed)
 	e.freed = make(chan struct{})
 	e.mu.Unlock()
-	e.recs.remove(id)
+	e.recs.Remove(id)
 }
 
 // slotFreed returns a channel that is closed when a sandbox next goes.
@@ -806,7 +820,7 @@ func (e *Engine) Close(ctx context.Context) error {
 	e.mu.Unlock()
 	e.watchers.Wait()
 	<-drained
-	e.recs.flush()
+	e.recs.Flush()
 	// Only now may a reaper take what could not be removed. The info file
 	// goes with the lock, and is not written again.
 	e.infoMu.Lock()

@@ -40,7 +40,7 @@ func mustCreate(t *testing.T, eng *sandbox.Engine, req sandbox.CreateRequest) *s
 
 func mustExec(t *testing.T, eng *sandbox.Engine, id, cmd string) sandbox.ExecResult {
 	t.Helper()
-	res, err := eng.Exec(context.Background(), id, sandbox.ExecRequest{Command: cmd}, nil)
+	res, err := eng.Exec(context.Background(), id, sandbox.ExecRequest{Command: cmd})
 	if err != nil {
 		t.Fatalf("exec %q: %v", cmd, err)
 	}
@@ -59,7 +59,7 @@ func TestExecBasics(t *testing.T) {
 	if res.Stdout != "/workspace\n/workspace\n" {
 		t.Errorf("pwd/HOME = %q", res.Stdout)
 	}
-	res, err := eng.Exec(context.Background(), sb.ID, sandbox.ExecRequest{Command: "cat; echo $FOO", Stdin: "hello\n", Env: map[string]string{"FOO": "bar"}}, nil)
+	res, err := eng.Exec(context.Background(), sb.ID, sandbox.ExecRequest{Command: "cat; echo $FOO", Stdin: "hello\n", Env: map[string]string{"FOO": "bar"}})
 	if err != nil || res.Stdout != "hello\nbar\n" {
 		t.Errorf("stdin/env: %+v %v", res, err)
 	}
@@ -76,7 +76,7 @@ func TestExecTimeoutKillsTree(t *testing.T) {
 	res, err := eng.Exec(context.Background(), sb.ID, sandbox.ExecRequest{
 		Command:        `sleep 1000 & (sleep 1000 &) ; setsid sleep 1000 & echo started; sleep 1000`,
 		TimeoutSeconds: 2,
-	}, nil)
+	})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -113,12 +113,12 @@ func TestExecCancelKillsTree(t *testing.T) {
 		<-started
 		cancel()
 	}()
-	_, err := eng.Exec(ctx, sb.ID, sandbox.ExecRequest{Command: `sleep 777 & echo go; sleep 777`}, func(stream string, p []byte) {
+	_, err := eng.Exec(ctx, sb.ID, sandbox.ExecRequest{Command: `sleep 777 & echo go; sleep 777`, Output: func(stream string, p []byte) {
 		mu.Lock()
 		seen.Write(p)
 		mu.Unlock()
 		once.Do(func() { close(started) })
-	})
+	}})
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("want context.Canceled, got %v", err)
 	}
@@ -167,7 +167,7 @@ while True: l.append(b"x" * (16 * 1024 * 1024))'`)
 func TestForkBombContained(t *testing.T) {
 	eng, _ := newEngine(t, nil)
 	sb := mustCreate(t, eng, sandbox.CreateRequest{Pids: 64})
-	res, err := eng.Exec(context.Background(), sb.ID, sandbox.ExecRequest{Command: `bomb() { bomb | bomb & }; bomb; sleep 3; echo done`, TimeoutSeconds: 5}, nil)
+	res, err := eng.Exec(context.Background(), sb.ID, sandbox.ExecRequest{Command: `bomb() { bomb | bomb & }; bomb; sleep 3; echo done`, TimeoutSeconds: 5})
 	switch {
 	case errors.Is(err, sandbox.ErrNotFound):
 		// Under gVisor the bomb can take the whole sandbox (gVisor
@@ -186,7 +186,7 @@ func TestForkBombContained(t *testing.T) {
 	// The sandbox is still usable afterwards and the host is fine.
 	var after sandbox.ExecResult
 	for i := 0; i < 20; i++ {
-		after, err = eng.Exec(context.Background(), sb.ID, sandbox.ExecRequest{Command: "echo alive", TimeoutSeconds: 10}, nil)
+		after, err = eng.Exec(context.Background(), sb.ID, sandbox.ExecRequest{Command: "echo alive", TimeoutSeconds: 10})
 		if err == nil && after.Stdout == "alive\n" {
 			break
 		}
@@ -241,20 +241,20 @@ func TestPolicyRefusals(t *testing.T) {
 		{"timeout above policy", sandbox.ExecRequest{Command: "ls", TimeoutSeconds: 100000}, sandbox.ErrPolicy},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := eng.Exec(ctx, sb.ID, tc.req, nil)
+			_, err := eng.Exec(ctx, sb.ID, tc.req)
 			if !errors.Is(err, tc.want) {
 				t.Errorf("got %v, want %v", err, tc.want)
 			}
 		})
 	}
-	if _, err := eng.Exec(ctx, "nosuchsandbox", sandbox.ExecRequest{Command: "ls"}, nil); !errors.Is(err, sandbox.ErrNotFound) {
+	if _, err := eng.Exec(ctx, "nosuchsandbox", sandbox.ExecRequest{Command: "ls"}); !errors.Is(err, sandbox.ErrNotFound) {
 		t.Errorf("unknown id: got %v", err)
 	}
 }
 
 func TestRunCodeOneShotRemovesSandbox(t *testing.T) {
 	eng, cli := newEngine(t, nil)
-	res, err := eng.RunCode(context.Background(), sandbox.RunRequest{Code: "import os\nprint(os.getuid(), os.getcwd())"}, nil)
+	res, err := eng.RunCode(context.Background(), sandbox.RunCodeRequest{Code: "import os\nprint(os.getuid(), os.getcwd())"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -305,7 +305,7 @@ func TestIdleExpiry(t *testing.T) {
 	eng, te := newEngineWith(t, engineOptions{scoped: true, run: true, ttlUnit: 400 * time.Millisecond})
 	sb := mustCreate(t, eng, sandbox.CreateRequest{TTLMinutes: 1})
 	// Busy for three TTLs: still there afterwards.
-	res, err := eng.Exec(context.Background(), sb.ID, sandbox.ExecRequest{Command: "sleep 1.2; echo done"}, nil)
+	res, err := eng.Exec(context.Background(), sb.ID, sandbox.ExecRequest{Command: "sleep 1.2; echo done"})
 	if err != nil || res.Stdout != "done\n" {
 		t.Fatalf("a busy sandbox expired: %+v %v", res, err)
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/agentconn"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/backend"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/output"
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox/record"
 )
 
 // ExecRequest is a command to run in a sandbox.
@@ -24,6 +25,8 @@ type ExecRequest struct {
 	Stdin          string
 	// Background starts the command and returns at once (StartBackground).
 	Background bool
+	// Output, if set, hears the output while the command runs.
+	Output OutputFunc
 }
 
 // ExecResult is how a command ended. A non-zero exit, a timeout or an OOM
@@ -54,8 +57,8 @@ const exitTimedOut = 124
 
 // Exec runs a shell command in a sandbox this engine owns. A Background
 // request goes to StartBackground instead.
-func (e *Engine) Exec(ctx context.Context, id string, req ExecRequest, out OutputFunc) (ExecResult, error) {
-	sb, spec, err := e.execSpec(ctx, id, req, out)
+func (e *Engine) Exec(ctx context.Context, id string, req ExecRequest) (ExecResult, error) {
+	sb, spec, err := e.execSpec(ctx, id, req, req.Output)
 	if err != nil {
 		return ExecResult{}, err
 	}
@@ -346,9 +349,9 @@ func (e *Engine) StartBackground(ctx context.Context, id string, req ExecRequest
 	pid, perr := strconv.Atoi(strings.TrimSpace(res.Stdout))
 	if res.ExitCode != 0 || perr != nil || pid <= 0 || res.Stderr != "" {
 		return BackgroundProcess{}, invalidErr("the background command did not start (exit code %d: %s); run it without background to see why",
-			res.ExitCode, clip(strings.TrimSpace(res.Stderr+res.Stdout), 300))
+			res.ExitCode, record.Clip(strings.TrimSpace(res.Stderr+res.Stdout), 300))
 	}
-	p := BackgroundProcess{PID: pid, Command: clip(req.Command, 200), LogPath: logPath, Running: true}
+	p := BackgroundProcess{PID: pid, Command: record.Clip(req.Command, 200), LogPath: logPath, Running: true}
 	sb.addProcess(p)
 	return p, nil
 }

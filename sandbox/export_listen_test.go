@@ -3,6 +3,8 @@ package sandbox
 import (
 	"context"
 	"net"
+
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox/preview"
 )
 
 // ListenForTest has sandbox id's agent listen on port of its loopback and
@@ -14,7 +16,7 @@ func ListenForTest(ctx context.Context, e *Engine, id string, port int, handle f
 	}
 	c := e.agentFor(ctx, sb)
 	if c == nil {
-		return 0, ErrNoAgentForExpose
+		return 0, preview.ErrNoAgent
 	}
 	_, bound, err := c.Listen(ctx, port, handle)
 	return bound, err
@@ -29,7 +31,7 @@ func AgentWindowForTest(ctx context.Context, e *Engine, id string) (int, error) 
 	}
 	c := e.agentFor(ctx, sb)
 	if c == nil {
-		return 0, ErrNoAgentForExpose
+		return 0, preview.ErrNoAgent
 	}
 	return c.Window(), nil
 }

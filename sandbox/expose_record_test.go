@@ -9,6 +9,7 @@ import (
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/docker"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/inventory"
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox/preview"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/testenv"
 )
 
@@ -20,30 +21,25 @@ func TestExposeRecorded(t *testing.T) {
 	sb := mustCreate(t, eng, sandbox.CreateRequest{})
 	a := mustExpose(t, eng, sb.ID, 8000)
 	b := mustExpose(t, eng, sb.ID, 8001)
-	listed := func() []sandbox.Exposure {
+	listed := func() []preview.Exposure {
 		list, err := inventory.Lister{Backend: docker.New(te.cli, testenv.Logger(t)), State: te.st}.List(context.Background())
 		if err != nil {
 			t.Fatal(err)
 		}
 		for _, in := range list {
-			if in.ID != sb.ID {
-				continue
+			if in.ID == sb.ID {
+				return in.Previews()
 			}
-			var out []sandbox.Exposure
-			for _, p := range in.Previews() {
-				out = append(out, sandbox.Exposure{Port: p.Port, URL: p.URL(), HostPort: p.HostPort})
-			}
-			return out
 		}
 		return nil
 	}
 	waitFor(t, "both previews in the record", 10*time.Second, func() bool {
-		return slices.Equal(listed(), []sandbox.Exposure{a, b})
+		return slices.Equal(listed(), []preview.Exposure{a, b})
 	})
-	if res, err := eng.Unexpose(context.Background(), sb.ID, sandbox.ExposeRequest{Port: 8000}); !res.Closed || err != nil {
+	if res, err := eng.Unexpose(context.Background(), sb.ID, preview.ExposeRequest{Port: 8000}); !res.Closed || err != nil {
 		t.Fatalf("close: %v %v", res.Closed, err)
 	}
 	waitFor(t, "only 8001 in the record", 10*time.Second, func() bool {
-		return slices.Equal(listed(), []sandbox.Exposure{b})
+		return slices.Equal(listed(), []preview.Exposure{b})
 	})
 }

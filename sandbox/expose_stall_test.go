@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox"
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox/preview"
 )
 
 // Many host readers that asked a preview for a large file and never read
@@ -34,7 +35,7 @@ func TestExposeStalledReaders(t *testing.T) {
 // testStalledCut leaves one reader stalled past the stall limit (3 s here):
 // its response (32 MiB, more than the sockets' buffers hold) is cut
 // short, so it holds no stream for ever.
-func testStalledCut(t *testing.T, x sandbox.Exposure) {
+func testStalledCut(t *testing.T, x preview.Exposure) {
 	c, err := net.Dial("tcp", "127.0.0.1:"+strconv.Itoa(x.HostPort))
 	if err != nil {
 		t.Fatal(err)
@@ -54,7 +55,7 @@ func testStalledCut(t *testing.T, x sandbox.Exposure) {
 
 // testStalledReaders connects n clients that ask for big.bin and never
 // read, then GETs small.txt with a fresh client, within 5 s.
-func testStalledReaders(t *testing.T, x sandbox.Exposure, n int) {
+func testStalledReaders(t *testing.T, x preview.Exposure, n int) {
 	for i := range n {
 		c, err := net.Dial("tcp", "127.0.0.1:"+strconv.Itoa(x.HostPort))
 		if err != nil {

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox"
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox/preview"
 )
 
 // previewServer is a small web server for the sandbox, Python stdlib
@@ -85,9 +86,9 @@ func startInSandbox(t *testing.T, eng *sandbox.Engine, id, cmd string, port int)
 	}
 }
 
-func mustExpose(t *testing.T, eng *sandbox.Engine, id string, port int) sandbox.Exposure {
+func mustExpose(t *testing.T, eng *sandbox.Engine, id string, port int) preview.Exposure {
 	t.Helper()
-	x, err := eng.Expose(context.Background(), id, sandbox.ExposeRequest{Port: port})
+	x, err := eng.Expose(context.Background(), id, preview.ExposeRequest{Port: port})
 	if err != nil {
 		t.Fatalf("expose %d: %v", port, err)
 	}
@@ -148,7 +149,7 @@ func TestExposePreview(t *testing.T) {
 	if x := eng.Exposed(sb.ID); len(x) != 2 || x[0] != web || x[1] != app {
 		t.Errorf("exposed: %+v", x)
 	}
-	if res, err := eng.Unexpose(context.Background(), sb.ID, sandbox.ExposeRequest{Port: 8000}); !res.Closed || err != nil {
+	if res, err := eng.Unexpose(context.Background(), sb.ID, preview.ExposeRequest{Port: 8000}); !res.Closed || err != nil {
 		t.Errorf("close: %v %v", res.Closed, err)
 	}
 	waitRefused(t, web.HostPort)
@@ -177,7 +178,7 @@ func waitRefused(t *testing.T, port int) {
 
 // A request for another name (DNS rebinding) gets 403 and never reaches
 // the sandbox: http.server logs every request it gets.
-func testForeignHost(t *testing.T, eng *sandbox.Engine, id string, x sandbox.Exposure) {
+func testForeignHost(t *testing.T, eng *sandbox.Engine, id string, x preview.Exposure) {
 	for _, host := range []string{"evil.example:" + strconv.Itoa(x.HostPort), "evil.example", "127.0.0.1", "127.0.0.1:1", "localhost.evil.example:" + strconv.Itoa(x.HostPort), ""} {
 		c, err := net.Dial("tcp", "127.0.0.1:"+strconv.Itoa(x.HostPort))
 		if err != nil {
@@ -232,7 +233,7 @@ func testForeignHost(t *testing.T, eng *sandbox.Engine, id string, x sandbox.Exp
 }
 
 // testWebSocket upgrades a connection through the preview and echoes.
-func testWebSocket(t *testing.T, x sandbox.Exposure) {
+func testWebSocket(t *testing.T, x preview.Exposure) {
 	c, err := net.Dial("tcp", "127.0.0.1:"+strconv.Itoa(x.HostPort))
 	if err != nil {
 		t.Fatal(err)
@@ -270,7 +271,7 @@ func testWebSocket(t *testing.T, x sandbox.Exposure) {
 
 // testBigResponse streams 50 MB; while the reader pauses, the sandbox is
 // held back by the stream's credit, not buffered by the server.
-func testBigResponse(t *testing.T, x sandbox.Exposure) {
+func testBigResponse(t *testing.T, x preview.Exposure) {
 	resp, err := http.Get(x.URL + "big")
 	if err != nil {
 		t.Fatal(err)
@@ -357,7 +358,7 @@ for i in range(3):
 
 // testStuckStream sends 20 MB to a program that never reads them: that
 // stream waits for credit, while other requests and tool calls go on.
-func testStuckStream(t *testing.T, eng *sandbox.Engine, id string, x sandbox.Exposure) {
+func testStuckStream(t *testing.T, eng *sandbox.Engine, id string, x preview.Exposure) {
 	c, err := net.Dial("tcp", "127.0.0.1:"+strconv.Itoa(x.HostPort))
 	if err != nil {
 		t.Fatal(err)
@@ -407,7 +408,7 @@ func TestExposeDropsDeadPreview(t *testing.T) {
 		t.Fatal(err)
 	}
 	resp.Body.Close()
-	if resp.StatusCode != http.StatusBadGateway || resp.Header.Get(sandbox.PreviewClosedHeader) != "" || len(eng.Exposed(sb.ID)) != 1 {
+	if resp.StatusCode != http.StatusBadGateway || resp.Header.Get(preview.ClosedHeader) != "" || len(eng.Exposed(sb.ID)) != 1 {
 		t.Fatalf("a preview before its program listens: %d %v, exposed %+v; want a plain 502 and the preview kept", resp.StatusCode, resp.Header, eng.Exposed(sb.ID))
 	}
 	startInSandbox(t, eng, sb.ID, "exec python3 -m http.server 8002 --bind 127.0.0.1", 8002)
@@ -421,7 +422,7 @@ func TestExposeDropsDeadPreview(t *testing.T) {
 		t.Fatal(err)
 	}
 	resp.Body.Close()
-	if resp.StatusCode != http.StatusBadGateway || resp.Header.Get(sandbox.PreviewClosedHeader) == "" {
+	if resp.StatusCode != http.StatusBadGateway || resp.Header.Get(preview.ClosedHeader) == "" {
 		t.Errorf("a preview of a port nothing listens on: %d %v", resp.StatusCode, resp.Header)
 	}
 	deadline := time.Now().Add(15 * time.Second)

@@ -302,7 +302,7 @@ func TestFakeIdleExpiry(t *testing.T) {
 		}
 		advance(time.Minute)
 		// Use renews the idle time.
-		res, err := eng.Exec(context.Background(), sb.ID, sandbox.ExecRequest{Command: "echo hi"}, nil)
+		res, err := eng.Exec(context.Background(), sb.ID, sandbox.ExecRequest{Command: "echo hi"})
 		if err != nil || res.Stdout != "hi\n" {
 			t.Fatalf("exec = %+v, %v", res, err)
 		}
@@ -313,7 +313,7 @@ func TestFakeIdleExpiry(t *testing.T) {
 		// Busy for longer than its TTL: kept while the command runs.
 		done := make(chan error, 1)
 		go func() {
-			res, err := eng.Exec(context.Background(), sb.ID, sandbox.ExecRequest{Command: "sleep 300; echo done", TimeoutSeconds: 600}, nil)
+			res, err := eng.Exec(context.Background(), sb.ID, sandbox.ExecRequest{Command: "sleep 300; echo done", TimeoutSeconds: 600})
 			if err == nil && res.Stdout != "done\n" {
 				err = fmt.Errorf("exec = %+v", res)
 			}
@@ -466,7 +466,7 @@ func TestFakeErrorsReported(t *testing.T) {
 		// and later calls say what happened.
 		done := make(chan error, 1)
 		go func() {
-			_, err := eng.Exec(ctx, a.ID, sandbox.ExecRequest{Command: "sleep 1000"}, nil)
+			_, err := eng.Exec(ctx, a.ID, sandbox.ExecRequest{Command: "sleep 1000"})
 			done <- err
 		}()
 		synctest.Wait()
@@ -486,7 +486,7 @@ func TestFakeErrorsReported(t *testing.T) {
 
 		be.Exit(b.ContainerID, backend.ContainerExit{ExitCode: 137, OOMKilled: true})
 		synctest.Wait()
-		if _, err := eng.Exec(ctx, b.ID, sandbox.ExecRequest{Command: "true"}, nil); !errors.Is(err, sandbox.ErrNotFound) || !strings.Contains(err.Error(), "memory") {
+		if _, err := eng.Exec(ctx, b.ID, sandbox.ExecRequest{Command: "true"}); !errors.Is(err, sandbox.ErrNotFound) || !strings.Contains(err.Error(), "memory") {
 			t.Errorf("exec after an OOM kill = %v", err)
 		}
 		// Both slots are free again.

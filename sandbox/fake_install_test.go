@@ -12,6 +12,7 @@ import (
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/backend"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/backend/fake"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/config"
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox/install"
 )
 
 // helperSpy is the fake backend, keeping the helper specs it is given.
@@ -47,7 +48,7 @@ func TestFakeInstallHelperSpec(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		_, err = eng.InstallPackages(ctx, sb.ID, sandbox.InstallRequest{Manager: "pip", Packages: []string{"x"}}, nil)
+		_, err = eng.InstallPackages(ctx, sb.ID, install.Request{Manager: "pip", Packages: []string{"x"}}, nil)
 		if !errors.Is(err, sandbox.ErrPolicy) || !strings.Contains(err.Error(), "command agent inside the install helper") {
 			t.Errorf("install where the helper's agent cannot run: %v", err)
 		}

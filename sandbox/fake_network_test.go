@@ -78,7 +78,7 @@ func TestFakeNetworkModes(t *testing.T) {
 func TestFakeRunCodeAllowlistDefault(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		eng, be := fakeEngine(t, nil, func(c *config.Config) { c.Network.Default = "allowlist" })
-		_, err := eng.RunCode(context.Background(), sandbox.RunRequest{Code: "print(1)"}, nil)
+		_, err := eng.RunCode(context.Background(), sandbox.RunCodeRequest{Code: "print(1)"})
 		if !errors.Is(err, sandbox.ErrAllowlistUnavailable) {
 			t.Fatalf("got %v", err)
 		}

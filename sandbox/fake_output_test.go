@@ -32,7 +32,7 @@ func TestFakeOutputFileKeepsTheWhole(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		res, err := eng.Exec(ctx, sb.ID, sandbox.ExecRequest{Command: "seq 1 20000; seq 1 20000 >&2"}, nil)
+		res, err := eng.Exec(ctx, sb.ID, sandbox.ExecRequest{Command: "seq 1 20000; seq 1 20000 >&2"})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -55,7 +55,7 @@ func TestFakeOutputFileKeepsTheWhole(t *testing.T) {
 			t.Errorf("output file holds %d bytes, want %d (both streams whole)", rf.Size, want)
 		}
 
-		small, err := eng.Exec(ctx, sb.ID, sandbox.ExecRequest{Command: "seq 1 100"}, nil)
+		small, err := eng.Exec(ctx, sb.ID, sandbox.ExecRequest{Command: "seq 1 100"})
 		if err != nil || small.Truncated || small.OutputFile != "" {
 			t.Errorf("short output: output_file %q, truncated %v, err %v; want neither", small.OutputFile, small.Truncated, err)
 		}
@@ -71,7 +71,7 @@ func TestFakeOutputFileBounded(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		res, err := eng.Exec(ctx, sb.ID, sandbox.ExecRequest{Command: "seq 1 200000"}, nil)
+		res, err := eng.Exec(ctx, sb.ID, sandbox.ExecRequest{Command: "seq 1 200000"})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -90,7 +90,7 @@ func TestFakeOutputFileBounded(t *testing.T) {
 func TestFakeOneShotHasNoOutputFile(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		eng, _ := fakeEngine(t, nil, nil)
-		res, err := eng.RunCode(context.Background(), sandbox.RunRequest{Language: "bash", Code: "seq 1 20000"}, nil)
+		res, err := eng.RunCode(context.Background(), sandbox.RunCodeRequest{Language: "bash", Code: "seq 1 20000"})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -161,7 +161,7 @@ func TestFakeReapAnotherStateDir(t *testing.T) {
 		// expired after five.
 		for range 15 {
 			advance(4 * time.Minute)
-			if _, err := engA.Exec(context.Background(), sb.ID, sandbox.ExecRequest{Command: "true"}, nil); err != nil {
+			if _, err := engA.Exec(context.Background(), sb.ID, sandbox.ExecRequest{Command: "true"}); err != nil {
 				t.Fatalf("exec: %v", err)
 			}
 		}
@@ -171,7 +171,7 @@ func TestFakeReapAnotherStateDir(t *testing.T) {
 		if err != nil || len(res.Removed) != 0 {
 			t.Errorf("another installation's reaper removed %v (%v)", res.Removed, err)
 		}
-		if res, err := engA.Exec(context.Background(), sb.ID, sandbox.ExecRequest{Command: "echo alive"}, nil); err != nil || res.Stdout != "alive\n" {
+		if res, err := engA.Exec(context.Background(), sb.ID, sandbox.ExecRequest{Command: "echo alive"}); err != nil || res.Stdout != "alive\n" {
 			t.Errorf("the sandbox after the other reaper: %+v, %v", res, err)
 		}
 	})
@@ -197,7 +197,7 @@ func TestFakeReapSameStateDir(t *testing.T) {
 		if err != nil || len(removed) != 0 {
 			t.Fatalf("reaped a live server's sandboxes: %v (%v)", removed, err)
 		}
-		if _, err := engA.Exec(context.Background(), sb.ID, sandbox.ExecRequest{Command: "true"}, nil); err != nil {
+		if _, err := engA.Exec(context.Background(), sb.ID, sandbox.ExecRequest{Command: "true"}); err != nil {
 			t.Errorf("the sandbox after the reaper: %v", err)
 		}
 		// A dead server of the same installation, its lock released by
@@ -256,7 +256,7 @@ func TestFakeVolumeSweep(t *testing.T) {
 		if len(after) != before-1 || strings.Contains(strings.Join(after, ","), "gone-ws") {
 			t.Errorf("volumes %v after the sweep; want all but gone-ws", after)
 		}
-		if _, err := eng.Exec(context.Background(), sb.ID, sandbox.ExecRequest{Command: "true"}, nil); err != nil {
+		if _, err := eng.Exec(context.Background(), sb.ID, sandbox.ExecRequest{Command: "true"}); err != nil {
 			t.Errorf("own sandbox after the sweep: %v", err)
 		}
 	})

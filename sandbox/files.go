@@ -1,21 +1,17 @@
 package sandbox
 
 import (
-	"archive/tar"
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
-	"io"
-	"io/fs"
 	"path"
-	"strings"
 	"time"
 
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/agentconn"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/backend"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/hostcopy"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/hostfs"
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox/sbfiles"
 )
 
 // Bounds of the file tools.
@@ -70,35 +66,12 @@ func (e *Engine) WriteFile(ctx context.Context, id string, req WriteFileRequest)
 	if c := e.agentFor(ctx, sb); c != nil {
 		return e.writeFileAgent(ctx, c, sb, clean, content, appendTo)
 	}
-	target, err := e.resolve(ctx, sb, clean, true)
+	target, n, err := e.box(sb).Write(ctx, sbfiles.WriteRequest{Path: clean, Content: content, Append: appendTo, Max: maxWriteBytes})
 	if err != nil {
 		return FileResult{}, err
 	}
-	if appendTo {
-		old, _, err := e.readAll(ctx, sb, target, maxWriteBytes)
-		switch {
-		case errors.Is(err, ErrInvalid) && strings.Contains(err.Error(), "does not exist"):
-		case err != nil:
-			return FileResult{}, err
-		default:
-			if len(old)+len(content) > maxWriteBytes {
-				return FileResult{}, invalidErr("the file would grow past %d bytes; use copy_in for large files", maxWriteBytes)
-			}
-			content = append(old, content...)
-		}
-	}
-	// The tar holds the file under the nearest area root, with its parent
-	// directories, so missing directories are created with the right owner.
-	base := backend.Workspace
-	if inTmp(target) {
-		base = "/tmp"
-	}
-	rel := strings.TrimPrefix(target, base+"/")
-	if err := e.tarInto(ctx, sb, base, tarOf(sb.User, rel, content)); err != nil {
-		return FileResult{}, err
-	}
-	sb.transcript.add("write_file", fmt.Sprintf("%s (%d bytes, append=%v)", target, len(content), appendTo), nil, "")
-	return FileResult{Path: target, Bytes: int64(len(content))}, nil
+	sb.transcript.add("write_file", fmt.Sprintf("%s (%d bytes, append=%v)", target, n, appendTo), nil, "")
+	return FileResult{Path: target, Bytes: n}, nil
 }
 
 // ReadFileRequest says which file ReadFile reads, and which part.
@@ -125,7 +98,7 @@ type ReadResult struct {
 //
 // The file tools go through the sandbox's agent where it runs (one round
 // trip, see agent.go); otherwise through the engine and the image's
-// tar, as below.
+// tar (sandbox/sbfiles).
 func (e *Engine) ReadFile(ctx context.Context, id string, req ReadFileRequest) (ReadResult, error) {
 	p, offset, maxBytes := req.Path, req.Offset, req.MaxBytes
 	sb, err := e.Lookup(ctx, id)
@@ -159,67 +132,13 @@ func (e *Engine) ReadFile(ctx context.Context, id string, req ReadFileRequest) (
 		}
 		// A read can be made again, through the engine.
 	}
-	target, err := e.resolve(ctx, sb, clean, true)
+	b := e.box(sb)
+	target, err := b.Resolve(ctx, clean, true)
 	if err != nil {
 		return ReadResult{}, err
 	}
-	rc, err := e.tarFrom(ctx, sb, target)
-	if err != nil {
-		return ReadResult{}, err
-	}
-	defer rc.Close()
-	tr := tar.NewReader(rc)
-	h, err := hostcopy.FirstHeader(tr, rc)
-	if err != nil {
-		return ReadResult{}, fileErr("read", target, err)
-	}
-	switch h.Typeflag {
-	case tar.TypeDir:
-		return ReadResult{}, invalidErr("%s is a directory; list it with list_files", target)
-	case tar.TypeReg:
-	default:
-		return ReadResult{}, invalidErr("%s is not a regular file", target)
-	}
-	res := ReadResult{Path: target, Size: h.Size, Offset: offset}
-	if offset > h.Size {
-		return res, invalidErr("offset %d is past the end of %s (%d bytes)", offset, target, h.Size)
-	}
-	// Only the part asked for is read; closing the stream early stops the
-	// engine from sending the rest (a 10 GB file costs what was asked).
-	if _, err := io.CopyN(io.Discard, tr, offset); err != nil {
-		return res, fmt.Errorf("read %s: %w", target, err)
-	}
-	var buf bytes.Buffer
-	buf.Grow(int(min(maxBytes, h.Size-offset)) + bytes.MinRead) // no copies as it grows
-	if _, err := io.CopyN(&buf, tr, maxBytes); err != nil && err != io.EOF {
-		return res, fmt.Errorf("read %s: %w", target, err)
-	}
-	res.Data = buf.Bytes()
-	res.Truncated = offset+int64(len(res.Data)) < h.Size
-	return res, nil
-}
-
-// readAll reads a whole file (at most limit bytes) from a resolved path.
-func (e *Engine) readAll(ctx context.Context, sb *Sandbox, p string, limit int64) ([]byte, int64, error) {
-	rc, err := e.tarFrom(ctx, sb, p)
-	if err != nil {
-		return nil, 0, err
-	}
-	defer rc.Close()
-	tr := tar.NewReader(rc)
-	h, err := hostcopy.FirstHeader(tr, rc)
-	if err != nil {
-		return nil, 0, fileErr("read", p, err)
-	}
-	if h.Typeflag != tar.TypeReg {
-		return nil, 0, invalidErr("%s is not a regular file", p)
-	}
-	if h.Size > limit {
-		return nil, h.Size, invalidErr("%s is %d bytes, more than %d", p, h.Size, limit)
-	}
-	var buf bytes.Buffer
-	_, err = io.Copy(&buf, tr)
-	return buf.Bytes(), h.Size, err
+	r, err := b.Read(ctx, target, offset, maxBytes)
+	return ReadResult{Path: target, Data: r.Data, Size: r.Size, Offset: offset, Truncated: r.Truncated}, err
 }
 
 // FileEntry is one entry of list_files.
@@ -268,84 +187,22 @@ func (e *Engine) ListFiles(ctx context.Context, id string, req ListFilesRequest)
 			return ListFilesResult{Entries: entries, Truncated: truncated}, err
 		}
 	}
-	entries, truncated, err := e.listByTar(ctx, sb, clean, req.Recursive)
-	return ListFilesResult{Entries: entries, Truncated: truncated}, err
+	return listByTar(ctx, e.box(sb), clean, req.Recursive)
 }
 
 // listByTar is ListFiles through the sandbox's tar (or the engine's
 // archive), for a sandbox without an agent.
-func (e *Engine) listByTar(ctx context.Context, sb *Sandbox, clean string, recursive bool) ([]FileEntry, bool, error) {
-	target, err := e.resolve(ctx, sb, clean, true)
+func listByTar(ctx context.Context, b *sbfiles.Box, clean string, recursive bool) (ListFilesResult, error) {
+	target, err := b.Resolve(ctx, clean, true)
 	if err != nil {
-		return nil, false, err
+		return ListFilesResult{}, err
 	}
-	rc, err := e.tarFrom(ctx, sb, target)
-	if err != nil {
-		return nil, false, err
+	r, err := b.List(ctx, sbfiles.ListRequest{Path: target, Recursive: recursive, MaxEntries: maxListEntries, MaxNames: maxListNameBytes})
+	out := ListFilesResult{Truncated: r.Truncated}
+	for _, fe := range r.Entries {
+		out.Entries = append(out.Entries, FileEntry(fe))
 	}
-	defer rc.Close()
-	tr := tar.NewReader(rc)
-	parent := path.Dir(target)
-	var out []FileEntry
-	first := true
-	// The names come from the sandbox (a tree of long, deep names):
-	// they are counted before they are kept, as the agent counts its
-	// listing.
-	names := 0
-	for {
-		var h *tar.Header
-		if first {
-			h, err = hostcopy.FirstHeader(tr, rc)
-		} else {
-			h, err = tr.Next()
-		}
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			return out, false, fileErr("list", target, err)
-		}
-		name := path.Join(parent, h.Name)
-		if first {
-			first = false
-			if h.Typeflag != tar.TypeDir {
-				return []FileEntry{entryOf(name, h)}, false, nil
-			}
-			continue // the directory itself
-		}
-		if !recursive && path.Dir(name) != target {
-			continue
-		}
-		names += len(name) + len(h.Linkname)
-		if len(out) >= maxListEntries || names > maxListNameBytes {
-			return out, true, nil
-		}
-		out = append(out, entryOf(name, h))
-	}
-	return out, false, nil
-}
-
-// fileErr keeps the engine's classes (invalid request, policy) of an
-// error from the sandbox's tar and words the rest.
-func fileErr(op, p string, err error) error {
-	if errors.Is(err, ErrInvalid) || errors.Is(err, ErrPolicy) || errors.Is(err, ErrNotFound) {
-		return err
-	}
-	return fmt.Errorf("%s %s: %w", op, p, err)
-}
-
-func entryOf(name string, h *tar.Header) FileEntry {
-	fe := FileEntry{
-		Path: name, Size: h.Size, IsDir: h.Typeflag == tar.TypeDir,
-		Mode: h.FileInfo().Mode().String(), Modified: h.ModTime.UTC().Format(time.RFC3339),
-	}
-	if h.Typeflag == tar.TypeSymlink {
-		fe.Link = h.Linkname
-	}
-	if fe.IsDir {
-		fe.Size = 0
-	}
-	return fe
+	return out, err
 }
 
 // CopyInRequest says what CopyIn copies from the host, and where to.
@@ -385,18 +242,6 @@ type CopyResult struct {
 	SkippedLinks []hostfs.SkippedLink `json:"skipped_links,omitempty"`
 }
 
-// hostErr classes the fence's refusals as policy errors, keeping the
-// fence's own class too: the window asks before replacing on hostfs.ErrExists.
-func hostErr(err error) error {
-	switch {
-	case errors.Is(err, hostfs.ErrFence), errors.Is(err, hostfs.ErrTooBig), errors.Is(err, hostfs.ErrExists):
-		return fmt.Errorf("%w: %w", ErrPolicy, err)
-	case errors.Is(err, fs.ErrNotExist):
-		return fmt.Errorf("%w: %v", ErrInvalid, err)
-	}
-	return err
-}
-
 // CopyIn copies a host file or directory (below files.read_roots) into the
 // sandbox, placing it at DestPath (default /workspace/<base name>).
 func (e *Engine) CopyIn(ctx context.Context, id string, req CopyInRequest) (CopyResult, error) {
@@ -408,7 +253,7 @@ func (e *Engine) CopyIn(ctx context.Context, id string, req CopyInRequest) (Copy
 	f := hostcopy.Fence(e.cfg.Current())
 	src, err := f.ReadPath(hostPath)
 	if err != nil {
-		return CopyResult{}, hostErr(err)
+		return CopyResult{}, e.classes().HostErr(err)
 	}
 	if dest == "" {
 		dest = path.Join(backend.Workspace, hostcopy.BaseName(src))
@@ -423,33 +268,15 @@ func (e *Engine) CopyIn(ctx context.Context, id string, req CopyInRequest) (Copy
 	uid, gid := userIDs(sb.User)
 	plan, err := f.Plan(ctx, src, hostfs.PackOptions{Name: path.Base(clean), UID: uid, GID: gid, IncludeIgnored: includeIgnored})
 	if err != nil {
-		return CopyResult{}, hostErr(err)
+		return CopyResult{}, e.classes().HostErr(err)
 	}
 	e.begin(sb)
 	defer e.end(sb)
-	dir, err := e.resolve(ctx, sb, path.Dir(clean), true)
-	if err != nil {
-		return CopyResult{}, err
-	}
-	if dir != backend.Workspace && dir != "/tmp" {
-		// Create the parent directories first (owned by the sandbox user).
-		base := backend.Workspace
-		if inTmp(dir) {
-			base = "/tmp"
-		}
-		if err := e.tarInto(ctx, sb, base, hostcopy.DirsTar(uid, gid, strings.TrimPrefix(dir, base+"/"))); err != nil {
-			return CopyResult{}, err
-		}
-	}
-	pr, pw := io.Pipe()
-	go func() { pw.CloseWithError(plan.WriteTar(ctx, pw)) }()
-	err = e.tarInto(ctx, sb, dir, pr)
-	pr.CloseWithError(io.ErrClosedPipe)
+	dest, err = e.box(sb).CopyIn(ctx, clean, plan)
 	if err != nil {
 		return CopyResult{}, err
 	}
 	st := plan.Stats
-	dest = path.Join(dir, path.Base(clean))
 	sb.transcript.add("copy_in", fmt.Sprintf("%s -> %s (%d files, %d bytes)", src, dest, st.Files, st.Bytes), nil, "")
 	return CopyResult{Files: st.Files, Dirs: st.Dirs, Symlinks: st.Symlinks, Bytes: st.Bytes, DestPath: dest, Skipped: st.Skipped}, nil
 }
@@ -475,32 +302,47 @@ func (e *Engine) CopyOut(ctx context.Context, id string, req CopyOutRequest) (Co
 	return res, nil
 }
 
-// copyOut copies the sandbox path clean to the host through the write
-// fence (write root, write_deny by identity, no overwrite unless asked, no
-// exec bits, links by files.copy_out_links) and returns what it copied and
-// the resolved source.
+// copyOut copies the sandbox path clean to the host through copy_out's
+// write fence and returns what it copied and the resolved source.
 func (e *Engine) copyOut(ctx context.Context, sb *Sandbox, clean, hostPath string, overwrite bool) (CopyResult, string, error) {
-	src, err := e.resolve(ctx, sb, clean, true)
-	if err != nil {
-		return CopyResult{}, "", err
-	}
 	cfg := e.cfg.Current()
-	f := hostcopy.Fence(cfg)
-	root, dest, err := f.WritePath(hostPath, path.Join(sb.ID, hostcopy.BaseName(src)))
-	if err != nil {
-		return CopyResult{}, "", hostErr(err)
-	}
-	rc, err := e.tarFrom(ctx, sb, src)
+	r, err := e.box(sb).CopyOut(ctx, sbfiles.CopyOutRequest{Path: clean, Fence: hostcopy.Fence(cfg), HostPath: hostPath, Dir: sb.ID, Overwrite: overwrite, Links: cfg.Files.CopyOutLinks})
 	if err != nil {
 		return CopyResult{}, "", err
 	}
-	defer rc.Close()
-	st, err := f.Unpack(ctx, rc, root, dest, hostfs.UnpackOptions{Overwrite: overwrite, Links: cfg.Files.CopyOutLinks})
-	if errors.Is(err, hostfs.ErrEmptyArchive) {
-		err = hostcopy.StreamErr(rc, err)
+	st := r.Stats
+	return CopyResult{Files: st.Files, Dirs: st.Dirs, Symlinks: st.Symlinks, Bytes: st.Bytes, HostPath: r.HostPath, Skipped: st.Skipped, SkippedLinks: st.SkippedLinks}, r.Src, nil
+}
+
+// box is sb's file system for the file tools: the engine's exec (through
+// the agent where it runs), its tar, its error classes.
+func (e *Engine) box(sb *Sandbox) *sbfiles.Box {
+	uid, gid := userIDs(sb.User)
+	return &sbfiles.Box{
+		Backend: e.be, Container: sb.ContainerID, User: sb.User, UID: uid, GID: gid,
+		WorkspaceMB: sb.Limits.WorkspaceMB, Env: serverEnv, Timeout: e.tarTimeout(),
+		Tar: func(ctx context.Context) (string, error) {
+			p, err := e.toolPath(ctx, sb, "tar")
+			if errors.Is(err, errNoTool) {
+				return "", nil
+			}
+			return p, err
+		},
+		Exec: func(ctx context.Context, spec backend.ExecSpec) (backend.ExecStatus, error) {
+			return e.execIn(ctx, sb, spec)
+		},
+		Gone:    func(ctx context.Context, err error) error { return e.containerGone(ctx, sb, err) },
+		Classes: e.classes(),
 	}
-	if err != nil {
-		return CopyResult{}, "", hostErr(err)
-	}
-	return CopyResult{Files: st.Files, Dirs: st.Dirs, Symlinks: st.Symlinks, Bytes: st.Bytes, HostPath: dest, Skipped: st.Skipped, SkippedLinks: st.SkippedLinks}, src, nil
+}
+
+func (e *Engine) classes() sbfiles.Classes {
+	return sbfiles.Classes{Invalid: ErrInvalid, Policy: ErrPolicy, NotFound: ErrNotFound}
+}
+
+// tarTimeout bounds the file tools' tar in a sandbox, as
+// limits.exec_timeout_seconds bounds a command: it runs as the sandbox
+// user, whose code can stop it (or the agent that started it).
+func (e *Engine) tarTimeout() time.Duration {
+	return time.Duration(e.cfg.Current().Limits.ExecTimeoutSeconds) * time.Second
 }

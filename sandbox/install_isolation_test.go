@@ -17,6 +17,7 @@ import (
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/backend"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/config"
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox/install"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/testenv"
 )
 
@@ -86,7 +87,7 @@ func TestInstallHelperIsolation(t *testing.T) {
 	inspect := func(string, []byte) {
 		once.Do(func() { helper = inspectHelper(t, cli, py.ID) })
 	}
-	res, err := eng.InstallPackages(context.Background(), py.ID, sandbox.InstallRequest{Packages: []string{"mcpsbxprobe"}}, inspect)
+	res, err := eng.InstallPackages(context.Background(), py.ID, install.Request{Packages: []string{"mcpsbxprobe"}}, inspect)
 	if err != nil || res.ExitCode != 0 {
 		t.Fatalf("install: %+v %v", res, err)
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/config"
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox/install"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/testenv"
 )
 
@@ -49,14 +50,14 @@ func TestInstallPackages(t *testing.T) {
 	ctx := context.Background()
 
 	py := mustCreate(t, eng, sandbox.CreateRequest{Language: "python"})
-	res, err := eng.InstallPackages(ctx, py.ID, sandbox.InstallRequest{Packages: []string{"mcpsbxdemo==1.0"}}, nil)
+	res, err := eng.InstallPackages(ctx, py.ID, install.Request{Packages: []string{"mcpsbxdemo==1.0"}}, nil)
 	if err != nil || res.ExitCode != 0 || res.Manager != "pip" || len(res.Installed) != 1 {
 		t.Fatalf("pip install: %+v %v", res, err)
 	}
 	if len(res.Reached) != 1 || !strings.HasPrefix(res.Reached[0], "127.0.0.1:") {
 		t.Errorf("pip install reached %q, want only the local index", res.Reached)
 	}
-	run, err := eng.RunCode(ctx, sandbox.RunRequest{SandboxID: py.ID, Code: "import mcpsbxdemo\nprint(mcpsbxdemo.VALUE)"}, nil)
+	run, err := eng.RunCode(ctx, sandbox.RunCodeRequest{SandboxID: py.ID, Code: "import mcpsbxdemo\nprint(mcpsbxdemo.VALUE)"})
 	if err != nil || run.Stdout != "42\n" {
 		t.Fatalf("import after install: %+v %v", run, err)
 	}
@@ -65,17 +66,17 @@ func TestInstallPackages(t *testing.T) {
 	}
 
 	js := mustCreate(t, eng, sandbox.CreateRequest{Language: "javascript"})
-	res, err = eng.InstallPackages(ctx, js.ID, sandbox.InstallRequest{Packages: []string{"mcpsbx-demo@1.0.0"}}, nil)
+	res, err = eng.InstallPackages(ctx, js.ID, install.Request{Packages: []string{"mcpsbx-demo@1.0.0"}}, nil)
 	if err != nil || res.ExitCode != 0 || res.Manager != "npm" {
 		t.Fatalf("npm install: %+v %v", res, err)
 	}
-	run, err = eng.RunCode(ctx, sandbox.RunRequest{SandboxID: js.ID, Code: "console.log(require('mcpsbx-demo').value)"}, nil)
+	run, err = eng.RunCode(ctx, sandbox.RunCodeRequest{SandboxID: js.ID, Code: "console.log(require('mcpsbx-demo').value)"})
 	if err != nil || run.Stdout != "43\n" {
 		t.Fatalf("require after install: %+v %v", run, err)
 	}
 
 	// An unknown package is a normal result with a hint, not an error.
-	res, err = eng.InstallPackages(ctx, py.ID, sandbox.InstallRequest{Packages: []string{"no-such-package-xyz"}}, nil)
+	res, err = eng.InstallPackages(ctx, py.ID, install.Request{Packages: []string{"no-such-package-xyz"}}, nil)
 	if err != nil || res.ExitCode == 0 || !strings.Contains(res.Note, "has no such package") {
 		t.Errorf("unknown package: %+v %v", res, err)
 	}
@@ -91,10 +92,10 @@ func TestInstallPackagesIgnoresPlantedFiles(t *testing.T) {
 	// named pwned-* in the shared places it could reach.
 	py := mustCreate(t, eng, sandbox.CreateRequest{Language: "python"})
 	plant := testenv.PipTraps()
-	if r, err := eng.RunCode(ctx, sandbox.RunRequest{SandboxID: py.ID, Code: plant}, nil); err != nil || r.ExitCode != 0 {
+	if r, err := eng.RunCode(ctx, sandbox.RunCodeRequest{SandboxID: py.ID, Code: plant}); err != nil || r.ExitCode != 0 {
 		t.Fatalf("plant: %+v %v", r, err)
 	}
-	res, err := eng.InstallPackages(ctx, py.ID, sandbox.InstallRequest{Packages: []string{"mcpsbxdemo==1.0"}}, nil)
+	res, err := eng.InstallPackages(ctx, py.ID, install.Request{Packages: []string{"mcpsbxdemo==1.0"}}, nil)
 	if err != nil || res.ExitCode != 0 {
 		t.Fatalf("pip install: %+v %v", res, err)
 	}
@@ -115,7 +116,7 @@ func TestInstallPackagesIgnoresPlantedFiles(t *testing.T) {
 		shellQuote(pkg), shellQuote(npmrc), shellQuote(evil))); r.ExitCode != 0 {
 		t.Fatalf("plant: %+v", r)
 	}
-	res, err = eng.InstallPackages(ctx, js.ID, sandbox.InstallRequest{Packages: []string{"mcpsbx-demo@1.0.0"}}, nil)
+	res, err = eng.InstallPackages(ctx, js.ID, install.Request{Packages: []string{"mcpsbx-demo@1.0.0"}}, nil)
 	if err != nil || res.ExitCode != 0 {
 		t.Fatalf("npm install: %+v %v", res, err)
 	}
@@ -134,7 +135,7 @@ func TestInstallPackagesReplacesVersions(t *testing.T) {
 	ctx := context.Background()
 	py := mustCreate(t, eng, sandbox.CreateRequest{Language: "python"})
 	for _, spec := range []string{"mcpsbxdemo==1.0", "mcpsbxdemo==2.0", "mcpsbxtwo"} {
-		if res, err := eng.InstallPackages(ctx, py.ID, sandbox.InstallRequest{Packages: []string{spec}}, nil); err != nil || res.ExitCode != 0 {
+		if res, err := eng.InstallPackages(ctx, py.ID, install.Request{Packages: []string{spec}}, nil); err != nil || res.ExitCode != 0 {
 			t.Fatalf("install %s: %+v %v", spec, res, err)
 		}
 	}
@@ -151,7 +152,7 @@ func TestInstallPackagesReplacesVersions(t *testing.T) {
 		t.Errorf("mcpsbxdemo 2.0 downloaded %d times, want once", n)
 	}
 	// A failed install changes nothing.
-	if res, err := eng.InstallPackages(ctx, py.ID, sandbox.InstallRequest{Packages: []string{"no-such-package-xyz"}}, nil); err != nil || res.ExitCode == 0 {
+	if res, err := eng.InstallPackages(ctx, py.ID, install.Request{Packages: []string{"no-such-package-xyz"}}, nil); err != nil || res.ExitCode == 0 {
 		t.Fatalf("unknown package: %+v %v", res, err)
 	}
 	if r := mustRun(t, eng, py.ID, code); r.Stdout != want {
@@ -159,9 +160,9 @@ func TestInstallPackagesReplacesVersions(t *testing.T) {
 	}
 }
 
-func mustRun(t *testing.T, eng *sandbox.Engine, id, code string) sandbox.RunResult {
+func mustRun(t *testing.T, eng *sandbox.Engine, id, code string) sandbox.RunCodeResult {
 	t.Helper()
-	r, err := eng.RunCode(context.Background(), sandbox.RunRequest{SandboxID: id, Code: code}, nil)
+	r, err := eng.RunCode(context.Background(), sandbox.RunCodeRequest{SandboxID: id, Code: code})
 	if err != nil {
 		t.Fatalf("run_code: %v", err)
 	}
@@ -176,20 +177,20 @@ func TestInstallPackagesRefused(t *testing.T) {
 	ctx := context.Background()
 	for _, tc := range []struct {
 		name string
-		req  sandbox.InstallRequest
+		req  install.Request
 	}{
-		{"option smuggled as a name", sandbox.InstallRequest{Packages: []string{"--extra-index-url=http://evil"}}},
-		{"short option", sandbox.InstallRequest{Packages: []string{"-i", "http://evil"}}},
-		{"shell metacharacters", sandbox.InstallRequest{Packages: []string{"numpy; rm -rf /"}}},
-		{"url", sandbox.InstallRequest{Packages: []string{"git+https://evil/x.git"}}},
-		{"path", sandbox.InstallRequest{Packages: []string{"../x"}}},
-		{"local wheel", sandbox.InstallRequest{Packages: []string{"evil-1.0-py3-none-any.whl"}}},
-		{"local npm tarball", sandbox.InstallRequest{Manager: "npm", Packages: []string{"evil.TGZ"}}},
-		{"github shorthand", sandbox.InstallRequest{Manager: "npm", Packages: []string{"user/repo"}}},
-		{"newline", sandbox.InstallRequest{Packages: []string{"numpy\nrequests"}}},
-		{"empty", sandbox.InstallRequest{Packages: nil}},
-		{"npm option", sandbox.InstallRequest{Manager: "npm", Packages: []string{"--registry=http://evil"}}},
-		{"unknown manager", sandbox.InstallRequest{Manager: "apt", Packages: []string{"curl"}}},
+		{"option smuggled as a name", install.Request{Packages: []string{"--extra-index-url=http://evil"}}},
+		{"short option", install.Request{Packages: []string{"-i", "http://evil"}}},
+		{"shell metacharacters", install.Request{Packages: []string{"numpy; rm -rf /"}}},
+		{"url", install.Request{Packages: []string{"git+https://evil/x.git"}}},
+		{"path", install.Request{Packages: []string{"../x"}}},
+		{"local wheel", install.Request{Packages: []string{"evil-1.0-py3-none-any.whl"}}},
+		{"local npm tarball", install.Request{Manager: "npm", Packages: []string{"evil.TGZ"}}},
+		{"github shorthand", install.Request{Manager: "npm", Packages: []string{"user/repo"}}},
+		{"newline", install.Request{Packages: []string{"numpy\nrequests"}}},
+		{"empty", install.Request{Packages: nil}},
+		{"npm option", install.Request{Manager: "npm", Packages: []string{"--registry=http://evil"}}},
+		{"unknown manager", install.Request{Manager: "apt", Packages: []string{"curl"}}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if _, err := eng.InstallPackages(ctx, sb.ID, tc.req, nil); !errors.Is(err, sandbox.ErrInvalid) {
@@ -199,7 +200,7 @@ func TestInstallPackagesRefused(t *testing.T) {
 	}
 	off, _ := newEngine(t, func(c *config.Config) { c.Network.Install = false })
 	sb2 := mustCreate(t, off, sandbox.CreateRequest{Language: "python"})
-	_, err := off.InstallPackages(ctx, sb2.ID, sandbox.InstallRequest{Packages: []string{"requests"}}, nil)
+	_, err := off.InstallPackages(ctx, sb2.ID, install.Request{Packages: []string{"requests"}}, nil)
 	if !errors.Is(err, sandbox.ErrPolicy) || !strings.Contains(err.Error(), "network.install") {
 		t.Errorf("installs off: %v", err)
 	}
@@ -225,7 +226,7 @@ func TestInstallPackagesRacingLinkSwap(t *testing.T) {
 	if r := mustExec(t, eng, py.ID, "mkdir -m 0500 /workspace/.local"); r.ExitCode != 0 {
 		t.Fatalf("mkdir: %+v", r)
 	}
-	res, err := eng.InstallPackages(ctx, py.ID, sandbox.InstallRequest{Packages: []string{"mcpsbxdemo==1.0"}}, nil)
+	res, err := eng.InstallPackages(ctx, py.ID, install.Request{Packages: []string{"mcpsbxdemo==1.0"}}, nil)
 	t.Logf("into a read-only .local: exit %d, err %v", res.ExitCode, err)
 	if r := mustExec(t, eng, py.ID, "ls -A /workspace/.local; chmod 0755 /workspace/.local"); r.Stdout != "" {
 		t.Errorf("install_packages wrote past the sandbox user's rights (into a directory it cannot write): %q", r.Stdout)
@@ -239,7 +240,7 @@ func TestInstallPackagesRacingLinkSwap(t *testing.T) {
 	}
 	for i := range 4 {
 		spec := []string{"mcpsbxdemo==2.0", "mcpsbxdemo==1.0"}[i%2]
-		res, err := eng.InstallPackages(ctx, py.ID, sandbox.InstallRequest{Packages: []string{spec}}, nil)
+		res, err := eng.InstallPackages(ctx, py.ID, install.Request{Packages: []string{spec}}, nil)
 		t.Logf("round %d: exit %d, err %v", i, res.ExitCode, err)
 	}
 	if after := mustExec(t, eng, py.ID, list).Stdout; after != before {

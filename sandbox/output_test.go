@@ -39,12 +39,12 @@ func TestOutputFileHoldsTheWhole(t *testing.T) {
 		if p, why := execPath(t, eng, sb.ID); p != sandbox.ExecAgent {
 			t.Errorf("exec path = %q (%s), want the agent", p, why)
 		}
-		rr, err := eng.RunCode(ctx, sandbox.RunRequest{SandboxID: sb.ID, Code: "for i in range(1, 200001): print(i)"}, nil)
+		rr, err := eng.RunCode(ctx, sandbox.RunCodeRequest{SandboxID: sb.ID, Code: "for i in range(1, 200001): print(i)"})
 		if err != nil {
 			t.Fatal(err)
 		}
 		checkOutputFile(t, eng, sb.ID, "run_code python", rr.ExecResult)
-		rr, err = eng.RunCode(ctx, sandbox.RunRequest{SandboxID: sb.ID, Language: "bash", Code: "seq 1 200000"}, nil)
+		rr, err = eng.RunCode(ctx, sandbox.RunCodeRequest{SandboxID: sb.ID, Language: "bash", Code: "seq 1 200000"})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -73,8 +73,7 @@ func (p *Peer) ListFiles(ctx context.Context, req ListFilesRequest) (ListFilesRe
 	if err != nil {
 		return ListFilesResult{}, err
 	}
-	entries, truncated, err := p.e.listByTar(ctx, p.sb, clean, req.Recursive)
-	return ListFilesResult{Entries: entries, Truncated: truncated}, err
+	return listByTar(ctx, p.e.box(p.sb), clean, req.Recursive)
 }
 
 // CopyOut copies the sandbox file or directory Path to HostPath through

@@ -84,7 +84,7 @@ func TestPlatformExpiryFollowsUse(t *testing.T) {
 		}
 		// Used every 10 minutes for 3 hours.
 		for i := 0; i < 18; i++ {
-			if _, err := eng.Exec(ctx, sb.ID, sandbox.ExecRequest{Command: "true"}, nil); err != nil {
+			if _, err := eng.Exec(ctx, sb.ID, sandbox.ExecRequest{Command: "true"}); err != nil {
 				t.Fatalf("exec after %d uses: %v", i, err)
 			}
 			used := time.Now()
@@ -100,7 +100,7 @@ func TestPlatformExpiryFollowsUse(t *testing.T) {
 		// Busy for 2 hours, unused: the platform's expiry stays ahead.
 		done := make(chan error, 1)
 		go func() {
-			_, err := eng.Exec(ctx, sb.ID, sandbox.ExecRequest{Command: "sleep 7200", TimeoutSeconds: 3 * 3600}, nil)
+			_, err := eng.Exec(ctx, sb.ID, sandbox.ExecRequest{Command: "sleep 7200", TimeoutSeconds: 3 * 3600})
 			done <- err
 		}()
 		for i := 0; i < 11; i++ {

@@ -19,7 +19,7 @@ func burst(t *testing.T, eng *sandbox.Engine, n int) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			res, err := eng.RunCode(context.Background(), sandbox.RunRequest{Code: fmt.Sprintf("print(%d)", i)}, nil)
+			res, err := eng.RunCode(context.Background(), sandbox.RunCodeRequest{Code: fmt.Sprintf("print(%d)", i)})
 			if err != nil {
 				t.Errorf("run %d: %v", i, err)
 				return

@@ -282,7 +282,7 @@ func TestRunCodeOneShotFromPool(t *testing.T) {
 	eng, te := newEngineWith(t, engineOptions{edit: withPool(1, "python"), run: true})
 	waitReady(t, eng, "python", 1)
 	pooled := poolIDs(t, te, eng)
-	res, err := eng.RunCode(context.Background(), sandbox.RunRequest{Code: "6 * 7"}, nil)
+	res, err := eng.RunCode(context.Background(), sandbox.RunCodeRequest{Code: "6 * 7"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -304,7 +304,7 @@ func TestConcurrentOneShotRunCode(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			res, err := eng.RunCode(context.Background(), sandbox.RunRequest{Code: fmt.Sprintf("print(%d)", i)}, nil)
+			res, err := eng.RunCode(context.Background(), sandbox.RunCodeRequest{Code: fmt.Sprintf("print(%d)", i)})
 			if err != nil {
 				t.Errorf("run %d: %v", i, err)
 				return

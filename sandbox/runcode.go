@@ -1,8 +1,6 @@
 package sandbox
 
 import (
-	"archive/tar"
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -14,12 +12,14 @@ import (
 
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/backend"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/config"
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox/hostcopy"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/interp"
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox/record"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/runner"
 )
 
-// RunRequest is code to run.
-type RunRequest struct {
+// RunCodeRequest is code to run.
+type RunCodeRequest struct {
 	Code     string
 	Language string // default python (or the sandbox's language)
 	// SandboxID names the sandbox to run in; empty: a fresh sandbox is made
@@ -36,6 +36,8 @@ type RunRequest struct {
 	// Waiting hears, when the call must wait for another in the same
 	// sandbox, what it waits for (at once, then every few seconds).
 	Waiting func(msg string)
+	// Output, if set, hears the output while the code runs.
+	Output OutputFunc
 }
 
 // Figure is an image the code produced (e.g. a matplotlib figure).
@@ -44,8 +46,8 @@ type Figure struct {
 	Data []byte
 }
 
-// RunResult is an ExecResult plus what only code runs have.
-type RunResult struct {
+// RunCodeResult is an ExecResult plus what only code runs have.
+type RunCodeResult struct {
 	ExecResult
 	// Result is the value of a trailing expression, where the language has
 	// one and a resident runner evaluated it.
@@ -71,7 +73,7 @@ type RunResult struct {
 // Release gives the bytes of r's figures back to the server's figure
 // budget (interp.Budget): call it once the figures have been sent or dropped.
 // Later calls do nothing.
-func (r *RunResult) Release() {
+func (r *RunCodeResult) Release() {
 	if r.release != nil {
 		r.release()
 	}
@@ -84,40 +86,41 @@ func (r *RunResult) Release() {
 // a trailing expression and any figures; bash keeps its working directory,
 // variables and functions between calls; every other language, and any
 // sandbox where an interpreter cannot run, gets one exec per call.
-func (e *Engine) RunCode(ctx context.Context, req RunRequest, out OutputFunc) (RunResult, error) {
+func (e *Engine) RunCode(ctx context.Context, req RunCodeRequest) (RunCodeResult, error) {
+	out := req.Output
 	if strings.TrimSpace(req.Code) == "" {
-		return RunResult{}, invalidErr("code is empty")
+		return RunCodeResult{}, invalidErr("code is empty")
 	}
 	if len(req.Code) > maxCodeBytes {
-		return RunResult{}, invalidErr("code is %d bytes, more than %d; copy large programs in with write_file or copy_in", len(req.Code), maxCodeBytes)
+		return RunCodeResult{}, invalidErr("code is %d bytes, more than %d; copy large programs in with write_file or copy_in", len(req.Code), maxCodeBytes)
 	}
 	cfg := e.cfg.Current()
 	timeout, err := timeoutFor(cfg, req.TimeoutSeconds)
 	if err != nil {
-		return RunResult{}, err
+		return RunCodeResult{}, err
 	}
 	var sb *Sandbox
 	oneShot := req.SandboxID == ""
 	if !oneShot && req.Image != "" {
-		return RunResult{}, invalidErr("image is fixed when a sandbox is created; leave image out, or leave sandbox_id out for a fresh sandbox with that image")
+		return RunCodeResult{}, invalidErr("image is fixed when a sandbox is created; leave image out, or leave sandbox_id out for a fresh sandbox with that image")
 	}
 	if oneShot {
 		sb, err = e.createWaiting(ctx, CreateRequest{Language: req.Language, Image: req.Image, Client: req.Client, Progress: req.Progress, oneShot: true})
 		if err != nil {
-			return RunResult{}, err
+			return RunCodeResult{}, err
 		}
 		defer e.removeLater(ctx, sb)
 	} else if sb, err = e.Lookup(ctx, req.SandboxID); err != nil {
-		return RunResult{}, err
+		return RunCodeResult{}, err
 	}
 	langName, lang := sb.Language, sb.Lang
 	if req.Language != "" {
 		if langName, lang, err = resolveLanguage(cfg, req.Language); err != nil {
-			return RunResult{}, err
+			return RunCodeResult{}, err
 		}
 	}
 	d := time.Duration(timeout) * time.Second
-	var rr RunResult
+	var rr RunCodeResult
 	handled := false
 	switch {
 	case runner.Known(lang.Runner):
@@ -128,7 +131,7 @@ func (e *Engine) RunCode(ctx context.Context, req RunRequest, out OutputFunc) (R
 	}
 	if !handled {
 		lost, fallback := rr.StateLost, rr.fallback
-		rr = RunResult{StateLost: lost}
+		rr = RunCodeResult{StateLost: lost}
 		rr.ExecResult, err = e.runFile(ctx, sb, lang.Run, lang.Extension, req.Code, d, out)
 		if fallback != "" {
 			rr.Stderr += "\n" + fallback + "\n"
@@ -137,7 +140,7 @@ func (e *Engine) RunCode(ctx context.Context, req RunRequest, out OutputFunc) (R
 	rr.SandboxID, rr.Language, rr.OneShot = sb.ID, langName, oneShot
 	note := errNote(err)
 	if rr.Result != "" {
-		note = strings.TrimSpace("result: " + clip(rr.Result, transcriptFieldMax) + "\n" + note)
+		note = strings.TrimSpace("result: " + record.Clip(rr.Result, record.FieldMax) + "\n" + note)
 	}
 	sb.transcript.add("run_code ("+langName+")", req.Code, &rr.ExecResult, note)
 	return rr, err
@@ -175,7 +178,8 @@ func (e *Engine) createWaiting(ctx context.Context, req CreateRequest) (*Sandbox
 func (e *Engine) runFile(ctx context.Context, sb *Sandbox, run []string, ext, code string, timeout time.Duration, out OutputFunc) (ExecResult, error) {
 	name := "run-" + newID() + ext
 	dir := path.Join(backend.Workspace, ".mcp-sandbox")
-	if err := e.be.CopyTo(ctx, sb.ContainerID, backend.Workspace, tarOf(sb.User, ".mcp-sandbox/"+name, []byte(code))); err != nil {
+	uid, gid := userIDs(sb.User)
+	if err := e.be.CopyTo(ctx, sb.ContainerID, backend.Workspace, hostcopy.FileTar(uid, gid, ".mcp-sandbox/"+name, []byte(code))); err != nil {
 		return ExecResult{}, e.containerGone(ctx, sb, err)
 	}
 	file := path.Join(dir, name)
@@ -195,23 +199,6 @@ func (e *Engine) runFile(ctx context.Context, sb *Sandbox, run []string, ext, co
 		}
 	}
 	return res, err
-}
-
-// tarOf returns a tar stream holding one file (and its parent directories)
-// owned by the sandbox user.
-func tarOf(user, name string, data []byte) *bytes.Buffer {
-	uid, gid := userIDs(user)
-	var buf bytes.Buffer
-	tw := tar.NewWriter(&buf)
-	now := time.Now()
-	parts := strings.Split(name, "/")
-	for i := 1; i < len(parts); i++ {
-		_ = tw.WriteHeader(&tar.Header{Typeflag: tar.TypeDir, Name: strings.Join(parts[:i], "/") + "/", Mode: 0o755, Uid: uid, Gid: gid, ModTime: now})
-	}
-	_ = tw.WriteHeader(&tar.Header{Typeflag: tar.TypeReg, Name: name, Mode: 0o644, Size: int64(len(data)), Uid: uid, Gid: gid, ModTime: now})
-	_, _ = tw.Write(data)
-	_ = tw.Close()
-	return &buf
 }
 
 // userIDs parses "uid:gid".
@@ -279,7 +266,7 @@ func (e *Engine) slot(sb *Sandbox, kind string) (*runnerSlot, error) {
 // interp.Slot.Run). handled is false when no interpreter can run in sb:
 // the caller then runs the code with one exec. res.StateLost is
 // meaningful either way.
-func (e *Engine) runResident(ctx context.Context, sb *Sandbox, kind string, req RunRequest, timeout time.Duration, out OutputFunc) (res RunResult, handled bool, err error) {
+func (e *Engine) runResident(ctx context.Context, sb *Sandbox, kind string, req RunCodeRequest, timeout time.Duration, out OutputFunc) (res RunCodeResult, handled bool, err error) {
 	at, ok := e.be.(backend.Attacher)
 	if !ok {
 		return res, false, nil
@@ -344,7 +331,7 @@ func (e *Engine) warmRunner(ctx context.Context, sb *Sandbox, kind string) {
 
 // runShell runs bash code with a shell session's state carried between
 // calls in the same sandbox (interp.ShellArgv), one call at a time.
-func (e *Engine) runShell(ctx context.Context, sb *Sandbox, lang config.Language, req RunRequest, timeout time.Duration, out OutputFunc) (ExecResult, error) {
+func (e *Engine) runShell(ctx context.Context, sb *Sandbox, lang config.Language, req RunCodeRequest, timeout time.Duration, out OutputFunc) (ExecResult, error) {
 	slot, err := e.slot(sb, interp.Shell)
 	if err != nil {
 		return ExecResult{}, err

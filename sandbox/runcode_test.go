@@ -40,7 +40,7 @@ func runCells(t *testing.T, eng *sandbox.Engine, id, lang string, cells []cell) 
 	t.Helper()
 	for i, c := range cells {
 		time.Sleep(c.wait)
-		res, err := eng.RunCode(context.Background(), sandbox.RunRequest{SandboxID: id, Language: lang, Code: c.code, Reset: c.reset}, nil)
+		res, err := eng.RunCode(context.Background(), sandbox.RunCodeRequest{SandboxID: id, Language: lang, Code: c.code, Reset: c.reset})
 		if err != nil {
 			t.Fatalf("cell %d %q: %v", i, c.code, err)
 		}
@@ -142,16 +142,17 @@ func TestRunCodeStreamsOutput(t *testing.T) {
 	var firstAt time.Time
 	var seen bytes.Buffer
 	start := time.Now()
-	res, err := eng.RunCode(context.Background(), sandbox.RunRequest{
+	res, err := eng.RunCode(context.Background(), sandbox.RunCodeRequest{
 		SandboxID: sb.ID,
 		Code:      "import time, sys\nprint('first')\nprint('err-first', file=sys.stderr)\ntime.sleep(1.5)\nprint('second')",
-	}, func(stream string, p []byte) {
-		mu.Lock()
-		defer mu.Unlock()
-		if firstAt.IsZero() {
-			firstAt = time.Now()
-		}
-		seen.WriteString(stream + ":" + string(p))
+		Output: func(stream string, p []byte) {
+			mu.Lock()
+			defer mu.Unlock()
+			if firstAt.IsZero() {
+				firstAt = time.Now()
+			}
+			seen.WriteString(stream + ":" + string(p))
+		},
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -183,10 +184,10 @@ func TestRunCodeTimeoutRestartsInterpreter(t *testing.T) {
 	sb := mustCreate(t, eng, sandbox.CreateRequest{Language: "python"})
 	runCells(t, eng, sb.ID, "", []cell{{code: "x = 1", want: cellOut{}}})
 	start := time.Now()
-	res, err := eng.RunCode(context.Background(), sandbox.RunRequest{
+	res, err := eng.RunCode(context.Background(), sandbox.RunCodeRequest{
 		SandboxID: sb.ID, TimeoutSeconds: 2,
 		Code: "import subprocess, time\nsubprocess.Popen(['sleep', '4242'])\nprint('started', flush=True)\ntime.sleep(100)",
-	}, nil)
+	})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -214,10 +215,11 @@ func TestRunCodeCancelKillsInterpreter(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	var once sync.Once
-	res, err := eng.RunCode(ctx, sandbox.RunRequest{
+	res, err := eng.RunCode(ctx, sandbox.RunCodeRequest{
 		SandboxID: sb.ID,
 		Code:      "import subprocess, time\nsubprocess.Popen(['sleep', '4343'])\nprint('go', flush=True)\ntime.sleep(100)",
-	}, func(string, []byte) { once.Do(cancel) })
+		Output:    func(string, []byte) { once.Do(cancel) },
+	})
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("want context.Canceled, got %v", err)
 	}
@@ -253,7 +255,7 @@ func TestRunCodeFigures(t *testing.T) {
 		{"no pyplot, no figures", "1 + 1", 0, "2"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			res, err := eng.RunCode(context.Background(), sandbox.RunRequest{SandboxID: sb.ID, Code: tc.code, TimeoutSeconds: 120}, nil)
+			res, err := eng.RunCode(context.Background(), sandbox.RunCodeRequest{SandboxID: sb.ID, Code: tc.code, TimeoutSeconds: 120})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -272,7 +274,7 @@ func TestRunCodeFigures(t *testing.T) {
 func TestRunCodeOutputCappedInInterpreter(t *testing.T) {
 	eng, _ := newEngine(t, nil)
 	sb := mustCreate(t, eng, sandbox.CreateRequest{Language: "python"})
-	res, err := eng.RunCode(context.Background(), sandbox.RunRequest{SandboxID: sb.ID, Code: "print('BEGIN')\nprint('x' * 20_000_000)\nprint('END')\nlist(range(100000))"}, nil)
+	res, err := eng.RunCode(context.Background(), sandbox.RunCodeRequest{SandboxID: sb.ID, Code: "print('BEGIN')\nprint('x' * 20_000_000)\nprint('END')\nlist(range(100000))"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -288,7 +290,7 @@ func TestRunCodeInterpreterOOM(t *testing.T) {
 	eng, _ := newEngine(t, nil)
 	sb := mustCreate(t, eng, sandbox.CreateRequest{Language: "python", MemoryMB: 128})
 	runCells(t, eng, sb.ID, "", []cell{{code: "x = 1", want: cellOut{}}})
-	res, err := eng.RunCode(context.Background(), sandbox.RunRequest{SandboxID: sb.ID, Code: "l = []\nwhile True: l.append(b'x' * (16 * 1024 * 1024))"}, nil)
+	res, err := eng.RunCode(context.Background(), sandbox.RunCodeRequest{SandboxID: sb.ID, Code: "l = []\nwhile True: l.append(b'x' * (16 * 1024 * 1024))"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -306,7 +308,7 @@ func TestRunCodeFallsBackToExec(t *testing.T) {
 	// answer must be the one a plain exec gives.
 	sb := mustCreate(t, eng, sandbox.CreateRequest{Language: "python"})
 	for i := 0; i < 2; i++ {
-		res, err := eng.RunCode(context.Background(), sandbox.RunRequest{SandboxID: sb.ID, Language: "javascript", Code: "console.log(1)"}, nil)
+		res, err := eng.RunCode(context.Background(), sandbox.RunCodeRequest{SandboxID: sb.ID, Language: "javascript", Code: "console.log(1)"})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -329,7 +331,7 @@ func TestRunCodeGarbageInterpreterFallsBack(t *testing.T) {
 	eng, _ := newEngineWith(t, engineOptions{wrap: func(b *docker.Backend) backend.Backend { return garbageBackend{b} }})
 	sb := mustCreate(t, eng, sandbox.CreateRequest{Language: "python"})
 	for i := 0; i < 2; i++ {
-		res, err := eng.RunCode(context.Background(), sandbox.RunRequest{SandboxID: sb.ID, Code: "x = 6 * 7\nprint(x)"}, nil)
+		res, err := eng.RunCode(context.Background(), sandbox.RunCodeRequest{SandboxID: sb.ID, Code: "x = 6 * 7\nprint(x)"})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -363,7 +365,7 @@ func TestRunCodeUnderGVisor(t *testing.T) {
 				{code: tc.setup, want: cellOut{}},
 				{code: tc.use, want: cellOut{Stdout: "child\n", Result: "42"}},
 			})
-			res, err := eng.RunCode(context.Background(), sandbox.RunRequest{SandboxID: sb.ID, Code: tc.hang, TimeoutSeconds: 2}, nil)
+			res, err := eng.RunCode(context.Background(), sandbox.RunCodeRequest{SandboxID: sb.ID, Code: tc.hang, TimeoutSeconds: 2})
 			if err != nil || !res.TimedOut || !res.StateLost {
 				t.Errorf("want a timeout that loses state, got %+v %v", res, err)
 			}
@@ -379,7 +381,7 @@ func TestRunCodeInterpreterMissing(t *testing.T) {
 	eng, _ := newEngine(t, func(c *config.Config) {
 		c.Languages = map[string]config.Language{"ruby": {Image: testenv.TinyImage, Run: []string{"ruby", "{file}"}, Extension: ".rb"}}
 	})
-	res, err := eng.RunCode(context.Background(), sandbox.RunRequest{Language: "ruby", Code: "puts 1"}, nil)
+	res, err := eng.RunCode(context.Background(), sandbox.RunCodeRequest{Language: "ruby", Code: "puts 1"})
 	if err != nil {
 		t.Fatal(err)
 	}

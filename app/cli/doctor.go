@@ -128,9 +128,14 @@ func diagnose(ctx context.Context, e *Env) *report {
 	}
 
 	var engineOK bool
-	if cfg.Backend.Kind == config.BackendKubernetes {
+	switch {
+	case !r.Config.Valid:
+		// The defaults would pick Docker: a config that says Kubernetes
+		// but does not load must not be checked as Docker in its place.
+		r.Docker.Reason = "not checked: the config file does not load, so which backend it names is not known"
+	case cfg.Backend.Kind == config.BackendKubernetes:
 		engineOK = diagnoseKubernetes(ctx, cfg, r, problem)
-	} else {
+	default:
 		engineOK = diagnoseDocker(ctx, e, cfg, r, problem)
 	}
 
@@ -220,9 +225,14 @@ func inspectEngine(ctx context.Context, cli *client.Client, cfg *config.Config, 
 }
 
 func printReport(w io.Writer, r *report) {
-	if r.Kubernetes != nil {
+	switch {
+	case r.Kubernetes != nil:
 		printKubernetesSection(w, r.Kubernetes)
-	} else {
+	case !r.Config.Valid:
+		// Neither Docker nor Kubernetes was looked at: say so, not "no
+		// Docker engine answered".
+		fmt.Fprintf(w, "Engine\n  %s\n", r.Docker.Reason)
+	default:
 		printDockerSection(w, &dockerhost.Result{Chosen: r.Docker.Chosen, Candidates: r.Docker.Candidates, Reason: r.Docker.Reason, Hint: r.Docker.Hint})
 		rt := r.Docker.Runtime
 		if rt.InUse != "" {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/config"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/inventory"
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox/kubernetes"
 )
 
 func init() {
@@ -39,6 +40,12 @@ func runPS(ctx context.Context, e *Env, args []string) int {
 		return 1
 	}
 	where := placeOf(s)
+	if where != nil {
+		if where.Pools, err = s.kube.ListPools(ctx); err != nil {
+			fmt.Fprintf(e.Stderr, "mcp-sandbox: %v\n", err)
+			return 1
+		}
+	}
 	if *asJSON {
 		writePSJSON(e.Stdout, infos, where)
 		return 0
@@ -47,12 +54,38 @@ func runPS(ctx context.Context, e *Env, args []string) int {
 		fmt.Fprintf(e.Stdout, "Kubernetes: cluster %s, namespace %s\n", clean1(where.Cluster), clean1(where.Namespace))
 	}
 	writePS(e.Stdout, infos, *all)
+	if where != nil {
+		writePools(e.Stdout, where.Pools)
+	}
 	return 0
+}
+
+// writePools prints the namespace's warm pools and what they hold on the
+// nodes, and how to remove them: they outlive every server.
+func writePools(w io.Writer, pools []kubernetes.PoolInfo) {
+	if len(pools) == 0 {
+		return
+	}
+	fmt.Fprintf(w, "\nWarm pools (%s; `mcp-sandbox stop --pool` removes them):\n", poolCost(pools))
+	for _, p := range pools {
+		fmt.Fprintf(w, "  %s  %s  %d of %d ready  requests %dm CPU, %d MiB\n", clean1(p.Name), clean1(p.Language), p.Ready, p.Replicas, p.CPUMillis, p.MemoryBytes>>20)
+	}
+}
+
+// poolCost is what the pools request in all, for a person.
+func poolCost(pools []kubernetes.PoolInfo) string {
+	var cpu, mem int64
+	n := 0
+	for _, p := range pools {
+		cpu, mem, n = cpu+p.CPUMillis, mem+p.MemoryBytes, n+p.Replicas
+	}
+	return fmt.Sprintf("%d sandboxes requesting %dm CPU and %d MiB", n, cpu, mem>>20)
 }
 
 // place is where a Kubernetes backend's sandboxes are, for ps.
 type place struct {
 	Cluster, Namespace string
+	Pools              []kubernetes.PoolInfo
 }
 
 // placeOf is the set-up's cluster and namespace; nil on Docker.
@@ -72,6 +105,10 @@ func writePSJSON(w io.Writer, infos []inventory.Info, where *place) {
 	out := map[string]any{"sandboxes": infos}
 	if where != nil {
 		out["backend"], out["cluster"], out["namespace"] = config.BackendKubernetes, where.Cluster, where.Namespace
+		out["warm_pools"] = where.Pools
+		if where.Pools == nil {
+			out["warm_pools"] = []kubernetes.PoolInfo{}
+		}
 	}
 	b, _ := json.MarshalIndent(out, "", "  ")
 	fmt.Fprintln(w, string(b))

@@ -79,16 +79,15 @@ func runRun(ctx context.Context, e *Env, args []string) int {
 	eng, closeEngine := runEngine(ctx, s)
 	defer closeEngine()
 	var mu sync.Mutex
-	res, err := eng.RunCode(ctx, sandbox.RunRequest{Code: string(code), Language: *lang, TimeoutSeconds: seconds, Client: "mcp-sandbox run"},
-		func(stream string, p []byte) {
-			mu.Lock()
-			defer mu.Unlock()
-			if stream == "stderr" {
-				e.Stderr.Write(p)
-			} else {
-				e.Stdout.Write(p)
-			}
-		})
+	res, err := eng.RunCode(ctx, sandbox.RunCodeRequest{Code: string(code), Language: *lang, TimeoutSeconds: seconds, Client: "mcp-sandbox run", Output: func(stream string, p []byte) {
+		mu.Lock()
+		defer mu.Unlock()
+		if stream == "stderr" {
+			e.Stderr.Write(p)
+		} else {
+			e.Stdout.Write(p)
+		}
+	}})
 	defer res.Release()
 	if err != nil {
 		if errors.Is(err, context.Canceled) {

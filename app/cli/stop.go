@@ -17,14 +17,22 @@ func init() {
 }
 
 func runStop(ctx context.Context, e *Env, args []string) int {
-	fs := newFlagSet(e, "stop", "ID... | --all [--all-users [--yes]]")
+	fs := newFlagSet(e, "stop", "ID... | --all [--all-users [--yes]] | --pool")
 	all := fs.Bool("all", false, "stop every sandbox of this installation, whichever of its servers made it (warm-pool ones too)")
 	allUsers := fs.Bool("all-users", false, "also stop other installations' sandboxes (other users', or servers with another state directory); asks first")
 	yes := fs.Bool("yes", false, "with --all-users: do not ask (for scripts)")
+	pool := fs.Bool("pool", false, "on Kubernetes: remove the namespace's warm pools (which outlive every server) and their unclaimed sandboxes")
 	if code, done := parseFlags(e, fs, args); done {
 		return code
 	}
 	ids := fs.Args()
+	if *pool && (*all || len(ids) > 0 || *allUsers) {
+		fs.Usage()
+		return 2
+	}
+	if *pool {
+		return stopPools(ctx, e)
+	}
 	if *all == (len(ids) > 0) || (*yes && !*allUsers) {
 		fs.Usage()
 		return 2
@@ -54,6 +62,11 @@ func runStop(ctx context.Context, e *Env, args []string) int {
 			continue
 		}
 		fmt.Fprintf(e.Stdout, "stopped %s\n", id)
+	}
+	if *all && s.kube != nil {
+		if pools, err := s.kube.ListPools(ctx); err == nil && len(pools) > 0 {
+			fmt.Fprintf(e.Stderr, "mcp-sandbox: left %d warm pools (%s): `mcp-sandbox stop --pool` removes them\n", len(pools), poolCost(pools))
+		}
 	}
 	if left > 0 {
 		fmt.Fprintf(e.Stderr, "mcp-sandbox: left %d sandboxes of other installations (other users', or servers with another state directory): `mcp-sandbox ps --all` shows them, `mcp-sandbox stop --all --all-users` stops them\n", left)
@@ -121,4 +134,30 @@ func (e *Env) interactive() bool {
 	// A character device is not enough: /dev/null is one.
 	f, ok := e.Stdin.(*os.File)
 	return ok && term.IsTerminal(int(f.Fd()))
+}
+
+// stopPools removes the Kubernetes namespace's warm pools (stop --pool).
+func stopPools(ctx context.Context, e *Env) int {
+	s, err := newSetup(ctx, e, slog.New(slog.DiscardHandler))
+	if err != nil {
+		fmt.Fprintf(e.Stderr, "mcp-sandbox: %v\n", err)
+		return 1
+	}
+	defer s.close()
+	if s.kube == nil {
+		fmt.Fprintln(e.Stderr, "mcp-sandbox: stop --pool is for backend.kind = \"kubernetes\": on Docker, `mcp-sandbox stop --all` removes the pool's containers")
+		return 2
+	}
+	gone, err := s.kube.DeletePools(ctx)
+	for _, name := range gone {
+		fmt.Fprintf(e.Stdout, "removed warm pool %s\n", clean1(name))
+	}
+	if err != nil {
+		fmt.Fprintf(e.Stderr, "mcp-sandbox: %v\n", err)
+		return 1
+	}
+	if len(gone) == 0 {
+		fmt.Fprintln(e.Stdout, "No warm pools.")
+	}
+	return 0
 }

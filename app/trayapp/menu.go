@@ -172,6 +172,7 @@ func (a *App) menuActions() traymenu.Actions {
 		Move:         func() { a.goBG(a.moveToApplications) },
 		Configure:    func(name string) { a.goBG(func(ctx context.Context) { a.configureFromTray(ctx, name) }) },
 		Answer:       func(id, choice string) { go a.answer(id, choice) },
+		Review:       func() { a.openWindow("--tab", "Changes") },
 	}
 }
 

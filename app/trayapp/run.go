@@ -109,6 +109,8 @@ type App struct {
 	alerts alerts       // failed calls from the audit log (alert.go)
 	asks   *askNotifier // set before the first question is shown
 	askSt  askState
+	// proposalsMu serializes refreshProposals.
+	proposalsMu sync.Mutex
 }
 
 // trayState is what the menu is drawn from. Guarded by App.mu.
@@ -124,6 +126,7 @@ type trayState struct {
 	http      traywin.HTTPInfo
 	failed    int // failed calls since the person last looked (the badge)
 	questions []state.Question
+	proposals int    // changes waiting for review (proposals.go)
 	attention string // health.Engine.Attention of the last look's check
 }
 
@@ -282,6 +285,7 @@ func (a *App) menuState() traymenu.State {
 		HTTP:        a.cfg.Current().Tray.HTTPPort > 0,
 		Failed:      a.s.failed,
 		Questions:   menuQuestions(a.s.questions),
+		Proposals:   a.s.proposals,
 		Attention:   a.attention(a.s),
 	}
 	if a.offer != nil {
@@ -325,6 +329,7 @@ func (a *App) startBackground(p *startup.Process) {
 	a.goBG(a.engine.Run)
 	a.goBG(a.watchStateDir)
 	a.goBG(a.watchAudit)
+	a.goBG(a.watchProposals)
 	if a.host.Bus {
 		a.goBG(a.listenAsks) // only where a menu can ask (asks.go)
 	}

@@ -60,6 +60,9 @@ type State struct {
 	MoveOffered bool
 	// Questions are the servers' questions waiting for the person.
 	Questions []Question
+	// Proposals counts the changes to the person's files waiting for
+	// review (propose_changes); the window shows them.
+	Proposals int
 	// Attention says what keeps code from running ("code in bash cannot
 	// run", health.Engine.Attention: the window's headline says the
 	// same), "" when nothing does.
@@ -80,6 +83,8 @@ type Actions struct {
 	Configure func(name string)
 	// Answer answers question id with a Choice.
 	Answer func(id, choice string)
+	// Review opens the window on the changes waiting for review.
+	Review func()
 }
 
 // Item is one menu entry.
@@ -172,6 +177,9 @@ func Title(s State) string {
 	case n > 1:
 		t += fmt.Sprintf(" · %d questions waiting", n)
 	}
+	if s.Proposals > 0 {
+		t += " · " + LabelProposals(s.Proposals)
+	}
 	return t
 }
 
@@ -253,6 +261,7 @@ func Build(s State, a Actions) []Item {
 		{Label: AttentionLabel(s), Action: a.Open, Hidden: s.Attention == ""},
 		{Separator: true},
 		questionsItem(s, a),
+		{Label: LabelProposals(s.Proposals), Action: a.Review, Hidden: s.Proposals == 0},
 		start,
 		pause,
 		{Label: LabelOpen, Action: a.Open},

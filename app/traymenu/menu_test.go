@@ -153,6 +153,7 @@ func TestTitle(t *testing.T) {
 		{State{DockerOK: true, Sandboxes: 1, Attention: "code in bash cannot run"}, "MCP Sandbox — Needs attention: code in bash cannot run"},
 		{State{DockerOK: true, Sandboxes: 1, Questions: []Question{{ID: "a"}}}, "MCP Sandbox — 1 sandbox · 1 question waiting"},
 		{State{DockerOK: true, Attention: "code in bash cannot run", Questions: []Question{{ID: "a"}, {ID: "b"}}}, "MCP Sandbox — Needs attention: code in bash cannot run · 2 questions waiting"},
+		{State{DockerOK: true, Sandboxes: 1, Proposals: 1}, "MCP Sandbox — 1 sandbox · 1 change waiting for review"},
 	} {
 		if got := Title(tc.s); got != tc.want {
 			t.Errorf("Title(%+v) = %q, want %q", tc.s, got, tc.want)
@@ -160,6 +161,31 @@ func TestTitle(t *testing.T) {
 	}
 	if !strings.Contains(StatusLine(State{DockerOK: true, Paused: true}), PausedWord) {
 		t.Errorf("the status line does not say %q", PausedWord)
+	}
+}
+
+// TestProposalsItem: the item shows only while changes wait for review,
+// and opens the window on them.
+func TestProposalsItem(t *testing.T) {
+	find := func(s State, a Actions) *Item {
+		for _, it := range Build(s, a) {
+			if strings.Contains(it.Label, "waiting for review") {
+				return &it
+			}
+		}
+		return nil
+	}
+	if it := find(State{DockerOK: true}, Actions{}); it == nil || !it.Hidden {
+		t.Errorf("with nothing to review: %+v", it)
+	}
+	reviewed := false
+	it := find(State{DockerOK: true, Proposals: 2}, Actions{Review: func() { reviewed = true }})
+	if it == nil || it.Hidden || it.Label != "2 changes waiting for review" || it.Action == nil {
+		t.Fatalf("with 2 to review: %+v", it)
+	}
+	it.Action()
+	if !reviewed {
+		t.Error("the item does not open the review")
 	}
 }
 

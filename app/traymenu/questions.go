@@ -13,6 +13,15 @@ func LabelQuestions(n int) string {
 	return fmt.Sprintf("%d sandboxes wait for your answer", n)
 }
 
+// LabelProposals is the item, shown only while changes to the person's
+// files wait for review, that opens the window on them.
+func LabelProposals(n int) string {
+	if n == 1 {
+		return "1 change waiting for review"
+	}
+	return fmt.Sprintf("%d changes waiting for review", n)
+}
+
 // Question is a server's question to the person, as the menu shows it.
 type Question struct {
 	ID string

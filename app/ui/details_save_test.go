@@ -41,7 +41,7 @@ func peerSave(t *testing.T, root, denied string) (DetailsActions, string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res, err := eng.Exec(ctx, sb.ID, sandbox.ExecRequest{Command: "echo new > /workspace/report.txt"}, nil); err != nil || res.ExitCode != 0 {
+	if res, err := eng.Exec(ctx, sb.ID, sandbox.ExecRequest{Command: "echo new > /workspace/report.txt"}); err != nil || res.ExitCode != 0 {
 		t.Fatalf("write the sandbox's file: %v %+v", err, res)
 	}
 	return DetailsActions{

@@ -14,15 +14,14 @@ import (
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
-	"github.com/mcp-sandbox/mcp-sandbox/sandbox"
-	"github.com/mcp-sandbox/mcp-sandbox/sandbox/state"
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox/preview"
 )
 
 // showPreviews lists the sandbox's previews (sandbox_expose), each with a
 // button that opens it in the browser; the part hides when there are
-// none. The URLs are made from the record's port numbers
+// none. The URLs were made by the Lister from the record's port numbers
 // (always http://127.0.0.1:PORT/), not read as text.
-func (d *Details) showPreviews(ps []state.Preview) {
+func (d *Details) showPreviews(ps []preview.Exposure) {
 	d.previews.RemoveAll()
 	if len(ps) == 0 || d.gone {
 		d.previews.Hide()
@@ -30,12 +29,12 @@ func (d *Details) showPreviews(ps []state.Preview) {
 	}
 	d.previews.Add(heading("Previews"))
 	for _, p := range ps {
-		u, err := url.Parse(p.URL())
+		u, err := url.Parse(p.URL)
 		if err != nil {
 			continue
 		}
 		open := widget.NewButtonWithIcon("Open in browser", theme.ComputerIcon(), func() { d.openPreview(p.Port, u) })
-		line := widget.NewLabel("port " + strconv.Itoa(p.Port) + " → " + p.URL())
+		line := widget.NewLabel("port " + strconv.Itoa(p.Port) + " → " + p.URL)
 		d.previews.Add(container.NewBorder(nil, nil, nil, open, line))
 	}
 	d.previews.Show()
@@ -73,7 +72,7 @@ func previewGone(ctx context.Context, u *url.URL) bool {
 		return false // the browser will say what it finds
 	}
 	defer resp.Body.Close()
-	return resp.StatusCode == http.StatusBadGateway && resp.Header.Get(sandbox.PreviewClosedHeader) != ""
+	return resp.StatusCode == http.StatusBadGateway && resp.Header.Get(preview.ClosedHeader) != ""
 }
 
 // openURL opens u in the browser (Options.OpenURL in tests); a failure

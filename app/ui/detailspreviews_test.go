@@ -4,7 +4,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
-	"strconv"
 	"strings"
 	"testing"
 
@@ -12,8 +11,7 @@ import (
 	"fyne.io/fyne/v2/test"
 	"fyne.io/fyne/v2/widget"
 
-	"github.com/mcp-sandbox/mcp-sandbox/sandbox"
-	"github.com/mcp-sandbox/mcp-sandbox/sandbox/state"
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox/preview"
 )
 
 // previewButtons returns the "Open in browser" buttons of d's previews.
@@ -41,8 +39,8 @@ func TestDetailsPreviews(t *testing.T) {
 	w.Sandboxes.act.Details = (&detailsFakes{}).actions()
 	w.SelectTab(TabSandboxes)
 	snap := sandboxRows()
-	snap.Rows[0].Exposed[0] = state.Preview{Port: 5000, HostPort: 41234}
-	snap.Rows[0].Exposed[1] = state.Preview{Port: 8000, HostPort: 41999}
+	snap.Rows[0].Exposed[0] = preview.Exposure{Port: 5000, HostPort: 41234, URL: "http://127.0.0.1:41234/"}
+	snap.Rows[0].Exposed[1] = preview.Exposure{Port: 8000, HostPort: 41999, URL: "http://127.0.0.1:41999/"}
 	w.Sandboxes.Set(snap)
 	d := w.Sandboxes.OpenDetails("k3j5q2m7x4ab")
 	d.Window().Resize(fyne.NewSize(780, 720))
@@ -57,7 +55,7 @@ func TestDetailsPreviews(t *testing.T) {
 		t.Errorf("opened %q, want the second preview's URL", opened)
 	}
 
-	snap.Rows[0].Exposed = [len(snap.Rows[0].Exposed)]state.Preview{}
+	snap.Rows[0].Exposed = [len(snap.Rows[0].Exposed)]preview.Exposure{}
 	w.Sandboxes.Set(snap)
 	if d.previews.Visible() || len(previewButtons(d)) != 0 {
 		t.Error("the previews part stays after the previews closed")
@@ -68,7 +66,7 @@ func TestDetailsPreviews(t *testing.T) {
 // and the view says so instead of sending the browser to an error page.
 func TestDetailsPreviewGone(t *testing.T) {
 	gone := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set(sandbox.PreviewClosedHeader, "nothing listens")
+		w.Header().Set(preview.ClosedHeader, "nothing listens")
 		w.WriteHeader(http.StatusBadGateway)
 	}))
 	defer gone.Close()
@@ -77,11 +75,7 @@ func TestDetailsPreviewGone(t *testing.T) {
 	w.o.OpenURL = func(u *url.URL) error { opened = append(opened, u.String()); return nil }
 	w.Sandboxes.act.Details = (&detailsFakes{}).actions()
 	snap := sandboxRows()
-	port, err := strconv.Atoi(gone.URL[strings.LastIndex(gone.URL, ":")+1:])
-	if err != nil {
-		t.Fatal(err)
-	}
-	snap.Rows[0].Exposed[0] = state.Preview{Port: 5000, HostPort: port}
+	snap.Rows[0].Exposed[0] = preview.Exposure{Port: 5000, URL: gone.URL + "/"}
 	w.Sandboxes.Set(snap)
 	d := w.Sandboxes.OpenDetails("k3j5q2m7x4ab")
 	test.Tap(previewButtons(d)[0])

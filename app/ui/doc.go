@@ -1,5 +1,5 @@
-// Package ui is the tray's window: five tabs (Status, Sandboxes, Clients,
-// Settings, Activity) over data the caller supplies and actions the caller
+// Package ui is the tray's window: six tabs (Status, Sandboxes, Clients,
+// Settings, Activity, Changes) over data the caller supplies and actions the caller
 // carries out. It knows nothing of Docker or files; app/trayapp wires it to
 // the real things, and its tests drive it with fakes under Fyne's headless
 // test driver.
@@ -13,5 +13,5 @@
 //	w.Show()
 //	go func() { snap := ...; fyne.Do(func() { w.Sandboxes.Set(snap) }) }()
 //
-// Imports: app/bundled, app/clientconfig, app/internal/health, app/sandboxwatch, sandbox, sandbox/config, sandbox/dockerhost, sandbox/hostfs, sandbox/state
+// Imports: app/bundled, app/clientconfig, app/internal/health, app/sandboxwatch, sandbox, sandbox/config, sandbox/dockerhost, sandbox/hostfs, sandbox/preview, sandbox/printable, sandbox/proposal, sandbox/state
 package ui

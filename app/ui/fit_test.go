@@ -75,7 +75,7 @@ func TestTabsShowEverything(t *testing.T) {
 		w.Settings.Reload()
 		w.Show()
 		w.Window().Resize(size)
-		for _, tab := range []string{TabStatus, TabSandboxes, TabClients, TabSettings, TabActivity} {
+		for _, tab := range []string{TabStatus, TabSandboxes, TabClients, TabSettings, TabActivity, TabChanges} {
 			w.SelectTab(tab)
 			if tab == TabSandboxes {
 				// A selected row's details line, in full.

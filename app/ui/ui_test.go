@@ -418,7 +418,7 @@ func TestTabsFitSmallWindow(t *testing.T) {
 	w.Settings.Reload()
 	w.Show()
 	w.Window().Resize(fyne.NewSize(800, 560))
-	for _, tab := range []string{TabStatus, TabSandboxes, TabClients, TabSettings, TabActivity} {
+	for _, tab := range []string{TabStatus, TabSandboxes, TabClients, TabSettings, TabActivity, TabChanges} {
 		w.SelectTab(tab)
 		if min := w.tabs.MinSize(); min.Width > 800 || min.Height > 560 {
 			t.Errorf("%s: the window needs at least %v, more than 800×560", tab, min)

@@ -31,6 +31,7 @@ type Actions struct {
 	Clients   ClientActions
 	Settings  SettingsActions
 	Activity  ActivityActions
+	Changes   ChangesActions
 }
 
 // Options configures the window.
@@ -72,6 +73,7 @@ type Window struct {
 	Clients   *ClientsTab
 	Settings  *SettingsTab
 	Activity  *ActivityTab
+	Changes   *ChangesTab
 }
 
 // New builds the window (hidden) in app a.
@@ -89,12 +91,14 @@ func New(a fyne.App, o Options) *Window {
 	w.Clients = newClientsTab(w, o.Actions.Clients)
 	w.Settings = newSettingsTab(w, o.Actions.Settings)
 	w.Activity = newActivityTab(w, o.Actions.Activity)
+	w.Changes = newChangesTab(w, o.Actions.Changes)
 	w.tabs = container.NewAppTabs(
 		container.NewTabItemWithIcon(TabStatus, theme.InfoIcon(), w.Status.content),
 		container.NewTabItemWithIcon(TabSandboxes, theme.StorageIcon(), w.Sandboxes.content),
 		container.NewTabItemWithIcon(TabClients, theme.ComputerIcon(), w.Clients.content),
 		container.NewTabItemWithIcon(TabSettings, theme.SettingsIcon(), w.Settings.content),
 		container.NewTabItemWithIcon(TabActivity, theme.HistoryIcon(), w.Activity.content),
+		container.NewTabItemWithIcon(TabChanges, theme.DocumentIcon(), w.Changes.content),
 	)
 	w.tabs.OnSelected = func(*container.TabItem) { w.viewChanged() }
 	w.win.SetContent(w.tabs)
@@ -156,6 +160,9 @@ func (w *Window) viewChanged() {
 	tab := w.CurrentTab()
 	if tab == TabActivity && w.visible {
 		w.Activity.Reload()
+	}
+	if tab == TabChanges && w.visible {
+		w.Changes.Reload()
 	}
 	if tab == TabClients && w.visible {
 		w.Clients.Reload()

@@ -36,6 +36,7 @@ func (a *App) actions() ui.Actions {
 		},
 		Settings: ui.SettingsActions{Load: a.loadSettings, Save: a.saveSettings},
 		Activity: ui.ActivityActions{Read: func(limit int) ([]state.AuditEntry, error) { return a.st.ReadAudit(limit) }},
+		Changes:  ui.ChangesActions{List: a.listProposals, Decide: a.decideProposal},
 	}
 }
 

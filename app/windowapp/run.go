@@ -59,7 +59,7 @@ type Options struct {
 func Main(args []string) int {
 	fs := flag.NewFlagSet("mcp-sandbox-window", flag.ContinueOnError)
 	confirmPause := fs.Bool("confirm-pause", false, "ask whether to pause (the tray's menu passes it)")
-	tab := fs.String("tab", "", "the tab to show first: Status, Sandboxes, Clients, Settings or Activity")
+	tab := fs.String("tab", "", "the tab to show first: Status, Sandboxes, Clients, Settings, Activity or Changes")
 	details := fs.String("details", "", "open the details view of this sandbox id at start")
 	size := fs.String("size", "", "the window's size, WIDTHxHEIGHT (default 1120x700)")
 	var common startup.Flags
@@ -205,6 +205,7 @@ func (a *App) start(inst *instance.Instance) {
 	a.goBG(a.engine.Run)
 	a.goBG(a.watchStateDir)
 	a.goBG(a.watchServers)
+	a.goBG(a.watchProposals)
 	a.goBG(func(context.Context) { a.refreshClients() })
 	if a.o.ConfirmPause {
 		a.confirmPause()

@@ -43,7 +43,7 @@ type Backend interface {
 	// CopyFrom returns a tar stream of path inside the container, entries
 	// named from its base name down. It passes what it finds through
 	// unchanged (symlinks as symlinks, never followed): the stream is
-	// hostile, and the engine's reader (sandbox/tarfs.go) is the fence.
+	// hostile, and the engine's reader (sandbox/sbfiles) is the fence.
 	CopyFrom(ctx context.Context, containerID, path string) (io.ReadCloser, error)
 	// RemoveOrphanVolumes removes the sandbox volumes (workspaces, install
 	// caches) that no container uses and for which orphan returns true,

@@ -105,10 +105,13 @@ func StartKube(ctx context.Context, o KubeOptions) (h *KubeHarness, err error) {
 	if err != nil {
 		return nil, err
 	}
-	h = &KubeHarness{o: o, dir: dir, ours: map[string][]time.Duration{}, base: map[string][]time.Duration{}}
+	// The deferred Close closes this harness, not the named result: a
+	// failed start returns nil, and Close on nil must not hide err.
+	made := &KubeHarness{o: o, dir: dir, ours: map[string][]time.Duration{}, base: map[string][]time.Duration{}}
+	h = made
 	defer func() {
 		if err != nil {
-			h.Close()
+			made.Close()
 		}
 	}()
 	cfg := filepath.Join(dir, "config.toml")
@@ -122,7 +125,7 @@ func StartKube(ctx context.Context, o KubeOptions) (h *KubeHarness, err error) {
 		return nil, err
 	}
 	if h.basePod, err = h.kubectlRun(ctx); err != nil {
-		return nil, err
+		return nil, fmt.Errorf("the kubectl baseline pod could not run (%w): the Kubernetes rows need it to compare with", err)
 	}
 	if _, err := h.srv.runCode(ctx, map[string]any{"code": "print(1)", "sandbox_id": h.warmID}, "1\n"); err != nil {
 		return nil, err
@@ -162,13 +165,17 @@ func (h *KubeHarness) kubectl(ctx context.Context, args ...string) (string, erro
 }
 
 // kubectlRun is the baseline's create: a pod of the image under the
-// runtime class, running (Ready).
+// runtime class, running (Ready). The pod passes the Pod Security
+// "restricted" level (a namespace labelled so, as docs/kubernetes.md
+// asks, rejects any other), as the server's pods do.
 func (h *KubeHarness) kubectlRun(ctx context.Context) (string, error) {
 	name := randomName("mcp-sandbox-bench-")
-	args := []string{"run", name, "--image", h.o.Image, "--restart=Never", "--image-pull-policy=IfNotPresent"}
-	if h.o.RuntimeClass != "" {
-		args = append(args, fmt.Sprintf(`--overrides={"spec":{"runtimeClassName":%q}}`, h.o.RuntimeClass))
+	over, err := baselineOverrides(name, h.o.RuntimeClass)
+	if err != nil {
+		return "", err
 	}
+	args := []string{"run", name, "--image", h.o.Image, "--restart=Never", "--image-pull-policy=IfNotPresent",
+		"--override-type=strategic", "--overrides=" + over}
 	if _, err := h.kubectl(ctx, append(args, "--", "sleep", "86400")...); err != nil {
 		return "", err
 	}
@@ -177,6 +184,24 @@ func (h *KubeHarness) kubectlRun(ctx context.Context) (string, error) {
 		return "", err
 	}
 	return name, nil
+}
+
+// baselineOverrides is the baseline pod's spec beyond kubectl run's: the
+// runtime class, and what Pod Security's "restricted" level asks (a
+// non-root user, no privilege escalation, no capabilities, the runtime's
+// seccomp profile).
+func baselineOverrides(name, runtimeClass string) (string, error) {
+	type m = map[string]any
+	spec := m{
+		"securityContext": m{"runAsNonRoot": true, "runAsUser": 65534, "runAsGroup": 65534, "seccompProfile": m{"type": "RuntimeDefault"}},
+		"containers": []m{{"name": name, "securityContext": m{
+			"allowPrivilegeEscalation": false, "capabilities": m{"drop": []string{"ALL"}}}}},
+	}
+	if runtimeClass != "" {
+		spec["runtimeClassName"] = runtimeClass
+	}
+	b, err := json.Marshal(m{"spec": spec})
+	return string(b), err
 }
 
 func (h *KubeHarness) createOurs(ctx context.Context) (string, error) {
@@ -345,6 +370,9 @@ func (r Report) WriteKubeText(w io.Writer, warmPool int) error {
 // Close stops the server (which removes its sandboxes) and deletes the
 // baseline pod.
 func (h *KubeHarness) Close() error {
+	if h == nil {
+		return nil
+	}
 	var errs []error
 	if h.srv != nil {
 		errs = append(errs, h.srv.close())

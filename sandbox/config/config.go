@@ -54,6 +54,10 @@ type Kubernetes struct {
 	UseAgentSandbox string `toml:"use_agent_sandbox"`
 	// WarmPool is the number of pre-warmed sandboxes per language.
 	WarmPool map[string]int `toml:"warm_pool"`
+	// LeaseSeconds is how far ahead the server keeps each sandbox's
+	// shutdownTime (agent-sandbox), renewed while it lives: the cluster
+	// removes a dead server's sandboxes within it. 0: 180.
+	LeaseSeconds int `toml:"lease_seconds"`
 }
 
 // Docker selects the engine and the container runtime.

@@ -37,6 +37,9 @@ func (c *Config) validateKubernetes() error {
 	default:
 		return invalid("kubernetes.use_agent_sandbox", "%q is not one of auto, always, never", k.UseAgentSandbox)
 	}
+	if k.LeaseSeconds != 0 && (k.LeaseSeconds < 15 || k.LeaseSeconds > 3600) {
+		return invalid("kubernetes.lease_seconds", "%d: must be between 15 and 3600 (0: 180)", k.LeaseSeconds)
+	}
 	for lang, n := range k.WarmPool {
 		if _, ok := c.Language(lang); !ok || lang != strings.ToLower(strings.TrimSpace(lang)) {
 			return invalid("kubernetes.warm_pool", "unknown language %q", lang)

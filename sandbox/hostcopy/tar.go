@@ -76,6 +76,22 @@ func DirsTar(uid, gid int, rel string) *bytes.Buffer {
 	return &buf
 }
 
+// FileTar returns a tar stream holding one file, name (slash path), with
+// its parent directories, owned by uid:gid (the sandbox user).
+func FileTar(uid, gid int, name string, data []byte) *bytes.Buffer {
+	var buf bytes.Buffer
+	tw := tar.NewWriter(&buf)
+	now := time.Now()
+	parts := strings.Split(name, "/")
+	for i := 1; i < len(parts); i++ {
+		_ = tw.WriteHeader(&tar.Header{Typeflag: tar.TypeDir, Name: strings.Join(parts[:i], "/") + "/", Mode: 0o755, Uid: uid, Gid: gid, ModTime: now})
+	}
+	_ = tw.WriteHeader(&tar.Header{Typeflag: tar.TypeReg, Name: name, Mode: 0o644, Size: int64(len(data)), Uid: uid, Gid: gid, ModTime: now})
+	_, _ = tw.Write(data)
+	_ = tw.Close()
+	return &buf
+}
+
 // ReadableBy passes on the entries of a tar stream read as root that the
 // user uid:gid could read itself: its own, or readable by its group or by
 // everyone. The first entry (what was asked for) must pass, else the

@@ -14,5 +14,5 @@
 // reaped.
 // Every string read from labels and records is cleaned where it enters.
 //
-// Imports: sandbox/backend, sandbox/printable, sandbox/state
+// Imports: sandbox/backend, sandbox/preview, sandbox/printable, sandbox/state
 package inventory

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/backend"
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox/preview"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/printable"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/state"
 )
@@ -44,32 +45,19 @@ type Info struct {
 	// Exposed holds the previews the sandbox's record lists, by port
 	// (Lister, for the window; sandbox_list asks its engine's Exposed).
 	// An array, not a slice, so Info stays comparable by value; unused
-	// entries are zero. Previews returns the used ones, each with a URL.
-	Exposed [state.MaxPreviews]state.Preview `json:"-"`
+	// entries are zero. Previews returns the used ones.
+	Exposed [preview.Max]preview.Exposure `json:"-"`
 	// Traffic is the network summary the sandbox's record holds (Lister,
 	// for the window).
 	Traffic Traffic `json:"-"`
 }
 
 // Previews returns the previews in in.Exposed.
-func (in Info) Previews() []state.Preview {
-	var out []state.Preview
-	for _, p := range in.Exposed {
-		if p.Port != 0 {
-			out = append(out, p)
-		}
-	}
-	return out
-}
-
-// previewsFrom fills an Info's Exposed from a record's previews: at most
-// state.MaxPreviews, only those with ports in range (a URL).
-func previewsFrom(ps []state.Preview) (out [state.MaxPreviews]state.Preview) {
-	n := 0
-	for _, p := range ps {
-		if p.URL() != "" && n < len(out) {
-			out[n] = p
-			n++
+func (in Info) Previews() []preview.Exposure {
+	var out []preview.Exposure
+	for _, x := range in.Exposed {
+		if x.Port != 0 {
+			out = append(out, x)
 		}
 	}
 	return out
@@ -148,7 +136,7 @@ func (l Lister) List(ctx context.Context) ([]Info, error) {
 				if r.Claimed {
 					out[i].Pool = false
 				}
-				out[i].Exposed = previewsFrom(r.Exposed)
+				out[i].Exposed = preview.FromRecords(r.Exposed)
 				out[i].Traffic = trafficFrom(r.Traffic)
 			}
 		}

@@ -32,6 +32,9 @@ type Config struct {
 	UseAgentSandbox string
 	// WarmPool is the number of pre-warmed sandboxes per language.
 	WarmPool map[string]int
+	// Lease is how far ahead the backend keeps a live agent-sandbox
+	// sandbox's shutdownTime; 0: DefaultLease.
+	Lease time.Duration
 }
 
 // Backend runs sandboxes as pods of a Kubernetes cluster.
@@ -43,6 +46,7 @@ type Backend struct {
 	log       *slog.Logger
 	cluster   string // the kubeconfig context's cluster name, for display
 	namespace string
+	leases    leases
 
 	discoverOnce sync.Once
 	sandboxGVR   schema.GroupVersionResource // agent-sandbox's Sandbox, when served

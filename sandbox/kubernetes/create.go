@@ -177,7 +177,7 @@ func (b *Backend) createPodOrSandbox(ctx context.Context, pod *corev1.Pod, useSa
 		// always sets the label, so only a direct caller gets here.
 		expires = time.Now().Add(24 * time.Hour)
 	}
-	sb, err := AgentSandbox(b.sandboxGVR, pod, expires)
+	sb, err := AgentSandbox(b.sandboxGVR, pod, b.leased(expires))
 	if err != nil {
 		return metav1.OwnerReference{}, err
 	}
@@ -185,6 +185,7 @@ func (b *Backend) createPodOrSandbox(ctx context.Context, pod *corev1.Pod, useSa
 	if err != nil {
 		return metav1.OwnerReference{}, b.wrap("create Sandbox "+pod.Name, err)
 	}
+	b.holdLease(pod.Name, expires)
 	return metav1.OwnerReference{APIVersion: u.GetAPIVersion(), Kind: u.GetKind(), Name: u.GetName(), UID: u.GetUID()}, nil
 }
 

@@ -1,6 +1,7 @@
 package kubernetes
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -128,11 +129,14 @@ func (r *Report) add(c Check) {
 // Doctor checks the cluster cfg names for the backend: that the context
 // answers (and the server's version), agent-sandbox (installed, which
 // version, and whether cfg lets the backend use it), the metrics API
-// (served, and so whose reading usage is), the RuntimeClass, and
-// RBAC: every permission the backend needs, asked with
-// SelfSubjectAccessReview as the kubeconfig's user.
-func Doctor(ctx context.Context, cfg Config, log *slog.Logger) *Report {
-	r := &Report{OK: true, Context: contextName(cfg), Namespace: cfg.Namespace, RuntimeClass: cfg.RuntimeClass, Missing: []string{}}
+// (served, and so whose reading usage is), the RuntimeClass, RBAC (every
+// permission the backend needs, asked with SelfSubjectAccessReview as
+// the kubeconfig's user), that the namespace enforces Pod Security
+// "restricted", and each of images: its program run in a short-lived pod
+// of it.
+func Doctor(ctx context.Context, cfg Config, log *slog.Logger, images ...ImageProbe) *Report {
+	r := &Report{OK: true, Namespace: cfg.Namespace, RuntimeClass: cfg.RuntimeClass, Missing: []string{}}
+	r.Context, r.Cluster, r.Server = kubeconfigNames(cfg)
 	b, err := New(ctx, cfg, log)
 	if err != nil {
 		r.add(Check{Name: "context", Detail: err.Error(),
@@ -158,23 +162,34 @@ func Doctor(ctx context.Context, cfg Config, log *slog.Logger) *Report {
 			}
 		}
 	}
+	r.checkPodSecurity(ctx, b)
+	r.checkImages(ctx, b, images)
 	return r
 }
 
-// contextName is the kubeconfig context cfg uses: its Context, else the
-// kubeconfig's current one, else "(current context)".
-func contextName(cfg Config) string {
-	if cfg.Context != "" {
-		return cfg.Context
-	}
+// kubeconfigNames are the kubeconfig context cfg uses (its Context, else
+// the kubeconfig's current one, else "(current context)"), that context's
+// cluster and the cluster's server, as the kubeconfig names them (""
+// where it does not), so that doctor names what it tried even when the
+// cluster does not answer.
+func kubeconfigNames(cfg Config) (name, cluster, server string) {
+	name = cfg.Context
 	rules := clientcmd.NewDefaultClientConfigLoadingRules()
 	if cfg.Kubeconfig != "" {
 		rules.ExplicitPath = cfg.Kubeconfig
 	}
-	if raw, err := rules.Load(); err == nil && raw.CurrentContext != "" {
-		return raw.CurrentContext
+	raw, err := rules.Load()
+	if err != nil {
+		return cmp.Or(name, "(current context)"), "", ""
 	}
-	return "(current context)"
+	name = cmp.Or(name, raw.CurrentContext, "(current context)")
+	if kc, ok := raw.Contexts[name]; ok {
+		cluster = kc.Cluster
+		if c, ok := raw.Clusters[cluster]; ok {
+			server = c.Server
+		}
+	}
+	return name, cluster, server
 }
 
 // checkAgentSandbox finds what agent-sandbox serves and what the backend

@@ -2,6 +2,7 @@ package kubernetes
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -14,6 +15,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
@@ -28,11 +30,15 @@ func TestDoctorOnCluster(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	ns := testNamespace(ctx, t, cs)
+	labelRestricted(ctx, t, cs, ns)
 	base := Config{Kubeconfig: os.Getenv(clusterEnv), Namespace: ns, RuntimeClass: "gvisor", UseAgentSandbox: "auto", WarmPool: map[string]int{"python": 1}}
 
 	t.Run("admin", func(t *testing.T) {
-		r := Doctor(ctx, base, nil)
+		r := Doctor(ctx, base, nil, ImageProbe{Language: "python", Image: "mcp-sandbox-test/python:3", Program: "python3", Pull: "never", Setting: "images.python"})
 		wantGreen(t, r)
+		if i := slices.IndexFunc(r.Checks, func(c Check) bool { return c.Name == "image python" }); i < 0 {
+			t.Errorf("no image check: %+v", r.Checks)
+		}
 		if i := slices.IndexFunc(r.Checks, func(c Check) bool { return c.Name == "metrics" }); i < 0 || strings.Contains(r.Checks[i].Detail, "not served") == r.Metrics {
 			t.Errorf("metrics %v, checks %+v: want a metrics check saying so", r.Metrics, r.Checks)
 		}
@@ -117,6 +123,145 @@ func TestDoctorOnCluster(t *testing.T) {
 	})
 }
 
+// On the real cluster, doctor is red naming the cause for a namespace
+// without Pod Security "restricted", an image no node has, and an image
+// without its language's runner; the probe pods go.
+func TestDoctorImagesOnCluster(t *testing.T) {
+	cs, _ := testCluster(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	ns := testNamespace(ctx, t, cs)
+	base := Config{Kubeconfig: os.Getenv(clusterEnv), Namespace: ns, RuntimeClass: "gvisor", UseAgentSandbox: "never"}
+	r := Doctor(ctx, base, nil,
+		ImageProbe{Language: "python", Image: "mcp-sandbox-test/python:3", Program: "python3", Pull: "never", Setting: "images.python"},
+		ImageProbe{Language: "bash", Image: "mcp-sandbox-test/busybox:1", Program: "bash", Pull: "never", Setting: "images.bash"},
+		ImageProbe{Language: "javascript", Image: "mcp-sandbox-test/no-such:1", Program: "node", Pull: "never", Setting: "images.javascript"})
+	want := map[string]string{
+		"pod security":     "pod-security.kubernetes.io/enforce=restricted",
+		"image bash":       "bash is not in the image",
+		"image javascript": "nodes cannot get the image",
+	}
+	for _, c := range r.Checks {
+		w, bad := want[c.Name]
+		switch {
+		case bad && (c.OK || !strings.Contains(c.Detail+" "+c.Fix, w) || c.Fix == ""):
+			t.Errorf("check %+v: want it red with %q and a fix", c, w)
+		case !bad && !c.OK:
+			t.Errorf("check %+v: want it green", c)
+		}
+		delete(want, c.Name)
+	}
+	if r.OK || len(want) > 0 {
+		t.Errorf("report OK %v, checks not made: %v", r.OK, want)
+	}
+	labelRestricted(ctx, t, cs, ns)
+	if r := Doctor(ctx, base, nil); !r.OK {
+		t.Errorf("labelled restricted, doctor is red: %+v", r.Checks)
+	}
+	pods, err := cs.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{LabelSelector: LabelDoctorProbe})
+	if err != nil || len(pods.Items) > 0 && pods.Items[0].DeletionTimestamp == nil {
+		t.Errorf("probe pods left: %v, %v", pods, err)
+	}
+}
+
+// On the real cluster, two teams apply the namespace recipe of
+// docs/kubernetes.md (the second with its namespace replaced, as the docs
+// say): doctor is green as each team's ServiceAccount, and the second
+// apply leaves the first team's bindings as they were.
+func TestNamespaceRecipeOnCluster(t *testing.T) {
+	cs, cfg := testCluster(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	var teams []readmeRBAC
+	for range 2 {
+		r := readRBACFor(t, "mcp-sandbox-team-"+randomHex(4))
+		applyRecipe(ctx, t, cs, r)
+		teams = append(teams, r)
+	}
+	for i, r := range teams {
+		ns := r.namespace.Name
+		kc := tokenKubeconfig(ctx, t, cs, cfg, ns, r.serviceAccount.Name)
+		if i == 1 {
+			kc = teamKubeconfig(ctx, t, ns, r.serviceAccount.Name) // mcp-sandbox kube-config's
+		}
+		c := Config{Kubeconfig: kc, Namespace: ns,
+			RuntimeClass: "gvisor", UseAgentSandbox: "auto", WarmPool: map[string]int{"python": 1}}
+		waitDoctor(ctx, t, c, func(r *Report) bool { return r.OK })
+		rep := Doctor(ctx, c, nil, ImageProbe{Language: "python", Image: "mcp-sandbox-test/python:3", Program: "python3", Pull: "never", Setting: "images.python"})
+		wantGreen(t, rep)
+		if len(rep.Checks) < 7 {
+			t.Errorf("checks %+v: want the pod security and image checks too", rep.Checks)
+		}
+	}
+	first := teams[0]
+	crb, err := cs.RbacV1().ClusterRoleBindings().Get(ctx, first.clusterRoleBinding.Name, metav1.GetOptions{})
+	if err != nil || !slices.Equal(crb.Subjects, first.clusterRoleBinding.Subjects) {
+		t.Errorf("the first team's ClusterRoleBinding after the second's apply: %v, %v; want subjects %v", crb, err, first.clusterRoleBinding.Subjects)
+	}
+	rb, err := cs.RbacV1().RoleBindings(first.namespace.Name).Get(ctx, first.binding.Name, metav1.GetOptions{})
+	if err != nil || !slices.Equal(rb.Subjects, first.binding.Subjects) {
+		t.Errorf("the first team's RoleBinding: %v, %v", rb, err)
+	}
+}
+
+// teamKubeconfig is Backend.TeamKubeconfig's kubeconfig for the
+// ServiceAccount sa of ns, made as the admin, in a file of the test's.
+func teamKubeconfig(ctx context.Context, t *testing.T, ns, sa string) string {
+	t.Helper()
+	admin, err := New(ctx, Config{Kubeconfig: os.Getenv(clusterEnv)}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	kc, err := admin.TeamKubeconfig(ctx, ns, sa, time.Hour)
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), ns+".kubeconfig")
+	if err := os.WriteFile(path, kc, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// applyRecipe creates the recipe's objects as the cluster admin, and
+// deletes them (the namespace with what is in it) after the test.
+func applyRecipe(ctx context.Context, t *testing.T, cs *kubernetes.Clientset, r readmeRBAC) {
+	t.Helper()
+	ns, rbac := r.namespace.Name, cs.RbacV1()
+	t.Cleanup(func() {
+		bg := context.Background()
+		_ = rbac.ClusterRoleBindings().Delete(bg, r.clusterRoleBinding.Name, metav1.DeleteOptions{})
+		_ = rbac.ClusterRoles().Delete(bg, r.clusterRole.Name, metav1.DeleteOptions{})
+		_ = cs.CoreV1().Namespaces().Delete(bg, ns, metav1.DeleteOptions{})
+	})
+	var errs []error
+	_, err := cs.CoreV1().Namespaces().Create(ctx, &r.namespace, metav1.CreateOptions{})
+	errs = append(errs, err)
+	_, err = cs.CoreV1().ServiceAccounts(ns).Create(ctx, &r.serviceAccount, metav1.CreateOptions{})
+	errs = append(errs, err)
+	_, err = rbac.Roles(ns).Create(ctx, &r.role, metav1.CreateOptions{})
+	errs = append(errs, err)
+	_, err = rbac.RoleBindings(ns).Create(ctx, &r.binding, metav1.CreateOptions{})
+	errs = append(errs, err)
+	_, err = rbac.ClusterRoles().Create(ctx, &r.clusterRole, metav1.CreateOptions{})
+	errs = append(errs, err)
+	_, err = rbac.ClusterRoleBindings().Create(ctx, &r.clusterRoleBinding, metav1.CreateOptions{})
+	errs = append(errs, err)
+	if err := errors.Join(errs...); err != nil {
+		t.Fatalf("apply the recipe for %s: %v", ns, err)
+	}
+}
+
+// labelRestricted labels ns pod-security.kubernetes.io/enforce=restricted,
+// as docs/kubernetes.md asks.
+func labelRestricted(ctx context.Context, t *testing.T, cs *kubernetes.Clientset, ns string) {
+	t.Helper()
+	patch := fmt.Appendf(nil, `{"metadata":{"labels":{%q:"restricted"}}}`, LabelEnforce)
+	if _, err := cs.CoreV1().Namespaces().Patch(ctx, ns, types.MergePatchType, patch, metav1.PatchOptions{}); err != nil {
+		t.Fatal(err)
+	}
+}
+
 func wantGreen(t *testing.T, r *Report) {
 	t.Helper()
 	for _, c := range r.Checks {
@@ -176,6 +321,14 @@ func bindServiceAccount(ctx context.Context, t *testing.T, cs *kubernetes.Client
 	if _, err := rbac.ClusterRoleBindings().Create(ctx, crb, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
+	return tokenKubeconfig(ctx, t, cs, cfg, ns, name)
+}
+
+// tokenKubeconfig is a kubeconfig that authenticates as the
+// ServiceAccount name of ns with a short-lived token (TokenRequest, as
+// kubectl create token), in a file of the test's.
+func tokenKubeconfig(ctx context.Context, t *testing.T, cs *kubernetes.Clientset, cfg *rest.Config, ns, name string) string {
+	t.Helper()
 	tok, err := cs.CoreV1().ServiceAccounts(ns).CreateToken(ctx, name, &authenticationv1.TokenRequest{
 		Spec: authenticationv1.TokenRequestSpec{ExpirationSeconds: ptr(int64(600))}}, metav1.CreateOptions{})
 	if err != nil {

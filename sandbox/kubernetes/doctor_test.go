@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	fakediscovery "k8s.io/client-go/discovery/fake"
@@ -14,20 +15,29 @@ import (
 	"sigs.k8s.io/yaml"
 )
 
-// readmeRBAC is the ready RBAC block of docs/kubernetes.md, parsed: the Role and
-// RoleBinding for the namespace, the ClusterRole and its binding for the
-// RuntimeClass.
+// readmeRBAC is the namespace recipe of docs/kubernetes.md, parsed: the
+// Namespace, its ServiceAccount, the Role and RoleBinding for the
+// namespace, the ClusterRole and its binding for the RuntimeClass.
 type readmeRBAC struct {
+	namespace          corev1.Namespace
+	serviceAccount     corev1.ServiceAccount
 	role               rbacv1.Role
 	binding            rbacv1.RoleBinding
 	clusterRole        rbacv1.ClusterRole
 	clusterRoleBinding rbacv1.ClusterRoleBinding
 }
 
-// readmeRBACMarker starts the RBAC block of docs/kubernetes.md.
-const readmeRBACMarker = "```yaml\n# mcp-sandbox: the Role"
+// readmeRBACMarker starts the namespace recipe of docs/kubernetes.md.
+const readmeRBACMarker = "```yaml\n# mcp-sandbox: the namespace recipe"
 
-func readRBAC(t *testing.T) readmeRBAC {
+// readmeNamespace is the recipe's namespace, which a team replaces.
+const readmeNamespace = "team-a"
+
+func readRBAC(t *testing.T) readmeRBAC { return readRBACFor(t, readmeNamespace) }
+
+// readRBACFor is the recipe with its namespace replaced by ns, as the
+// docs tell a second team to (sed s/team-a/NS/g).
+func readRBACFor(t *testing.T, ns string) readmeRBAC {
 	t.Helper()
 	data, err := os.ReadFile(filepath.Join("..", "..", "docs", "kubernetes.md"))
 	if err != nil {
@@ -39,19 +49,19 @@ func readRBAC(t *testing.T) readmeRBAC {
 		t.Fatalf("docs/kubernetes.md has no block starting %q", readmeRBACMarker)
 	}
 	body := doc[i+len("```yaml\n"):]
-	body = body[:strings.Index(body, "\n```")]
+	body = strings.ReplaceAll(body[:strings.Index(body, "\n```")], readmeNamespace, ns)
 	docs := strings.Split(body, "\n---\n")
-	if len(docs) != 4 {
-		t.Fatalf("the RBAC block of docs/kubernetes.md has %d documents, want Role, RoleBinding, ClusterRole, ClusterRoleBinding", len(docs))
+	if len(docs) != 6 {
+		t.Fatalf("the recipe of docs/kubernetes.md has %d documents, want Namespace, ServiceAccount, Role, RoleBinding, ClusterRole, ClusterRoleBinding", len(docs))
 	}
 	var r readmeRBAC
-	for i, into := range []any{&r.role, &r.binding, &r.clusterRole, &r.clusterRoleBinding} {
+	for i, into := range []any{&r.namespace, &r.serviceAccount, &r.role, &r.binding, &r.clusterRole, &r.clusterRoleBinding} {
 		if err := yaml.UnmarshalStrict([]byte(docs[i]), into); err != nil {
-			t.Fatalf("the RBAC block of docs/kubernetes.md, document %d: %v", i+1, err)
+			t.Fatalf("the recipe of docs/kubernetes.md, document %d: %v", i+1, err)
 		}
 	}
-	if r.role.Kind != "Role" || r.binding.Kind != "RoleBinding" || r.clusterRole.Kind != "ClusterRole" || r.clusterRoleBinding.Kind != "ClusterRoleBinding" {
-		t.Fatalf("the RBAC block of docs/kubernetes.md holds %s, %s, %s, %s", r.role.Kind, r.binding.Kind, r.clusterRole.Kind, r.clusterRoleBinding.Kind)
+	if r.namespace.Kind != "Namespace" || r.serviceAccount.Kind != "ServiceAccount" || r.role.Kind != "Role" || r.binding.Kind != "RoleBinding" || r.clusterRole.Kind != "ClusterRole" || r.clusterRoleBinding.Kind != "ClusterRoleBinding" {
+		t.Fatalf("the recipe of docs/kubernetes.md holds %s, %s, %s, %s, %s, %s", r.namespace.Kind, r.serviceAccount.Kind, r.role.Kind, r.binding.Kind, r.clusterRole.Kind, r.clusterRoleBinding.Kind)
 	}
 	return r
 }
@@ -101,6 +111,16 @@ func TestReadmeRoleIsWhatDoctorChecks(t *testing.T) {
 				}
 			}
 		}
+	}
+	if r.namespace.Labels[LabelEnforce] != "restricted" {
+		t.Errorf("the recipe's namespace is labelled %v, want %s=restricted", r.namespace.Labels, LabelEnforce)
+	}
+	sa := rbacv1.Subject{Kind: "ServiceAccount", Name: r.serviceAccount.Name, Namespace: r.namespace.Name}
+	if !slices.Equal(r.binding.Subjects, []rbacv1.Subject{sa}) || !slices.Equal(r.clusterRoleBinding.Subjects, []rbacv1.Subject{sa}) {
+		t.Errorf("the bindings bind %v and %v, want the recipe's ServiceAccount", r.binding.Subjects, r.clusterRoleBinding.Subjects)
+	}
+	if !strings.HasSuffix(r.clusterRole.Name, "-"+readmeNamespace) || !strings.HasSuffix(r.clusterRoleBinding.Name, "-"+readmeNamespace) {
+		t.Errorf("cluster-wide objects %q and %q are not named after the namespace: a second team would overwrite them", r.clusterRole.Name, r.clusterRoleBinding.Name)
 	}
 	if r.binding.RoleRef.Name != r.role.Name || r.clusterRoleBinding.RoleRef.Name != r.clusterRole.Name {
 		t.Errorf("the bindings name %q and %q, the roles are %q and %q", r.binding.RoleRef.Name, r.clusterRoleBinding.RoleRef.Name, r.role.Name, r.clusterRole.Name)

@@ -79,9 +79,11 @@ func clusterEngineOn(t *testing.T, be *kubernetes.Backend, edit func(*config.Con
 	return eng, cfg
 }
 
-// shutdownMoved waits (10 s at most) until the engine has moved the
-// Sandbox's shutdownTime past the creation-time expiry it was made with.
-func shutdownMoved(ctx context.Context, t *testing.T, be *kubernetes.Backend, sb *sandbox.Sandbox) {
+// shutdownLeased checks that the Sandbox's shutdownTime is a lease
+// ahead (kubernetes.DefaultLease), not the expiry half an hour away: the
+// cluster removes it within minutes should the server and its watchdog
+// die.
+func shutdownLeased(ctx context.Context, t *testing.T, be *kubernetes.Backend, sb *sandbox.Sandbox) {
 	t.Helper()
 	rc, err := clientcmd.BuildConfigFromFlags("", os.Getenv("MCP_SANDBOX_TEST_KUBECONFIG"))
 	if err != nil {
@@ -91,21 +93,13 @@ func shutdownMoved(ctx context.Context, t *testing.T, be *kubernetes.Backend, sb
 	if err != nil {
 		t.Fatal(err)
 	}
-	first := sb.CreatedAt.Add(30 * time.Minute) // the idle TTL's default
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		u, err := dynamic.NewForConfigOrDie(rc).Resource(gvr).Namespace(be.Namespace()).Get(ctx, sb.ContainerID, metav1.GetOptions{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		v, _, _ := unstructured.NestedString(u.Object, "spec", "shutdownTime")
-		if at, err := time.Parse(time.RFC3339, v); err == nil && at.After(first.Add(time.Minute)) {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the Sandbox's shutdownTime is still %s, not moved past %s", v, first)
-		}
-		time.Sleep(200 * time.Millisecond)
+	u, err := dynamic.NewForConfigOrDie(rc).Resource(gvr).Namespace(be.Namespace()).Get(ctx, sb.ContainerID, metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, _, _ := unstructured.NestedString(u.Object, "spec", "shutdownTime")
+	if at, err := time.Parse(time.RFC3339, v); err != nil || time.Until(at) <= 0 || time.Until(at) > kubernetes.DefaultLease+5*time.Second {
+		t.Fatalf("the Sandbox's shutdownTime is %s (%v): want a lease (%v) ahead", v, err, kubernetes.DefaultLease)
 	}
 }
 
@@ -149,8 +143,8 @@ func engineOnCluster(t *testing.T, readmeRole bool) {
 	if err != nil {
 		t.Fatalf("Create: %v", err)
 	}
-	shutdownMoved(ctx, t, be, sb)
-	run, err := eng.RunCode(ctx, sandbox.RunRequest{SandboxID: sb.ID, Code: "print(6 * 7)"}, nil)
+	shutdownLeased(ctx, t, be, sb)
+	run, err := eng.RunCode(ctx, sandbox.RunCodeRequest{SandboxID: sb.ID, Code: "print(6 * 7)"})
 	if err != nil || strings.TrimSpace(run.Stdout) != "42" || run.ExitCode != 0 {
 		t.Fatalf("run_code = %+v, %v; want 42", run, err)
 	}
@@ -175,7 +169,7 @@ func engineOnCluster(t *testing.T, readmeRole bool) {
 		if _, err := eng.CopyIn(ctx, sb.ID, sandbox.CopyInRequest{HostPath: src}); err != nil {
 			t.Fatalf("CopyIn: %v", err)
 		}
-		res, err := eng.Exec(ctx, sb.ID, sandbox.ExecRequest{Command: "cat in.txt; echo again >> in.txt"}, nil)
+		res, err := eng.Exec(ctx, sb.ID, sandbox.ExecRequest{Command: "cat in.txt; echo again >> in.txt"})
 		if err != nil || res.Stdout != "from the host\n" {
 			t.Fatalf("cat of the copied file = %+v, %v", res, err)
 		}
@@ -218,7 +212,7 @@ func engineOnCluster(t *testing.T, readmeRole bool) {
 // climbs out with .., and of a tree holding such a link: nothing of
 // /etc/shadow or /etc/passwd reaches the host.
 func hostileCopies(ctx context.Context, t *testing.T, eng *sandbox.Engine, id, writeRoot string) {
-	if _, err := eng.Exec(ctx, id, sandbox.ExecRequest{Command: "mkdir -p tree && ln -sf /etc/shadow shadow && ln -sf /etc/passwd tree/pw && echo ok > tree/f"}, nil); err != nil {
+	if _, err := eng.Exec(ctx, id, sandbox.ExecRequest{Command: "mkdir -p tree && ln -sf /etc/shadow shadow && ln -sf /etc/passwd tree/pw && echo ok > tree/f"}); err != nil {
 		t.Fatal(err)
 	}
 	for _, p := range []string{"shadow", "../etc/passwd", "/workspace/../etc/passwd", "/etc/passwd"} {
@@ -257,11 +251,12 @@ func cancelKillsChild(ctx context.Context, t *testing.T, eng *sandbox.Engine, be
 	go func() {
 		_, err := eng.Exec(cctx, sb.ID, sandbox.ExecRequest{
 			Command: `sleep 1000 & echo $! > /tmp/child; echo $$ > /tmp/parent; echo started; wait`,
-		}, func(stream string, chunk []byte) {
-			if !once && bytes.Contains(chunk, []byte("started")) {
-				once = true
-				close(started)
-			}
+			Output: func(stream string, chunk []byte) {
+				if !once && bytes.Contains(chunk, []byte("started")) {
+					once = true
+					close(started)
+				}
+			},
 		})
 		done <- err
 	}()

@@ -14,11 +14,21 @@ import (
 var _ backend.Expirer = (*Backend)(nil)
 
 // Expire moves the time the cluster ends the sandbox: an agent-sandbox
-// Sandbox's shutdownTime. A plain pod's activeDeadlineSeconds can only
+// Sandbox's shutdownTime, kept a lease ahead of now until at (see
+// DefaultLease). A plain pod's activeDeadlineSeconds can only
 // shrink, so its expiry is fixed (backend.ErrFixedExpiry): without
 // agent-sandbox the cluster ends a sandbox at its creation-time expiry
 // (created + idle TTL), used or not.
 func (b *Backend) Expire(ctx context.Context, containerID string, at time.Time) error {
+	if err := b.moveShutdown(ctx, containerID, b.leased(at)); err != nil {
+		return err
+	}
+	b.holdLease(containerID, at)
+	return nil
+}
+
+// moveShutdown sets the shutdownTime of the sandbox's Sandbox (and claim).
+func (b *Backend) moveShutdown(ctx context.Context, containerID string, at time.Time) error {
 	pod, err := b.cs.pods(b.namespace).Get(ctx, containerID, metav1.GetOptions{})
 	if err != nil {
 		return b.wrap("get pod "+containerID, err)

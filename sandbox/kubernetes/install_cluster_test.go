@@ -24,6 +24,7 @@ import (
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/backend"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/config"
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox/install"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/kubernetes"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/testenv"
 )
@@ -91,10 +92,10 @@ func noHelpersLeft(ctx context.Context, t *testing.T, cs *k8s.Clientset, ns stri
 	}
 }
 
-// install runs install_packages for pkgs in sandbox id.
-func install(ctx context.Context, t *testing.T, eng *sandbox.Engine, id string, pkgs ...string) sandbox.InstallResult {
+// mustInstall runs install_packages for pkgs in sandbox id.
+func mustInstall(ctx context.Context, t *testing.T, eng *sandbox.Engine, id string, pkgs ...string) install.Result {
 	t.Helper()
-	res, err := eng.InstallPackages(ctx, id, sandbox.InstallRequest{Packages: pkgs}, nil)
+	res, err := eng.InstallPackages(ctx, id, install.Request{Packages: pkgs}, nil)
 	if err != nil {
 		t.Fatalf("install %v: %+v %v", pkgs, res, err)
 	}
@@ -104,7 +105,7 @@ func install(ctx context.Context, t *testing.T, eng *sandbox.Engine, id string, 
 // execOut runs a shell line in the sandbox through the engine.
 func execOut(ctx context.Context, t *testing.T, eng *sandbox.Engine, id, cmd string) string {
 	t.Helper()
-	r, err := eng.Exec(ctx, id, sandbox.ExecRequest{Command: cmd}, nil)
+	r, err := eng.Exec(ctx, id, sandbox.ExecRequest{Command: cmd})
 	if err != nil {
 		t.Fatalf("exec %q: %v", cmd, err)
 	}
@@ -163,7 +164,7 @@ func installOnCluster(t *testing.T, readmeRole bool) {
 	plantForInstaller(ctx, t, eng, sb.ID)
 
 	start := time.Now()
-	res := install(ctx, t, eng, sb.ID, "mcpsbxdemo==1.0")
+	res := mustInstall(ctx, t, eng, sb.ID, "mcpsbxdemo==1.0")
 	t.Logf("pip install through a helper pod: %s", time.Since(start).Round(time.Millisecond))
 	if res.ExitCode != 0 || res.Manager != "pip" || len(res.Installed) != 1 {
 		t.Fatalf("pip install: %+v", res)
@@ -180,13 +181,13 @@ func installOnCluster(t *testing.T, readmeRole bool) {
 	if out := execOut(ctx, t, eng, sb.ID, "ls -a /workspace /tmp | grep pwned; test -f /workspace/pip/__init__.py || echo lost; test -e /cache && echo the sandbox sees the helpers cache"); out != "" {
 		t.Errorf("the installer ran or read the sandbox's files: %q", out)
 	}
-	run, err := eng.RunCode(ctx, sandbox.RunRequest{SandboxID: sb.ID, Code: "import mcpsbxdemo\nprint(mcpsbxdemo.VALUE)"}, nil)
+	run, err := eng.RunCode(ctx, sandbox.RunCodeRequest{SandboxID: sb.ID, Code: "import mcpsbxdemo\nprint(mcpsbxdemo.VALUE)"})
 	if err != nil || run.Stdout != "42\n" {
 		t.Fatalf("import after install: %+v %v", run, err)
 	}
 	noHelpersLeft(ctx, t, cs, ns)
 
-	res = install(ctx, t, eng, sb.ID, "no-such-package-xyz")
+	res = mustInstall(ctx, t, eng, sb.ID, "no-such-package-xyz")
 	if res.ExitCode == 0 || !strings.Contains(res.Note, "has no such package") {
 		t.Errorf("unknown package: %+v", res)
 	}
@@ -216,14 +217,14 @@ func npmOnCluster(ctx context.Context, t *testing.T, eng *sandbox.Engine) {
 	if out := execOut(ctx, t, eng, js.ID, plant); out != "planted\n" {
 		t.Fatalf("plant: %q", out)
 	}
-	res := install(ctx, t, eng, js.ID, "mcpsbx-demo@1.0.0")
+	res := mustInstall(ctx, t, eng, js.ID, "mcpsbx-demo@1.0.0")
 	if res.ExitCode != 0 || res.Manager != "npm" {
 		t.Fatalf("npm install: %+v", res)
 	}
 	if out := execOut(ctx, t, eng, js.ID, "ls -a /workspace /tmp | grep pwned; test -f /workspace/evil.sh || echo lost"); out != "" {
 		t.Errorf("the installer ran or read the sandbox's files: %q", out)
 	}
-	run, err := eng.RunCode(ctx, sandbox.RunRequest{SandboxID: js.ID, Code: "console.log(require('mcpsbx-demo').value)"}, nil)
+	run, err := eng.RunCode(ctx, sandbox.RunCodeRequest{SandboxID: js.ID, Code: "console.log(require('mcpsbx-demo').value)"})
 	if err != nil || run.Stdout != "43\n" {
 		t.Errorf("require after install: %+v %v", run, err)
 	}
@@ -238,7 +239,7 @@ func quote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + 
 func plantForInstaller(ctx context.Context, t *testing.T, eng *sandbox.Engine, id string) {
 	t.Helper()
 	plant := testenv.PipTraps()
-	if r, err := eng.RunCode(ctx, sandbox.RunRequest{SandboxID: id, Code: plant}, nil); err != nil || r.ExitCode != 0 {
+	if r, err := eng.RunCode(ctx, sandbox.RunCodeRequest{SandboxID: id, Code: plant}); err != nil || r.ExitCode != 0 {
 		t.Fatalf("plant: %+v %v", r, err)
 	}
 }
@@ -287,7 +288,7 @@ func TestInstallGVisorOnCluster(t *testing.T) {
 	if err != nil {
 		t.Fatalf("Create: %v", err)
 	}
-	res := install(ctx, t, eng, sb.ID, "mcpsbxdemo")
+	res := mustInstall(ctx, t, eng, sb.ID, "mcpsbxdemo")
 	if res.ExitCode == 0 || res.TimedOut || len(res.Installed) != 0 {
 		t.Errorf("install without a network: %+v", res)
 	}

@@ -21,6 +21,7 @@ func (b *Backend) Remove(ctx context.Context, containerID string) error {
 		return nil // no object can have that name
 	}
 	b.forgetUsage(containerID)
+	b.dropLease(containerID)
 	bg := metav1.DeletePropagationBackground
 	opts := metav1.DeleteOptions{PropagationPolicy: &bg}
 	claim, sandbox, err := b.claimOf(ctx, containerID)

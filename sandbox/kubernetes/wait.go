@@ -14,8 +14,8 @@ import (
 )
 
 // WaitExit watches the pod until its sandbox container has ended (its exit
-// code, and OOMKilled from the kubelet's reason) or the pod is gone
-// (Removed).
+// code, and OOMKilled from the kubelet's reason) or the pod is being
+// deleted or gone (Removed).
 func (b *Backend) WaitExit(ctx context.Context, containerID string) (backend.ContainerExit, error) {
 	if err := ctx.Err(); err != nil {
 		return backend.ContainerExit{}, err
@@ -81,9 +81,16 @@ func watchExit(ctx context.Context, w watch.Interface) (backend.ContainerExit, b
 	}
 }
 
-// exited says how the pod's sandbox container ended, if it has.
+// exited says how the pod's sandbox container ended, if it has. A pod
+// being deleted (by kubectl delete, the cluster ending its Sandbox, or a
+// server) is Removed at once: its container's exit on the way out (the
+// keep-alive's 0 on SIGTERM) would name a death the sandbox did not die.
 func exited(pod *corev1.Pod) (backend.ContainerExit, bool) {
 	ex := backend.ContainerExit{Runtime: pod.Annotations[AnnotationRuntime]}
+	if pod.DeletionTimestamp != nil {
+		ex.Removed = true
+		return ex, true
+	}
 	for _, c := range pod.Status.ContainerStatuses {
 		if c.Name != ContainerName || c.State.Terminated == nil {
 			continue

@@ -137,10 +137,11 @@ func (b *Backend) createClaimed(ctx context.Context, pod *corev1.Pod, expires ti
 	cctx, cancel := context.WithTimeout(ctx, claimTimeout)
 	defer cancel()
 	start := time.Now()
-	c, err := w.Claim(cctx, pool, claim, labels, annotations, expires)
+	c, err := w.Claim(cctx, pool, claim, labels, annotations, b.leased(expires))
 	if err != nil {
 		return "", err
 	}
+	b.holdLease(c.Pod, expires)
 	b.log.Debug("claimed from the warm pool", "pool", pool, "pod", c.Pod, "ms", time.Since(start).Milliseconds())
 	claimLabels := map[string]string{}
 	for k, v := range labels {

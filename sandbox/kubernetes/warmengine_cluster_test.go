@@ -62,7 +62,7 @@ func TestWarmPoolEngineOnCluster(t *testing.T) {
 		if claim == "" || pod.Labels[kubernetes.LabelWarmPool] != kubernetes.PoolName("python") {
 			t.Fatalf("sandbox %d: pod %s is not from the warm pool (labels %v, annotations %v)", i, pod.Name, pod.Labels, pod.Annotations)
 		}
-		run, err := eng.RunCode(ctx, sandbox.RunRequest{SandboxID: sb.ID, Code: "print(6 * 7)"}, nil)
+		run, err := eng.RunCode(ctx, sandbox.RunCodeRequest{SandboxID: sb.ID, Code: "print(6 * 7)"})
 		if err != nil || strings.TrimSpace(run.Stdout) != "42" {
 			t.Fatalf("run_code in the claimed sandbox = %+v, %v; want 42", run, err)
 		}
@@ -126,8 +126,11 @@ func TestWarmPoolEngineOnCluster(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if v, _, _ := unstructured.NestedString(u.Object, "spec", "lifecycle", "shutdownTime"); v != at.UTC().Format(time.RFC3339) {
-		t.Errorf("after Expire: the claim's shutdownTime is %q, want %s", v, at.UTC().Format(time.RFC3339))
+	// Three hours ahead, the shutdownTime is a lease ahead (renewed while
+	// the server lives).
+	v, _, _ := unstructured.NestedString(u.Object, "spec", "lifecycle", "shutdownTime")
+	if got, err := time.Parse(time.RFC3339, v); err != nil || time.Until(got) <= 0 || time.Until(got) > kubernetes.DefaultLease+5*time.Second {
+		t.Errorf("after Expire: the claim's shutdownTime is %q, want a lease (%v) ahead", v, kubernetes.DefaultLease)
 	}
 
 	for _, sb := range ids {

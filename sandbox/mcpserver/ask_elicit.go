@@ -26,12 +26,18 @@ const (
 // enumNames beside enum.
 const titledChoices = "2025-11-25"
 
-// askSchema is the form a person answers: one choice, in the form the
-// client's protocol revision (protocol; "" when unknown: the current one)
-// defines.
+// askSchema is the form a person answers about a host: one choice, in
+// the form the client's protocol revision (protocol; "" when unknown: the
+// current one) defines.
 func askSchema(protocol string) map[string]any {
-	values := []string{string(answerAllow), string(answerAlways), string(answerDeny)}
-	titles := []string{"Allow for this sandbox", "Always allow", "Deny"}
+	return choiceSchema(protocol, []string{string(answerAllow), string(answerAlways), string(answerDeny)},
+		[]string{"Allow for this sandbox", "Always allow", "Deny"})
+}
+
+// choiceSchema is a form of one required choice "answer" among values,
+// titled: oneOf [{const, title}], or enum with enumNames before
+// titledChoices.
+func choiceSchema(protocol string, values, titles []string) map[string]any {
 	choice := map[string]any{"type": "string", "title": "Answer"}
 	if protocol != "" && protocol < titledChoices { // revisions are dates
 		choice["enum"], choice["enumNames"] = values, titles
@@ -66,27 +72,37 @@ func (a *Asker) elicit(ctx context.Context, sess server.SessionWithElicitation, 
 	}
 	ctx, cancel := context.WithTimeout(ctx, a.o.Timeout)
 	defer cancel()
-	res, err := sess.RequestElicitation(ctx, mcp.ElicitationRequest{
-		Request: mcp.Request{Method: string(mcp.MethodElicitationCreate)},
-		Params:  mcp.ElicitationParams{Message: msg, RequestedSchema: askSchema(protocolOf(sess))},
-	})
+	action, got, err := elicitChoice(ctx, sess, msg, askSchema(protocolOf(sess)))
 	if err != nil {
 		a.o.Log.Info("elicitation failed", "err", err)
 		return answerNone
 	}
-	switch res.Action {
+	switch action {
 	case mcp.ElicitationResponseActionAccept:
 	case mcp.ElicitationResponseActionDecline:
 		return answerDeny
 	default: // dismissed: no answer
 		return answerNone
 	}
-	content, _ := res.Content.(map[string]any)
-	got, _ := content["answer"].(string)
 	if got == string(answerAllow) || got == string(answerAlways) {
 		return answer(got)
 	}
 	return answerDeny
+}
+
+// elicitChoice asks msg in sess with a form of one choice (schema) and
+// returns what the person did and, on accept, the value they chose.
+func elicitChoice(ctx context.Context, sess server.SessionWithElicitation, msg string, schema map[string]any) (mcp.ElicitationResponseAction, string, error) {
+	res, err := sess.RequestElicitation(ctx, mcp.ElicitationRequest{
+		Request: mcp.Request{Method: string(mcp.MethodElicitationCreate)},
+		Params:  mcp.ElicitationParams{Message: msg, RequestedSchema: schema},
+	})
+	if err != nil {
+		return "", "", err
+	}
+	content, _ := res.Content.(map[string]any)
+	got, _ := content["answer"].(string)
+	return res.Action, got, nil
 }
 
 // addAlways adds entries to network.allow_domains in the config file,

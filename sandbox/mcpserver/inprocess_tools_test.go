@@ -68,6 +68,7 @@ func TestInProcEveryToolValid(t *testing.T) {
 			{"list_files", map[string]any{"sandbox_id": id, "path": ".", "recursive": true}, "/workspace/a.txt"},
 			{"copy_in", map[string]any{"sandbox_id": id, "host_path": filepath.Join(p.host, "in.txt"), "dest_path": "/workspace/in.txt", "include_ignored": true}, "Copied 1 files"},
 			{"copy_out", map[string]any{"sandbox_id": id, "path": "a.txt", "host_path": "out.txt", "overwrite": true}, "Copied 1 files"},
+			{"propose_changes", map[string]any{"sandbox_id": id, "path": "a.txt", "host_path": filepath.Join(p.host, "prop.txt")}, "Waiting for the person"},
 			{"sandbox_list", map[string]any{}, id},
 			{"sandbox_expose", map[string]any{"sandbox_id": id, "port": 8000, "close": true}, "was not exposed"},
 			{"sandbox_stop", map[string]any{"sandbox_id": id}, "Stopped " + id},

@@ -42,6 +42,8 @@ type kubeCluster struct {
 	kubeconfig, ns string
 	cs             *k8s.Clientset
 	dyn            *dynamic.DynamicClient
+	// leaseSeconds is the servers' kubernetes.lease_seconds (0: default).
+	leaseSeconds int
 }
 
 func testKube(t *testing.T) *kubeCluster {
@@ -99,6 +101,7 @@ namespace = %q
 runtime_class = "gvisor"
 use_agent_sandbox = "always"
 warm_pool = { python = %d }
+lease_seconds = %d
 
 [images]
 python = %q
@@ -106,7 +109,7 @@ pull = "never"
 
 [pool]
 size = 0
-%s`, k.kubeconfig, k.ns, size, testenv.PythonImage, extraTOML)
+%s`, k.kubeconfig, k.ns, size, k.leaseSeconds, testenv.PythonImage, extraTOML)
 	p := filepath.Join(dir, "config.toml")
 	if err := os.WriteFile(p, []byte(cfg), 0o600); err != nil {
 		t.Fatal(err)
@@ -307,6 +310,49 @@ func TestServerSIGKILLOnCluster(t *testing.T) {
 	t.Logf("pod, Sandbox and NetworkPolicy removed by the cluster %v after the shutdownTime was due", time.Since(start).Round(time.Second)-3*time.Second)
 }
 
+// A server and its watchdog both SIGKILLed, with no other server: the
+// cluster removes their sandbox when its short lease ends (here 15 s; by
+// default 3 minutes), not at its idle expiry half an hour away. While the
+// server lives, it renews the lease: the sandbox outlives two leases.
+func TestServerLeaseOnCluster(t *testing.T) {
+	k := testKube(t)
+	k.leaseSeconds = 15
+	lease := time.Duration(k.leaseSeconds) * time.Second
+	p := startServer(t, k.env(t))
+	sess := sdkClient(t, p, nil)
+	ctx := testContext(t, 4*time.Minute)
+	res := call(t, sess, "sandbox_create", map[string]any{"language": "python"})
+	var created struct {
+		SandboxID string `json:"sandbox_id"`
+	}
+	structured(t, res, &created)
+	if res.IsError || created.SandboxID == "" {
+		t.Fatalf("create: %s", text(res))
+	}
+	pod := k.podOf(ctx, t, created.SandboxID)
+	time.Sleep(2 * lease)
+	if res := call(t, sess, "sandbox_exec", map[string]any{"sandbox_id": created.SandboxID, "command": "true"}); res.IsError {
+		t.Fatalf("after two leases, with the server alive: %s", text(res))
+	}
+	m := watchdogPIDRe.FindStringSubmatch(p.stderr.String())
+	if m == nil {
+		t.Fatalf("the server logged no watchdog_pid:\n%s", p.stderr.String())
+	}
+	wd, _ := strconv.Atoi(m[1])
+	if err := syscall.Kill(wd, syscall.SIGSTOP); err != nil {
+		t.Fatalf("stop the watchdog %d: %v", wd, err)
+	}
+	if err := p.cmd.Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Kill(wd, syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	killed := time.Now()
+	k.waitGone(ctx, t, pod, lease+90*time.Second)
+	t.Logf("pod, Sandbox and NetworkPolicy removed by the cluster %v after the server and its watchdog died", time.Since(killed).Round(time.Second))
+}
+
 // podOf is the pod of the server's sandbox id (by its id label).
 func (k *kubeCluster) podOf(ctx context.Context, t *testing.T, id string) string {
 	t.Helper()
@@ -367,4 +413,12 @@ func TestAgentTasksOnCluster(t *testing.T) {
 	port := serveOn127002(t)
 	p := startServer(t, k.serverEnv(t, fmt.Sprintf("[network]\nallow_domains = [\"127.0.0.2:%d\"]\n", port)))
 	everyBackendTasks(t, &agent{t: t, sess: sdkClient(t, p, nil)}, port)
+}
+
+// TestProposeChangesOnCluster: propose_changes on the cluster (the
+// sandbox's tree read through the backend's archive calls), Reject and
+// Apply answered by elicitation, ~/.bashrc refused before asking.
+func TestProposeChangesOnCluster(t *testing.T) {
+	k := testKube(t)
+	proposeOverStdio(t, k.env(t))
 }

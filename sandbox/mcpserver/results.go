@@ -10,6 +10,7 @@ import (
 
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/backend"
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox/preview"
 )
 
 // errorResult turns an engine error into an isError result whose text says
@@ -29,7 +30,7 @@ func errorResult(err error) *mcp.CallToolResult {
 		errors.Is(err, backend.ErrImageNotFound),
 		errors.Is(err, backend.ErrPull),
 		errors.Is(err, backend.ErrWorkspace),
-		errors.Is(err, sandbox.ErrNoAgentForExpose):
+		errors.Is(err, preview.ErrNoAgent):
 	case errors.Is(err, sandbox.ErrClosed):
 		msg = "the server is shutting down; try again in a moment"
 	case errors.Is(err, context.Canceled):

@@ -139,6 +139,7 @@ func (s *Server) tools() []toolDef {
 		s.listFilesTool(),
 		s.copyInTool(),
 		s.copyOutTool(),
+		s.proposeTool(),
 		s.installTool(),
 	}
 }

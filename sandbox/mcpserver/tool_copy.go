@@ -8,12 +8,13 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox"
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox/install"
 )
 
 type copyInArgs struct {
 	sandboxRef
 	HostPath       string `json:"host_path" jsonschema:"Absolute or ~/…"`
-	DestPath       string `json:"dest_path,omitempty" default:"/workspace/<base name>"`
+	DestPath       string `json:"dest_path,omitempty" default:"/workspace/(base name)"`
 	IncludeIgnored bool   `json:"include_ignored,omitempty" jsonschema:"Also .git and .gitignore'd files."`
 }
 
@@ -40,16 +41,16 @@ func (s *Server) handleCopyIn(ctx context.Context, req mcp.CallToolRequest, a co
 type copyOutArgs struct {
 	sandboxRef
 	Path      string `json:"path"`
-	HostPath  string `json:"host_path,omitempty" jsonschema:"In the write root." default:"<sandbox_id>/<base name>"`
+	HostPath  string `json:"host_path,omitempty" jsonschema:"In the write root." default:"(sandbox_id)/(base name)"`
 	Overwrite bool   `json:"overwrite,omitempty"`
 }
 
 func (s *Server) copyOutTool() toolDef {
 	return defineTool(spec{
 		name:        "copy_out",
-		description: "Copy a file or directory from a sandbox to the host, below the write root.",
+		description: "Copy a sandbox file or directory to the host, below the write root.",
 		annotations: annotations("Copy out", false, true, false, false),
-		output:      outputSchema[sandbox.CopyResult]("host_path", "skipped_links"),
+		output:      outputSchema[sandbox.CopyResult]("host_path"),
 	}, s.handleCopyOut)
 }
 
@@ -84,9 +85,9 @@ type installArgs struct {
 func (s *Server) installTool() toolDef {
 	return defineTool(spec{
 		name:        "install_packages",
-		description: "Install packages into a sandbox, fetched by a networked helper that sees none of its files. Re-import: run_code reset.",
+		description: "Install packages into a sandbox via a networked helper that sees none of its files. Re-import: run_code reset.",
 		annotations: annotations("Install packages", false, false, true, true),
-		output:      outputSchema[sandbox.InstallResult]("installed"),
+		output:      outputSchema[install.Result]("installed"),
 	}, s.handleInstall)
 }
 
@@ -94,7 +95,7 @@ func (s *Server) handleInstall(ctx context.Context, req mcp.CallToolRequest, a i
 	note(ctx, a.SandboxID, fmt.Sprintf("install %v", a.Packages), nil)
 	p := newProgress(ctx, req)
 	start := time.Now()
-	res, err := s.eng.InstallPackages(ctx, a.SandboxID, sandbox.InstallRequest{Packages: a.Packages, Manager: a.Manager, Waiting: p.waiting()}, p.output)
+	res, err := s.eng.InstallPackages(ctx, a.SandboxID, install.Request{Packages: a.Packages, Manager: a.Manager, Waiting: p.waiting()}, p.output)
 	took := time.Since(start).Milliseconds()
 	p.flush()
 	if err != nil {

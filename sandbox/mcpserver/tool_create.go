@@ -39,10 +39,10 @@ type createOutput struct {
 func (s *Server) createTool() toolDef {
 	return defineTool(spec{
 		name:        "sandbox_create",
-		description: "Make a sandbox: a hardened container keeping /workspace and state until sandbox_stop or idle expiry.",
+		description: "A hardened container keeping /workspace and state until sandbox_stop or idle expiry.",
 		annotations: annotations("Create sandbox", false, false, false, false),
 		vars:        schemaVars(s.eng.Config()),
-		output:      outputSchema[createOutput]("sandbox_id", "expires_at"),
+		output:      outputSchema[createOutput]("sandbox_id"),
 	}, s.handleCreate)
 }
 

@@ -33,7 +33,7 @@ func (s *Server) execTool() toolDef {
 		description: "Run a shell command (sh -c) in a sandbox. Output is capped (head and tail).",
 		annotations: annotations("Run command", false, true, false, false),
 		vars:        schemaVars(s.eng.Config()),
-		output:      outputSchema[execOutput]("exit_code", "timed_out", "oom_killed", "output_file", "pid", "log_path"),
+		output:      outputSchema[execOutput]("exit_code", "timed_out", "output_file"),
 	}, s.handleExec)
 }
 
@@ -45,7 +45,8 @@ func (s *Server) handleExec(ctx context.Context, req mcp.CallToolRequest, a exec
 	p := newProgress(ctx, req)
 	res, err := s.eng.Exec(ctx, a.SandboxID, sandbox.ExecRequest{
 		Command: a.Command, TimeoutSeconds: a.TimeoutSeconds, Workdir: a.Workdir, Env: a.Env, Stdin: a.Stdin,
-	}, p.output)
+		Output: p.output,
+	})
 	p.flush()
 	if err != nil {
 		return errorResult(err), nil

@@ -5,7 +5,7 @@ import (
 	"fmt"
 
 	"github.com/mark3labs/mcp-go/mcp"
-	"github.com/mcp-sandbox/mcp-sandbox/sandbox"
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox/preview"
 )
 
 type exposeArgs struct {
@@ -26,7 +26,7 @@ type exposeOutput struct {
 func (s *Server) exposeTool() toolDef {
 	return defineTool(spec{
 		name:        "sandbox_expose",
-		description: "Serve a port a sandbox program listens on (its 127.0.0.1) at a host loopback URL for the person's browser; the sandbox gets no network. HTTP, WebSocket.",
+		description: "Serve a sandbox program's port (its 127.0.0.1) at a host loopback URL for the person's browser; the sandbox gets no network. HTTP, WebSocket.",
 		annotations: annotations("Expose port", false, false, true, false),
 		output:      outputSchema[exposeOutput]("url"),
 	}, s.handleExpose)
@@ -34,7 +34,7 @@ func (s *Server) exposeTool() toolDef {
 
 func (s *Server) handleExpose(ctx context.Context, req mcp.CallToolRequest, a exposeArgs) (*mcp.CallToolResult, error) {
 	if a.Close {
-		res, err := s.eng.Unexpose(ctx, a.SandboxID, sandbox.ExposeRequest{Port: a.Port})
+		res, err := s.eng.Unexpose(ctx, a.SandboxID, preview.ExposeRequest{Port: a.Port})
 		if err != nil {
 			return errorResult(err), nil
 		}
@@ -45,7 +45,7 @@ func (s *Server) handleExpose(ctx context.Context, req mcp.CallToolRequest, a ex
 		}
 		return mcp.NewToolResultStructured(exposeOutput{Port: a.Port, Closed: res.Closed}, text), nil
 	}
-	x, err := s.eng.Expose(ctx, a.SandboxID, sandbox.ExposeRequest{Port: a.Port})
+	x, err := s.eng.Expose(ctx, a.SandboxID, preview.ExposeRequest{Port: a.Port})
 	if err != nil {
 		return errorResult(err), nil
 	}

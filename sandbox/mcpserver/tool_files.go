@@ -70,7 +70,7 @@ func (s *Server) readFileTool() toolDef {
 		name:        "read_file",
 		description: "Read a file from a sandbox; an image also comes as one.",
 		annotations: annotations("Read file", true, false, true, false),
-		output:      outputSchema[readFileOutput]("content", "truncated"),
+		output:      outputSchema[readFileOutput]("content"),
 	}, s.handleReadFile)
 }
 

@@ -12,6 +12,7 @@ import (
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/inventory"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/netglue"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/netproxy"
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox/proposal"
 )
 
 type listEntry struct {
@@ -32,6 +33,8 @@ type listEntry struct {
 	Network networkOut   `json:"network"`
 	// Processes are the background commands sandbox_exec started.
 	Processes []sandbox.BackgroundProcess `json:"processes,omitempty"`
+	// Proposals are the ids of its propose_changes waiting for review.
+	Proposals []string `json:"proposals,omitempty"`
 }
 
 // networkOut is a sandbox's network: its mode, and for allowlist the
@@ -105,6 +108,7 @@ func (s *Server) handleList(ctx context.Context, req mcp.CallToolRequest) (*mcp.
 		return errorResult(err), nil
 	}
 	infos := list.Sandboxes
+	pending := s.eng.Proposals()
 	out := listOutput{Sandboxes: []listEntry{}}
 	var b strings.Builder
 	if len(infos) == 0 {
@@ -142,6 +146,7 @@ func (s *Server) handleList(ctx context.Context, req mcp.CallToolRequest) (*mcp.
 			fmt.Fprintf(&b, "  port %d at %s\n", x.Port, x.URL)
 		}
 		s.listProcesses(ctx, &out.Sandboxes[len(out.Sandboxes)-1], &b)
+		listProposals(&out.Sandboxes[len(out.Sandboxes)-1], pending, &b)
 	}
 	note(ctx, "", fmt.Sprintf("%d sandboxes", len(infos)), nil)
 	return mcp.NewToolResultStructured(out, strings.TrimRight(b.String(), "\n")), nil
@@ -156,5 +161,15 @@ func (s *Server) listProcesses(ctx context.Context, e *listEntry, b *strings.Bui
 			state = "running"
 		}
 		fmt.Fprintf(b, "  pid %d %s (log %s): %s\n", p.PID, state, p.LogPath, oneLine(p.Command, 80))
+	}
+}
+
+// listProposals adds the proposals of e's sandbox that wait for review.
+func listProposals(e *listEntry, pending []*proposal.Proposal, b *strings.Builder) {
+	for _, p := range pending {
+		if p.SandboxID == e.SandboxID {
+			e.Proposals = append(e.Proposals, p.ID)
+			fmt.Fprintf(b, "  proposal %s waits for review: %d files to %s\n", p.ID, len(p.Files), p.HostPath)
+		}
 	}
 }

@@ -22,20 +22,21 @@ type runCodeArgs struct {
 func (s *Server) runCodeTool() toolDef {
 	return defineTool(spec{
 		name:        "run_code",
-		description: "Run code. In a sandbox, state persists like a notebook (a trailing expression's value is result); a timeout restarts it (state_lost). matplotlib figures come back as images.",
+		description: "Run code. In a sandbox, state persists like a notebook (a trailing expression's value is result); a timeout restarts it (state_lost). matplotlib figures return as images.",
 		annotations: annotations("Run code", false, true, false, false),
 		vars:        schemaVars(s.eng.Config()),
-		output:      outputSchema[sandbox.RunResult]("exit_code", "sandbox_id", "state_lost", "output_file"),
+		output:      outputSchema[sandbox.RunCodeResult]("exit_code", "sandbox_id", "state_lost"),
 	}, s.handleRunCode)
 }
 
 func (s *Server) handleRunCode(ctx context.Context, req mcp.CallToolRequest, a runCodeArgs) (*mcp.CallToolResult, error) {
 	note(ctx, a.SandboxID, oneLine(a.Code, 200), nil)
 	p := newProgress(ctx, req)
-	res, err := s.eng.RunCode(ctx, sandbox.RunRequest{
+	res, err := s.eng.RunCode(ctx, sandbox.RunCodeRequest{
 		Code: a.Code, Language: a.Language, SandboxID: a.SandboxID, Image: a.Image, TimeoutSeconds: a.TimeoutSeconds,
 		Reset: a.Reset, Client: clientName(ctx), Progress: pullProgress(p), Waiting: p.waiting(),
-	}, p.output)
+		Output: p.output,
+	})
 	p.flush()
 	// The figures' bytes go back to the server's budget once they are
 	// encoded here (the encoded copy is what is sent).

@@ -75,3 +75,10 @@ func capKeepingLines(s string, maxRunes int) string {
 	}
 	return out
 }
+
+// Text is Lines for text whose indentation means something (a diff): line
+// feeds kept, a tab shown as four spaces, nothing trimmed; what Clean
+// drops is dropped.
+func Text(s string, maxRunes int) string {
+	return capKeepingLines(strings.ReplaceAll(s, "\t", "    "), maxRunes)
+}

@@ -77,3 +77,12 @@ func FuzzClean(f *testing.F) {
 		}
 	})
 }
+
+// TestText: a diff keeps its lines and indentation (a tab as four
+// spaces); escapes, bidi controls and carriage returns go.
+func TestText(t *testing.T) {
+	in := " ctx\n-\told\n+  new\x1b[2J\u202e\r\n"
+	if got, want := Text(in, 0), " ctx\n-    old\n+  new[2J\n"; got != want {
+		t.Errorf("Text(%q) = %q, want %q", in, got, want)
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"log/slog"
 	"maps"
+	"time"
 
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/config"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/kubernetes"
@@ -16,7 +17,7 @@ func Config(c *config.Config) kubernetes.Config {
 	return kubernetes.Config{
 		Kubeconfig: k.Kubeconfig, Context: k.Context, Namespace: k.Namespace,
 		RuntimeClass: k.RuntimeClass, UseAgentSandbox: k.UseAgentSandbox,
-		WarmPool: maps.Clone(k.WarmPool),
+		WarmPool: maps.Clone(k.WarmPool), Lease: time.Duration(k.LeaseSeconds) * time.Second,
 	}
 }
 

@@ -1,4 +1,4 @@
-package sandbox
+package record
 
 import (
 	"fmt"
@@ -16,17 +16,17 @@ import (
 // delay, else coalesced until a delay has passed.
 const recordDelay = time.Second
 
-// recorder writes state records in the background, coalescing updates.
-// A record removed with remove is never written again, even by a write
+// Recorder writes state records in the background, coalescing updates.
+// A record removed with Remove is never written again, even by a write
 // that was already pending.
-type recorder struct {
+type Recorder struct {
 	st  *state.Store
 	log *slog.Logger
 
 	mu      sync.Mutex
 	pending map[string]state.Record
 	// logs holds the transcripts changed since the last flush.
-	logs    map[string]*transcript
+	logs    map[string]*Transcript
 	removed map[string]bool
 	timer   *time.Timer
 	last    time.Time // when the last flush began
@@ -34,12 +34,13 @@ type recorder struct {
 	io sync.Mutex // serialises file writes and removals
 }
 
-func newRecorder(st *state.Store, log *slog.Logger) *recorder {
-	return &recorder{st: st, log: log, pending: map[string]state.Record{}, logs: map[string]*transcript{}, removed: map[string]bool{}}
+// New returns a recorder writing to st (nil: writes nothing).
+func New(st *state.Store, log *slog.Logger) *Recorder {
+	return &Recorder{st: st, log: log, pending: map[string]state.Record{}, logs: map[string]*Transcript{}, removed: map[string]bool{}}
 }
 
-// put schedules r to be written.
-func (rc *recorder) put(r state.Record) {
+// Put schedules r to be written.
+func (rc *Recorder) Put(r state.Record) {
 	if rc.st == nil {
 		return
 	}
@@ -52,8 +53,8 @@ func (rc *recorder) put(r state.Record) {
 	rc.schedule()
 }
 
-// putLog schedules sandbox id's transcript t to be written to its file.
-func (rc *recorder) putLog(id string, t *transcript) {
+// PutLog schedules sandbox id's transcript t to be written to its file.
+func (rc *Recorder) PutLog(id string, t *Transcript) {
 	if rc.st == nil {
 		return
 	}
@@ -67,14 +68,14 @@ func (rc *recorder) putLog(id string, t *transcript) {
 }
 
 // schedule starts the flush timer unless it runs; rc.mu is held.
-func (rc *recorder) schedule() {
+func (rc *Recorder) schedule() {
 	if rc.timer == nil {
-		rc.timer = time.AfterFunc(max(0, time.Until(rc.last.Add(recordDelay))), rc.flush)
+		rc.timer = time.AfterFunc(max(0, time.Until(rc.last.Add(recordDelay))), rc.Flush)
 	}
 }
 
-// remove deletes a sandbox's record and forgets what was pending for it.
-func (rc *recorder) remove(id string) {
+// Remove deletes a sandbox's record and forgets what was pending for it.
+func (rc *Recorder) Remove(id string) {
 	if rc.st == nil {
 		return
 	}
@@ -88,11 +89,11 @@ func (rc *recorder) remove(id string) {
 	_ = rc.st.RemoveRecord(id)
 }
 
-// flush writes what is pending now.
-func (rc *recorder) flush() {
+// Flush writes what is pending now.
+func (rc *Recorder) Flush() {
 	rc.mu.Lock()
 	batch, logs := rc.pending, rc.logs
-	rc.pending, rc.logs = map[string]state.Record{}, map[string]*transcript{}
+	rc.pending, rc.logs = map[string]state.Record{}, map[string]*Transcript{}
 	if rc.timer != nil {
 		rc.timer.Stop()
 		rc.timer = nil
@@ -123,44 +124,54 @@ func (rc *recorder) flush() {
 }
 
 // gone reports whether sandbox id's record was removed.
-func (rc *recorder) gone(id string) bool {
+func (rc *Recorder) gone(id string) bool {
 	rc.mu.Lock()
 	defer rc.mu.Unlock()
 	return rc.removed[id]
 }
 
-// transcript is the record of what ran in a sandbox, served as the
+// Transcript is the record of what ran in a sandbox, served as the
 // sandbox://{id}/logs resource. It keeps the newest entries within a byte
 // budget.
-type transcript struct {
+type Transcript struct {
 	mu      sync.Mutex
 	entries []string
 	size    int
 	dropped int
 	// notify, when set, is called after each entry (outside mu): the
-	// engine writes the transcript to the state directory then (see
-	// recorder.go), for the window, which is another process.
+	// engine writes the transcript to the state directory then, for the
+	// window, which is another process.
 	notify func()
 }
 
-const (
-	transcriptMax      = state.TranscriptMax
-	transcriptFieldMax = 4 << 10
-)
+const transcriptMax = state.TranscriptMax
 
-func clip(s string, n int) string {
+// FieldMax bounds each field (input, stdout, stderr) of an entry.
+const FieldMax = 4 << 10
+
+// Clip keeps s's first and last n/2 bytes when it is longer than n.
+func Clip(s string, n int) string {
 	if len(s) <= n {
 		return s
 	}
 	return s[:n/2] + fmt.Sprintf("\n[... %d bytes omitted ...]\n", len(s)-n) + s[len(s)-n/2:]
 }
 
-// add appends an entry: what ran (kind and input) and how it ended.
-func (t *transcript) add(kind, input string, res *ExecResult, note string) {
+// Result is how a command in an entry ended.
+type Result struct {
+	ExitCode                       int
+	DurationMS                     int64
+	TimedOut, OOMKilled, Truncated bool
+	Stdout, Stderr                 string
+}
+
+// Add appends an entry: what ran (kind and input) and how it ended (res,
+// nil for none) with a note.
+func (t *Transcript) Add(kind, input string, res *Result, note string) {
 	var b strings.Builder
 	fmt.Fprintf(&b, "=== %s %s\n", time.Now().UTC().Format(time.RFC3339), kind)
 	if input != "" {
-		b.WriteString(clip(input, transcriptFieldMax))
+		b.WriteString(Clip(input, FieldMax))
 		if !strings.HasSuffix(input, "\n") {
 			b.WriteByte('\n')
 		}
@@ -178,10 +189,10 @@ func (t *transcript) add(kind, input string, res *ExecResult, note string) {
 		}
 		b.WriteByte('\n')
 		if res.Stdout != "" {
-			b.WriteString("--- stdout\n" + clip(res.Stdout, transcriptFieldMax) + "\n")
+			b.WriteString("--- stdout\n" + Clip(res.Stdout, FieldMax) + "\n")
 		}
 		if res.Stderr != "" {
-			b.WriteString("--- stderr\n" + clip(res.Stderr, transcriptFieldMax) + "\n")
+			b.WriteString("--- stderr\n" + Clip(res.Stderr, FieldMax) + "\n")
 		}
 	}
 	if note != "" {
@@ -203,8 +214,8 @@ func (t *transcript) add(kind, input string, res *ExecResult, note string) {
 	}
 }
 
-// watch sets f to be called after each entry, unless one is set already.
-func (t *transcript) watch(f func()) {
+// Watch sets f to be called after each entry, unless one is set already.
+func (t *Transcript) Watch(f func()) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if t.notify == nil {
@@ -213,7 +224,7 @@ func (t *transcript) watch(f func()) {
 }
 
 // String renders the transcript, oldest first.
-func (t *transcript) String() string {
+func (t *Transcript) String() string {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	var b strings.Builder

@@ -1,8 +1,7 @@
-package sandbox
+package install
 
 import (
 	"archive/tar"
-	"bytes"
 	"cmp"
 	"context"
 	"fmt"
@@ -14,12 +13,12 @@ import (
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/backend"
 )
 
-// installState is what earlier install_packages calls left in a sandbox:
+// State is what earlier install_packages calls left in a sandbox:
 // the package specs asked for, per manager, and the top-level entries
 // ("units") they put in the workspace. Each install reinstalls every spec
 // in a fresh helper workspace and replaces the previous units whole, so
 // the sandbox always holds one coherent set.
-type installState struct {
+type State struct {
 	specs map[string][]string // manager -> specs, in the order first asked
 	units map[string][]string // manager -> workspace paths put there last time
 }
@@ -86,8 +85,8 @@ func unitOf(name string) string {
 
 // removeUnits removes workspace entries of an earlier install, by argument
 // vector (never through a shell), in batches.
-func (e *Engine) removeUnits(ctx context.Context, sb *Sandbox, units []string) error {
-	rm, err := e.toolPath(ctx, sb, "rm")
+func removeUnits(ctx context.Context, h Host, units []string) error {
+	rm, err := h.ToolPath(ctx, "rm")
 	if err != nil {
 		return fmt.Errorf("remove the earlier packages: rm: %w", err)
 	}
@@ -98,13 +97,12 @@ func (e *Engine) removeUnits(ctx context.Context, sb *Sandbox, units []string) e
 			argv = append(argv, path.Join(backend.Workspace, u))
 		}
 		units = units[n:]
-		var stderr bytes.Buffer
-		st, err := e.be.Exec(ctx, sb.ContainerID, backend.ExecSpec{Cmd: argv, Env: serverEnv, User: sb.User, Stderr: &limitedBuffer{b: &stderr, n: 4096}})
+		code, stderr, err := h.Exec(ctx, argv)
 		if err != nil {
 			return err
 		}
-		if st.ExitCode != 0 {
-			return fmt.Errorf("remove the earlier packages: %s", strings.TrimSpace(stderr.String()))
+		if code != 0 {
+			return fmt.Errorf("remove the earlier packages: %s", strings.TrimSpace(stderr))
 		}
 	}
 	return nil
@@ -117,20 +115,20 @@ func (e *Engine) removeUnits(ctx context.Context, sb *Sandbox, units []string) e
 // or setgid bits. They are unpacked by the image's tar run as the sandbox
 // user, never through the engine's archive API, which writes as root into
 // a tree the sandbox controls (a link swapped into /workspace/.local
-// would lead it anywhere in the container). It returns the units it placed.
-func (e *Engine) placePackages(ctx context.Context, sb *Sandbox, dir string, previous []string, r io.Reader) ([]string, error) {
-	tarBin, err := e.toolPath(ctx, sb, "tar")
+// would lead it anywhere in the container). uid:gid own what is placed.
+// It returns the units it placed.
+func placePackages(ctx context.Context, h Host, uid, gid int, dir string, previous []string, r io.Reader) ([]string, error) {
+	tarBin, err := h.ToolPath(ctx, "tar")
 	if err != nil {
 		return previous, fmt.Errorf("copy the installed packages into the sandbox: the image has no tar to unpack them with the sandbox user's rights: %w", err)
 	}
-	if err := e.removeUnits(ctx, sb, previous); err != nil {
+	if err := removeUnits(ctx, h, previous); err != nil {
 		return previous, err
 	}
-	uid, gid := userIDs(sb.User)
 	pr, pw := io.Pipe()
 	copied := make(chan error, 1)
 	go func() {
-		err := e.untarAsUser(ctx, sb, tarBin, backend.Workspace, pr)
+		err := h.Untar(ctx, tarBin, backend.Workspace, pr)
 		// The writer below must not block on a reader that has gone.
 		pr.CloseWithError(cmp.Or(err, io.ErrClosedPipe))
 		copied <- err

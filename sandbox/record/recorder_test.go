@@ -1,4 +1,4 @@
-package sandbox
+package record
 
 import (
 	"errors"
@@ -14,11 +14,11 @@ func TestRecorder(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rc := newRecorder(st, slog.New(slog.DiscardHandler))
+	rc := New(st, slog.New(slog.DiscardHandler))
 	read := func(id string) (state.Record, error) { return st.ReadRecord(id) }
 
 	// The first record goes out at once (in the background).
-	rc.put(state.Record{ID: "aaaaaaaa", Client: "one"})
+	rc.Put(state.Record{ID: "aaaaaaaa", Client: "one"})
 	deadline := time.Now().Add(5 * time.Second)
 	for {
 		if r, err := read("aaaaaaaa"); err == nil && r.Client == "one" {
@@ -30,20 +30,20 @@ func TestRecorder(t *testing.T) {
 		time.Sleep(5 * time.Millisecond)
 	}
 	// Updates right after are coalesced: the newest one is written later.
-	rc.put(state.Record{ID: "aaaaaaaa", Client: "two"})
-	rc.put(state.Record{ID: "aaaaaaaa", Client: "three"})
+	rc.Put(state.Record{ID: "aaaaaaaa", Client: "two"})
+	rc.Put(state.Record{ID: "aaaaaaaa", Client: "three"})
 	if r, _ := read("aaaaaaaa"); r.Client != "one" {
 		t.Errorf("an update was written at once: %q", r.Client)
 	}
-	rc.flush()
+	rc.Flush()
 	if r, _ := read("aaaaaaaa"); r.Client != "three" {
 		t.Errorf("after flush the record says %q, want three", r.Client)
 	}
 	// A removed record is not written again by a pending update.
-	rc.put(state.Record{ID: "aaaaaaaa", Client: "four"})
-	rc.remove("aaaaaaaa")
-	rc.put(state.Record{ID: "aaaaaaaa", Client: "five"})
-	rc.flush()
+	rc.Put(state.Record{ID: "aaaaaaaa", Client: "four"})
+	rc.Remove("aaaaaaaa")
+	rc.Put(state.Record{ID: "aaaaaaaa", Client: "five"})
+	rc.Flush()
 	if _, err := read("aaaaaaaa"); !errors.Is(err, state.ErrNoRecord) {
 		t.Errorf("a removed record came back: %v", err)
 	}

@@ -1,4 +1,4 @@
-package sandbox
+package install
 
 import (
 	"strings"
@@ -100,7 +100,7 @@ func TestInstallFailureNote(t *testing.T) {
 		{"unknown", "pip", "Killed\n", "stderr says why", ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			got := installFailureNote(tc.manager, tc.output, "/home/u/.config/mcp-sandbox/config.toml")
+			got := failureNote(tc.manager, tc.output, "/home/u/.config/mcp-sandbox/config.toml")
 			if !strings.HasPrefix(got, "Nothing was installed") || !strings.Contains(got, tc.want) || !strings.Contains(got, tc.cause) {
 				t.Errorf("note %q, want %q and %q", got, tc.want, tc.cause)
 			}
@@ -120,7 +120,7 @@ func TestInstallFailureNote(t *testing.T) {
 
 func TestInstallFailureNoteProxy(t *testing.T) {
 	pip := "ERROR: Could not install packages due to an OSError: HTTPSConnectionPool(host='evil.example', port=443): Max retries exceeded (Caused by ProxyError('Unable to connect to proxy', OSError('Tunnel connection failed: 403 Forbidden')))"
-	if n := installFailureNote("pip", pip, "config.toml"); !strings.Contains(n, "reaches only pypi.org") || !strings.Contains(n, "network.install_env") {
+	if n := failureNote("pip", pip, "config.toml"); !strings.Contains(n, "reaches only pypi.org") || !strings.Contains(n, "network.install_env") {
 		t.Errorf("note for a refused host: %q", n)
 	}
 }

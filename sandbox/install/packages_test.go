@@ -1,4 +1,4 @@
-package sandbox
+package install
 
 import (
 	"archive/tar"
