@@ -56,16 +56,12 @@
 //
 // # Owners and reaping
 //
-// [Mine] is the one rule of whose an object is: its installation label
-// equals this state directory's id. On start a server reaps ([Reap]) only
-// its installation's objects, and only with proof: an object whose owner's
-// lock (state directory, servers/OWNER.lock) it can take, or whose lock
-// file is absent, goes; a live owner's sandbox goes only when that owner's
-// record says it has been idle for its TTL plus two minutes with no call
-// running. Objects of another installation, without the installation
-// label, or without an owner are never reaped. [OpenPeer] lets the window
+// Whose an object is, the reaping rules and what any process lists or
+// stops without an engine live in sandbox/inventory; a server applies
+// them on start ([Engine.Reap]): only its installation's objects, and
+// only with proof that their owner is gone. [OpenPeer] lets the window
 // list and save the files of a sandbox another server of the installation
 // owns, with no agent started and the owner's transcript untouched.
 //
-// Imports: sandbox/agent, sandbox/agentconn, sandbox/backend, sandbox/config, sandbox/hostcopy, sandbox/hostfs, sandbox/install, sandbox/interp, sandbox/netglue, sandbox/netproxy, sandbox/output, sandbox/pool, sandbox/preview, sandbox/printable, sandbox/proposal, sandbox/record, sandbox/runner, sandbox/sbfiles, sandbox/state
+// Imports: sandbox/agent, sandbox/agentconn, sandbox/backend, sandbox/config, sandbox/hostcopy, sandbox/hostfs, sandbox/install, sandbox/interp, sandbox/inventory, sandbox/netglue, sandbox/netproxy, sandbox/output, sandbox/pool, sandbox/preview, sandbox/printable, sandbox/proposal, sandbox/record, sandbox/runner, sandbox/sbfiles, sandbox/state
 package sandbox

@@ -18,6 +18,7 @@ import (
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/config"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/install"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/interp"
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox/inventory"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/netglue"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/netproxy"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/output"
@@ -81,7 +82,7 @@ type Engine struct {
 	pid        int
 	hostname   string
 	// installation is the state directory's installation id, on every
-	// object this engine makes (owners.go); an engine without a state
+	// object this engine makes (inventory.Mine); an engine without a state
 	// directory is an installation of its own.
 	installation string
 	// lock is held from before the engine makes anything until Close:
@@ -250,7 +251,7 @@ type Sandbox struct {
 	Image       string
 	Network     string
 	Client      string
-	Limits      Limits
+	Limits      inventory.Limits
 	User        string
 	CreatedAt   time.Time
 	// scope is the client that made it (list.go); set before the engine
@@ -488,7 +489,7 @@ func (e *Engine) countActive(ctx context.Context) ([]activeContainer, error) {
 	}
 	var n []activeContainer
 	for _, c := range list {
-		if !Mine(c.Labels, e.installation) || unclaimedPool(c) || c.Labels[backend.LabelHelper] != "" || c.State == "exited" || c.State == "dead" {
+		if !inventory.Mine(c.Labels, e.installation) || inventory.UnclaimedPool(c) || c.Labels[backend.LabelHelper] != "" || c.State == "exited" || c.State == "dead" {
 			continue
 		}
 		if _, ok := e.stopping.Load(c.ID); ok {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/docker"
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox/inventory"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/preview"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/testenv"
 )
@@ -21,7 +22,7 @@ func TestExposeRecorded(t *testing.T) {
 	a := mustExpose(t, eng, sb.ID, 8000)
 	b := mustExpose(t, eng, sb.ID, 8001)
 	listed := func() []preview.Exposure {
-		list, err := sandbox.Lister{Backend: docker.New(te.cli, testenv.Logger(t)), State: te.st}.List(context.Background())
+		list, err := inventory.Lister{Backend: docker.New(te.cli, testenv.Logger(t)), State: te.st}.List(context.Background())
 		if err != nil {
 			t.Fatal(err)
 		}

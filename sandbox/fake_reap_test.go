@@ -1,6 +1,6 @@
 package sandbox_test
 
-// The reaping rules (owners.go, lifecycle.go, volumes.go) on the fake
+// The reaping rules (sandbox/inventory) on the fake
 // backend, in synctest bubbles: a reaper removes a container or volume
 // only with proof that its owner is gone (the owner's lock in this
 // installation's state directory is free, or its file absent), and
@@ -22,6 +22,7 @@ import (
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/backend"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/backend/fake"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/config"
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox/inventory"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/state"
 )
 
@@ -188,7 +189,11 @@ func TestFakeReapSameStateDir(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		removed, err := sandbox.Reap(context.Background(), be, st, "secondserver")
+		reap := func() ([]string, error) {
+			res, err := inventory.Reap(context.Background(), be, st, inventory.ReapRequest{Self: "secondserver"})
+			return res.Removed, err
+		}
+		removed, err := reap()
 		if err != nil || len(removed) != 0 {
 			t.Fatalf("reaped a live server's sandboxes: %v (%v)", removed, err)
 		}
@@ -202,13 +207,13 @@ func TestFakeReapSameStateDir(t *testing.T) {
 			t.Fatal(err)
 		}
 		putOrphan(t, be, st, orphan{id: "deadsandbox", installation: inst, owner: "deadserver", expires: time.Now().Add(time.Hour)})
-		if removed, _ := sandbox.Reap(context.Background(), be, st, "secondserver"); len(removed) != 0 {
+		if removed, _ := reap(); len(removed) != 0 {
 			t.Fatalf("reaped %v while its owner held its lock", removed)
 		}
 		if err := dead.Release(); err != nil {
 			t.Fatal(err)
 		}
-		removed, err = sandbox.Reap(context.Background(), be, st, "secondserver")
+		removed, err = reap()
 		if err != nil || strings.Join(removed, ",") != "deadsandbox" {
 			t.Errorf("reaped %v (%v), want deadsandbox", removed, err)
 		}

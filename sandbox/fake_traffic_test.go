@@ -16,6 +16,7 @@ import (
 
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/config"
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox/inventory"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/state"
 )
 
@@ -73,7 +74,7 @@ func TestFakeTrafficRecorded(t *testing.T) {
 		t.Errorf("refused hosts %+v: evil.example:443 twice, the newest", rec.Traffic.Refused)
 	}
 
-	infos, err := sandbox.Lister{Backend: be, State: st}.List(context.Background())
+	infos, err := inventory.Lister{Backend: be, State: st}.List(context.Background())
 	if err != nil || len(infos) != 1 {
 		t.Fatalf("lister: %v %+v", err, infos)
 	}

@@ -3,14 +3,13 @@ package sandbox
 import (
 	"context"
 	"errors"
-	"fmt"
 	"os"
 	"slices"
-	"strings"
 	"sync"
 	"time"
 
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/backend"
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox/inventory"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/printable"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/state"
 )
@@ -103,12 +102,12 @@ func (e *Engine) reconcile(ctx context.Context) {
 // Reap removes the managed containers of this installation whose owner
 // is proved gone, and those whose owner, alive, let them pass their expiry
 // (counted from last use), with their records and the unused volumes of
-// gone owners (owners.go, volumeSweep). Another installation's objects, and
+// gone owners (inventory.Reap). Another installation's objects, and
 // objects without the installation label, are never touched. It returns
 // the ids it removed.
 func (e *Engine) Reap(ctx context.Context, _ ReapRequest) (ReapResult, error) {
-	ids, err := Reap(ctx, e.be, e.st, e.owner)
-	return ReapResult{Removed: ids}, err
+	res, err := inventory.Reap(ctx, e.be, e.st, inventory.ReapRequest{Self: e.owner})
+	return ReapResult{Removed: res.Removed}, err
 }
 
 // ReapRequest says how Engine.Reap reaps; it has no fields yet, and is
@@ -119,151 +118,6 @@ type ReapRequest struct{}
 type ReapResult struct {
 	// Removed lists the ids of the sandboxes removed.
 	Removed []string
-}
-
-// Reap is Engine.Reap for callers without an engine; self is an owner id
-// whose objects are never reaped (the caller's own, or ""). With no state
-// directory nothing can be proved, and nothing is removed.
-func Reap(ctx context.Context, be backend.Backend, st *state.Store, self string) ([]string, error) {
-	if st == nil {
-		return nil, nil
-	}
-	inst, err := Installation(st)
-	if err != nil {
-		return nil, err
-	}
-	list, err := be.List(ctx)
-	if err != nil {
-		return nil, err
-	}
-	proof := newOwnerProof(st, inst, self)
-	now := time.Now()
-	var removed []string
-	var errs []error
-	present := map[string]bool{}
-	for _, c := range list {
-		id := c.Labels[backend.LabelID]
-		present[id] = true
-		why := orphanReason(c, proof, now)
-		if why == "" {
-			continue
-		}
-		if err := be.Remove(ctx, c.ID); err != nil {
-			errs = append(errs, fmt.Errorf("remove orphan %s (%s): %w", c.Name, why, err))
-			continue
-		}
-		removed = append(removed, id)
-		_ = st.RemoveRecord(id)
-	}
-	if recs, err := st.Records(); err == nil {
-		for _, r := range recs {
-			if !present[r.ID] {
-				_ = st.RemoveRecord(r.ID)
-			}
-		}
-	}
-	sweep := volumeSweep{proof: proof}
-	if _, err := be.RemoveOrphanVolumes(ctx, func(v backend.VolumeInfo) bool { return sweep.orphanReason(v) != "" }); err != nil {
-		errs = append(errs, err)
-	}
-	return removed, errors.Join(errs...)
-}
-
-// expiryGrace is how long past its expiry a sandbox of a live server is
-// kept, so a server's own expiry (which is exact) wins over the reaper.
-const expiryGrace = 2 * time.Minute
-
-// orphanReason says why a container should be reaped, or "". Only this
-// installation's containers are candidates: one whose owner is proved gone
-// goes; one whose owner is alive goes only when the owner's record (which
-// it updates at every use) says it has been idle past its expiry and the
-// grace, and is not busy. The creation-time expires-at label never counts.
-func orphanReason(c backend.ContainerInfo, p *ownerProof, now time.Time) string {
-	if !Mine(c.Labels, p.installation) || c.Labels[backend.LabelOwner] == p.self {
-		return ""
-	}
-	if p.gone(c.Labels) {
-		return "owner gone"
-	}
-	r, err := p.st.ReadRecord(c.Labels[backend.LabelID])
-	if err != nil || r.ContainerID != c.ID || r.Owner != c.Labels[backend.LabelOwner] || r.Busy || r.ExpiresAt.IsZero() {
-		return ""
-	}
-	if now.After(r.ExpiresAt.Add(expiryGrace)) {
-		return "idle past its expiry (last used " + r.LastUsed.UTC().Format(time.RFC3339) + ")"
-	}
-	return ""
-}
-
-// StopOptions says which sandboxes StopManaged may touch.
-type StopOptions struct {
-	// AllUsers lets it stop another installation's sandbox (or one
-	// without the installation label): the person asked for it and
-	// confirmed.
-	AllUsers bool
-}
-
-// ErrNotMine is returned for an action on another installation's sandbox
-// without StopOptions.AllUsers.
-var ErrNotMine = errors.New("another installation's sandbox")
-
-// StopManaged removes a managed sandbox by id, whichever server of this
-// installation (st's) made it; another installation's only with AllUsers
-// (for `mcp-sandbox stop` and the tray).
-func StopManaged(ctx context.Context, be backend.Backend, st *state.Store, id string, o StopOptions) error {
-	inst, err := Installation(st)
-	if err != nil {
-		return err
-	}
-	list, err := be.List(ctx)
-	if err != nil {
-		return err
-	}
-	for _, c := range list {
-		if c.Labels[backend.LabelID] != id || c.Labels[backend.LabelHelper] != "" {
-			continue
-		}
-		if !Mine(c.Labels, inst) && !o.AllUsers {
-			return fmt.Errorf("%w: sandbox %s was made by another MCP Sandbox installation (another user's, or a server with another state directory); `mcp-sandbox stop --all-users %s` stops it", ErrNotMine, id, id)
-		}
-		if err := be.Remove(ctx, c.ID); err != nil {
-			return err
-		}
-		if st != nil {
-			_ = st.RemoveRecord(id)
-		}
-		return nil
-	}
-	return fmt.Errorf("%w: no managed sandbox %q; `mcp-sandbox ps` lists them", ErrNotFound, printable.Clean(id, printable.NameMax))
-}
-
-// UnclaimedPool reports whether c is a warm-pool container nobody has
-// claimed yet (the tray counts those as "warm", not as sandboxes).
-func UnclaimedPool(c backend.ContainerInfo) bool { return unclaimedPool(c) }
-
-// unclaimedPool reports whether c is a warm-pool container nobody has
-// claimed yet: claiming renames it from PoolNamePrefix to NamePrefix.
-func unclaimedPool(c backend.ContainerInfo) bool {
-	return c.Labels[backend.LabelPool] == "true" && strings.HasPrefix(c.Name, backend.PoolNamePrefix)
-}
-
-// volumeSweep is what the orphan sweep knows besides the volume: who is
-// proved gone, for this installation.
-type volumeSweep struct {
-	proof *ownerProof
-}
-
-// orphanReason says why an unused volume may be removed, or "" when it
-// must stay. The rule is the containers': only a volume of this
-// installation whose owner is proved gone goes (its owner took its lock
-// before it made the volume, so a server still about to attach one is
-// alive). Another installation's volume, one without the installation
-// label (an older version's), and one of a live owner stay.
-func (s volumeSweep) orphanReason(v backend.VolumeInfo) string {
-	if s.proof.gone(v.Labels) {
-		return "owner gone"
-	}
-	return ""
 }
 
 // platformExpiryMargin is how close the platform's expiry of a sandbox may

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/config"
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox/inventory"
 )
 
 // TestLimitRefused: the engine's refusals of a CPU or memory limit name
@@ -13,7 +14,7 @@ import (
 // engine's range; any other create error passes through as it was.
 func TestLimitRefused(t *testing.T) {
 	cfg := &config.Config{Source: "/cfg/config.toml"}
-	lim := Limits{CPUs: 64, MemoryMB: 4}
+	lim := inventory.Limits{CPUs: 64, MemoryMB: 4}
 	other := errors.New("create container: Error response from daemon: No such image: x")
 	for _, tc := range []struct {
 		name string

@@ -13,6 +13,7 @@ import (
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/backend"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/backend/fake"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/config"
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox/inventory"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/state"
 )
 
@@ -78,7 +79,7 @@ func removeOwnerCase(t *testing.T, fault func(*fake.Backend)) {
 	}()
 	rctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	removed, err := sandbox.RemoveOwner(rctx, be, nil, "dead-owner", nil)
+	removed, err := inventory.RemoveOwner(rctx, be, nil, "dead-owner", nil)
 	if err != nil {
 		t.Fatalf("RemoveOwner: %v", err)
 	}
@@ -131,7 +132,7 @@ func TestRemoveOwnerRemovesFreeLockFile(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, owner := range []string{"dead-owner", "live-owner"} {
-			if _, err := sandbox.RemoveOwner(context.Background(), fake.New(), st, owner, nil); err != nil {
+			if _, err := inventory.RemoveOwner(context.Background(), fake.New(), st, owner, nil); err != nil {
 				t.Fatal(err)
 			}
 		}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/backend"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/config"
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox/inventory"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/printable"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/state"
 )
@@ -27,11 +28,11 @@ type Peer struct {
 }
 
 // OpenPeer finds sandbox id among be's containers; another installation's
-// sandbox is refused with ErrNotMine, a pool or helper container or an
+// sandbox is refused with inventory.ErrNotMine, a pool or helper container or an
 // unknown id with ErrNotFound. cfg is the configuration whose fence
 // applies (the one every server of the installation reads).
 func OpenPeer(ctx context.Context, be backend.Backend, st *state.Store, cfg *config.Config, log *slog.Logger, id string) (*Peer, error) {
-	inst, err := Installation(st)
+	inst, err := inventory.Installation(st)
 	if err != nil {
 		return nil, err
 	}
@@ -40,11 +41,11 @@ func OpenPeer(ctx context.Context, be backend.Backend, st *state.Store, cfg *con
 		return nil, err
 	}
 	for _, c := range list {
-		if c.Labels[backend.LabelID] != id || c.Labels[backend.LabelHelper] != "" || unclaimedPool(c) {
+		if c.Labels[backend.LabelID] != id || c.Labels[backend.LabelHelper] != "" || inventory.UnclaimedPool(c) {
 			continue
 		}
-		if !Mine(c.Labels, inst) {
-			return nil, fmt.Errorf("%w: sandbox %s was made by another MCP Sandbox installation; its files are not reachable from here", ErrNotMine, id)
+		if !inventory.Mine(c.Labels, inst) {
+			return nil, fmt.Errorf("%w: sandbox %s was made by another MCP Sandbox installation; its files are not reachable from here", inventory.ErrNotMine, id)
 		}
 		if c.State != "running" {
 			return nil, fmt.Errorf("%w: sandbox %s is %s", ErrNotFound, id, printable.Clean(c.State, printable.NameMax))

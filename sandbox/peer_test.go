@@ -9,6 +9,7 @@ import (
 
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/hostfs"
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox/inventory"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/state"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/testenv"
 )
@@ -110,7 +111,7 @@ func TestPeerFiles(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := sandbox.OpenPeer(ctx, te.be, other, cfg, nil, sb.ID); !errors.Is(err, sandbox.ErrNotMine) {
+	if _, err := sandbox.OpenPeer(ctx, te.be, other, cfg, nil, sb.ID); !errors.Is(err, inventory.ErrNotMine) {
 		t.Errorf("another installation's sandbox: %v, want ErrNotMine", err)
 	}
 	if _, err := sandbox.OpenPeer(ctx, te.be, te.st, cfg, nil, "nosuchbox1"); !errors.Is(err, sandbox.ErrNotFound) {

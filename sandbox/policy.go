@@ -10,16 +10,8 @@ import (
 
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/backend"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/config"
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox/inventory"
 )
-
-// Limits are a sandbox's resource limits as a client sees them.
-type Limits struct {
-	MemoryMB           int     `json:"memory_mb"`
-	CPUs               float64 `json:"cpus"`
-	Pids               int     `json:"pids"`
-	WorkspaceMB        int     `json:"workspace_mb"`
-	ExecTimeoutSeconds int     `json:"exec_timeout_seconds"`
-}
 
 // CreateRequest is what a client asks for; zero values mean "the default".
 type CreateRequest struct {
@@ -55,7 +47,7 @@ type plan struct {
 	Network  string
 	// AllowDomains are the sandbox's own allow_domains (checked).
 	AllowDomains []string
-	Limits       Limits
+	Limits       inventory.Limits
 	TTL          int // minutes
 	Env          []string
 }
@@ -130,7 +122,7 @@ func makePlan(cfg *config.Config, req CreateRequest) (plan, error) {
 	p.AllowDomains = req.AllowDomains
 
 	lim := cfg.Limits
-	p.Limits = Limits{MemoryMB: lim.MemoryMB, CPUs: lim.CPUs, Pids: lim.Pids, WorkspaceMB: lim.WorkspaceMB, ExecTimeoutSeconds: lim.ExecTimeoutSeconds}
+	p.Limits = inventory.Limits{MemoryMB: lim.MemoryMB, CPUs: lim.CPUs, Pids: lim.Pids, WorkspaceMB: lim.WorkspaceMB, ExecTimeoutSeconds: lim.ExecTimeoutSeconds}
 	if req.MemoryMB != 0 {
 		if req.MemoryMB < 16 || req.MemoryMB > lim.MemoryMB {
 			return p, policyErr("memory_mb %d is outside what the policy allows (16 to %d, limits.memory_mb in %s)", req.MemoryMB, lim.MemoryMB, cfg.Source)
@@ -271,7 +263,7 @@ var (
 // else the config key and file) and the engine's range; other errors pass
 // through. The engine's sentence is quoted whole; the rest of its error
 // (the API call, "Error response from daemon") tells nothing more.
-func limitRefused(cfg *config.Config, req CreateRequest, lim Limits, err error) error {
+func limitRefused(cfg *config.Config, req CreateRequest, lim inventory.Limits, err error) error {
 	if m := cpusRefused.FindString(err.Error()); m != "" {
 		return fmt.Errorf("%w: cpus %g is more than this engine allows (%q): %s",
 			ErrInvalid, lim.CPUs, m, setLimit(cfg, "cpus", req.CPUs != 0))

@@ -6,6 +6,7 @@ import (
 
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/backend"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/config"
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox/inventory"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/pool"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/runner"
 )
@@ -19,7 +20,7 @@ import (
 type poolKey struct {
 	Image   string
 	Network string
-	Limits  Limits
+	Limits  inventory.Limits
 	Runtime string
 }
 

@@ -19,6 +19,7 @@ import (
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/backend"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/config"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/docker"
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox/inventory"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/state"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/testenv"
 )
@@ -58,7 +59,7 @@ func TestPoolClaimsWarmSandbox(t *testing.T) {
 	// `ps` and the tray list it (its pool label stays after the claim),
 	// and not the unclaimed pool container, unless asked.
 	for _, withPool := range []bool{false, true} {
-		list, err := sandbox.Lister{Backend: docker.New(te.cli, testenv.Logger(t)), State: te.st, Pool: withPool}.List(context.Background())
+		list, err := inventory.Lister{Backend: docker.New(te.cli, testenv.Logger(t)), State: te.st, Pool: withPool}.List(context.Background())
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -263,11 +264,11 @@ func TestReapClaimedPoolSandboxByRecordExpiry(t *testing.T) {
 	unclaimed := poolIDs(t, te, eng)
 	// Another server's reaper of this installation: the owner is alive
 	// (its lock is held), so only its record of last use can expire it.
-	removed, err := sandbox.Reap(context.Background(), te.be, te.st, "another-owner")
+	res, err := inventory.Reap(context.Background(), te.be, te.st, inventory.ReapRequest{Self: "another-owner"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if diff := cmp.Diff([]string{sb.ID}, removed); diff != "" {
+	if diff := cmp.Diff([]string{sb.ID}, res.Removed); diff != "" {
 		t.Errorf("reaped (-want +got):\n%s", diff)
 	}
 	for id := range unclaimed {

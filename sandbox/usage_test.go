@@ -11,6 +11,7 @@ import (
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/backend"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/config"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/docker"
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox/inventory"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/testenv"
 )
 
@@ -52,7 +53,7 @@ func TestListAnswersFromSampledUsage(t *testing.T) {
 	})
 	ctx := context.Background()
 	const n = 5
-	want := map[string]sandbox.Limits{}
+	want := map[string]inventory.Limits{}
 	for i := 0; i < n; i++ {
 		sb, err := eng.Create(ctx, sandbox.CreateRequest{Language: "python"})
 		if err != nil {
@@ -61,7 +62,7 @@ func TestListAnswersFromSampledUsage(t *testing.T) {
 		want[sb.ID] = sb.Limits
 	}
 	listCtx := context.WithValue(ctx, listCall{}, true)
-	list := func() []sandbox.Info {
+	list := func() []inventory.Info {
 		t.Helper()
 		infos, err := eng.List(listCtx, sandbox.ListRequest{})
 		if err != nil {
@@ -128,11 +129,11 @@ func TestListerLimitsFromLabels(t *testing.T) {
 	eng, te := newEngineWith(t, engineOptions{edit: func(c *config.Config) { c.Limits.MaxSandboxes = 100 }})
 	sb := mustCreate(t, eng, sandbox.CreateRequest{Language: "python", MemoryMB: 300, CPUs: 0.5})
 	counter := &inspectCounter{Backend: te.be, calls: map[string]int{}}
-	infos, err := sandbox.Lister{Backend: counter, State: te.st, Usage: true}.List(context.Background())
+	infos, err := inventory.Lister{Backend: counter, State: te.st, Usage: true}.List(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
-	var got *sandbox.Info
+	var got *inventory.Info
 	for i := range infos {
 		if infos[i].ID == sb.ID {
 			got = &infos[i]

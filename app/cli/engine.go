@@ -13,11 +13,11 @@ import (
 
 	"github.com/docker/docker/client"
 
-	"github.com/mcp-sandbox/mcp-sandbox/sandbox"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/backend"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/config"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/docker"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/dockerhost"
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox/inventory"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/kubernetes"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/state"
 )
@@ -110,8 +110,8 @@ func (s *setup) close() {
 	}
 }
 
-func (s *setup) lister(usage bool) sandbox.Lister {
-	return sandbox.Lister{Backend: s.backend, State: s.state, Usage: usage}
+func (s *setup) lister(usage bool) inventory.Lister {
+	return inventory.Lister{Backend: s.backend, State: s.state, Usage: usage}
 }
 
 // logLevel is the level of a command's log: debug with --debug, else info.

@@ -9,8 +9,8 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/mcp-sandbox/mcp-sandbox/sandbox"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/config"
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox/inventory"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/kubernetes"
 )
 
@@ -98,9 +98,9 @@ func placeOf(s *setup) *place {
 
 // writePSJSON prints ps --json: {"sandboxes": [...]}, and on Kubernetes
 // "backend": "kubernetes" with the "cluster" and "namespace".
-func writePSJSON(w io.Writer, infos []sandbox.Info, where *place) {
+func writePSJSON(w io.Writer, infos []inventory.Info, where *place) {
 	if infos == nil {
-		infos = []sandbox.Info{}
+		infos = []inventory.Info{}
 	}
 	out := map[string]any{"sandboxes": infos}
 	if where != nil {
@@ -116,8 +116,8 @@ func writePSJSON(w io.Writer, infos []sandbox.Info, where *place) {
 
 // writePS prints the sandboxes as a table, with a column saying whose each
 // is when others' are listed. Every string in infos was cleaned where it
-// entered (sandbox.Lister), so no value can add a row or a column.
-func writePS(w io.Writer, infos []sandbox.Info, all bool) {
+// entered (inventory.Lister), so no value can add a row or a column.
+func writePS(w io.Writer, infos []inventory.Info, all bool) {
 	if len(infos) == 0 {
 		fmt.Fprintln(w, "No sandboxes.")
 		return
@@ -149,7 +149,7 @@ func writePS(w io.Writer, infos []sandbox.Info, all bool) {
 }
 
 // whose says whose a listed sandbox is.
-func whose(in sandbox.Info) string {
+func whose(in inventory.Info) string {
 	switch {
 	case in.Mine:
 		return "this"

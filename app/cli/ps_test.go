@@ -6,9 +6,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mcp-sandbox/mcp-sandbox/sandbox"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/backend"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/backend/fake"
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox/inventory"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/state"
 )
 
@@ -37,7 +37,7 @@ func TestPSCannotBeForged(t *testing.T) {
 		l[backend.LabelManaged] = "true"
 		be.Put(backend.ContainerSpec{Name: backend.ContainerName("x"), Image: fake.DefaultImage, Labels: l})
 	}
-	infos, err := sandbox.Lister{Backend: be, State: st, All: true}.List(context.Background())
+	infos, err := inventory.Lister{Backend: be, State: st, All: true}.List(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -69,7 +69,7 @@ func TestPSCannotBeForged(t *testing.T) {
 // TestStopTargets: what `stop` acts on, and which of those are others'
 // (they need --all-users and a confirmation).
 func TestStopTargets(t *testing.T) {
-	infos := []sandbox.Info{{ID: "mine1", Mine: true}, {ID: "mine2", Mine: true}, {ID: "other1"}, {ID: "other2"}}
+	infos := []inventory.Info{{ID: "mine1", Mine: true}, {ID: "mine2", Mine: true}, {ID: "other1"}, {ID: "other2"}}
 	tests := []struct {
 		name          string
 		ids           []string

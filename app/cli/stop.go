@@ -8,9 +8,8 @@ import (
 	"os"
 	"strings"
 
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox/inventory"
 	"golang.org/x/term"
-
-	"github.com/mcp-sandbox/mcp-sandbox/sandbox"
 )
 
 func init() {
@@ -57,7 +56,7 @@ func runStop(ctx context.Context, e *Env, args []string) int {
 	}
 	code := 0
 	for _, id := range ids {
-		if err := sandbox.StopManaged(ctx, s.backend, s.state, id, sandbox.StopOptions{AllUsers: *allUsers}); err != nil {
+		if _, err := inventory.Stop(ctx, s.backend, s.state, inventory.StopRequest{ID: id, AllUsers: *allUsers}); err != nil {
 			fmt.Fprintf(e.Stderr, "mcp-sandbox: %v\n", err)
 			code = 1
 			continue
@@ -76,10 +75,10 @@ func runStop(ctx context.Context, e *Env, args []string) int {
 }
 
 // stopTargets picks what a stop acts on: the ids asked for (each checked
-// again by sandbox.StopManaged), or with all this installation's
+// again by inventory.Stop), or with all this installation's
 // sandboxes and, with allUsers, everyone's. It counts the others' it will
 // stop (which need a confirmation) and those --all leaves.
-func stopTargets(infos []sandbox.Info, ids []string, all, allUsers bool) (targets []string, others, left int) {
+func stopTargets(infos []inventory.Info, ids []string, all, allUsers bool) (targets []string, others, left int) {
 	if !all {
 		for _, id := range ids {
 			for _, in := range infos {

@@ -3,11 +3,11 @@ package sandboxwatch
 import (
 	"testing"
 
-	"github.com/mcp-sandbox/mcp-sandbox/sandbox"
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox/inventory"
 )
 
 func TestCountRows(t *testing.T) {
-	row := func(pool bool) Row { return Row{Info: sandbox.Info{Pool: pool}} }
+	row := func(pool bool) Row { return Row{Info: inventory.Info{Pool: pool}} }
 	tests := []struct {
 		name string
 		rows []Row

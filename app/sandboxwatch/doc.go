@@ -8,5 +8,5 @@
 //	go m.Run(ctx)
 //	m.SetLive(true) // the Sandboxes tab is visible: sample usage
 //
-// Imports: app/clientconfig, sandbox, sandbox/backend
+// Imports: app/clientconfig, sandbox/backend, sandbox/inventory
 package sandboxwatch

@@ -10,16 +10,16 @@ import (
 	"github.com/docker/docker/client"
 	"github.com/fsnotify/fsnotify"
 
-	"github.com/mcp-sandbox/mcp-sandbox/sandbox"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/backend"
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox/inventory"
 )
 
 // DockerSource is the real Source: the engine's list of managed sandboxes
-// (sandbox.Lister, which merges the servers' records), its stats, and its
+// (inventory.Lister, which merges the servers' records), its stats, and its
 // events stream, plus changes to the record files, which servers rewrite
 // when a sandbox is used (its expiry moves).
 type DockerSource struct {
-	Lister sandbox.Lister
+	Lister inventory.Lister
 	Client *client.Client
 	// RecordsDir is <state dir>/sandboxes; "" watches no records.
 	RecordsDir string
@@ -37,7 +37,7 @@ var _ Source = DockerSource{}
 
 // List lists this installation's sandboxes (the Lister's State), without
 // usage.
-func (d DockerSource) List(ctx context.Context) ([]sandbox.Info, error) {
+func (d DockerSource) List(ctx context.Context) ([]inventory.Info, error) {
 	l := d.Lister
 	l.Usage = false
 	return l.List(ctx)

@@ -9,6 +9,7 @@ import (
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/config"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/docker"
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox/inventory"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/state"
 )
 
@@ -28,7 +29,7 @@ func TestRealEngine(t *testing.T) {
 	eng := sandbox.NewEngine(sandbox.Options{Backend: be, Config: config.Static(cfg), State: st})
 	t.Cleanup(func() { eng.Close(context.Background()) })
 
-	src := DockerSource{Lister: sandbox.Lister{Backend: be, State: st}, Client: cli, RecordsDir: st.Dir() + "/sandboxes"}
+	src := DockerSource{Lister: inventory.Lister{Backend: be, State: st}, Client: cli, RecordsDir: st.Dir() + "/sandboxes"}
 	// A stats interval far longer than the test: only events can explain
 	// what the model sees, except the first sample, which SetLive takes at
 	// once.
@@ -76,7 +77,7 @@ func TestRealEngine(t *testing.T) {
 	}
 	waitSnap(t, snaps, "the new expiry", func(s Snapshot) bool { r, ok := row(s); return ok && r.ExpiresAt.Equal(rec.ExpiresAt) })
 
-	if err := sandbox.StopManaged(ctx, be, st, sb.ID, sandbox.StopOptions{}); err != nil {
+	if _, err := inventory.Stop(ctx, be, st, inventory.StopRequest{ID: sb.ID}); err != nil {
 		t.Fatal(err)
 	}
 	waitSnap(t, snaps, "the sandbox to go", func(s Snapshot) bool { _, ok := row(s); return !ok })

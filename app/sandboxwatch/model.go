@@ -7,15 +7,15 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/mcp-sandbox/mcp-sandbox/sandbox"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/backend"
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox/inventory"
 )
 
 // Source is where the model's data comes from; DockerSource is the real
 // one.
 type Source interface {
 	// List returns every managed sandbox with its limits, without usage.
-	List(ctx context.Context) ([]sandbox.Info, error)
+	List(ctx context.Context) ([]inventory.Info, error)
 	// Usage samples one container's live resource use.
 	Usage(ctx context.Context, containerID string) (backend.Usage, error)
 	// Events delivers a value for every change to a managed sandbox until
@@ -34,7 +34,7 @@ type Event struct {
 
 // Row is one sandbox as the Sandboxes tab shows it.
 type Row struct {
-	sandbox.Info
+	inventory.Info
 	// Sampled is when Usage was last sampled; zero when it has not been.
 	Sampled time.Time
 }

@@ -8,30 +8,30 @@ import (
 	"testing/synctest"
 	"time"
 
-	"github.com/mcp-sandbox/mcp-sandbox/sandbox"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/backend"
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox/inventory"
 )
 
 // fakeSource is an engine in memory, for what a real one cannot be made to
 // do on demand: count calls exactly, fail the events stream.
 type fakeSource struct {
 	mu     sync.Mutex
-	infos  []sandbox.Info
+	infos  []inventory.Info
 	lists  int
 	usages int
 	events chan Event
 	errs   chan error
 }
 
-func newFake(infos ...sandbox.Info) *fakeSource {
+func newFake(infos ...inventory.Info) *fakeSource {
 	return &fakeSource{infos: infos, events: make(chan Event), errs: make(chan error, 1)}
 }
 
-func (f *fakeSource) List(ctx context.Context) ([]sandbox.Info, error) {
+func (f *fakeSource) List(ctx context.Context) ([]inventory.Info, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.lists++
-	return append([]sandbox.Info(nil), f.infos...), nil
+	return append([]inventory.Info(nil), f.infos...), nil
 }
 
 func (f *fakeSource) Usage(ctx context.Context, id string) (backend.Usage, error) {
@@ -51,14 +51,14 @@ func (f *fakeSource) counts() (lists, usages int) {
 	return f.lists, f.usages
 }
 
-func (f *fakeSource) set(infos ...sandbox.Info) {
+func (f *fakeSource) set(infos ...inventory.Info) {
 	f.mu.Lock()
 	f.infos = infos
 	f.mu.Unlock()
 }
 
-func box(id string) sandbox.Info {
-	return sandbox.Info{ID: id, ContainerID: "c-" + id, State: "running", CreatedAt: time.Now()}
+func box(id string) inventory.Info {
+	return inventory.Info{ID: id, ContainerID: "c-" + id, State: "running", CreatedAt: time.Now()}
 }
 
 func start(t *testing.T, src Source, o Options) (*Model, chan Snapshot) {

@@ -4,8 +4,8 @@ import (
 	"context"
 	"time"
 
-	"github.com/mcp-sandbox/mcp-sandbox/sandbox"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/backend"
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox/inventory"
 )
 
 // PollSource is the Source of a backend without an events stream (the
@@ -15,7 +15,7 @@ import (
 // the snapshot's Err until one succeeds; the stream itself never ends
 // with an error, so the model keeps polling.
 type PollSource struct {
-	Lister sandbox.Lister
+	Lister inventory.Lister
 	// Interval is the time between two lists; default 5s.
 	Interval time.Duration
 	// Timeout bounds one list, so that a cluster that stops answering
@@ -36,7 +36,7 @@ const pollTimeout = 20 * time.Second
 
 // List lists this installation's sandboxes (the Lister's State), without
 // usage.
-func (p PollSource) List(ctx context.Context) ([]sandbox.Info, error) {
+func (p PollSource) List(ctx context.Context) ([]inventory.Info, error) {
 	d := p.Timeout
 	if d <= 0 {
 		d = pollTimeout

@@ -7,7 +7,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"github.com/mcp-sandbox/mcp-sandbox/app/sandboxwatch"
-	"github.com/mcp-sandbox/mcp-sandbox/sandbox"
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox/inventory"
 )
 
 // One counting rule: the headline and the Sandboxes tab say the same
@@ -17,9 +17,9 @@ import (
 func TestWarmPoolCountedApart(t *testing.T) {
 	w, _ := newWindow(t)
 	snap := sandboxwatch.Snapshot{Rows: []sandboxwatch.Row{
-		{Info: sandbox.Info{ID: "sb-one", ContainerID: "c1", Language: "python", State: "running"}},
-		{Info: sandbox.Info{ID: "pool-1", ContainerID: "c2", Language: "python", State: "running", Pool: true}},
-		{Info: sandbox.Info{ID: "sb-two", ContainerID: "c3", Language: "bash", State: "running"}},
+		{Info: inventory.Info{ID: "sb-one", ContainerID: "c1", Language: "python", State: "running"}},
+		{Info: inventory.Info{ID: "pool-1", ContainerID: "c2", Language: "python", State: "running", Pool: true}},
+		{Info: inventory.Info{ID: "sb-two", ContainerID: "c3", Language: "bash", State: "running"}},
 	}}
 	c := snap.Count()
 	info := statusInfo()
@@ -59,9 +59,9 @@ func TestWarmPoolCountedApart(t *testing.T) {
 func TestSelectedRowShowsStateAndWorkspace(t *testing.T) {
 	w, _ := newWindow(t)
 	w.SelectTab(TabSandboxes)
-	w.Sandboxes.Set(sandboxwatch.Snapshot{Rows: []sandboxwatch.Row{{Info: sandbox.Info{
+	w.Sandboxes.Set(sandboxwatch.Snapshot{Rows: []sandboxwatch.Row{{Info: inventory.Info{
 		ID: "sb-one", ContainerID: "c1", Language: "python", State: "exited",
-		Limits: sandbox.Limits{MemoryMB: 512, WorkspaceMB: 256, ExecTimeoutSeconds: 60},
+		Limits: inventory.Limits{MemoryMB: 512, WorkspaceMB: 256, ExecTimeoutSeconds: 60},
 	}}}})
 	w.Sandboxes.grid.table.Select(widget.TableCellID{Row: 0, Col: 1})
 	got := w.Sandboxes.details.Text

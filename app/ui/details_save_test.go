@@ -15,6 +15,7 @@ import (
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/backend/fake"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/config"
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox/inventory"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/state"
 )
 
@@ -81,7 +82,7 @@ func TestDetailsSaveAsksToReplace(t *testing.T) {
 	act, id := peerSave(t, root, denied)
 	w, _ := newWindow(t)
 	w.Sandboxes.act.Details = act
-	w.Sandboxes.Set(sandboxwatch.Snapshot{Rows: []sandboxwatch.Row{{Info: sandbox.Info{ID: id, Language: "python", State: "running", CreatedAt: now}}}, Updated: now})
+	w.Sandboxes.Set(sandboxwatch.Snapshot{Rows: []sandboxwatch.Row{{Info: inventory.Info{ID: id, Language: "python", State: "running", CreatedAt: now}}}, Updated: now})
 	d := w.Sandboxes.OpenDetails(id)
 	read := func(p string) string {
 		b, _ := os.ReadFile(p)

@@ -9,7 +9,7 @@ import (
 	"fyne.io/fyne/v2/theme"
 
 	"github.com/mcp-sandbox/mcp-sandbox/app/sandboxwatch"
-	"github.com/mcp-sandbox/mcp-sandbox/sandbox"
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox/inventory"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/state"
 )
 
@@ -21,8 +21,8 @@ var longHost = strings.Repeat("a", 63) + "." + strings.Repeat("b", 63) + "." + s
 // could make it: a 253-character host, one with control characters and
 // a bidi override (the Lister bounds a record, but the view must not
 // rely on it), and more entries than are listed.
-func hostileTraffic() sandbox.Traffic {
-	t := sandbox.Traffic{Known: true, AllowedTotal: 40, AllowedConns: 12, RefusedConns: 9, BytesIn: 1300, BytesOut: 300, Open: 1}
+func hostileTraffic() inventory.Traffic {
+	t := inventory.Traffic{Known: true, AllowedTotal: 40, AllowedConns: 12, RefusedConns: 9, BytesIn: 1300, BytesOut: 300, Open: 1}
 	t.Allowed[0], t.Allowed[1], t.Allowed[2] = "pypi.org", "*.pythonhosted.org", "api.github.com:8443"
 	t.Refused[0] = state.HostHits{Host: longHost, Count: 5}
 	t.Refused[1] = state.HostHits{Host: "evil\x1b[2J\u202e.example\n:443", Count: 3}
@@ -95,7 +95,7 @@ func TestSandboxesNetworkColumn(t *testing.T) {
 	w.SelectTab(TabSandboxes)
 	snap := allowlistRows()
 	quiet := snap.Rows[0]
-	quiet.ID, quiet.ContainerID, quiet.Traffic = "q1u2i3e4t5aa", "cq", sandbox.Traffic{Known: true, AllowedTotal: 1}
+	quiet.ID, quiet.ContainerID, quiet.Traffic = "q1u2i3e4t5aa", "cq", inventory.Traffic{Known: true, AllowedTotal: 1}
 	snap.Rows = append(snap.Rows, quiet)
 	w.Sandboxes.Set(snap)
 	golden(t, w, "sandboxes-network")

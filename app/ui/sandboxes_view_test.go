@@ -12,7 +12,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"github.com/mcp-sandbox/mcp-sandbox/app/sandboxwatch"
-	"github.com/mcp-sandbox/mcp-sandbox/sandbox"
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox/inventory"
 )
 
 // viewRows are sandboxRows and two more: an older claude-ai sandbox whose
@@ -26,7 +26,7 @@ func viewRows() sandboxwatch.Snapshot {
 	unnamed := s.Rows[1]
 	unnamed.ID, unnamed.ContainerID, unnamed.Client = "z1unnamed001", "cz1", ""
 	unnamed.Usage.MemoryBytes = 200 << 20
-	warm := sandboxwatch.Row{Info: sandbox.Info{ID: "w1warm000001", ContainerID: "cw1", State: "running", Pool: true}}
+	warm := sandboxwatch.Row{Info: inventory.Info{ID: "w1warm000001", ContainerID: "cw1", State: "running", Pool: true}}
 	s.Rows = append([]sandboxwatch.Row{exited}, append(s.Rows, unnamed, warm)...)
 	return s
 }

@@ -8,7 +8,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"github.com/mcp-sandbox/mcp-sandbox/app/sandboxwatch"
-	"github.com/mcp-sandbox/mcp-sandbox/sandbox"
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox/inventory"
 )
 
 // statusText is every label's text on the Status tab, joined by lines.
@@ -62,7 +62,7 @@ func TestStatusOnCluster(t *testing.T) {
 // namespace it lists; on Docker it says nothing more.
 func TestSandboxesPlace(t *testing.T) {
 	w, _ := newWindow(t)
-	w.Sandboxes.Set(sandboxwatch.Snapshot{Rows: []sandboxwatch.Row{{Info: sandbox.Info{ID: "a1", ContainerID: "c1", State: "running"}}}})
+	w.Sandboxes.Set(sandboxwatch.Snapshot{Rows: []sandboxwatch.Row{{Info: inventory.Info{ID: "a1", ContainerID: "c1", State: "running"}}}})
 	if s := w.Sandboxes.Summary(); strings.HasPrefix(s, "On ") {
 		t.Errorf("on Docker: %q", s)
 	}

@@ -18,10 +18,10 @@ import (
 
 	"github.com/mcp-sandbox/mcp-sandbox/app/bundled"
 	"github.com/mcp-sandbox/mcp-sandbox/app/sandboxwatch"
-	"github.com/mcp-sandbox/mcp-sandbox/sandbox"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/backend"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/config"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/dockerhost"
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox/inventory"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/state"
 )
 
@@ -195,10 +195,10 @@ func TestStatusTabNoDocker(t *testing.T) {
 func sandboxRows() sandboxwatch.Snapshot {
 	mk := func(id, client, lang, image string, age, expires time.Duration, mem uint64, cpu float64, pids uint64) sandboxwatch.Row {
 		return sandboxwatch.Row{
-			Info: sandbox.Info{
+			Info: inventory.Info{
 				ID: id, Client: client, Language: lang, Image: image, State: "running", Network: "none",
 				CreatedAt: now.Add(-age), ExpiresAt: now.Add(expires), ContainerID: "c" + id,
-				Limits: sandbox.Limits{MemoryMB: 512, CPUs: 1, Pids: 256, ExecTimeoutSeconds: 60},
+				Limits: inventory.Limits{MemoryMB: 512, CPUs: 1, Pids: 256, ExecTimeoutSeconds: 60},
 				Usage:  backend.Usage{MemoryBytes: mem, CPUPercent: cpu, Pids: pids},
 			},
 			Sampled: now,

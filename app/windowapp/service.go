@@ -8,8 +8,8 @@ import (
 
 	"github.com/mcp-sandbox/mcp-sandbox/app/internal/engineconn"
 	"github.com/mcp-sandbox/mcp-sandbox/app/internal/kubeconn"
-	"github.com/mcp-sandbox/mcp-sandbox/sandbox"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/dockerhost"
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox/inventory"
 )
 
 // errNoDocker is the answer to a sandbox action while no engine answers.
@@ -61,7 +61,7 @@ func (a *App) stopOne(ctx context.Context, id string) error {
 	if err != nil {
 		return err
 	}
-	err = sandbox.StopManaged(ctx, conn.Backend, a.st, id, sandbox.StopOptions{})
+	_, err = inventory.Stop(ctx, conn.Backend, a.st, inventory.StopRequest{ID: id})
 	conn.Model.Refresh()
 	if err == nil {
 		a.log.Info("stopped sandbox", "id", id)

@@ -29,7 +29,7 @@ const (
 	// LabelOwner is the server instance that made the sandbox.
 	LabelOwner = "io.mcp-sandbox.owner"
 	// LabelOwnerPID and LabelOwnerHost say where that server runs (for a
-	// person; no reaper judges an owner by them: see sandbox/owners.go).
+	// person; no reaper judges an owner by them: see sandbox/inventory).
 	LabelOwnerPID  = "io.mcp-sandbox.owner-pid"
 	LabelOwnerHost = "io.mcp-sandbox.owner-host"
 	// LabelHelper marks a short-lived helper container (package installs)
@@ -44,7 +44,7 @@ const (
 	// LabelInstallation is the installation id of the state directory of
 	// the server that made the object (state.Store.InstallationID): whose
 	// sandboxes `ps`, `stop --all`, the tray and max_sandboxes act on, and
-	// which reaper may judge the owner (sandbox/owners.go).
+	// which reaper may judge the owner (sandbox/inventory).
 	LabelInstallation = "io.mcp-sandbox.installation"
 	LabelLanguage     = "io.mcp-sandbox.language"
 	LabelExpiresAt    = "io.mcp-sandbox.expires-at"

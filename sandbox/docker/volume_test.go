@@ -15,8 +15,8 @@ import (
 	"github.com/docker/docker/api/types/volume"
 	"github.com/docker/docker/client"
 
-	"github.com/mcp-sandbox/mcp-sandbox/sandbox"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/backend"
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox/inventory"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/state"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/testenv"
 )
@@ -341,13 +341,13 @@ func TestReapTakesDeadOwnersHelper(t *testing.T) {
 	if n := len(ownerContainers(t, cli, owner)); n != 2 {
 		t.Fatalf("%d containers before reaping, want the sandbox and its helper", n)
 	}
-	if removed, err := sandbox.Reap(ctx, b, st, ""); err != nil || len(removed) != 0 {
-		t.Fatalf("reaped %v (%v) while the owner held its lock", removed, err)
+	if res, err := inventory.Reap(ctx, b, st, inventory.ReapRequest{}); err != nil || len(res.Removed) != 0 {
+		t.Fatalf("reaped %v (%v) while the owner held its lock", res.Removed, err)
 	}
 	if err := lock.Release(); err != nil { // the owner is gone
 		t.Fatal(err)
 	}
-	if _, err := sandbox.Reap(ctx, b, st, ""); err != nil {
+	if _, err := inventory.Reap(ctx, b, st, inventory.ReapRequest{}); err != nil {
 		t.Errorf("reap: %v", err)
 	}
 	if left := ownerContainers(t, cli, owner); len(left) > 0 {

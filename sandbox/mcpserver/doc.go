@@ -6,5 +6,5 @@
 //	srv := mcpserver.New(mcpserver.Options{Engine: eng, Version: "1.0.0"})
 //	err := srv.ServeStdio(ctx, os.Stdin, os.Stdout)
 //
-// Imports: sandbox, sandbox/backend, sandbox/config, sandbox/install, sandbox/netglue, sandbox/netproxy, sandbox/output, sandbox/preview, sandbox/printable, sandbox/proposal, sandbox/state
+// Imports: sandbox, sandbox/backend, sandbox/config, sandbox/install, sandbox/inventory, sandbox/netglue, sandbox/netproxy, sandbox/output, sandbox/preview, sandbox/printable, sandbox/proposal, sandbox/state
 package mcpserver

@@ -12,6 +12,7 @@ import (
 
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/backend"
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox/inventory"
 )
 
 type createArgs struct {
@@ -27,12 +28,12 @@ type createArgs struct {
 }
 
 type createOutput struct {
-	SandboxID string         `json:"sandbox_id"`
-	Language  string         `json:"language"`
-	Image     string         `json:"image"`
-	Network   string         `json:"network"`
-	Limits    sandbox.Limits `json:"limits"`
-	ExpiresAt string         `json:"expires_at"`
+	SandboxID string           `json:"sandbox_id"`
+	Language  string           `json:"language"`
+	Image     string           `json:"image"`
+	Network   string           `json:"network"`
+	Limits    inventory.Limits `json:"limits"`
+	ExpiresAt string           `json:"expires_at"`
 }
 
 func (s *Server) createTool() toolDef {

@@ -9,20 +9,21 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox"
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox/inventory"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/netglue"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/netproxy"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/proposal"
 )
 
 type listEntry struct {
-	SandboxID string         `json:"sandbox_id"`
-	Language  string         `json:"language"`
-	Image     string         `json:"image"`
-	State     string         `json:"state"`
-	CreatedAt string         `json:"created_at"`
-	ExpiresAt string         `json:"expires_at"`
-	Limits    sandbox.Limits `json:"limits"`
-	Usage     usageOut       `json:"usage"`
+	SandboxID string           `json:"sandbox_id"`
+	Language  string           `json:"language"`
+	Image     string           `json:"image"`
+	State     string           `json:"state"`
+	CreatedAt string           `json:"created_at"`
+	ExpiresAt string           `json:"expires_at"`
+	Limits    inventory.Limits `json:"limits"`
+	Usage     usageOut         `json:"usage"`
 	// Exec says how commands run: "agent" or "docker exec" (ExecNote says
 	// why); absent before the sandbox's first command.
 	Exec     string `json:"exec,omitempty"`

@@ -18,7 +18,7 @@
 // read end of a pipe whose write end only the server holds
 // (close-on-exec). When the server's process ends in any way, the kernel
 // closes the write end; the watchdog reads EOF and removes every container
-// and unused volume labelled with the server's owner (sandbox.RemoveOwner),
+// and unused volume labelled with the server's owner (inventory.RemoveOwner),
 // on the engine the server chose by the same rule, in passes until three
 // in a row, a second apart, find nothing, retrying an engine that does not
 // answer for up to 5 minutes. A server whose own clean-up succeeded writes
@@ -33,5 +33,5 @@
 // block; after a signal the server waits for its transport at most 3 s,
 // then removes everything (bounded by 60 s).
 //
-// Imports: sandbox, sandbox/backend, sandbox/buildinfo, sandbox/config, sandbox/mcpserver, sandbox/memtrim, sandbox/state
+// Imports: sandbox, sandbox/backend, sandbox/buildinfo, sandbox/config, sandbox/inventory, sandbox/mcpserver, sandbox/memtrim, sandbox/state
 package server

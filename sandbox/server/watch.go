@@ -6,8 +6,8 @@ import (
 	"log/slog"
 	"time"
 
-	"github.com/mcp-sandbox/mcp-sandbox/sandbox"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/backend"
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox/inventory"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/state"
 )
 
@@ -28,7 +28,7 @@ const releasedCheck = 10 * time.Second
 // lived, to the engine the server used), and returns. After a server that
 // released it (it removed everything itself) it takes one look, without
 // retries, and returns nil; else it logs and returns the error of
-// sandbox.RemoveOwner when something could not be removed. st may be nil
+// inventory.RemoveOwner when something could not be removed. st may be nil
 // (the records then stay until the next reaping).
 func Watch(ctx context.Context, stdin io.Reader, be backend.Backend, st *state.Store, owner string, log *slog.Logger) error {
 	// EOF, or any error: the server is gone. Nothing is logged from here
@@ -47,12 +47,12 @@ func Watch(ctx context.Context, stdin io.Reader, be backend.Backend, st *state.S
 	if released {
 		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), releasedCheck)
 		defer cancel()
-		_, _ = sandbox.RemoveOwnerOnce(rctx, be, st, owner, log)
+		_, _ = inventory.RemoveOwnerOnce(rctx, be, st, owner, log)
 		return nil
 	}
 	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), watchdogPatience)
 	defer cancel()
-	if _, err := sandbox.RemoveOwner(rctx, be, st, owner, log); err != nil {
+	if _, err := inventory.RemoveOwner(rctx, be, st, owner, log); err != nil {
 		log.Error("watchdog: could not remove everything of the server; the next server to start reaps the rest", "err", err)
 		return err
 	}

@@ -7,10 +7,10 @@ import (
 
 	"github.com/mcp-sandbox/mcp-sandbox/app/internal/kubeconn"
 	"github.com/mcp-sandbox/mcp-sandbox/app/sandboxwatch"
-	"github.com/mcp-sandbox/mcp-sandbox/sandbox"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/backend"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/config"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/dockerhost"
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox/inventory"
 )
 
 // Cluster is the Kubernetes cluster a look was made for (backend.kind =
@@ -82,7 +82,7 @@ func (l *Loop) lookCluster(ctx context.Context, cfg *config.Config) Look {
 	if interval <= 0 {
 		interval = clusterPoll
 	}
-	src := sandboxwatch.PollSource{Lister: sandbox.Lister{Backend: be, State: l.o.Store, Pool: true}, Interval: interval}
+	src := sandboxwatch.PollSource{Lister: inventory.Lister{Backend: be, State: l.o.Store, Pool: true}, Interval: interval}
 	look.Conn = &Conn{Backend: be, Cluster: cl}
 	look.Conn.Model = sandboxwatch.New(sandboxwatch.Options{Source: src, OnChange: l.o.OnChange, Log: l.o.Log})
 	return look

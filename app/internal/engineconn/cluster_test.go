@@ -15,6 +15,7 @@ import (
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/backend"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/backend/fake"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/config"
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox/inventory"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/state"
 )
 
@@ -124,7 +125,7 @@ func TestLoopFollowsClusterThroughBackend(t *testing.T) {
 	snaps.await(t, "both sandboxes listed", func(s sandboxwatch.Snapshot) bool { return len(s.Rows) == 2 && s.Err == nil })
 
 	conn := l.Conn()
-	if err := sandbox.StopManaged(ctx, conn.Backend, st, a.ID, sandbox.StopOptions{}); err != nil {
+	if _, err := inventory.Stop(ctx, conn.Backend, st, inventory.StopRequest{ID: a.ID}); err != nil {
 		t.Fatalf("stop %s: %v", a.ID, err)
 	}
 	snaps.await(t, "the stopped one gone", func(s sandboxwatch.Snapshot) bool { return ids(s) == b.ID })

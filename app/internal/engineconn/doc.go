@@ -18,5 +18,5 @@
 //	…
 //	l.Redetect() // docker.host changed: look again now
 //
-// Imports: app/internal/kubeconn, app/sandboxwatch, sandbox, sandbox/backend, sandbox/config, sandbox/docker, sandbox/dockerhost, sandbox/state
+// Imports: app/internal/kubeconn, app/sandboxwatch, sandbox/backend, sandbox/config, sandbox/docker, sandbox/dockerhost, sandbox/inventory, sandbox/state
 package engineconn

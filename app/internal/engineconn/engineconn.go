@@ -11,10 +11,10 @@ import (
 	"github.com/docker/docker/client"
 
 	"github.com/mcp-sandbox/mcp-sandbox/app/sandboxwatch"
-	"github.com/mcp-sandbox/mcp-sandbox/sandbox"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/backend"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/docker"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/dockerhost"
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox/inventory"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/state"
 )
 
@@ -48,7 +48,7 @@ func EntryHost(c *dockerhost.Candidate) string {
 	return c.Host
 }
 
-// StopAll removes every sandbox of this installation (st's: sandbox.Mine),
+// StopAll removes every sandbox of this installation (st's: inventory.Mine),
 // warm-pool ones and helpers too, whichever of its servers made it, and
 // returns how many it removed, counted by sandboxwatch's rule (unclaimed
 // warm-pool containers apart; helpers not at all). Other installations' sandboxes on the
@@ -56,7 +56,7 @@ func EntryHost(c *dockerhost.Candidate) string {
 // `mcp-sandbox stop --all --all-users` touches them.
 func StopAll(ctx context.Context, be backend.Backend, st *state.Store, log *slog.Logger) (sandboxwatch.Count, error) {
 	var n sandboxwatch.Count
-	inst, err := sandbox.Installation(st)
+	inst, err := inventory.Installation(st)
 	if err != nil {
 		return n, err
 	}
@@ -66,7 +66,7 @@ func StopAll(ctx context.Context, be backend.Backend, st *state.Store, log *slog
 	}
 	var list []backend.ContainerInfo
 	for _, c := range all {
-		if sandbox.Mine(c.Labels, inst) {
+		if inventory.Mine(c.Labels, inst) {
 			list = append(list, c)
 		}
 	}
@@ -88,7 +88,7 @@ func StopAll(ctx context.Context, be backend.Backend, st *state.Store, log *slog
 			mu.Lock()
 			switch {
 			case c.Labels[backend.LabelHelper] != "":
-			case sandbox.UnclaimedPool(c):
+			case inventory.UnclaimedPool(c):
 				n.Warm++
 			default:
 				n.Sandboxes++

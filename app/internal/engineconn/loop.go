@@ -10,10 +10,10 @@ import (
 
 	"github.com/mcp-sandbox/mcp-sandbox/app/internal/kubeconn"
 	"github.com/mcp-sandbox/mcp-sandbox/app/sandboxwatch"
-	"github.com/mcp-sandbox/mcp-sandbox/sandbox"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/backend"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/config"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/dockerhost"
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox/inventory"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/state"
 )
 
@@ -212,7 +212,7 @@ func (l *Loop) look(ctx context.Context) Look {
 	}
 	src := l.o.Source
 	// The pool too: it is counted apart, as warm (sandboxwatch.Count).
-	src.Lister = sandbox.Lister{Backend: be, State: l.o.Store, Pool: true}
+	src.Lister = inventory.Lister{Backend: be, State: l.o.Store, Pool: true}
 	src.Client = cli
 	look.Conn = &Conn{Client: cli, Backend: be, EntryHost: EntryHost(res.Chosen)}
 	look.Conn.Model = sandboxwatch.New(sandboxwatch.Options{Source: src, OnChange: l.o.OnChange, Log: l.o.Log})

@@ -1,4 +1,4 @@
-package sandbox
+package inventory
 
 import "github.com/mcp-sandbox/mcp-sandbox/sandbox/state"
 
