@@ -233,7 +233,7 @@ func (e *Engine) readFileAgent(ctx context.Context, c *agentconn.Conn, sb *Sandb
 }
 
 // listFilesAgent is ListFiles through c.
-func (e *Engine) listFilesAgent(ctx context.Context, c *agentconn.Conn, sb *Sandbox, clean string, recursive bool) ([]FileEntry, bool, error) {
+func (e *Engine) listFilesAgent(ctx context.Context, c *agentconn.Conn, sb *Sandbox, clean string, recursive bool) ([]backend.FileEntry, bool, error) {
 	r, err := e.agentFile(ctx, c, agentconn.FileRequest{
 		File:     agent.File{Op: agent.OpList, Path: clean, Recursive: recursive, Limit: maxListEntries},
 		MaxNames: maxListNameBytes,
@@ -244,9 +244,5 @@ func (e *Engine) listFilesAgent(ctx context.Context, c *agentconn.Conn, sb *Sand
 	if r.Done.Err != "" {
 		return nil, false, agentFileErr(sb, "list", clean, r.Done)
 	}
-	entries := make([]FileEntry, len(r.Entries))
-	for i, fe := range r.Entries {
-		entries[i] = FileEntry(fe)
-	}
-	return entries, r.Truncated, nil
+	return r.Entries, r.Truncated, nil
 }

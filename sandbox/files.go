@@ -141,17 +141,6 @@ func (e *Engine) ReadFile(ctx context.Context, id string, req ReadFileRequest) (
 	return ReadFileResult{Path: target, Data: r.Data, Size: r.Size, Offset: offset, Truncated: r.Truncated}, err
 }
 
-// FileEntry is one entry of list_files.
-type FileEntry struct {
-	Path     string `json:"path"`
-	Size     int64  `json:"size"`
-	IsDir    bool   `json:"is_dir"`
-	Mode     string `json:"mode"`
-	Modified string `json:"modified"`
-	// Link is a symlink's target.
-	Link string `json:"link,omitempty"`
-}
-
 // ListFilesRequest says which directory ListFiles lists.
 type ListFilesRequest struct {
 	// Path is the directory, resolved against /workspace ("": /workspace).
@@ -162,7 +151,7 @@ type ListFilesRequest struct {
 
 // ListFilesResult is a directory listing.
 type ListFilesResult struct {
-	Entries []FileEntry
+	Entries []backend.FileEntry
 	// Truncated says the listing stopped at its bounds (entries or names).
 	Truncated bool
 }
@@ -198,11 +187,7 @@ func listByTar(ctx context.Context, b *sbfiles.Box, clean string, recursive bool
 		return ListFilesResult{}, err
 	}
 	r, err := b.List(ctx, sbfiles.ListRequest{Path: target, Recursive: recursive, MaxEntries: maxListEntries, MaxNames: maxListNameBytes})
-	out := ListFilesResult{Truncated: r.Truncated}
-	for _, fe := range r.Entries {
-		out.Entries = append(out.Entries, FileEntry(fe))
-	}
-	return out, err
+	return ListFilesResult{Entries: r.Entries, Truncated: r.Truncated}, err
 }
 
 // CopyInRequest says what CopyIn copies from the host, and where to.

@@ -13,6 +13,7 @@ import (
 
 	"github.com/mcp-sandbox/mcp-sandbox/app/sandboxwatch"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox"
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox/backend"
 )
 
 // DetailsActions read one sandbox for its details view, whichever server
@@ -22,7 +23,7 @@ type DetailsActions struct {
 	// sandbox://{id}/logs, as its server last wrote it), oldest first.
 	Transcript func(ctx context.Context, id string) (string, error)
 	// Files lists /workspace, recursively; true when the list was cut.
-	Files func(ctx context.Context, id string) ([]sandbox.FileEntry, bool, error)
+	Files func(ctx context.Context, id string) ([]backend.FileEntry, bool, error)
 	// Save copies the sandbox path src to the host path dest through
 	// copy_out's write fence, which may refuse it. Without overwrite an
 	// existing dest is refused with an error wrapping hostfs.ErrExists;
@@ -60,7 +61,7 @@ type Details struct {
 	limits     *widget.Label
 	transcript *widget.Label
 	scroll     *container.Scroll
-	files      []sandbox.FileEntry // replaced whole, never changed in place
+	files      []backend.FileEntry // replaced whole, never changed in place
 	fileList   *widget.List
 	filesNote  *widget.Label
 	selected   string // the selected file's path
@@ -147,7 +148,7 @@ func heading(s string) *widget.Label {
 	return widget.NewLabelWithStyle(s, fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
 }
 
-func fileLine(f sandbox.FileEntry) string {
+func fileLine(f backend.FileEntry) string {
 	switch {
 	case f.IsDir:
 		return f.Path + "/"
@@ -230,7 +231,7 @@ func (d *Details) Reload() {
 		}, func(err error) { d.setTranscript(text, err) })
 	}
 	if act.Files != nil && !d.gone {
-		var files []sandbox.FileEntry
+		var files []backend.FileEntry
 		var cut bool
 		d.t.w.async(func(ctx context.Context) (err error) {
 			files, cut, err = act.Files(ctx, d.id)
@@ -258,7 +259,7 @@ func (d *Details) setTranscript(text string, err error) {
 	d.scroll.ScrollToBottom()
 }
 
-func (d *Details) setFiles(files []sandbox.FileEntry, cut bool, err error) {
+func (d *Details) setFiles(files []backend.FileEntry, cut bool, err error) {
 	if err != nil {
 		d.filesNote.SetText("Cannot list the files: " + cleanText(err.Error(), 300))
 		return
@@ -266,7 +267,7 @@ func (d *Details) setFiles(files []sandbox.FileEntry, cut bool, err error) {
 	if len(files) > maxFilesShown {
 		files, cut = files[:maxFilesShown], true
 	}
-	shown := make([]sandbox.FileEntry, len(files))
+	shown := make([]backend.FileEntry, len(files))
 	for i, f := range files {
 		f.Path = cleanText(f.Path, 512)
 		shown[i] = f
@@ -295,7 +296,7 @@ func (d *Details) Gone() bool { return d.gone }
 func (d *Details) TranscriptText() string { return d.transcript.Text }
 
 // Files returns the file entries as shown.
-func (d *Details) Files() []sandbox.FileEntry { return d.files }
+func (d *Details) Files() []backend.FileEntry { return d.files }
 
 // Close closes the view.
 func (d *Details) Close() { d.win.Close() }

@@ -39,8 +39,8 @@ type detailsFakes struct {
 func (f *detailsFakes) actions() DetailsActions {
 	return DetailsActions{
 		Transcript: func(context.Context, string) (string, error) { return hostileTranscript, nil },
-		Files: func(context.Context, string) ([]sandbox.FileEntry, bool, error) {
-			return []sandbox.FileEntry{
+		Files: func(context.Context, string) ([]backend.FileEntry, bool, error) {
+			return []backend.FileEntry{
 				{Path: "/workspace/out", IsDir: true},
 				{Path: "/workspace/out/data.csv", Size: 1234},
 				{Path: "/workspace/plot.png", Size: 20 << 10},

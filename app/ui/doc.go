@@ -13,5 +13,5 @@
 //	w.Show()
 //	go func() { snap := ...; fyne.Do(func() { w.Sandboxes.Set(snap) }) }()
 //
-// Imports: app/bundled, app/clientconfig, app/internal/health, app/sandboxwatch, sandbox, sandbox/config, sandbox/dockerhost, sandbox/hostfs, sandbox/preview, sandbox/printable, sandbox/proposal, sandbox/state
+// Imports: app/bundled, app/clientconfig, app/internal/health, app/sandboxwatch, sandbox, sandbox/backend, sandbox/config, sandbox/dockerhost, sandbox/hostfs, sandbox/preview, sandbox/printable, sandbox/proposal, sandbox/state
 package ui

@@ -17,7 +17,7 @@ import (
 func (a *App) detailsActions() ui.DetailsActions {
 	return ui.DetailsActions{
 		Transcript: func(_ context.Context, id string) (string, error) { return a.st.ReadTranscript(id) },
-		Files: func(ctx context.Context, id string) ([]sandbox.FileEntry, bool, error) {
+		Files: func(ctx context.Context, id string) ([]backend.FileEntry, bool, error) {
 			p, err := a.peer(ctx, id)
 			if err != nil {
 				return nil, false, err

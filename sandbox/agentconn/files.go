@@ -45,19 +45,9 @@ type FileRequest struct {
 // error class (notexist, perm, ...), for the engine to word.
 type FileResult struct {
 	Done      agent.FileDone
-	Data      []byte  // a read's bytes
-	Entries   []Entry // a listing's entries
-	Truncated bool    // a listing cut at File.Limit entries or MaxNames
-}
-
-// Entry is one entry of a listing (the engine's FileEntry).
-type Entry struct {
-	Path     string `json:"path"`
-	Size     int64  `json:"size"`
-	IsDir    bool   `json:"is_dir"`
-	Mode     string `json:"mode"`
-	Modified string `json:"modified"`
-	Link     string `json:"link,omitempty"`
+	Data      []byte              // a read's bytes
+	Entries   []backend.FileEntry // a listing's entries
+	Truncated bool                // a listing cut at File.Limit entries or MaxNames
 }
 
 // boundedBuffer keeps up to n bytes and notes whether more came.
@@ -156,9 +146,9 @@ func (c *Conn) fileAnswer(ctx context.Context, req FileRequest, out *boundedBuff
 }
 
 // listing parses and checks the entries of d's listing in b.
-func listing(b *bytes.Buffer, d agent.FileDone, req FileRequest) ([]Entry, bool, error) {
+func listing(b *bytes.Buffer, d agent.FileDone, req FileRequest) ([]backend.FileEntry, bool, error) {
 	recursive := req.File.Recursive
-	var entries []Entry
+	var entries []backend.FileEntry
 	names := 0 // bytes of names and link targets kept
 	sc := bufio.NewScanner(b)
 	sc.Buffer(make([]byte, 0, 64<<10), maxListBytes)
@@ -194,9 +184,9 @@ func listing(b *bytes.Buffer, d agent.FileDone, req FileRequest) ([]Entry, bool,
 }
 
 // entryOf checks one entry of an agent's listing of target.
-func entryOf(target string, le agent.ListEntry, recursive bool) (Entry, error) {
-	bad := func(why string) (Entry, error) {
-		return Entry{}, fmt.Errorf("%w (a listing entry %q: %s)", ErrBadAnswer, clipString(le.P, 256), why)
+func entryOf(target string, le agent.ListEntry, recursive bool) (backend.FileEntry, error) {
+	bad := func(why string) (backend.FileEntry, error) {
+		return backend.FileEntry{}, fmt.Errorf("%w (a listing entry %q: %s)", ErrBadAnswer, clipString(le.P, 256), why)
 	}
 	name := target
 	if le.P != "" {
@@ -212,7 +202,7 @@ func entryOf(target string, le agent.ListEntry, recursive bool) (Entry, error) {
 		return bad("out of bounds")
 	}
 	mode := fs.FileMode(le.M)
-	fe := Entry{
+	fe := backend.FileEntry{
 		Path: name, Size: le.S, IsDir: mode.IsDir(), Mode: mode.String(),
 		Modified: time.Unix(le.T, 0).UTC().Format(time.RFC3339),
 	}

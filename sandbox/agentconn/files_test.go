@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/agent"
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox/backend"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/runner"
 )
 
@@ -39,7 +40,7 @@ func TestAgentListingEntriesChecked(t *testing.T) {
 		})
 	}
 	fe, err := entryOf("/workspace/d", agent.ListEntry{P: "sub/l", M: uint32(fs.ModeSymlink | 0o777), T: 86400, L: "../x"}, true)
-	want := Entry{Path: "/workspace/d/sub/l", Mode: "Lrwxrwxrwx", Modified: "1970-01-02T00:00:00Z", Link: "../x"}
+	want := backend.FileEntry{Path: "/workspace/d/sub/l", Mode: "Lrwxrwxrwx", Modified: "1970-01-02T00:00:00Z", Link: "../x"}
 	if err != nil || fe != want {
 		t.Errorf("a good entry: %+v %v, want %+v", fe, err, want)
 	}

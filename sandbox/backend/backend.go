@@ -95,6 +95,18 @@ type VolumeInfo struct {
 	Created time.Time
 }
 
+// FileEntry is one entry of a sandbox's file listing (list_files, the
+// agent's listings, the tar listing), as the tools report it.
+type FileEntry struct {
+	Path     string `json:"path"`
+	Size     int64  `json:"size"`
+	IsDir    bool   `json:"is_dir"`
+	Mode     string `json:"mode"`
+	Modified string `json:"modified"`
+	// Link is a symlink's target.
+	Link string `json:"link,omitempty"`
+}
+
 // PathStat describes a path inside a container.
 type PathStat struct {
 	Name string

@@ -13,6 +13,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox"
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox/backend"
 )
 
 type writeFileArgs struct {
@@ -174,7 +175,7 @@ type listFilesArgs struct {
 
 type listFilesOutput struct {
 	Path      string              `json:"path"`
-	Entries   []sandbox.FileEntry `json:"entries"`
+	Entries   []backend.FileEntry `json:"entries"`
 	Truncated bool                `json:"truncated"`
 }
 
@@ -195,7 +196,7 @@ func (s *Server) handleListFiles(ctx context.Context, req mcp.CallToolRequest, a
 	}
 	entries, truncated := list.Entries, list.Truncated
 	if entries == nil {
-		entries = []sandbox.FileEntry{}
+		entries = []backend.FileEntry{}
 	}
 	p, _ := sandbox.ResolvePath(a.Path)
 	var b strings.Builder

@@ -10,6 +10,7 @@ import (
 	"path"
 	"time"
 
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox/backend"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/hostcopy"
 )
 
@@ -83,17 +84,6 @@ func (b *Box) ReadAll(ctx context.Context, p string, limit int64) ([]byte, error
 	return buf.Bytes(), err
 }
 
-// Entry is one entry of a listing.
-type Entry struct {
-	Path     string `json:"path"`
-	Size     int64  `json:"size"`
-	IsDir    bool   `json:"is_dir"`
-	Mode     string `json:"mode"`
-	Modified string `json:"modified"`
-	// Link is a symlink's target.
-	Link string `json:"link,omitempty"`
-}
-
 // ListRequest says what List lists and within which bounds.
 type ListRequest struct {
 	// Path is the directory (or file), resolved.
@@ -106,7 +96,7 @@ type ListRequest struct {
 
 // ListResult is a listing.
 type ListResult struct {
-	Entries []Entry
+	Entries []backend.FileEntry
 	// Truncated says the listing stopped at its bounds.
 	Truncated bool
 }
@@ -128,7 +118,7 @@ func (b *Box) List(ctx context.Context, req ListRequest) (ListResult, error) {
 	}
 	parent := path.Dir(target)
 	if h.Typeflag != tar.TypeDir {
-		return ListResult{Entries: []Entry{entryOf(path.Join(parent, h.Name), h)}}, nil
+		return ListResult{Entries: []backend.FileEntry{entryOf(path.Join(parent, h.Name), h)}}, nil
 	}
 	var res ListResult
 	// The names come from the sandbox (a tree of long, deep names):
@@ -165,8 +155,8 @@ func (b *Box) fileErr(op, p string, err error) error {
 	return fmt.Errorf("%s %s: %w", op, p, err)
 }
 
-func entryOf(name string, h *tar.Header) Entry {
-	fe := Entry{
+func entryOf(name string, h *tar.Header) backend.FileEntry {
+	fe := backend.FileEntry{
 		Path: name, Size: h.Size, IsDir: h.Typeflag == tar.TypeDir,
 		Mode: h.FileInfo().Mode().String(), Modified: h.ModTime.UTC().Format(time.RFC3339),
 	}
