@@ -9,6 +9,7 @@ import (
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/agent"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/agentconn"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/backend"
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox/sbfiles"
 )
 
 // agentRunner is the runners key of a sandbox's command agent.
@@ -134,10 +135,10 @@ func (sb *Sandbox) execPath() (path, why string) {
 // the engine.
 func (e *Engine) startAgent(ctx context.Context, sb *Sandbox) (*agentconn.Conn, error) {
 	return agentconn.Launch(ctx, e.be, agentconn.LaunchRequest{
-		ContainerID: sb.ContainerID, User: sb.User, Env: serverEnv, Dir: backend.Workspace, Budget: e.streams,
+		ContainerID: sb.ContainerID, User: sb.User, Env: sbfiles.ServerEnv, Dir: backend.Workspace, Budget: e.streams,
 		Tool: func(ctx context.Context, name string) (string, error) {
 			p, err := e.toolPath(ctx, sb, name)
-			if errors.Is(err, errNoTool) {
+			if errors.Is(err, sbfiles.ErrNoTool) {
 				return "", nil
 			}
 			return p, err

@@ -25,6 +25,7 @@ import (
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/pool"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/printable"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/record"
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox/sbfiles"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/state"
 )
 
@@ -551,29 +552,12 @@ func (e *Engine) create(ctx context.Context, cfg *config.Config, p plan, req Cre
 	return sb, nil
 }
 
-// baseEnv is set in every sandbox so that tools write where they can.
-var baseEnv = []string{
-	"HOME=" + backend.Workspace,
-	"TMPDIR=/tmp",
-	"LANG=C.UTF-8",
-	"PYTHONUNBUFFERED=1",
-	"PYTHONDONTWRITEBYTECODE=1",
-	"PYTHONUSERBASE=" + backend.Workspace + "/.local",
-	"PIP_DISABLE_PIP_VERSION_CHECK=1",
-	"PIP_NO_CACHE_DIR=1",
-	"MPLBACKEND=Agg",
-	"MPLCONFIGDIR=/tmp/.matplotlib",
-	"npm_config_cache=/tmp/.npm",
-	"npm_config_update_notifier=false",
-	"NODE_PATH=" + backend.Workspace + "/node_modules",
-}
-
-// containerEnv is baseEnv, with the proxy's variables in allowlist mode.
+// containerEnv is sbfiles.SandboxEnv, with the proxy's variables in allowlist mode.
 func containerEnv(network string) []string {
 	if network != NetworkAllowlist {
-		return baseEnv
+		return sbfiles.SandboxEnv
 	}
-	return append(append([]string{}, baseEnv...), netglue.ProxyEnv()...)
+	return append(append([]string{}, sbfiles.SandboxEnv...), netglue.ProxyEnv()...)
 }
 
 func (e *Engine) containerSpec(ctx context.Context, cfg *config.Config, sb *Sandbox, name string, pooled bool) backend.ContainerSpec {

@@ -314,10 +314,10 @@ func (e *Engine) box(sb *Sandbox) *sbfiles.Box {
 	uid, gid := hostcopy.UserIDs(sb.User)
 	return &sbfiles.Box{
 		Backend: e.be, Container: sb.ContainerID, User: sb.User, UID: uid, GID: gid,
-		WorkspaceMB: sb.Limits.WorkspaceMB, Env: serverEnv, Timeout: e.tarTimeout(),
+		WorkspaceMB: sb.Limits.WorkspaceMB, Env: sbfiles.ServerEnv, Timeout: e.tarTimeout(),
 		Tar: func(ctx context.Context) (string, error) {
 			p, err := e.toolPath(ctx, sb, "tar")
-			if errors.Is(err, errNoTool) {
+			if errors.Is(err, sbfiles.ErrNoTool) {
 				return "", nil
 			}
 			return p, err

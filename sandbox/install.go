@@ -62,7 +62,7 @@ func (e *Engine) InstallPackages(ctx context.Context, id string, req install.Req
 			backend.LabelManaged: "true", backend.LabelHelper: sb.ID, backend.LabelID: sb.ID + "-install",
 			backend.LabelOwner: e.owner, backend.LabelInstallation: e.installation, backend.LabelOwnerPID: strconv.Itoa(e.pid), backend.LabelOwnerHost: e.hostname,
 		},
-		Runtime: e.runtimeFor(ctx, cfg), BaseEnv: baseEnv, InstallEnv: cfg.Network.InstallEnv,
+		Runtime: e.runtimeFor(ctx, cfg), BaseEnv: sbfiles.SandboxEnv, InstallEnv: cfg.Network.InstallEnv,
 		TimeoutSeconds: cfg.Limits.MaxExecTimeoutSeconds, ConfigFile: cfg.File(),
 		Stdout: output.NewCapture(cfg.Limits.OutputBytes, streamTo(out, "stdout")), Stderr: output.NewCapture(cfg.Limits.OutputBytes, streamTo(out, "stderr")),
 	})
@@ -91,7 +91,7 @@ func (h *installHost) ToolPath(ctx context.Context, name string) (string, error)
 
 func (h *installHost) Exec(ctx context.Context, argv []string) (int, string, error) {
 	var stderr bytes.Buffer
-	st, err := h.e.be.Exec(ctx, h.sb.ContainerID, backend.ExecSpec{Cmd: argv, Env: serverEnv, User: h.sb.User, Stderr: &sbfiles.LimitedBuffer{B: &stderr, N: 4096}})
+	st, err := h.e.be.Exec(ctx, h.sb.ContainerID, backend.ExecSpec{Cmd: argv, Env: sbfiles.ServerEnv, User: h.sb.User, Stderr: &sbfiles.LimitedBuffer{B: &stderr, N: 4096}})
 	return st.ExitCode, stderr.String(), err
 }
 
