@@ -219,7 +219,7 @@ func (w *planWalk) addDir(ctx context.Context, dir *os.Root, name, abs string, e
 	if !w.p.opts.IncludeIgnored {
 		w.ig.load(d, rel)
 	}
-	names, err := readNames(d)
+	names, err := ReadNames(d)
 	if err != nil {
 		return fmt.Errorf("read %s: %w", abs, err)
 	}
@@ -263,8 +263,8 @@ func (w *planWalk) denied(dir *os.Root, name, abs string, info fs.FileInfo) stri
 	return w.deny.byIdent(id)
 }
 
-// readNames lists a directory through its handle, sorted.
-func readNames(d *os.Root) ([]string, error) {
+// ReadNames lists a directory through its handle, sorted.
+func ReadNames(d *os.Root) ([]string, error) {
 	fd, err := d.Open(".")
 	if err != nil {
 		return nil, err

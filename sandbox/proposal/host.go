@@ -8,7 +8,6 @@ import (
 	"os"
 	"path"
 	"path/filepath"
-	"sort"
 
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/hostfs"
 )
@@ -132,7 +131,7 @@ func (h *hostSide) walk(max int, fn func(rel string, content []byte) error) erro
 
 func (h *hostSide) walkDir(d *os.Root, rel string, ig *hostfs.Ignorer, n *int, max int, fn func(string, []byte) error) error {
 	ig.Load(d, rel)
-	names, err := readNames(d)
+	names, err := hostfs.ReadNames(d)
 	if err != nil {
 		return fmt.Errorf("list %s: %w", h.abs(rel), err)
 	}
@@ -170,15 +169,4 @@ func (h *hostSide) walkDir(d *os.Root, rel string, ig *hostfs.Ignorer, n *int, m
 		}
 	}
 	return nil
-}
-
-func readNames(d *os.Root) ([]string, error) {
-	fh, err := d.Open(".")
-	if err != nil {
-		return nil, err
-	}
-	defer fh.Close()
-	names, err := fh.Readdirnames(-1)
-	sort.Strings(names)
-	return names, err
 }
