@@ -327,8 +327,17 @@ func (t *transcript) add(kind, input string, res *ExecResult, note string) {
 	t.Add(kind, input, r, note)
 }
 
+// CreateResult is the sandbox Create made.
+type CreateResult struct{ *Sandbox }
+
 // Create makes a new sandbox.
-func (e *Engine) Create(ctx context.Context, req CreateRequest) (*Sandbox, error) {
+func (e *Engine) Create(ctx context.Context, req CreateRequest) (CreateResult, error) {
+	sb, err := e.newSandbox(ctx, req)
+	return CreateResult{sb}, err
+}
+
+// newSandbox is Create: from the pool or a new container.
+func (e *Engine) newSandbox(ctx context.Context, req CreateRequest) (*Sandbox, error) {
 	// The client's name goes into a label, the record, logs and `ps`.
 	req.Client = printable.Clean(req.Client, printable.NameMax)
 	cfg := e.cfg.Current()

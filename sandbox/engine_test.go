@@ -35,7 +35,7 @@ func mustCreate(t *testing.T, eng *sandbox.Engine, req sandbox.CreateRequest) *s
 	if err != nil {
 		t.Fatalf("create: %v", err)
 	}
-	return sb
+	return sb.Sandbox
 }
 
 func mustExec(t *testing.T, eng *sandbox.Engine, id, cmd string) sandbox.ExecResult {

@@ -151,7 +151,7 @@ func (e *Engine) createWaiting(ctx context.Context, req CreateRequest) (*Sandbox
 	deadline := time.Now().Add(oneShotWait)
 	for {
 		freed := e.slotFreed()
-		sb, err := e.Create(ctx, req)
+		sb, err := e.newSandbox(ctx, req)
 		if !errors.Is(err, ErrLimit) || time.Now().After(deadline) {
 			return sb, err
 		}

@@ -143,7 +143,7 @@ func engineOnCluster(t *testing.T, readmeRole bool) {
 	if err != nil {
 		t.Fatalf("Create: %v", err)
 	}
-	shutdownLeased(ctx, t, be, sb)
+	shutdownLeased(ctx, t, be, sb.Sandbox)
 	run, err := eng.RunCode(ctx, sandbox.RunCodeRequest{SandboxID: sb.ID, Code: "print(6 * 7)"})
 	if err != nil || strings.TrimSpace(run.Stdout) != "42" || run.ExitCode != 0 {
 		t.Fatalf("run_code = %+v, %v; want 42", run, err)
@@ -188,7 +188,7 @@ func engineOnCluster(t *testing.T, readmeRole bool) {
 		hostileCopies(ctx, t, eng, sb.ID, cfg.Files.WriteRoot)
 	})
 	t.Run("cancel kills the child", func(t *testing.T) {
-		cancelKillsChild(ctx, t, eng, be, sb)
+		cancelKillsChild(ctx, t, eng, be, sb.Sandbox)
 	})
 
 	if _, err := eng.Stop(ctx, sb.ID, sandbox.StopRequest{}); err != nil {

@@ -53,7 +53,7 @@ func TestWarmPoolEngineOnCluster(t *testing.T) {
 			t.Fatalf("Create %d: %v", i, err)
 		}
 		t.Logf("sandbox %d claimed from the warm pool and running in %d ms (pod %s)", i, time.Since(start).Milliseconds(), sb.ContainerID)
-		ids = append(ids, sb)
+		ids = append(ids, sb.Sandbox)
 		pod, err := clientset(t).CoreV1().Pods(be.Namespace()).Get(ctx, sb.ContainerID, metav1.GetOptions{})
 		if err != nil {
 			t.Fatal(err)
