@@ -248,9 +248,15 @@ func getPage(ctx context.Context, c *http.Client, url string) error {
 
 // waitPage polls url until it is the small page (30 s at most).
 func waitPage(ctx context.Context, c *http.Client, url string) error {
+	return poll(func() error { return getPage(ctx, c, url) })
+}
+
+// poll calls get every 100 ms until it succeeds or 30 s have passed, and
+// returns its last error.
+func poll(get func() error) error {
 	deadline := time.Now().Add(30 * time.Second)
 	for {
-		err := getPage(ctx, c, url)
+		err := get()
 		if err == nil || time.Now().After(deadline) {
 			return err
 		}

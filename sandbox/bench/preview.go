@@ -118,12 +118,5 @@ func getOnce(ctx context.Context, c *http.Client, url string) error {
 
 // waitAnswers polls url until the server behind it answers (30 s at most).
 func waitAnswers(ctx context.Context, c *http.Client, url string) error {
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		err := getOnce(ctx, c, url)
-		if err == nil || time.Now().After(deadline) {
-			return err
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
+	return poll(func() error { return getOnce(ctx, c, url) })
 }
