@@ -230,20 +230,30 @@ func (h *Harness) floodStalled(ctx context.Context, r *Flood) error {
 
 // getPage GETs url and checks it is the small page.
 func getPage(ctx context.Context, c *http.Client, url string) error {
+	status, b, err := get(ctx, c, url, 4096)
+	if err != nil || status != http.StatusOK || string(b) != "small page\n" {
+		return fmt.Errorf("GET %s: %d %q %v", url, status, clipped(string(b)), err)
+	}
+	return nil
+}
+
+// get makes one request and reads its whole answer, keeping the first
+// keep bytes of the body.
+func get(ctx context.Context, c *http.Client, url string, keep int64) (int, []byte, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
 	if err != nil {
-		return err
+		return 0, nil, err
 	}
 	resp, err := c.Do(req)
 	if err != nil {
-		return err
+		return 0, nil, err
 	}
 	defer resp.Body.Close()
-	b, err := io.ReadAll(resp.Body)
-	if err != nil || resp.StatusCode != http.StatusOK || string(b) != "small page\n" {
-		return fmt.Errorf("GET %s: %s %q %v", url, resp.Status, clipped(string(b)), err)
+	b, err := io.ReadAll(io.LimitReader(resp.Body, keep))
+	if err == nil {
+		_, err = io.Copy(io.Discard, resp.Body)
 	}
-	return nil
+	return resp.StatusCode, b, err
 }
 
 // waitPage polls url until it is the small page (30 s at most).
