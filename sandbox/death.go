@@ -316,7 +316,7 @@ func (e *Engine) oomKilled(ctx context.Context, sb *Sandbox) bool {
 	var buf bytes.Buffer
 	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
 	defer cancel()
-	_, err := e.be.Exec(cctx, sb.ContainerID, backend.ExecSpec{Cmd: []string{"/bin/sh", "-c", oomCountScript}, Env: sbfiles.ServerEnv, User: sb.User, Stdout: &sbfiles.LimitedBuffer{B: &buf, N: 64}})
+	_, err := e.be.Exec(cctx, sb.ContainerID, backend.ExecSpec{Cmd: []string{"/bin/sh", "-c", oomCountScript}, Env: sbfiles.ServerEnv, User: sb.User, Stdout: &backend.LimitedBuffer{B: &buf, N: 64}})
 	if err != nil && !e.containerRunning(cctx, sb) {
 		return false
 	}

@@ -286,7 +286,7 @@ type Sandbox struct {
 	// runners holds the resident interpreters (see runcode.go).
 	runners map[string]residentRunner
 	// env is sandbox_create's environment, given to the sandbox's own
-	// processes only (never to the server's: see serverenv.go).
+	// processes only (never to the server's: see sbfiles.ServerEnv).
 	env []string
 	// allowDomains are sandbox_create's allow_domains (allowlist only;
 	// empty: the config's network.allow_domains).
@@ -316,8 +316,7 @@ func (s *Sandbox) Transcript() string { return s.transcript.String() }
 // transcript is a sandbox's record.Transcript, taking the engine's results.
 type transcript struct{ record.Transcript }
 
-// add appends an entry: what ran (kind and input), how it ended (res, nil
-// for none) and a note.
+// add appends an entry: what ran, how it ended (res; nil: none), a note.
 func (t *transcript) add(kind, input string, res *ExecResult, note string) {
 	var r *record.Result
 	if res != nil {

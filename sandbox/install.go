@@ -91,7 +91,7 @@ func (h *installHost) ToolPath(ctx context.Context, name string) (string, error)
 
 func (h *installHost) Exec(ctx context.Context, argv []string) (int, string, error) {
 	var stderr bytes.Buffer
-	st, err := h.e.be.Exec(ctx, h.sb.ContainerID, backend.ExecSpec{Cmd: argv, Env: sbfiles.ServerEnv, User: h.sb.User, Stderr: &sbfiles.LimitedBuffer{B: &stderr, N: 4096}})
+	st, err := h.e.be.Exec(ctx, h.sb.ContainerID, backend.ExecSpec{Cmd: argv, Env: sbfiles.ServerEnv, User: h.sb.User, Stderr: &backend.LimitedBuffer{B: &stderr, N: 4096}})
 	return st.ExitCode, stderr.String(), err
 }
 

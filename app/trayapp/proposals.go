@@ -3,8 +3,6 @@ package trayapp
 import (
 	"context"
 	"fmt"
-	"os"
-	"path/filepath"
 	"time"
 
 	"github.com/mcp-sandbox/mcp-sandbox/app/internal/dirwatch"
@@ -21,8 +19,8 @@ import (
 
 // watchProposals follows the proposals folder until ctx is done.
 func (a *App) watchProposals(ctx context.Context) {
-	dir := filepath.Join(a.st.Dir(), proposal.ProposalsDir)
-	if err := os.MkdirAll(dir, 0o700); err != nil {
+	dir, err := proposal.Dir(a.st)
+	if err != nil {
 		a.log.Warn("changes proposed for review are not shown in the menu", "err", err)
 		return
 	}

@@ -6,7 +6,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"time"
 
@@ -26,8 +25,8 @@ import (
 
 // watchProposals reloads the Changes tab when the proposals change.
 func (a *App) watchProposals(ctx context.Context) {
-	dir := filepath.Join(a.st.Dir(), proposal.ProposalsDir)
-	if err := os.MkdirAll(dir, 0o700); err != nil {
+	dir, err := proposal.Dir(a.st)
+	if err != nil {
 		a.log.Warn("the Changes tab is not kept up to date", "err", err)
 		return
 	}

@@ -230,27 +230,43 @@ func (h *Harness) floodStalled(ctx context.Context, r *Flood) error {
 
 // getPage GETs url and checks it is the small page.
 func getPage(ctx context.Context, c *http.Client, url string) error {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
-	if err != nil {
-		return err
-	}
-	resp, err := c.Do(req)
-	if err != nil {
-		return err
-	}
-	defer resp.Body.Close()
-	b, err := io.ReadAll(resp.Body)
-	if err != nil || resp.StatusCode != http.StatusOK || string(b) != "small page\n" {
-		return fmt.Errorf("GET %s: %s %q %v", url, resp.Status, clipped(string(b)), err)
+	status, b, err := get(ctx, c, url, 4096)
+	if err != nil || status != http.StatusOK || string(b) != "small page\n" {
+		return fmt.Errorf("GET %s: %d %q %v", url, status, clipped(string(b)), err)
 	}
 	return nil
 }
 
+// get makes one request and reads its whole answer, keeping the first
+// keep bytes of the body.
+func get(ctx context.Context, c *http.Client, url string, keep int64) (int, []byte, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	if err != nil {
+		return 0, nil, err
+	}
+	resp, err := c.Do(req)
+	if err != nil {
+		return 0, nil, err
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(io.LimitReader(resp.Body, keep))
+	if err == nil {
+		_, err = io.Copy(io.Discard, resp.Body)
+	}
+	return resp.StatusCode, b, err
+}
+
 // waitPage polls url until it is the small page (30 s at most).
 func waitPage(ctx context.Context, c *http.Client, url string) error {
+	return poll(func() error { return getPage(ctx, c, url) })
+}
+
+// poll calls get every 100 ms until it succeeds or 30 s have passed, and
+// returns its last error.
+func poll(get func() error) error {
 	deadline := time.Now().Add(30 * time.Second)
 	for {
-		err := getPage(ctx, c, url)
+		err := get()
 		if err == nil || time.Now().After(deadline) {
 			return err
 		}

@@ -3,7 +3,6 @@ package bench
 import (
 	"context"
 	"fmt"
-	"io"
 	"net"
 	"net/http"
 	"sort"
@@ -98,32 +97,17 @@ func freePort() (int, error) {
 
 // getOnce makes one request and reads its answer: http.server's 404.
 func getOnce(ctx context.Context, c *http.Client, url string) error {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	status, _, err := get(ctx, c, url, 0)
 	if err != nil {
 		return err
 	}
-	resp, err := c.Do(req)
-	if err != nil {
-		return err
-	}
-	defer resp.Body.Close()
-	if _, err := io.Copy(io.Discard, resp.Body); err != nil {
-		return err
-	}
-	if resp.StatusCode != http.StatusNotFound {
-		return fmt.Errorf("GET %s: %s, want http.server's 404", url, resp.Status)
+	if status != http.StatusNotFound {
+		return fmt.Errorf("GET %s: %d, want http.server's 404", url, status)
 	}
 	return nil
 }
 
 // waitAnswers polls url until the server behind it answers (30 s at most).
 func waitAnswers(ctx context.Context, c *http.Client, url string) error {
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		err := getOnce(ctx, c, url)
-		if err == nil || time.Now().After(deadline) {
-			return err
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
+	return poll(func() error { return getOnce(ctx, c, url) })
 }

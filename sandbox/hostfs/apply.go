@@ -20,15 +20,9 @@ import (
 // (files.apply_roots), and neither it nor anything above it in a deny
 // list. It may not exist yet; its parent must.
 func (f Fence) ApplyPath(p string, roots []string) (string, error) {
-	if err := checkName(p); err != nil {
-		return "", err
-	}
-	p, err := f.expand(p)
+	p, err := f.absolute(p)
 	if err != nil {
 		return "", err
-	}
-	if !filepath.IsAbs(p) {
-		return "", fmt.Errorf("%w: host_path %q is relative; give an absolute path or one starting with ~", ErrFence, p)
 	}
 	p = filepath.Clean(p)
 	g := f.ApplyGuard()

@@ -111,10 +111,9 @@ func (f Fence) resolveRoot(root string) (string, error) {
 	return filepath.Clean(r), nil
 }
 
-// ReadPath resolves a host path a tool call wants to copy in: "~" is
-// expanded, a relative path is refused (relative to what?), symlinks are
-// resolved, and the result must lie below one of the read roots.
-func (f Fence) ReadPath(p string) (string, error) {
+// absolute is host path p as a tool call gave it, with "~" expanded; a
+// name that cannot be a path, or a relative path, is refused.
+func (f Fence) absolute(p string) (string, error) {
 	if err := checkName(p); err != nil {
 		return "", err
 	}
@@ -124,6 +123,17 @@ func (f Fence) ReadPath(p string) (string, error) {
 	}
 	if !filepath.IsAbs(p) {
 		return "", fmt.Errorf("%w: host_path %q is relative; give an absolute path or one starting with ~", ErrFence, p)
+	}
+	return p, nil
+}
+
+// ReadPath resolves a host path a tool call wants to copy in: "~" is
+// expanded, a relative path is refused (relative to what?), symlinks are
+// resolved, and the result must lie below one of the read roots.
+func (f Fence) ReadPath(p string) (string, error) {
+	p, err := f.absolute(p)
+	if err != nil {
+		return "", err
 	}
 	// By name first, as asked: another spelling of a denied place on a
 	// volume that ignores case or has short names is refused before

@@ -40,7 +40,7 @@ func (b *Backend) CopyTo(ctx context.Context, containerID, dir string, tr io.Rea
 		fenced <- err
 	}()
 	var stderr bytes.Buffer
-	err = ex.StreamWithContext(ctx, remotecommand.StreamOptions{Stdin: pr, Stdout: io.Discard, Stderr: &limited{&stderr, 4096}})
+	err = ex.StreamWithContext(ctx, remotecommand.StreamOptions{Stdin: pr, Stdout: io.Discard, Stderr: &backend.LimitedBuffer{B: &stderr, N: 4096}})
 	pr.CloseWithError(errors.New("copy ended"))
 	if ferr := <-fenced; ferr != nil && !errors.Is(ferr, io.ErrClosedPipe) {
 		return fmt.Errorf("kubernetes: copy into %s: %w", dir, ferr)
@@ -138,7 +138,7 @@ func (b *Backend) CopyFrom(ctx context.Context, containerID, p string) (io.ReadC
 	pr, pw := io.Pipe()
 	go func() {
 		var stderr bytes.Buffer
-		st, err := exitStatus(ex.StreamWithContext(sctx, remotecommand.StreamOptions{Stdout: pw, Stderr: &limited{&stderr, 4096}}))
+		st, err := exitStatus(ex.StreamWithContext(sctx, remotecommand.StreamOptions{Stdout: pw, Stderr: &backend.LimitedBuffer{B: &stderr, N: 4096}}))
 		if err == nil && st.ExitCode != 0 {
 			err = fmt.Errorf("tar exited %d: %s", st.ExitCode, bytes.TrimSpace(stderr.Bytes()))
 		}
@@ -169,19 +169,6 @@ type copyOut struct {
 func (c *copyOut) Close() error {
 	c.cancel()
 	return c.pr.Close()
-}
-
-// limited is a writer that keeps at most n bytes.
-type limited struct {
-	b *bytes.Buffer
-	n int
-}
-
-func (l *limited) Write(p []byte) (int, error) {
-	if room := l.n - l.b.Len(); room > 0 {
-		l.b.Write(p[:min(room, len(p))])
-	}
-	return len(p), nil
 }
 
 var _ backend.Backend = (*Backend)(nil)

@@ -315,7 +315,7 @@ func cleanupContext(ctx context.Context) (context.Context, context.CancelFunc) {
 func (b *Backend) checkHasNetwork(ctx context.Context, id string, pod *corev1.Pod) error {
 	var out bytes.Buffer
 	_, err := b.Exec(ctx, id, backend.ExecSpec{
-		Cmd: []string{"/bin/sh", "-c", "tail -n +3 /proc/net/dev | cut -d: -f1"}, Stdout: &limited{&out, 4096}, Stderr: &limited{&bytes.Buffer{}, 256},
+		Cmd: []string{"/bin/sh", "-c", "tail -n +3 /proc/net/dev | cut -d: -f1"}, Stdout: &backend.LimitedBuffer{B: &out, N: 4096}, Stderr: &backend.LimitedBuffer{B: &bytes.Buffer{}, N: 256},
 	})
 	if err != nil {
 		return err

@@ -28,7 +28,7 @@ func (b *Backend) StatPath(ctx context.Context, containerID, p string) (backend.
 	var out, stderr bytes.Buffer
 	st, err := b.Exec(ctx, containerID, backend.ExecSpec{
 		Cmd:    []string{"/bin/sh", "-c", statScript, "mcp-sandbox-stat", p},
-		Stdout: &limited{&out, 8192}, Stderr: &limited{&stderr, 4096},
+		Stdout: &backend.LimitedBuffer{B: &out, N: 8192}, Stderr: &backend.LimitedBuffer{B: &stderr, N: 4096},
 	})
 	if err != nil {
 		return backend.PathStat{}, err

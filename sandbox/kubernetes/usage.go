@@ -150,7 +150,7 @@ func (b *Backend) memoryLimit(ctx context.Context, containerID string, orElse ui
 func (b *Backend) inPodUsage(ctx context.Context, containerID string) (backend.Usage, error) {
 	var out bytes.Buffer
 	st, err := b.Exec(ctx, containerID, backend.ExecSpec{
-		Cmd: []string{"/bin/sh", "-c", usageScript}, Stdout: &limited{&out, 256}, Stderr: &limited{&bytes.Buffer{}, 256},
+		Cmd: []string{"/bin/sh", "-c", usageScript}, Stdout: &backend.LimitedBuffer{B: &out, N: 256}, Stderr: &backend.LimitedBuffer{B: &bytes.Buffer{}, N: 256},
 	})
 	if err != nil {
 		return backend.Usage{}, err

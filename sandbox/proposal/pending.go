@@ -58,6 +58,13 @@ var validID = regexp.MustCompile(`^[0-9a-f]{32}$`)
 
 func proposalsDir(st *state.Store) string { return filepath.Join(st.Dir(), ProposalsDir) }
 
+// Dir makes the proposals folder of st if it is missing and returns it,
+// for those that watch it (the tray, the window).
+func Dir(st *state.Store) (string, error) {
+	dir := proposalsDir(st)
+	return dir, os.MkdirAll(dir, 0o700)
+}
+
 func folder(st *state.Store, id string) (string, error) {
 	if !validID.MatchString(id) {
 		return "", fmt.Errorf("%w: proposal id %q", state.ErrAsk, id)

@@ -54,7 +54,7 @@ func (b *Box) TarFrom(ctx context.Context, p string) (io.ReadCloser, error) {
 			Env:    b.Env,
 			User:   b.User,
 			Stdout: pw,
-			Stderr: &LimitedBuffer{B: &stderr, N: 4096},
+			Stderr: &backend.LimitedBuffer{B: &stderr, N: 4096},
 		})
 		if err == nil && status.ExitCode != 0 {
 			err = b.tarError(p, status.ExitCode, stderr.String())
@@ -116,7 +116,7 @@ func (b *Box) Untar(ctx context.Context, tarBin, dir string, r io.Reader) error 
 		Env:    b.Env,
 		User:   b.User,
 		Stdin:  r,
-		Stderr: &LimitedBuffer{B: &stderr, N: 4096},
+		Stderr: &backend.LimitedBuffer{B: &stderr, N: 4096},
 	})
 	if err != nil {
 		if terr := b.timedOut(ctx, tctx, err); terr != err {
@@ -160,17 +160,4 @@ func (b *Box) tarError(p string, code int, stderr string) error {
 		return fmt.Errorf("%w: /tmp in the sandbox is full", b.Policy)
 	}
 	return fmt.Errorf("tar in the sandbox failed for %s (exit %d): %s", p, code, s)
-}
-
-// LimitedBuffer keeps the first N bytes written to it.
-type LimitedBuffer struct {
-	B *bytes.Buffer
-	N int
-}
-
-func (l *LimitedBuffer) Write(p []byte) (int, error) {
-	if room := l.N - l.B.Len(); room > 0 {
-		l.B.Write(p[:min(room, len(p))])
-	}
-	return len(p), nil
 }
