@@ -102,9 +102,12 @@ func Start(ctx context.Context, o Options) (h *Harness, err error) {
 	}
 	h = &Harness{o: o, dir: dir, docker: dockerCLI{path: dpath, image: o.Image, runtime: o.Runtime}}
 	h.Reset()
+	// A failed start closes what it started: hh, since every error
+	// return below sets h to nil before this runs.
+	hh := h
 	defer func() {
 		if err != nil {
-			h.Close()
+			hh.Close()
 		}
 	}()
 	// The allowlist rows need curl and 127.0.0.2 (not every host has the
