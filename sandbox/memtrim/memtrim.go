@@ -21,9 +21,11 @@ type Options struct {
 	// Log gets one debug line per release; nil logs nothing.
 	Log *slog.Logger
 
-	// sample and release replace the runtime in tests.
+	// sample, release and image replace the runtime and the system in
+	// tests.
 	sample  func() Sample
 	release func()
+	image   func() int64
 }
 
 // Sample is what a tick reads from the runtime.
@@ -80,11 +82,15 @@ func newTrimmer(o Options) *trimmer {
 	if o.release == nil {
 		o.release = debug.FreeOSMemory
 	}
+	if o.image == nil {
+		o.image = dropImage
+	}
 	return &trimmer{o: o, armed: true}
 }
 
-// tick takes one sample and reports whether it released the heap. It
-// releases once per quiet spell: on the first tick that finds the process
+// tick takes one sample and reports whether it released the heap (and,
+// on Linux, the executable's resident code and read-only data: dropImage).
+// It releases once per quiet spell: on the first tick that finds the process
 // quiet (less than Quiet allocated since the previous one) after it was
 // busy, if at least MinReclaim could be reclaimed. A process that only
 // trickles allocations while quiet is not collected again and again.
@@ -100,11 +106,12 @@ func (t *trimmer) tick() bool {
 		return false
 	}
 	t.o.release()
+	image := t.o.image()
 	t.armed = false
 	after := t.o.sample()
 	t.last = after.Allocated
 	if t.o.Log != nil {
-		t.o.Log.Debug("idle: free heap returned to the system", "reclaimable_kib", s.reclaimable()>>10, "held_after_kib", after.reclaimable()>>10)
+		t.o.Log.Debug("idle: free heap returned to the system", "reclaimable_kib", s.reclaimable()>>10, "held_after_kib", after.reclaimable()>>10, "image_kib", image)
 	}
 	return true
 }

@@ -31,7 +31,7 @@ func TestTickReleasesOnlyAfterQuietSpell(t *testing.T) {
 	}
 	var cur Sample
 	released := 0
-	tr := newTrimmer(Options{sample: func() Sample { return cur }, release: func() { released++ }})
+	tr := newTrimmer(Options{sample: func() Sample { return cur }, release: func() { released++ }, image: func() int64 { return 0 }})
 	for _, s := range steps {
 		cur = s.sample
 		before := released
