@@ -45,6 +45,19 @@ type ExecResult struct {
 	// OutputFile, set when the output returned was cut, is the file in
 	// the sandbox that holds the whole of it (outputFileFor).
 	OutputFile string `json:"output_file,omitempty" jsonschema:"When the output was cut: a file in the sandbox holding all of it."`
+	// Timing is where the call's time went, for the server's debug log
+	// (the benchmark's breakdown); never sent.
+	Timing Timing `json:"-"`
+}
+
+// Timing splits a command's or a run's time.
+type Timing struct {
+	// Sandbox is the round trip from the engine to the sandbox's agent
+	// and back: the agent, and the command or the interpreter.
+	Sandbox time.Duration
+	// Interpreter is the resident interpreter's own part of Sandbox (0
+	// for a command, or when the interpreter does not say).
+	Interpreter time.Duration
 }
 
 // OutputFunc receives output while a command runs: stream is "stdout" or
@@ -149,7 +162,8 @@ func (e *Engine) run(ctx context.Context, sb *Sandbox, rs runSpec) (res ExecResu
 	}
 	start := time.Now()
 	status, err := e.execWith(bctx, sb, c, spec)
-	res = ExecResult{ExitCode: status.ExitCode, DurationMS: time.Since(start).Milliseconds()}
+	took := time.Since(start)
+	res = ExecResult{ExitCode: status.ExitCode, DurationMS: took.Milliseconds(), Timing: Timing{Sandbox: took}}
 	file.finish()
 	if errors.Is(err, agentconn.ErrDied) && ctx.Err() == nil && e.oomKilled(ctx, sb) {
 		// Files in /workspace count against the sandbox's memory and

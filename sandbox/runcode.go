@@ -262,6 +262,7 @@ func (e *Engine) runResident(ctx context.Context, sb *Sandbox, kind string, req 
 	}
 	res.ExitCode, res.TimedOut, res.OOMKilled = r.ExitCode, r.TimedOut, r.OOMKilled
 	res.DurationMS = r.Duration.Milliseconds()
+	res.Timing = Timing{Sandbox: r.Duration, Interpreter: r.Interpreter}
 	res.Result = clipResult(r.Result, limits.OutputBytes)
 	res.Figures, res.release = r.Figures, r.Release
 	res.Stdout, res.Stderr = stdout.String(), stderr.String()

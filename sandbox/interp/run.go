@@ -43,7 +43,12 @@ type RunResult struct {
 	Figures [][]byte // PNG images
 	// FiguresDropped: figures were not returned (the result is cut).
 	FiguresDropped bool
-	Duration       time.Duration
+	// Duration is the run's round trip: from the run frame leaving the
+	// server to the done frame coming back through the agent.
+	Duration time.Duration
+	// Interpreter is the part of Duration the interpreter says it spent
+	// on the run (0 when it does not say).
+	Interpreter time.Duration
 	// Release gives the figures' bytes back to the budget, once they are
 	// sent or dropped (nil: nothing to give back); later calls do nothing.
 	Release func()
@@ -182,6 +187,7 @@ func (s *Slot) end(ctx context.Context, it *interp, req RunRequest, e ending, su
 		s.broken(req, e, res)
 	default:
 		res.ExitCode = e.done.ExitCode
+		res.Interpreter = time.Duration(e.done.TookUS) * time.Microsecond
 		s.broke(true)
 		if e.done.Result != nil {
 			res.Result = *e.done.Result

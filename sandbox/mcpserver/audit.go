@@ -3,6 +3,7 @@ package mcpserver
 import (
 	"context"
 	"errors"
+	"log/slog"
 	"strings"
 	"sync"
 	"time"
@@ -23,6 +24,7 @@ type auditNote struct {
 	exitCode  *int
 	timedOut  bool
 	oomKilled bool
+	timing    sandbox.Timing
 }
 
 type auditKey struct{}
@@ -53,7 +55,7 @@ func noteEnd(ctx context.Context, sandboxID string, res sandbox.ExecResult) {
 	note(ctx, sandboxID, "", &code)
 	if n, _ := ctx.Value(auditKey{}).(*auditNote); n != nil {
 		n.mu.Lock()
-		n.timedOut, n.oomKilled = res.TimedOut, res.OOMKilled
+		n.timedOut, n.oomKilled, n.timing = res.TimedOut, res.OOMKilled, res.Timing
 		n.mu.Unlock()
 	}
 }
@@ -64,44 +66,65 @@ func (s *Server) audit(next server.ToolHandlerFunc) server.ToolHandlerFunc {
 		n := &auditNote{}
 		start := time.Now()
 		res, err := next(context.WithValue(ctx, auditKey{}, n), req)
-		if s.st == nil {
-			return res, err
+		if s.st != nil {
+			s.writeAudit(ctx, req, n, start, res, err)
 		}
-		n.mu.Lock()
-		e := state.AuditEntry{
-			Time: start, Client: clientName(ctx), Tool: req.Params.Name,
-			SandboxID: n.sandboxID, Summary: n.summary, ExitCode: n.exitCode,
-			DurationMS: time.Since(start).Milliseconds(),
-			Error:      err != nil || (res != nil && res.IsError),
-			TimedOut:   n.timedOut, OOMKilled: n.oomKilled,
-		}
-		n.mu.Unlock()
-		if res != nil && res.IsError && len(res.Content) > 0 {
-			if tc, ok := res.Content[0].(mcp.TextContent); ok {
-				e.ErrorText = tc.Text
-			}
-		}
-		if err != nil {
-			e.ErrorText = err.Error()
-		}
-		e.Cancelled = ctx.Err() != nil || errors.Is(err, context.Canceled)
-		if e.ExitCode != nil && res != nil && !res.IsError && len(res.Content) > 0 {
-			if tc, ok := res.Content[0].(mcp.TextContent); ok {
-				e.Output = printable.Lines(tc.Text, 1000)
-			}
-		}
-		if e.Summary == "" {
-			e.Summary = e.ErrorText
-		}
-		// The tray's window shows these: a client's arguments and a
-		// sandbox's output are cleaned where they enter the log.
-		e.SandboxID = printable.Clean(e.SandboxID, printable.NameMax)
-		e.Summary = printable.Lines(e.Summary, 300)
-		e.ErrorText = printable.Lines(e.ErrorText, 1000)
-		if werr := s.st.Audit(e); werr != nil {
-			s.log.Warn("write audit log", "err", werr)
-		}
+		s.logTiming(ctx, req.Params.Name, n, start)
 		return res, err
+	}
+}
+
+// logTiming logs, at debug level, where a call's time went in the server:
+// all of its handling, the round trip to the sandbox within it, and the
+// interpreter's own part of that. The benchmark's breakdown reads it
+// (sandbox/bench); the client never sees it.
+func (s *Server) logTiming(ctx context.Context, tool string, n *auditNote, start time.Time) {
+	if !s.log.Enabled(ctx, slog.LevelDebug) {
+		return
+	}
+	took := time.Since(start)
+	n.mu.Lock()
+	t := n.timing
+	n.mu.Unlock()
+	s.log.Debug("tool call timing", "tool", tool, "server_us", took.Microseconds(),
+		"sandbox_us", t.Sandbox.Microseconds(), "interpreter_us", t.Interpreter.Microseconds())
+}
+
+// writeAudit appends the audit entry of a call that started at start.
+func (s *Server) writeAudit(ctx context.Context, req mcp.CallToolRequest, n *auditNote, start time.Time, res *mcp.CallToolResult, err error) {
+	n.mu.Lock()
+	e := state.AuditEntry{
+		Time: start, Client: clientName(ctx), Tool: req.Params.Name,
+		SandboxID: n.sandboxID, Summary: n.summary, ExitCode: n.exitCode,
+		DurationMS: time.Since(start).Milliseconds(),
+		Error:      err != nil || (res != nil && res.IsError),
+		TimedOut:   n.timedOut, OOMKilled: n.oomKilled,
+	}
+	n.mu.Unlock()
+	if res != nil && res.IsError && len(res.Content) > 0 {
+		if tc, ok := res.Content[0].(mcp.TextContent); ok {
+			e.ErrorText = tc.Text
+		}
+	}
+	if err != nil {
+		e.ErrorText = err.Error()
+	}
+	e.Cancelled = ctx.Err() != nil || errors.Is(err, context.Canceled)
+	if e.ExitCode != nil && res != nil && !res.IsError && len(res.Content) > 0 {
+		if tc, ok := res.Content[0].(mcp.TextContent); ok {
+			e.Output = printable.Lines(tc.Text, 1000)
+		}
+	}
+	if e.Summary == "" {
+		e.Summary = e.ErrorText
+	}
+	// The tray's window shows these: a client's arguments and a
+	// sandbox's output are cleaned where they enter the log.
+	e.SandboxID = printable.Clean(e.SandboxID, printable.NameMax)
+	e.Summary = printable.Lines(e.Summary, 300)
+	e.ErrorText = printable.Lines(e.ErrorText, 1000)
+	if werr := s.st.Audit(e); werr != nil {
+		s.log.Warn("write audit log", "err", werr)
 	}
 }
 

@@ -63,6 +63,10 @@ type Done struct {
 	ID       int     `json:"id"`
 	ExitCode int     `json:"exit_code"`
 	Result   *string `json:"result"`
+	// TookUS is how long the interpreter spent on the run, in µs, from
+	// the run frame to the done frame (0 from a runner that does not say):
+	// the server's debug log splits a call's time with it.
+	TookUS int64 `json:"took_us,omitempty"`
 }
 
 // Frame is one decoded frame. Payload is only valid during the handler
