@@ -20,12 +20,14 @@ type Report struct {
 	Comparisons []Comparison `json:"comparisons"`
 	// PoolClaims counts measured creates and one-shot runs served by the
 	// warm pool (each round has one of each).
-	PoolClaims int        `json:"pool_claims"`
-	IdleRSSKB  int64      `json:"idle_rss_kb"`
-	Idle       Memory     `json:"idle_memory"`
-	RSS10KB    int64      `json:"rss_10_sandboxes_kb"`
-	Concurrent Concurrent `json:"concurrent_one_shot"`
-	Surface    Surface    `json:"surface"`
+	PoolClaims int `json:"pool_claims"`
+	// WarmBreakdown splits the warm run_code row's time.
+	WarmBreakdown Breakdown  `json:"warm_breakdown"`
+	IdleRSSKB     int64      `json:"idle_rss_kb"`
+	Idle          Memory     `json:"idle_memory"`
+	RSS10KB       int64      `json:"rss_10_sandboxes_kb"`
+	Concurrent    Concurrent `json:"concurrent_one_shot"`
+	Surface       Surface    `json:"surface"`
 	// Floods are the red team's floods with the server's peak memory.
 	Floods []Flood `json:"floods,omitempty"`
 }
@@ -60,8 +62,8 @@ type Concurrent struct {
 	Wall time.Duration `json:"wall_ns"`
 }
 
-// idleRSSTarget is the issue's goal for the idle server.
-const idleRSSTarget = 15 << 10 // kB
+// idleRSSTarget is the issue's goal for the idle server (issue 34).
+const idleRSSTarget = 18 << 10 // kB
 
 func ms(d time.Duration) string { return fmt.Sprintf("%.1f", float64(d)/float64(time.Millisecond)) }
 
@@ -84,19 +86,24 @@ func (r Report) WriteText(w io.Writer) error {
 	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "comparison\tours median / p95 (ms)\tbaseline median / p95 (ms)\tratio (p95)\ttarget")
 	for _, c := range r.Comparisons {
+		var goals []string
+		if c.Target > 0 {
+			goals = append(goals, fmt.Sprintf("≤ %.2f %s", c.Target, mark(c.Ratio > 0 && c.Ratio <= c.Target)))
+		}
+		if c.TargetMedian > 0 {
+			goals = append(goals, fmt.Sprintf("median ≤ %s ms %s", ms(c.TargetMedian), mark(c.Ours.Median > 0 && c.Ours.Median <= c.TargetMedian)))
+		}
 		target := "-"
-		switch {
-		case c.Target > 0:
-			target = fmt.Sprintf("≤ %.2f %s", c.Target, mark(c.Ratio > 0 && c.Ratio <= c.Target))
-		case c.TargetMedian > 0:
-			target = fmt.Sprintf("median ≤ %s ms %s", ms(c.TargetMedian), mark(c.Ours.Median > 0 && c.Ours.Median <= c.TargetMedian))
+		if len(goals) > 0 {
+			target = strings.Join(goals, ", ")
 		}
 		fmt.Fprintf(tw, "%s\t%s / %s\t%s / %s\t%.3f (%.3f)\t%s\n", c.Name, ms(c.Ours.Median), ms(c.Ours.P95),
 			ms(c.Baseline.Median), ms(c.Baseline.P95), c.Ratio, c.P95Ratio, target)
 	}
 	tw.Flush()
-	fmt.Fprintf(&b, "\nwarm pool served %d of the %d measured creates, one-shot runs (burst ones included) and stopped sandboxes\n", r.PoolClaims, (3+burstN)*r.Rounds)
-	released := "after it returned its free heap"
+	fmt.Fprintf(&b, "\nwarm run_code: %s\n", r.WarmBreakdown)
+	fmt.Fprintf(&b, "warm pool served %d of the %d measured creates, one-shot runs (burst ones included) and stopped sandboxes\n", r.PoolClaims, (3+burstN)*r.Rounds)
+	released := fmt.Sprintf("the most over the %.0f s after it returned its free heap", idleSettle.Seconds())
 	if !r.Idle.Released {
 		released = "it had NOT returned its free heap"
 	}

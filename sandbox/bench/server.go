@@ -2,6 +2,7 @@ package bench
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -89,7 +90,7 @@ func startServerConfig(ctx context.Context, bin, dir, cfg string) (*server, erro
 	}()
 	// The server removes its sandboxes and the pool when stdin closes;
 	// give it time before the session resorts to SIGTERM.
-	sess, err := mcpclient.Start(ctx, cmd, mcpclient.Options{Name: "mcp-sandbox-bench", Version: "1.0", TerminateAfter: time.Minute})
+	sess, err := mcpclient.Start(ctx, cmd, mcpclient.Options{Name: "mcp-sandbox-bench", Version: "1.0", TerminateAfter: time.Minute, Tap: w.tap})
 	stderrW.Close()
 	if err != nil {
 		return nil, fmt.Errorf("start %s serve: %w", bin, err)
@@ -144,6 +145,32 @@ func (s *server) memory() (Memory, error) {
 	return parseStatus(string(b))
 }
 
+// idleMemory samples memory for d and returns the sample with the most
+// resident.
+func (s *server) idleMemory(ctx context.Context, d time.Duration) (Memory, error) {
+	var most Memory
+	t := time.NewTicker(250 * time.Millisecond)
+	defer t.Stop()
+	end := time.Now().Add(d)
+	for {
+		m, err := s.memory()
+		if err != nil {
+			return Memory{}, err
+		}
+		if m.RSSKB > most.RSSKB {
+			most = m
+		}
+		if time.Now().After(end) {
+			return most, nil
+		}
+		select {
+		case <-ctx.Done():
+			return Memory{}, ctx.Err()
+		case <-t.C:
+		}
+	}
+}
+
 func parseStatus(status string) (Memory, error) {
 	var m Memory
 	fields := map[string]*int64{"VmRSS:": &m.RSSKB, "RssAnon:": &m.AnonKB, "RssFile:": &m.FileKB}
@@ -169,18 +196,41 @@ func parseStatus(status string) (Memory, error) {
 func (s *server) close() error { return s.sess.Close() }
 
 // logWatch follows the server's log (stderr) for the events the benchmark
-// waits on: pooled sandboxes becoming ready and being claimed.
+// waits on: pooled sandboxes becoming ready and being claimed; and the
+// timing of each tool call. It also keeps the last tools/list answer as
+// it came over the wire (tap).
 type logWatch struct {
 	mu      sync.Mutex
-	ready   int // "warm pool: sandbox ready"
-	trims   int // "idle: free heap returned to the system"
-	claimed int // "sandbox created" from the warm pool
-	created int // "sandbox created", pooled or not
+	ready   int                     // "warm pool: sandbox ready"
+	trims   int                     // "idle: free heap returned to the system"
+	claimed int                     // "sandbox created" from the warm pool
+	created int                     // "sandbox created", pooled or not
+	timings map[string][]callTiming // "tool call timing", by tool
+	tools   []byte                  // the last line that answered tools/list
 	tail    []string
 	changed chan struct{} // closed and replaced on every event
 }
 
-func newLogWatch() *logWatch { return &logWatch{changed: make(chan struct{})} }
+func newLogWatch() *logWatch {
+	return &logWatch{changed: make(chan struct{}), timings: map[string][]callTiming{}}
+}
+
+// tap keeps the server's answer to tools/list as sent.
+func (w *logWatch) tap(line []byte) {
+	if !bytes.Contains(line, []byte(`"tools":[`)) {
+		return
+	}
+	w.mu.Lock()
+	w.tools = append(w.tools[:0], line...)
+	w.mu.Unlock()
+}
+
+// toolsListLine is the last answer to tools/list as sent.
+func (w *logWatch) toolsListLine() []byte {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return append([]byte(nil), w.tools...)
+}
 
 func (w *logWatch) read(r io.Reader) {
 	sc := bufio.NewScanner(r)
@@ -197,6 +247,10 @@ func (w *logWatch) read(r io.Reader) {
 			w.created++
 			if strings.Contains(line, `from="warm pool"`) {
 				w.claimed++
+			}
+		case strings.Contains(line, `msg="tool call timing"`):
+			if tool, t, ok := parseTiming(line); ok {
+				w.timings[tool] = append(w.timings[tool], t)
 			}
 		}
 		w.tail = append(w.tail, line)

@@ -1,6 +1,7 @@
 package bench
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -27,37 +28,38 @@ type Surface struct {
 	InstructionsBytes int `json:"instructions_bytes"`
 }
 
-// measureSurface lists the tools once and measures them as the client
-// decoded them.
-func measureSurface(ctx context.Context, sess *mcpclient.Session) (Surface, error) {
+// measureSurface lists the tools once and measures the answer as the
+// server sent it (w taps the wire): the library's decoded types would
+// add fields of their own when encoded again.
+func measureSurface(ctx context.Context, sess *mcpclient.Session, w *logWatch) (Surface, error) {
 	var s Surface
-	res, err := sess.Client().ListTools(ctx, mcp.ListToolsRequest{})
-	if err != nil {
+	if _, err := sess.Client().ListTools(ctx, mcp.ListToolsRequest{}); err != nil {
 		return s, fmt.Errorf("tools/list: %w", err)
 	}
-	if s.ToolsListBytes, err = compactLen(res); err != nil {
+	var msg struct {
+		Result json.RawMessage `json:"result"`
+	}
+	if err := json.Unmarshal(w.toolsListLine(), &msg); err != nil || msg.Result == nil {
+		return s, fmt.Errorf("tools/list: no answer seen on the wire (%v)", err)
+	}
+	var compact bytes.Buffer
+	if err := json.Compact(&compact, msg.Result); err != nil {
+		return s, err
+	}
+	s.ToolsListBytes = compact.Len()
+	var res struct {
+		Tools []struct {
+			Name, Description, InputSchema json.RawMessage
+		} `json:"tools"`
+	}
+	if err := json.Unmarshal(compact.Bytes(), &res); err != nil {
 		return s, err
 	}
 	for _, t := range res.Tools {
-		raw, err := json.Marshal(t)
-		if err != nil {
-			return s, err
-		}
-		var parts struct {
-			Name, Description, InputSchema json.RawMessage
-		}
-		if err := json.Unmarshal(raw, &parts); err != nil {
-			return s, err
-		}
-		s.ToolsCoreBytes += len(parts.Name) + len(parts.Description) + len(parts.InputSchema)
+		s.ToolsCoreBytes += len(t.Name) + len(t.Description) + len(t.InputSchema)
 	}
 	if ir := sess.InitializeResult(); ir != nil {
 		s.InstructionsBytes = len(ir.Instructions)
 	}
 	return s, nil
-}
-
-func compactLen(v any) (int, error) {
-	raw, err := json.Marshal(v)
-	return len(raw), err
 }

@@ -45,6 +45,10 @@ type Options struct {
 	// it signals the process to terminate, and after that before it kills
 	// it; zero means DefaultTerminateAfter.
 	TerminateAfter time.Duration
+	// Tap, when set, sees each line the server writes, as sent, before
+	// the library decodes it (the benchmark measures tools/list on the
+	// wire with it); it must not keep line.
+	Tap func(line []byte)
 }
 
 // Session is a started server and the MCP connection to it.
@@ -147,6 +151,9 @@ func (s *Session) filter(r *os.File, w *io.PipeWriter) {
 				// full pipe before Close stops it.
 				_, _ = io.Copy(io.Discard, br)
 				return
+			}
+			if s.opts.Tap != nil {
+				s.opts.Tap(t)
 			}
 			if _, werr := w.Write(append(t, '\n')); werr != nil {
 				return
