@@ -283,6 +283,9 @@ type Sandbox struct {
 	alive   context.Context
 	kill    context.CancelCauseFunc
 	unwatch context.CancelFunc
+	// pooled watches the container while the sandbox waits in the warm
+	// pool (pool.go); set once, before the pool holds it.
+	pooled *poolWatch
 	// runners holds the resident interpreters (see runcode.go).
 	runners map[string]residentRunner
 	// env is sandbox_create's environment, given to the sandbox's own

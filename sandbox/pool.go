@@ -2,6 +2,7 @@ package sandbox
 
 import (
 	"context"
+	"sync/atomic"
 	"time"
 
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/backend"
@@ -67,21 +68,48 @@ func (pe poolEngine) Wanted(ctx context.Context) ([]pool.Want[*Sandbox, poolKey]
 	return wants, pool.SizesOf(cfg)
 }
 
-// Running lists which containers run.
-func (pe poolEngine) Running(ctx context.Context) (map[string]bool, error) {
-	list, err := pe.e.be.List(ctx)
-	if err != nil {
-		return nil, err
-	}
-	alive := map[string]bool{}
-	for _, c := range list {
-		alive[c.ID] = c.State == "running"
+// Running says which of the ready sandboxes' containers run, from their
+// watchers (watchPooled): asking the container engine every pool tick
+// kept the idle server's HTTP and JSON code resident, 4 MB of it after
+// the idle release (sandbox/memtrim).
+func (pe poolEngine) Running(_ context.Context, boxes []*Sandbox) (map[string]bool, error) {
+	alive := make(map[string]bool, len(boxes))
+	for _, sb := range boxes {
+		alive[sb.ContainerID] = sb.pooled == nil || !sb.pooled.stopped.Load()
 	}
 	return alive, nil
 }
 
+// poolWatch watches a ready pooled sandbox's container until it is
+// claimed (adopt starts the engine's own watcher, death.go) or removed.
+type poolWatch struct {
+	stopped atomic.Bool // the container stopped or is gone
+	cancel  context.CancelFunc
+}
+
+// watchPooled starts sb's pool watcher: one wait on the container engine
+// that answers when the container stops, instead of a listing per tick.
+func (e *Engine) watchPooled(sb *Sandbox) {
+	ctx, cancel := context.WithCancel(context.Background())
+	w := &poolWatch{cancel: cancel}
+	sb.pooled = w
+	go func() {
+		if _, ok := e.waitExit(ctx, sb); ok {
+			w.stopped.Store(true)
+		}
+	}()
+}
+
+// unwatchPooled stops sb's pool watcher, if it has one.
+func (sb *Sandbox) unwatchPooled() {
+	if sb.pooled != nil {
+		sb.pooled.cancel()
+	}
+}
+
 // Remove closes sb's interpreters and removes its container.
 func (pe poolEngine) Remove(ctx context.Context, sb *Sandbox) {
+	sb.unwatchPooled()
 	for _, r := range sb.takeRunners() {
 		r.close()
 	}
@@ -165,6 +193,7 @@ func (e *Engine) createPooled(ctx, soft context.Context, pl plan) (*Sandbox, err
 		e.warmRunner(soft, sb, kind)
 	}
 	e.warmAgent(soft, sb)
+	e.watchPooled(sb)
 	return sb, nil
 }
 
@@ -185,6 +214,7 @@ func (e *Engine) adopt(ctx context.Context, sb *Sandbox) (*Sandbox, error) {
 		e.removeContainer(context.WithoutCancel(ctx), sb.ContainerID)
 		return nil, ErrClosed
 	}
+	sb.unwatchPooled()
 	e.watch(ctx, sb)
 	sb.scope = scopeOf(ctx)
 	e.boxes[sb.ID] = sb

@@ -336,3 +336,28 @@ func TestPoolMissingImageDoesNotBlockOthers(t *testing.T) {
 		t.Errorf("create javascript: got %v, want ErrImageNotFound", err)
 	}
 }
+
+// TestPoolReplacesStoppedSandbox: a ready sandbox whose container is
+// killed from outside leaves the pool (the engine's watcher of it says so,
+// not a listing of the engine) and a fresh one takes its place; a claim
+// never gets the dead one.
+func TestPoolReplacesStoppedSandbox(t *testing.T) {
+	eng, te := newEngineWith(t, engineOptions{edit: withPool(1, "python"), run: true, scoped: true})
+	waitReady(t, eng, "python", 1)
+	var killed string
+	for name, c := range ownContainers(t, te, eng, true) {
+		killed = name
+		if err := te.cli.ContainerKill(context.Background(), c.ID, "KILL"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	waitFor(t, "a fresh pooled sandbox in place of the killed one", time.Minute, func() bool {
+		s := eng.PoolStats("python")
+		_, old := ownContainers(t, te, eng, true)[killed]
+		return s.Made == 2 && s.Ready == 1 && !old
+	})
+	sb := mustCreate(t, eng, sandbox.CreateRequest{Language: "python"})
+	if res, err := eng.RunCode(context.Background(), sandbox.RunCodeRequest{SandboxID: sb.ID, Code: "print(1)"}); err != nil || res.Stdout != "1\n" {
+		t.Errorf("run in the sandbox claimed after the kill: %+v, %v", res, err)
+	}
+}

@@ -12,8 +12,8 @@ import (
 func (p *Pool[S, K]) reconcile(ctx context.Context, check bool) {
 	wants, sz := p.e.Wanted(ctx)
 	var alive map[string]bool
-	if check && p.count() > 0 {
-		if a, err := p.e.Running(ctx); err == nil {
+	if ready := p.readyBoxes(); check && len(ready) > 0 {
+		if a, err := p.e.Running(ctx, ready); err == nil {
 			alive = a
 		}
 	}
@@ -105,14 +105,17 @@ func (p *Pool[S, K]) startFills(ctx context.Context, wants []Want[S, K], sz Size
 	}
 }
 
-func (p *Pool[S, K]) count() int {
+// readyBoxes are the ready sandboxes, of every language.
+func (p *Pool[S, K]) readyBoxes() []S {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	n := 0
+	var out []S
 	for _, l := range p.ready {
-		n += len(l)
+		for _, it := range l {
+			out = append(out, it.box.Sandbox)
+		}
 	}
-	return n
+	return out
 }
 
 // fill makes one sandbox for w and adds it to the ready list. When the

@@ -76,8 +76,9 @@ type Engine[S any, K comparable] interface {
 	// Wanted returns the languages to hold now, in the config's order,
 	// and their bounds; none while the service is paused.
 	Wanted(ctx context.Context) ([]Want[S, K], Sizes)
-	// Running returns, by container id, whether each container runs.
-	Running(ctx context.Context) (map[string]bool, error)
+	// Running returns, by container id, whether the containers of boxes
+	// (the ready sandboxes) run.
+	Running(ctx context.Context, boxes []S) (map[string]bool, error)
 	// Remove removes a sandbox the pool made and no claim took.
 	Remove(ctx context.Context, sb S)
 }

@@ -45,7 +45,7 @@ func (f *fakeEngine) make(ctx, soft context.Context) (Box[string], error) {
 	return Box[string]{Sandbox: id, ID: id, ContainerID: "c-" + id, Created: time.Now()}, nil
 }
 
-func (f *fakeEngine) Running(context.Context) (map[string]bool, error) {
+func (f *fakeEngine) Running(context.Context, []string) (map[string]bool, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	alive := map[string]bool{}
