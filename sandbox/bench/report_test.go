@@ -26,9 +26,9 @@ func TestReportText(t *testing.T) {
 		},
 		PoolClaims: 40, IdleRSSKB: 18 << 10, RSS10KB: 24 << 10,
 		WarmBreakdown: Breakdown{N: 20, Total: ms(2.1), Transport: ms(0.4), Engine: ms(0.3), Agent: ms(1.1), Interpreter: ms(0.3)},
-		Idle:       Memory{RSSKB: 18 << 10, AnonKB: 6 << 10, FileKB: 12 << 10, Released: true},
-		Concurrent: Concurrent{N: 20, OK: 20, Wall: 2500 * time.Millisecond},
-		Surface:    Surface{ToolsListBytes: 8366, ToolsCoreBytes: 5026, InstructionsBytes: 457},
+		Idle:          Memory{RSSKB: 18 << 10, AnonKB: 6 << 10, FileKB: 12 << 10, Released: true},
+		Concurrent:    Concurrent{N: 20, OK: 20, Wall: 2500 * time.Millisecond},
+		Surface:       Surface{ToolsListBytes: 8366, ToolsCoreBytes: 5026, InstructionsBytes: 457},
 		Floods: []Flood{
 			{Name: FloodReads, What: "12 × 16 MiB", PeakKB: 175 << 10, BoundKB: readsBoundKB, Took: 24 * time.Second},
 			{Name: FloodFigures, What: "16 × 16 MiB + 200 small", PeakKB: 160 << 10, BoundKB: floodBoundKB, Took: 2 * time.Second},
