@@ -15,9 +15,12 @@
 // They need curl and the address 127.0.0.2; without them they are left
 // out.
 //
-// It reports medians, 95th percentiles and the ratios, the server's resident
-// memory idle and with ten sandboxes open, and whether twenty concurrent
-// one-shot run_code calls all succeed. Last, it runs the red team's floods
+// It reports medians, 95th percentiles and the ratios, each beside its
+// target; warm run_code's median split into transport, engine, agent and
+// interpreter (from the server's "tool call timing" debug lines); the
+// server's resident memory idle (the most over the 6 s after it returned
+// its free heap) and with ten sandboxes open; tools/list's size as sent;
+// and whether twenty concurrent one-shot run_code calls all succeed. Last, it runs the red team's floods
 // of issue 31 (Options.Floods; `bench --flood-mib`) against the server —
 // 12 parallel 16 MiB read_file calls, a figure flood, endless output, 300
 // trickled HTTP bodies without a token to a second, HTTP server of the same
