@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"os"
 	"os/exec"
 	"sync"
 	"time"
@@ -25,6 +26,7 @@ type Client struct {
 	w    io.WriteCloser
 	wmu  sync.Mutex
 	wait func() error // the child's; nil without one
+	proc *os.Process  // the child; nil without one
 
 	mu      sync.Mutex
 	next    uint64
@@ -53,7 +55,7 @@ func Start(path string, log *slog.Logger) (*Client, error) {
 	}
 	log.Info("reading the cluster through the server", "path", path, "pid", cmd.Process.Pid)
 	c := newClient(out, in)
-	c.wait = cmd.Wait
+	c.wait, c.proc = cmd.Wait, cmd.Process
 	return c, nil
 }
 
