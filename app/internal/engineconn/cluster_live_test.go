@@ -15,6 +15,7 @@ import (
 	k8s "k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/clientcmd"
 
+	"github.com/mcp-sandbox/mcp-sandbox/app/internal/apptest"
 	"github.com/mcp-sandbox/mcp-sandbox/app/internal/kubeconn"
 	"github.com/mcp-sandbox/mcp-sandbox/app/sandboxwatch"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox"
@@ -52,9 +53,11 @@ func clusterNamespace(ctx context.Context, t *testing.T) (string, string, *k8s.C
 
 // On the real cluster: a sandbox a server's engine creates there (its
 // backend made by kubeconn.Open, the server's constructor) shows in the
-// watcher's snapshot, with the cluster and namespace in the look, its
-// usage sampled while live; Stop from the watcher (StopAll on the
-// followed backend) removes it, and its pod is gone from the cluster.
+// watcher's snapshot, read through the real server binary (`mcp-sandbox
+// backend-serve`, as the tray and the window read it), with the cluster
+// and namespace in the look, its usage sampled while live; Stop from the
+// watcher (StopAll on the followed backend) removes it, and its pod is
+// gone from the cluster.
 func TestWatcherOnCluster(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 	defer cancel()
@@ -82,6 +85,7 @@ func TestWatcherOnCluster(t *testing.T) {
 	var snaps snapshots
 	looks := make(chan Look, 4)
 	l := New(Options{Config: config.Static(cfg), Store: st, Log: log, OnChange: snaps.set, PollInterval: 250 * time.Millisecond,
+		Server: apptest.Binary(t, "mcp-sandbox"),
 		Looked: func(_ context.Context, look Look) { looks <- look }})
 	l.SetLive(true)
 	lctx, lcancel := context.WithCancel(ctx)
