@@ -7,6 +7,8 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -111,6 +113,7 @@ func TestWatcherOnCluster(t *testing.T) {
 	if pods, err := cs.CoreV1().Pods(ns).List(ctx, sel); err != nil || len(pods.Items) != 1 {
 		t.Fatalf("the sandbox's pod by its id label: %v, %d pods", err, len(pods.Items))
 	}
+	peerThroughChild(ctx, t, l.Conn().Backend, eng, st, cfg, sb.ID)
 	n, err := StopAll(ctx, l.Conn().Backend, st, log)
 	if err != nil || n.Sandboxes != 1 {
 		t.Fatalf("StopAll: %+v %v, want 1 sandbox", n, err)
@@ -126,5 +129,31 @@ func TestWatcherOnCluster(t *testing.T) {
 			t.Fatalf("the sandbox's pod is still on the cluster after 60s (%v, %d pods)", err, len(pods.Items))
 		}
 		time.Sleep(250 * time.Millisecond)
+	}
+}
+
+// peerThroughChild is the window's details of sandbox id through be (the
+// child): a file the server wrote is listed and saved to the host.
+func peerThroughChild(ctx context.Context, t *testing.T, be backend.Backend, eng *sandbox.Engine, st *state.Store, cfg *config.Config, id string) {
+	t.Helper()
+	if _, err := eng.WriteFile(ctx, id, sandbox.WriteFileRequest{Path: "notes.txt", Content: []byte("from the cluster")}); err != nil {
+		t.Fatal(err)
+	}
+	c := *cfg
+	c.Files.WriteRoot = t.TempDir()
+	p, err := sandbox.OpenPeer(ctx, be, st, &c, nil, id)
+	if err != nil {
+		t.Fatalf("OpenPeer through the child: %v", err)
+	}
+	files, err := p.ListFiles(ctx, sandbox.ListFilesRequest{Path: backend.Workspace, Recursive: true})
+	if err != nil || !slices.ContainsFunc(files.Entries, func(e backend.FileEntry) bool { return strings.HasSuffix(e.Path, "notes.txt") }) {
+		t.Fatalf("ListFiles through the child = %+v, %v; want notes.txt", files.Entries, err)
+	}
+	res, err := p.CopyOut(ctx, sandbox.CopyOutRequest{Path: "notes.txt", HostPath: filepath.Join(c.Files.WriteRoot, "notes.txt")})
+	if err != nil {
+		t.Fatalf("CopyOut through the child: %v", err)
+	}
+	if b, err := os.ReadFile(res.HostPath); err != nil || string(b) != "from the cluster" {
+		t.Errorf("saved %q, %v", b, err)
 	}
 }
