@@ -37,10 +37,10 @@ type server struct {
 // they have ended. Each call runs on its own goroutine.
 func Serve(ctx context.Context, r io.Reader, w io.Writer, open Opener, log *slog.Logger) error {
 	s := &server{open: open, log: log, running: map[uint64]context.CancelFunc{}, enc: json.NewEncoder(w)}
+	var wg sync.WaitGroup
+	defer wg.Wait() // after cancel: the calls under way end
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	var wg sync.WaitGroup
-	defer wg.Wait()
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 64<<10), 2*maxBytes)
 	for sc.Scan() {
@@ -67,7 +67,6 @@ func Serve(ctx context.Context, r io.Reader, w io.Writer, open Opener, log *slog
 			s.reply(req.ID, res, err)
 		}()
 	}
-	cancel()
 	return sc.Err()
 }
 
