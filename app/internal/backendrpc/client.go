@@ -108,6 +108,17 @@ func (c *Client) Alive() bool {
 	}
 }
 
+// Done is closed when the child's answers end (it exited); Err then
+// says why.
+func (c *Client) Done() <-chan struct{} { return c.done }
+
+// Err is why the child's answers ended, nil while it answers.
+func (c *Client) Err() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.err
+}
+
 // Close ends the child: its stdin closes, so it returns; after 5 seconds
 // without it ending, Close returns anyway (the child ends with its
 // calls, each bounded by the parent's contexts).

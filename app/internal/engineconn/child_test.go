@@ -6,7 +6,9 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -49,8 +51,9 @@ func serveFakeCluster(inst string) int {
 
 // Without OpenCluster, the loop reads the cluster through the server
 // binary (here this test binary as a fake child): the look names the
-// cluster the child answered, its sandbox shows, StopAll removes it
-// through the child, and the child ends with the loop.
+// cluster the child answered, its sandbox shows; a child that dies is
+// replaced at the next look; StopAll removes the sandbox through the
+// child, and the child ends with the loop.
 func TestLoopReadsClusterThroughChild(t *testing.T) {
 	st, err := state.Open(filepath.Join(t.TempDir(), "state"))
 	if err != nil {
@@ -70,14 +73,22 @@ func TestLoopReadsClusterThroughChild(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() { l.Run(ctx); close(done) }()
-	look := <-looks
-	if look.Err != nil || look.Conn == nil || look.Cluster.Place() != "cluster child-lab · namespace sandboxes" {
-		cancel()
-		<-done
-		t.Fatalf("look %+v (cluster %+v): want the child's cluster followed", look, look.Cluster)
+	defer func() { cancel(); <-done }()
+	for i := range 2 {
+		var look Look
+		select {
+		case look = <-looks:
+		case <-time.After(30 * time.Second):
+			t.Fatalf("no look %d within 30s: a child that died is not replaced", i)
+		}
+		if look.Err != nil || look.Conn == nil || look.Cluster.Place() != "cluster child-lab · namespace sandboxes" {
+			t.Fatalf("look %d %+v (cluster %+v): want the child's cluster followed", i, look, look.Cluster)
+		}
+		snaps.await(t, "the child's sandbox listed", func(s sandboxwatch.Snapshot) bool { return ids(s) == "kid" && s.Err == nil })
+		if i == 0 {
+			killChildren(t) // the loop looks again, with a new child
+		}
 	}
-	child := l.child
-	snaps.await(t, "the child's sandbox listed", func(s sandboxwatch.Snapshot) bool { return ids(s) == "kid" })
 	n, err := StopAll(ctx, l.Conn().Backend, st, log)
 	if err != nil || n.Sandboxes != 1 {
 		t.Errorf("StopAll = %+v, %v; want 1 sandbox", n, err)
@@ -85,8 +96,39 @@ func TestLoopReadsClusterThroughChild(t *testing.T) {
 	snaps.await(t, "the sandbox gone", func(s sandboxwatch.Snapshot) bool { return len(s.Rows) == 0 && s.Err == nil })
 	cancel()
 	<-done
-	if child.Alive() {
-		t.Error("the child outlived the loop")
+	if kids := children(); len(kids) > 0 {
+		t.Errorf("children %v outlived the loop", kids)
+	}
+}
+
+// children are this process's backend-serve children.
+func children() []int {
+	var out []int
+	dirs, _ := filepath.Glob("/proc/[0-9]*")
+	for _, d := range dirs {
+		stat, err1 := os.ReadFile(filepath.Join(d, "stat"))
+		cmd, err2 := os.ReadFile(filepath.Join(d, "cmdline"))
+		if err1 != nil || err2 != nil || !strings.Contains(string(cmd), "\x00"+backendrpc.Command) {
+			continue
+		}
+		f := strings.Fields(string(stat[strings.LastIndexByte(string(stat), ')')+1:]))
+		if len(f) > 1 && f[1] == strconv.Itoa(os.Getpid()) && f[0] != "Z" {
+			pid, _ := strconv.Atoi(filepath.Base(d))
+			out = append(out, pid)
+		}
+	}
+	return out
+}
+
+// killChildren kills this process's backend-serve children.
+func killChildren(t *testing.T) {
+	t.Helper()
+	kids := children()
+	if len(kids) != 1 {
+		t.Fatalf("children %v, want one", kids)
+	}
+	if err := syscall.Kill(kids[0], syscall.SIGKILL); err != nil {
+		t.Fatal(err)
 	}
 }
 

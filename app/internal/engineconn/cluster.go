@@ -117,7 +117,10 @@ func (l *Loop) lookCluster(ctx context.Context, cfg *config.Config) Look {
 	if interval <= 0 {
 		interval = clusterPoll
 	}
-	src := sandboxwatch.PollSource{Lister: inventory.Lister{Backend: be, State: l.o.Store, Pool: true}, Interval: interval}
+	var src sandboxwatch.Source = sandboxwatch.PollSource{Lister: inventory.Lister{Backend: be, State: l.o.Store, Pool: true}, Interval: interval}
+	if ch, ok := be.(*backendrpc.Client); ok {
+		src = childSource{PollSource: src.(sandboxwatch.PollSource), child: ch}
+	}
 	look.Conn = &Conn{Backend: be, Cluster: cl}
 	look.Conn.Model = sandboxwatch.New(sandboxwatch.Options{Source: src, OnChange: l.o.OnChange, Log: l.o.Log})
 	return look
@@ -133,4 +136,27 @@ func EngineKey(cfg *config.Config) string {
 		return "kubernetes\x00" + k.Kubeconfig + "\x00" + k.Context + "\x00" + k.Namespace
 	}
 	return "docker\x00" + cfg.Docker.Host
+}
+
+// childSource is a cluster's PollSource whose stream ends when the child
+// reading the cluster has ended (it crashed, or was killed): the loop
+// then looks again, which starts another, instead of polling a child
+// that is gone.
+type childSource struct {
+	sandboxwatch.PollSource
+	child *backendrpc.Client
+}
+
+// Events ticks as PollSource's, and fails once the child has ended.
+func (s childSource) Events(ctx context.Context) (<-chan sandboxwatch.Event, <-chan error) {
+	ev, _ := s.PollSource.Events(ctx)
+	errc := make(chan error, 1)
+	go func() { // ends with ctx or the child
+		select {
+		case <-ctx.Done():
+		case <-s.child.Done():
+			errc <- s.child.Err()
+		}
+	}()
+	return ev, errc
 }

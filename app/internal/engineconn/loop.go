@@ -179,6 +179,13 @@ func (l *Loop) Run(ctx context.Context) {
 			conn.Client.Close()
 		}
 		l.setConn(nil)
+		if err != nil && ctx.Err() == nil && conn.Cluster != nil {
+			// The child reading the cluster ended: the next look starts
+			// another, and says whether the cluster answers.
+			l.o.Log.Warn("the cluster's reader ended; looking at the cluster again", "err", err)
+			l.wait(ctx, 2*time.Second)
+			continue
+		}
 		if err != nil && ctx.Err() == nil {
 			l.o.Log.Warn("lost the Docker events stream; looking for Docker again", "err", err)
 			if l.o.Lost != nil {
