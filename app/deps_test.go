@@ -168,3 +168,19 @@ func moduleImports(t *testing.T, pkg string) map[string][]string {
 	}
 	return m
 }
+
+// TestGUILinksNoKubernetesClient: the tray and the window read a cluster
+// through the server binary (app/internal/backendrpc), so that they do
+// not carry client-go's size and memory when no cluster is used (issue
+// 34: the tray was 20 MB on disk before it, 42 MB with it).
+func TestGUILinksNoKubernetesClient(t *testing.T) {
+	for _, pkg := range []string{"./cmd/mcp-sandbox-tray", "./cmd/mcp-sandbox-window"} {
+		for _, goos := range platforms {
+			for _, p := range deps(t, pkg, goos, true) {
+				if strings.HasPrefix(p, "k8s.io/") || strings.HasPrefix(p, "sigs.k8s.io/") {
+					t.Errorf("%s: %s links %s: read the cluster through the server binary (backendrpc)", goos, pkg, p)
+				}
+			}
+		}
+	}
+}

@@ -11,6 +11,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/mcp-sandbox/mcp-sandbox/app/internal/backendrpc"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/config"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/server"
 )
@@ -85,8 +86,11 @@ func Run(ctx context.Context, e *Env, args []string) int {
 	case "-v", "--version":
 		name = "version"
 	}
-	if name == server.WatchdogCommand {
+	switch name {
+	case server.WatchdogCommand:
 		return runWatchdog(ctx, e, args[1:])
+	case backendrpc.Command:
+		return runBackendServe(ctx, e, args[1:])
 	}
 	for _, c := range commands {
 		if c.name == name {

@@ -6,5 +6,5 @@
 // client-configuration code (app/clientconfig); it never imports Fyne, so the
 // server binary stays pure Go.
 //
-// Imports: app/applog, app/clientconfig, app/installplace, app/internal/health, app/internal/kubeconn, sandbox, sandbox/backend, sandbox/bench, sandbox/buildinfo, sandbox/config, sandbox/docker, sandbox/dockerhost, sandbox/hostcopy, sandbox/interp, sandbox/inventory, sandbox/kubernetes, sandbox/printable, sandbox/server, sandbox/state
+// Imports: app/applog, app/clientconfig, app/installplace, app/internal/backendrpc, app/internal/health, app/internal/kubeconn, sandbox, sandbox/backend, sandbox/bench, sandbox/buildinfo, sandbox/config, sandbox/docker, sandbox/dockerhost, sandbox/hostcopy, sandbox/interp, sandbox/inventory, sandbox/kubernetes, sandbox/printable, sandbox/server, sandbox/state
 package cli

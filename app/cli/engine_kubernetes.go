@@ -38,6 +38,13 @@ func selectKubernetes(ctx context.Context, cfg *config.Config, log *slog.Logger)
 	return kb, be, nil
 }
 
+// selectKubernetesTable is selectKubernetes for a [kubernetes] table
+// alone (backend-serve: the tray's or the window's table).
+func selectKubernetesTable(ctx context.Context, k config.Kubernetes, log *slog.Logger) (*kubernetes.Backend, error) {
+	kb, _, err := selectKubernetes(ctx, &config.Config{Backend: config.Backend{Kind: config.BackendKubernetes}, Kubernetes: k}, log)
+	return kb, err
+}
+
 // newKubernetesSetup is the set-up of every command when backend.kind is
 // "kubernetes": the server's too, which fails to start rather than serve
 // on another engine.

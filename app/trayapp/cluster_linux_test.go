@@ -6,6 +6,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -109,7 +110,33 @@ func TestTrayOnCluster(t *testing.T) {
 	if strings.Contains(p.log(), "msg=docker ") {
 		t.Errorf("the tray looked for Docker on a cluster:\n%s", p.log())
 	}
+	if !strings.Contains(p.log(), "reading the cluster through the server") {
+		t.Errorf("the tray did not read the cluster through the server binary (mcp-sandbox backend-serve):\n%s", p.log())
+	}
+	if n := len(backendServes(p.home)); n == 0 {
+		t.Error("no mcp-sandbox backend-serve child runs for the tray and the window")
+	}
 	p.stop(t)
+	waitFor(t, "the backend-serve children to end with the tray and the window", 30*time.Second, func() bool {
+		return len(backendServes(p.home)) == 0
+	})
+}
+
+// backendServes lists the `mcp-sandbox backend-serve` processes running
+// with HOME=home: the children of that home's tray and window.
+func backendServes(home string) []string {
+	var out []string
+	dirs, _ := filepath.Glob("/proc/[0-9]*")
+	for _, d := range dirs {
+		cmd, err1 := os.ReadFile(filepath.Join(d, "cmdline"))
+		env, err2 := os.ReadFile(filepath.Join(d, "environ"))
+		args := strings.Split(string(cmd), "\x00")
+		if err1 == nil && err2 == nil && len(args) > 1 && args[1] == "backend-serve" &&
+			slices.Contains(strings.Split(string(env), "\x00"), "HOME="+home) {
+			out = append(out, d)
+		}
+	}
+	return out
 }
 
 // clusterNamespace makes a namespace of the test's own on the cluster,

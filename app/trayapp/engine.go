@@ -9,7 +9,6 @@ import (
 	"github.com/mcp-sandbox/mcp-sandbox/app/installplace"
 	"github.com/mcp-sandbox/mcp-sandbox/app/internal/clientsetup"
 	"github.com/mcp-sandbox/mcp-sandbox/app/internal/engineconn"
-	"github.com/mcp-sandbox/mcp-sandbox/app/internal/kubeconn"
 	"github.com/mcp-sandbox/mcp-sandbox/app/sandboxwatch"
 	"github.com/mcp-sandbox/mcp-sandbox/app/traymenu"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/config"
@@ -24,6 +23,7 @@ import (
 func (a *App) newEngineLoop() *engineconn.Loop {
 	return engineconn.New(engineconn.Options{
 		Getenv: a.getenv, Config: a.cfg, Store: a.st, Log: a.log,
+		Server: a.server.Path, ServerErr: a.serverErr,
 		// The tray shows a count: lifecycle events only, and no record
 		// files (servers rewrite them on every use).
 		Source:   sandboxwatch.DockerSource{LifecycleOnly: true},
@@ -147,7 +147,7 @@ func (a *App) dockerHostChanged(c *config.Config) {
 // picks (engineconn.StopAll); others' are left alone.
 func (a *App) stopAll(ctx context.Context) (sandboxwatch.Count, error) {
 	conn := a.engine.Conn()
-	if conn == nil && kubeconn.Selected(a.cfg.Current()) {
+	if conn == nil && engineconn.OnCluster(a.cfg.Current()) {
 		return sandboxwatch.Count{}, errNoCluster
 	}
 	if conn == nil {

@@ -16,7 +16,6 @@ import (
 	"github.com/mcp-sandbox/mcp-sandbox/app/installplace"
 	"github.com/mcp-sandbox/mcp-sandbox/app/instance"
 	"github.com/mcp-sandbox/mcp-sandbox/app/internal/engineconn"
-	"github.com/mcp-sandbox/mcp-sandbox/app/internal/kubeconn"
 	"github.com/mcp-sandbox/mcp-sandbox/app/internal/startup"
 	"github.com/mcp-sandbox/mcp-sandbox/app/internal/traywin"
 	"github.com/mcp-sandbox/mcp-sandbox/app/traymenu"
@@ -276,7 +275,7 @@ func (a *App) menuState() traymenu.State {
 	defer a.mu.Unlock()
 	cluster := a.s.cluster
 	if a.s.detecting {
-		cluster = kubeconn.Selected(a.cfg.Current())
+		cluster = engineconn.OnCluster(a.cfg.Current())
 	}
 	s := traymenu.State{
 		DockerOK: a.s.dockerOK, Detecting: a.s.detecting, Engine: a.s.engine, Cluster: cluster,

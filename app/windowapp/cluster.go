@@ -6,7 +6,6 @@ import (
 	"context"
 
 	"github.com/mcp-sandbox/mcp-sandbox/app/internal/engineconn"
-	"github.com/mcp-sandbox/mcp-sandbox/app/internal/kubeconn"
 	"github.com/mcp-sandbox/mcp-sandbox/app/sandboxwatch"
 	"github.com/mcp-sandbox/mcp-sandbox/app/ui"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/config"
@@ -19,7 +18,7 @@ func (a *App) engineLooking() {
 	cfg := a.cfg.Current()
 	a.update(func(s *uiState) {
 		s.detecting = true
-		if kubeconn.Selected(cfg) {
+		if engineconn.OnCluster(cfg) {
 			s.docker, s.cluster = nil, clusterInfo(cfg, &engineconn.Cluster{Context: cfg.Kubernetes.Context, Namespace: cfg.Kubernetes.Namespace})
 		}
 	})

@@ -26,6 +26,7 @@ import (
 func (a *App) newEngineLoop() *engineconn.Loop {
 	return engineconn.New(engineconn.Options{
 		Getenv: a.getenv, Config: a.cfg, Store: a.st, Log: a.log,
+		Server: a.server.Path, ServerErr: a.serverErr,
 		Source:   sandboxwatch.DockerSource{RecordsDir: filepath.Join(a.st.Dir(), "sandboxes")},
 		OnChange: a.onSnapshot,
 		Looking:  a.engineLooking,

@@ -7,7 +7,6 @@ import (
 	"fmt"
 
 	"github.com/mcp-sandbox/mcp-sandbox/app/internal/engineconn"
-	"github.com/mcp-sandbox/mcp-sandbox/app/internal/kubeconn"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/dockerhost"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/inventory"
 )
@@ -24,7 +23,7 @@ func (a *App) backend() (*engineconn.Conn, error) {
 	if conn := a.engine.Conn(); conn != nil {
 		return conn, nil
 	}
-	if kubeconn.Selected(a.cfg.Current()) {
+	if engineconn.OnCluster(a.cfg.Current()) {
 		return nil, errNoCluster
 	}
 	return nil, errNoDocker

@@ -7,6 +7,8 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -15,6 +17,7 @@ import (
 	k8s "k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/clientcmd"
 
+	"github.com/mcp-sandbox/mcp-sandbox/app/internal/apptest"
 	"github.com/mcp-sandbox/mcp-sandbox/app/internal/kubeconn"
 	"github.com/mcp-sandbox/mcp-sandbox/app/sandboxwatch"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox"
@@ -52,9 +55,11 @@ func clusterNamespace(ctx context.Context, t *testing.T) (string, string, *k8s.C
 
 // On the real cluster: a sandbox a server's engine creates there (its
 // backend made by kubeconn.Open, the server's constructor) shows in the
-// watcher's snapshot, with the cluster and namespace in the look, its
-// usage sampled while live; Stop from the watcher (StopAll on the
-// followed backend) removes it, and its pod is gone from the cluster.
+// watcher's snapshot, read through the real server binary (`mcp-sandbox
+// backend-serve`, as the tray and the window read it), with the cluster
+// and namespace in the look, its usage sampled while live; Stop from the
+// watcher (StopAll on the followed backend) removes it, and its pod is
+// gone from the cluster.
 func TestWatcherOnCluster(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 	defer cancel()
@@ -82,6 +87,7 @@ func TestWatcherOnCluster(t *testing.T) {
 	var snaps snapshots
 	looks := make(chan Look, 4)
 	l := New(Options{Config: config.Static(cfg), Store: st, Log: log, OnChange: snaps.set, PollInterval: 250 * time.Millisecond,
+		Server: apptest.Binary(t, "mcp-sandbox"),
 		Looked: func(_ context.Context, look Look) { looks <- look }})
 	l.SetLive(true)
 	lctx, lcancel := context.WithCancel(ctx)
@@ -107,6 +113,7 @@ func TestWatcherOnCluster(t *testing.T) {
 	if pods, err := cs.CoreV1().Pods(ns).List(ctx, sel); err != nil || len(pods.Items) != 1 {
 		t.Fatalf("the sandbox's pod by its id label: %v, %d pods", err, len(pods.Items))
 	}
+	peerThroughChild(ctx, t, l.Conn().Backend, eng, st, cfg, sb.ID)
 	n, err := StopAll(ctx, l.Conn().Backend, st, log)
 	if err != nil || n.Sandboxes != 1 {
 		t.Fatalf("StopAll: %+v %v, want 1 sandbox", n, err)
@@ -122,5 +129,31 @@ func TestWatcherOnCluster(t *testing.T) {
 			t.Fatalf("the sandbox's pod is still on the cluster after 60s (%v, %d pods)", err, len(pods.Items))
 		}
 		time.Sleep(250 * time.Millisecond)
+	}
+}
+
+// peerThroughChild is the window's details of sandbox id through be (the
+// child): a file the server wrote is listed and saved to the host.
+func peerThroughChild(ctx context.Context, t *testing.T, be backend.Backend, eng *sandbox.Engine, st *state.Store, cfg *config.Config, id string) {
+	t.Helper()
+	if _, err := eng.WriteFile(ctx, id, sandbox.WriteFileRequest{Path: "notes.txt", Content: []byte("from the cluster")}); err != nil {
+		t.Fatal(err)
+	}
+	c := *cfg
+	c.Files.WriteRoot = t.TempDir()
+	p, err := sandbox.OpenPeer(ctx, be, st, &c, nil, id)
+	if err != nil {
+		t.Fatalf("OpenPeer through the child: %v", err)
+	}
+	files, err := p.ListFiles(ctx, sandbox.ListFilesRequest{Path: backend.Workspace, Recursive: true})
+	if err != nil || !slices.ContainsFunc(files.Entries, func(e backend.FileEntry) bool { return strings.HasSuffix(e.Path, "notes.txt") }) {
+		t.Fatalf("ListFiles through the child = %+v, %v; want notes.txt", files.Entries, err)
+	}
+	res, err := p.CopyOut(ctx, sandbox.CopyOutRequest{Path: "notes.txt", HostPath: filepath.Join(c.Files.WriteRoot, "notes.txt")})
+	if err != nil {
+		t.Fatalf("CopyOut through the child: %v", err)
+	}
+	if b, err := os.ReadFile(res.HostPath); err != nil || string(b) != "from the cluster" {
+		t.Errorf("saved %q, %v", b, err)
 	}
 }

@@ -8,7 +8,7 @@ import (
 
 	"github.com/docker/docker/client"
 
-	"github.com/mcp-sandbox/mcp-sandbox/app/internal/kubeconn"
+	"github.com/mcp-sandbox/mcp-sandbox/app/internal/backendrpc"
 	"github.com/mcp-sandbox/mcp-sandbox/app/sandboxwatch"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/backend"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/config"
@@ -75,8 +75,13 @@ type Options struct {
 	// followed, on the loop's goroutine.
 	Lost func(err error)
 	// OpenCluster connects to the cluster when backend.kind is
-	// "kubernetes"; nil is OpenKubernetes.
+	// "kubernetes"; nil is through Server (a child of the loop's).
 	OpenCluster OpenCluster
+	// Server is the server binary's path (bundled.Find), which reads a
+	// cluster for the loop; "" when it was not found, and ServerErr says
+	// why.
+	Server    string
+	ServerErr error
 	// PollInterval is how often a cluster's sandboxes are listed;
 	// default 5s.
 	PollInterval time.Duration
@@ -89,6 +94,8 @@ type Options struct {
 type Loop struct {
 	o        Options
 	redetect chan struct{}
+
+	child *backendrpc.Client // reads the cluster; the loop's goroutine's
 
 	mu   sync.Mutex
 	conn *Conn
@@ -145,6 +152,7 @@ func (l *Loop) Redetect() {
 // Run follows the engine until ctx is done. The model only lists and
 // follows the events stream (no polling), so an idle process stays idle.
 func (l *Loop) Run(ctx context.Context) {
+	defer l.closeChild()
 	for ctx.Err() == nil {
 		if l.o.Looking != nil {
 			l.o.Looking()
@@ -171,6 +179,13 @@ func (l *Loop) Run(ctx context.Context) {
 			conn.Client.Close()
 		}
 		l.setConn(nil)
+		if err != nil && ctx.Err() == nil && conn.Cluster != nil {
+			// The child reading the cluster ended: the next look starts
+			// another, and says whether the cluster answers.
+			l.o.Log.Warn("the cluster's reader ended; looking at the cluster again", "err", err)
+			l.wait(ctx, 2*time.Second)
+			continue
+		}
 		if err != nil && ctx.Err() == nil {
 			l.o.Log.Warn("lost the Docker events stream; looking for Docker again", "err", err)
 			if l.o.Lost != nil {
@@ -197,9 +212,10 @@ func (l *Loop) setConn(c *Conn) {
 // cluster the config names (lookCluster) and never Docker.
 func (l *Loop) look(ctx context.Context) Look {
 	cfg := l.o.Config.Current()
-	if kubeconn.Selected(cfg) {
+	if OnCluster(cfg) {
 		return l.lookCluster(ctx, cfg)
 	}
+	l.closeChild() // no cluster: no child waiting
 	dctx, cancel := context.WithTimeout(ctx, 8*time.Second)
 	defer cancel()
 	cli, be, res, err := Dial(dctx, dockerhost.Options{Getenv: l.o.Getenv, ConfigHost: cfg.Docker.Host, ConfigFile: cfg.Source}, l.o.Log)

@@ -27,8 +27,3 @@ func Config(c *config.Config) kubernetes.Config {
 func Open(ctx context.Context, c *config.Config, log *slog.Logger) (*kubernetes.Backend, error) {
 	return kubernetes.New(ctx, Config(c), log)
 }
-
-// Selected reports whether c's backend.kind is "kubernetes".
-func Selected(c *config.Config) bool {
-	return c.Backend.Kind == config.BackendKubernetes
-}
