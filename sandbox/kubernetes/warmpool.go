@@ -97,6 +97,7 @@ type WarmPools struct {
 	sandboxes schema.GroupVersionResource
 	ext       Extensions
 	ns        string
+	picks     picks
 }
 
 // NewWarmPools returns the warm pools of namespace ns, made through dyn
@@ -311,6 +312,9 @@ func (w *WarmPools) Claim(ctx context.Context, pool, name string, labels, annota
 		},
 		"additionalPodMetadata": map[string]any{"labels": toAny(claimLabels), "annotations": toAny(annotations)},
 	})
+	if sb := w.pickReady(ctx, pool); sb != "" {
+		u.SetAnnotations(map[string]string{AssignedSandbox: sb})
+	}
 	rc := w.dyn.Resource(w.ext.Claims).Namespace(w.ns)
 	created, err := rc.Create(ctx, u, metav1.CreateOptions{})
 	if err != nil {
@@ -344,7 +348,7 @@ func (w *WarmPools) waitBound(ctx context.Context, claim *unstructured.Unstructu
 			return Claimed{}, err
 		}
 		if sb != "" {
-			return w.claimed(ctx, name, sb)
+			return w.claimed(ctx, claim, sb)
 		}
 		wi, err := rc.Watch(ctx, metav1.ListOptions{FieldSelector: "metadata.name=" + name, ResourceVersion: claim.GetResourceVersion()})
 		if err != nil {
@@ -427,15 +431,19 @@ func readyMessage(claim *unstructured.Unstructured) string {
 
 // claimed reads the pod name of the bound sandbox: agent-sandbox's pod-name
 // annotation (a sandbox adopted from a pool runs the pool's pod), else the
-// sandbox's own name.
-func (w *WarmPools) claimed(ctx context.Context, claim, sandbox string) (Claimed, error) {
+// sandbox's own name. A sandbox the claim does not control (another
+// claim adopted it too) is an error: never a pod two sandboxes share.
+func (w *WarmPools) claimed(ctx context.Context, claim *unstructured.Unstructured, sandbox string) (Claimed, error) {
 	sb, err := w.dyn.Resource(w.sandboxes).Namespace(w.ns).Get(ctx, sandbox, metav1.GetOptions{})
 	if err != nil {
 		return Claimed{}, fmt.Errorf("sandbox %s: %w", sandbox, err)
+	}
+	if !controlledBy(sb, claim.GetUID()) {
+		return Claimed{}, fmt.Errorf("sandbox %s was adopted by another claim at the same time; create the sandbox again", sandbox)
 	}
 	pod := sb.GetAnnotations()[AgentSandboxGroup+"/pod-name"]
 	if pod == "" {
 		pod = sandbox
 	}
-	return Claimed{Namespace: w.ns, Claim: claim, Sandbox: sandbox, Pod: pod}, nil
+	return Claimed{Namespace: w.ns, Claim: claim.GetName(), Sandbox: sandbox, Pod: pod}, nil
 }
