@@ -2,8 +2,9 @@ package kubernetes
 
 import (
 	"context"
+	"fmt"
 	"math/rand/v2"
-	"sync"
+	"strings"
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -23,58 +24,33 @@ import (
 // sandbox cold (about a second) while the pool sits full.
 const AssignedSandbox = AgentSandboxGroup + "/sandbox-name"
 
-// pickHold is how long a sandbox Claim named stays out of this process's
-// picks: until agent-sandbox has moved it from the pool to its claim.
-const pickHold = 30 * time.Second
+// AnnotationReservedBy marks a pool sandbox that a claim of this program
+// names, set with the sandbox's resourceVersion as a precondition: of two
+// servers naming the same sandbox at once, one wins and the other picks
+// another (agent-sandbox adopts a sandbox for a claim without such a
+// precondition: both claims would be bound to it).
+// Its value is the claim's name and the time, a space apart: a
+// reservation older than reserveHold (its server died between the two
+// steps) no longer holds.
+const AnnotationReservedBy = "io.mcp-sandbox.reserved-by"
 
-// picks are the pool sandboxes this process named in claims lately, so
-// that concurrent claims name different ones.
-type picks struct {
-	mu    sync.Mutex
-	named map[string]time.Time
+// reserveHold is how long a reservation keeps a sandbox from other claims:
+// agent-sandbox adopts it for the claim within a second or two.
+const reserveHold = time.Minute
+
+// reserved reports whether u is reserved for a claim at now.
+func reserved(u *unstructured.Unstructured, now time.Time) bool {
+	v := u.GetAnnotations()[AnnotationReservedBy]
+	_, at, ok := strings.Cut(v, " ")
+	t, err := time.Parse(time.RFC3339, at)
+	return ok && err == nil && now.Sub(t) < reserveHold
 }
 
-// take marks one of names (at random, so that servers sharing the pool
-// rarely name the same) as picked and returns it; "" when every one is
-// held.
-func (p *picks) take(names []string, now time.Time) string {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if p.named == nil {
-		p.named = map[string]time.Time{}
-	}
-	for n, at := range p.named {
-		if now.Sub(at) > pickHold {
-			delete(p.named, n)
-		}
-	}
-	var free []string
-	for _, n := range names {
-		if _, held := p.named[n]; !held {
-			free = append(free, n)
-		}
-	}
-	if len(free) == 0 {
-		return ""
-	}
-	n := free[rand.IntN(len(free))]
-	p.named[n] = now
-	return n
-}
-
-// readyInPool returns the names of the pool's ready, unclaimed sandboxes
-// among items: controlled by the SandboxWarmPool pool, not being deleted,
-// their Ready condition True.
-func readyInPool(items []unstructured.Unstructured, pool string) []string {
-	var names []string
-	for i := range items {
-		u := &items[i]
-		if u.GetDeletionTimestamp() != nil || !controlledByPool(u, pool) || !conditionTrue(u, "Ready") {
-			continue
-		}
-		names = append(names, u.GetName())
-	}
-	return names
+// readyInPool reports whether u is a ready, unclaimed sandbox of pool:
+// controlled by the SandboxWarmPool pool, not being deleted, its Ready
+// condition True.
+func readyInPool(u *unstructured.Unstructured, pool string) bool {
+	return u.GetDeletionTimestamp() == nil && controlledByPool(u, pool) && conditionTrue(u, "Ready")
 }
 
 func controlledByPool(u *unstructured.Unstructured, pool string) bool {
@@ -96,15 +72,32 @@ func conditionTrue(u *unstructured.Unstructured, kind string) bool {
 	return false
 }
 
-// pickReady names a ready sandbox of pool for a new claim; "" when none is
-// ready (agent-sandbox then adopts one that is starting, or starts one).
-// A failed list is no error: the claim goes without a name.
-func (w *WarmPools) pickReady(ctx context.Context, pool string) string {
+// pickReady reserves a ready sandbox of pool for the claim and returns
+// its name; "" when none is ready and free. A failed list is no error:
+// there is then none to name.
+func (w *WarmPools) pickReady(ctx context.Context, pool, claim string) string {
 	list, err := w.dyn.Resource(w.sandboxes).Namespace(w.ns).List(ctx, metav1.ListOptions{})
 	if err != nil {
 		return ""
 	}
-	return w.picks.take(readyInPool(list.Items, pool), time.Now())
+	var free []*unstructured.Unstructured
+	for i := range list.Items {
+		u := &list.Items[i]
+		if readyInPool(u, pool) && !reserved(u, time.Now()) {
+			free = append(free, u)
+		}
+	}
+	// At random, so that servers sharing the pool rarely try the same.
+	rand.Shuffle(len(free), func(i, j int) { free[i], free[j] = free[j], free[i] })
+	for _, u := range free {
+		by := claim + " " + time.Now().UTC().Format(time.RFC3339)
+		patch := fmt.Appendf(nil, `{"metadata":{"resourceVersion":%q,"annotations":{%q:%q}}}`, u.GetResourceVersion(), AnnotationReservedBy, by)
+		_, err := w.dyn.Resource(w.sandboxes).Namespace(w.ns).Patch(ctx, u.GetName(), types.MergePatchType, patch, metav1.PatchOptions{})
+		if err == nil {
+			return u.GetName()
+		}
+	}
+	return ""
 }
 
 // controlledBy reports whether the claim of uid controls sb: false when
@@ -117,4 +110,16 @@ func controlledBy(sb *unstructured.Unstructured, uid types.UID) bool {
 		}
 	}
 	return false
+}
+
+// unreserve frees the sandbox a failed claim reserved, if it is still the
+// pool's (agent-sandbox did not adopt it).
+func (w *WarmPools) unreserve(ctx context.Context, pool, sandbox string) {
+	rc := w.dyn.Resource(w.sandboxes).Namespace(w.ns)
+	u, err := rc.Get(ctx, sandbox, metav1.GetOptions{})
+	if err != nil || !controlledByPool(u, pool) {
+		return
+	}
+	patch := fmt.Appendf(nil, `{"metadata":{"resourceVersion":%q,"annotations":{%q:null}}}`, u.GetResourceVersion(), AnnotationReservedBy)
+	_, _ = rc.Patch(ctx, sandbox, types.MergePatchType, patch, metav1.PatchOptions{})
 }

@@ -13,13 +13,12 @@ import (
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/backend"
 )
 
-// readyInPool picks the pool's own ready, unclaimed sandboxes only; take
-// never hands one out twice while it is held, and again once the hold has
-// passed.
+// readyInPool takes the pool's own ready, unclaimed sandboxes only, and a
+// reservation holds for reserveHold.
 func TestPickReady(t *testing.T) {
 	yes := true
-	sb := func(name, ownerKind, owner, ready string, deleting bool) unstructured.Unstructured {
-		u := unstructured.Unstructured{Object: map[string]any{
+	sb := func(name, ownerKind, owner, ready string, deleting bool) *unstructured.Unstructured {
+		u := &unstructured.Unstructured{Object: map[string]any{
 			"metadata": map[string]any{"name": name},
 			"status":   map[string]any{"conditions": []any{map[string]any{"type": "Ready", "status": ready}}},
 		}}
@@ -30,29 +29,37 @@ func TestPickReady(t *testing.T) {
 		}
 		return u
 	}
-	items := []unstructured.Unstructured{
+	var got []string
+	for _, u := range []*unstructured.Unstructured{
 		sb("a", "SandboxWarmPool", "mcp-sandbox-python", "True", false),
 		sb("b", "SandboxWarmPool", "mcp-sandbox-python", "False", false),
 		sb("c", "SandboxWarmPool", "mcp-sandbox-bash", "True", false),
 		sb("d", "SandboxClaim", "claim-1", "True", false),
 		sb("e", "SandboxWarmPool", "mcp-sandbox-python", "True", true),
 		sb("f", "SandboxWarmPool", "mcp-sandbox-python", "True", false),
+	} {
+		if readyInPool(u, "mcp-sandbox-python") {
+			got = append(got, u.GetName())
+		}
 	}
-	got := readyInPool(items, "mcp-sandbox-python")
 	if fmt.Sprint(got) != "[a f]" {
-		t.Fatalf("readyInPool = %v, want [a f]", got)
+		t.Fatalf("readyInPool: %v, want [a f]", got)
 	}
-	var p picks
 	now := time.Now()
-	first, second := p.take(got, now), p.take(got, now)
-	if first == "" || second == "" || first == second {
-		t.Fatalf("two picks of [a f]: %q, %q", first, second)
-	}
-	if third := p.take(got, now.Add(time.Second)); third != "" {
-		t.Errorf("a third pick while both are held: %q", third)
-	}
-	if again := p.take(got, now.Add(pickHold+time.Second)); again == "" {
-		t.Error("no pick once the hold has passed")
+	u := sb("a", "SandboxWarmPool", "mcp-sandbox-python", "True", false)
+	for _, c := range []struct {
+		value string
+		want  bool
+	}{
+		{"", false},
+		{"claim-1 " + now.Add(-10*time.Second).UTC().Format(time.RFC3339), true},
+		{"claim-1 " + now.Add(-reserveHold-time.Second).UTC().Format(time.RFC3339), false},
+		{"claim-1", false},
+	} {
+		u.SetAnnotations(map[string]string{AnnotationReservedBy: c.value})
+		if got := reserved(u, now); got != c.want {
+			t.Errorf("reserved with %q = %v, want %v", c.value, got, c.want)
+		}
 	}
 }
 

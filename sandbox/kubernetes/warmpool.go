@@ -97,7 +97,7 @@ type WarmPools struct {
 	sandboxes schema.GroupVersionResource
 	ext       Extensions
 	ns        string
-	picks     picks
+	demand    demand
 }
 
 // NewWarmPools returns the warm pools of namespace ns, made through dyn
@@ -119,7 +119,11 @@ func (b *Backend) WarmPools() (*WarmPools, error) {
 	if err != nil {
 		return nil, err
 	}
-	return NewWarmPools(b.dyn, sandboxes, ext, b.namespace), nil
+	w := NewWarmPools(b.dyn, sandboxes, ext, b.namespace)
+	for lang, n := range b.cfg.WarmPool {
+		w.SetGrowth(PoolName(lang), n, b.cfg.WarmPoolMax, b.cfg.WarmPoolIdle, b.log)
+	}
+	return w, nil
 }
 
 // PoolName is the name of a language's SandboxTemplate and
@@ -293,12 +297,14 @@ const ClaimLabelDomain = "sandbox.users.io"
 // ClaimLabel is the label key a claimed pod carries for label key k.
 func ClaimLabel(k string) string { return ClaimLabelDomain + "/" + k }
 
-// Claim makes the SandboxClaim name on the warm pool pool, carrying labels
-// (each under ClaimLabel) and annotations (as they are) to the sandbox's
-// pod, deleted with its sandbox by the cluster at expires, and waits until
-// it is bound to a ready sandbox (from the pool when one is warm;
-// agent-sandbox makes one from the template otherwise). ctx bounds the
-// wait; on any error the claim is deleted.
+// Claim reserves one of the warm pool pool's ready sandboxes
+// (AnnotationReservedBy) and makes the SandboxClaim name on the pool naming
+// it (AssignedSandbox), carrying labels (each under ClaimLabel) and
+// annotations (as they are) to the sandbox's pod, deleted with its sandbox
+// by the cluster at expires, and waits until it is bound. With none ready
+// it makes no claim and returns an error wrapping errNoWarmPool (the
+// pool grows: warmgrow.go). ctx bounds the wait; on any error the claim is
+// deleted.
 func (w *WarmPools) Claim(ctx context.Context, pool, name string, labels, annotations map[string]string, expires time.Time) (Claimed, error) {
 	claimLabels := make(map[string]string, len(labels))
 	for k, v := range labels {
@@ -312,17 +318,25 @@ func (w *WarmPools) Claim(ctx context.Context, pool, name string, labels, annota
 		},
 		"additionalPodMetadata": map[string]any{"labels": toAny(claimLabels), "annotations": toAny(annotations)},
 	})
-	if sb := w.pickReady(ctx, pool); sb != "" {
-		u.SetAnnotations(map[string]string{AssignedSandbox: sb})
+	sb := w.pickReady(ctx, pool, name)
+	w.demanded(pool, sb != "")
+	if sb == "" {
+		// None ready: a Sandbox of the caller's own starts as fast as one
+		// agent-sandbox would start for the claim, and no claim is left
+		// to its queue (see AssignedSandbox).
+		return Claimed{}, fmt.Errorf("kubernetes: warm pool %s: none ready: %w", pool, errNoWarmPool)
 	}
+	u.SetAnnotations(map[string]string{AssignedSandbox: sb})
 	rc := w.dyn.Resource(w.ext.Claims).Namespace(w.ns)
 	created, err := rc.Create(ctx, u, metav1.CreateOptions{})
 	if err != nil {
+		w.unreserve(context.WithoutCancel(ctx), pool, sb)
 		return Claimed{}, fmt.Errorf("kubernetes: claim from warm pool %s: %w", pool, err)
 	}
 	c, err := w.waitBound(ctx, created)
 	if err != nil {
 		_ = w.Release(context.WithoutCancel(ctx), name)
+		w.unreserve(context.WithoutCancel(ctx), pool, sb)
 		return Claimed{}, fmt.Errorf("kubernetes: claim %s from warm pool %s: %w", name, pool, err)
 	}
 	return c, nil

@@ -119,6 +119,7 @@ func TestWarmPoolOnCluster(t *testing.T) {
 
 	// A claim agent-sandbox refuses fails at once with its reason, and is
 	// deleted.
+	waitPoolReady(ctx, t, w, pool, 1)
 	cctx, ccancel := context.WithTimeout(ctx, 30*time.Second)
 	defer ccancel()
 	_, err = w.Claim(cctx, pool, "claim-bad", map[string]string{"bad key": "x"}, nil, time.Now().Add(time.Minute))
