@@ -2,9 +2,13 @@ package kubernetes
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
 	"sync"
 	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 )
 
 // A warm pool grows under demand as the Docker pool does (sandbox/pool):
@@ -120,7 +124,9 @@ func (w *WarmPools) resize(pool string, why string) {
 	d.mu.Unlock()
 	ctx, cancel := context.WithTimeout(context.Background(), growTimeout)
 	defer cancel()
-	if err := w.EnsurePool(ctx, pool, n); err != nil {
+	patch := fmt.Appendf(nil, `{"spec":{"replicas":%d}}`, n)
+	_, err := w.dyn.Resource(w.ext.WarmPools).Namespace(w.ns).Patch(ctx, pool, types.MergePatchType, patch, metav1.PatchOptions{})
+	if err != nil {
 		w.demand.log.Warn("warm pool: cannot change its size; it keeps the one it has", "pool", pool, "replicas", n, "err", err)
 		return
 	}

@@ -147,7 +147,7 @@ var networkPolicies = networkingv1.SchemeGroupVersion.WithResource("networkpolic
 // as well, for versions where it does select them.)
 //
 // pod's labels and annotations must be what every sandbox of the pool
-// shares (managed, owner, installation, language, limits): agent-sandbox
+// shares (managed, language, limits): agent-sandbox
 // refuses a claim that would change one of the template's, so what is a
 // sandbox's own (its id, expiry, client) goes with Claim. The sandbox id
 // is left out here whatever pod says.
@@ -175,7 +175,7 @@ func (w *WarmPools) EnsureTemplate(ctx context.Context, name string, pod *corev1
 		"networkPolicy":           map[string]any{"ingress": []any{}, "egress": []any{}},
 		"envVarsInjectionPolicy":  "Disallowed",
 	})
-	return w.apply(ctx, w.ext.Templates, u)
+	return w.apply(ctx, w.ext.Templates, u, true)
 }
 
 // DenyAllName is the name of the warm pool name's NetworkPolicy.
@@ -191,7 +191,7 @@ func (w *WarmPools) ensureDenyAll(ctx context.Context, pool string) error {
 	}
 	spec["ingress"], spec["egress"] = []any{}, []any{}
 	u := w.object(networkPolicies, "NetworkPolicy", DenyAllName(pool), spec)
-	return w.apply(ctx, networkPolicies, u)
+	return w.apply(ctx, networkPolicies, u, false)
 }
 
 // EnsurePool makes the SandboxWarmPool name keep size ready sandboxes of
@@ -204,7 +204,7 @@ func (w *WarmPools) EnsurePool(ctx context.Context, name string, size int) error
 		"replicas":           int64(size),
 		"sandboxTemplateRef": map[string]any{"name": name},
 	})
-	return w.apply(ctx, w.ext.WarmPools, u)
+	return w.apply(ctx, w.ext.WarmPools, u, false)
 }
 
 // Ensure makes the warm pool name: its NetworkPolicy, its template from
@@ -263,10 +263,15 @@ func (w *WarmPools) object(gvr schema.GroupVersionResource, kind, name string, s
 }
 
 // apply creates u, or merges its spec into the object already there (a
-// merge patch: no conflict with the controller's status writes).
-func (w *WarmPools) apply(ctx context.Context, gvr schema.GroupVersionResource, u *unstructured.Unstructured) error {
+// merge patch: no conflict with the controller's status writes). When the
+// Role may not, the object there is used as it is (useExisting: the same
+// spec when sameSpec).
+func (w *WarmPools) apply(ctx context.Context, gvr schema.GroupVersionResource, u *unstructured.Unstructured, sameSpec bool) error {
 	rc := w.dyn.Resource(gvr).Namespace(w.ns)
 	_, err := rc.Create(ctx, u, metav1.CreateOptions{})
+	if apierrors.IsForbidden(err) {
+		return w.useExisting(ctx, gvr, u, sameSpec, err)
+	}
 	if !apierrors.IsAlreadyExists(err) {
 		if err != nil {
 			return fmt.Errorf("kubernetes: create %s %s: %w", gvr.Resource, u.GetName(), err)
@@ -277,7 +282,11 @@ func (w *WarmPools) apply(ctx context.Context, gvr schema.GroupVersionResource, 
 	if err != nil {
 		return fmt.Errorf("kubernetes: %s %s: %w", gvr.Resource, u.GetName(), err)
 	}
-	if _, err := rc.Patch(ctx, u.GetName(), types.MergePatchType, patch, metav1.PatchOptions{}); err != nil {
+	_, err = rc.Patch(ctx, u.GetName(), types.MergePatchType, patch, metav1.PatchOptions{})
+	if apierrors.IsForbidden(err) {
+		return w.useExisting(ctx, gvr, u, sameSpec, err)
+	}
+	if err != nil {
 		return fmt.Errorf("kubernetes: update %s %s: %w", gvr.Resource, u.GetName(), err)
 	}
 	return nil
