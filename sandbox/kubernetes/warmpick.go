@@ -10,6 +10,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/watch"
 )
 
 // AssignedSandbox is the claim annotation that names the pool sandbox
@@ -122,4 +123,68 @@ func (w *WarmPools) unreserve(ctx context.Context, pool, sandbox string) {
 	}
 	patch := fmt.Appendf(nil, `{"metadata":{"resourceVersion":%q,"annotations":{%q:null}}}`, u.GetResourceVersion(), AnnotationReservedBy)
 	_, _ = rc.Patch(ctx, sandbox, types.MergePatchType, patch, metav1.PatchOptions{})
+}
+
+// waitAdopted waits until the claim is bound to sandbox, the ready pool
+// sandbox it names: from the moment agent-sandbox has moved the sandbox to
+// the claim (its pod already runs), without waiting for the claim's own
+// Ready (another pass of agent-sandbox and a status write later), or until
+// the claim is refused or bound (waitBound), whichever comes first.
+func (w *WarmPools) waitAdopted(ctx context.Context, claim *unstructured.Unstructured, sandbox string) (Claimed, error) {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	type result struct {
+		c       Claimed
+		err     error
+		byClaim bool
+	}
+	done := make(chan result, 2)
+	go func() {
+		c, err := w.waitBound(ctx, claim)
+		done <- result{c, err, true}
+	}()
+	go func() {
+		c, err := w.watchAdopted(ctx, claim, sandbox)
+		done <- result{c, err, false}
+	}()
+	for {
+		r := <-done
+		// The sandbox's watch failing leaves the claim's to answer.
+		if r.err == nil || r.byClaim {
+			return r.c, r.err
+		}
+	}
+}
+
+// watchAdopted watches sandbox until the claim controls it.
+func (w *WarmPools) watchAdopted(ctx context.Context, claim *unstructured.Unstructured, sandbox string) (Claimed, error) {
+	rc := w.dyn.Resource(w.sandboxes).Namespace(w.ns)
+	for {
+		u, err := rc.Get(ctx, sandbox, metav1.GetOptions{})
+		if err != nil {
+			return Claimed{}, err
+		}
+		if controlledBy(u, claim.GetUID()) {
+			return w.claimedFrom(claim, u), nil
+		}
+		wi, err := rc.Watch(ctx, metav1.ListOptions{FieldSelector: "metadata.name=" + sandbox, ResourceVersion: u.GetResourceVersion()})
+		if err != nil {
+			return Claimed{}, err
+		}
+		for ev := range wi.ResultChan() {
+			u, ok := ev.Object.(*unstructured.Unstructured)
+			if ev.Type == watch.Deleted {
+				wi.Stop()
+				return Claimed{}, fmt.Errorf("sandbox %s was deleted before it was adopted", sandbox)
+			}
+			if ok && controlledBy(u, claim.GetUID()) {
+				wi.Stop()
+				return w.claimedFrom(claim, u), nil
+			}
+		}
+		wi.Stop()
+		if err := ctx.Err(); err != nil {
+			return Claimed{}, err
+		}
+	}
 }

@@ -342,7 +342,7 @@ func (w *WarmPools) Claim(ctx context.Context, pool, name string, labels, annota
 		w.unreserve(context.WithoutCancel(ctx), pool, sb)
 		return Claimed{}, fmt.Errorf("kubernetes: claim from warm pool %s: %w", pool, err)
 	}
-	c, err := w.waitBound(ctx, created)
+	c, err := w.waitAdopted(ctx, created, sb)
 	if err != nil {
 		_ = w.Release(context.WithoutCancel(ctx), name)
 		w.unreserve(context.WithoutCancel(ctx), pool, sb)
@@ -464,9 +464,14 @@ func (w *WarmPools) claimed(ctx context.Context, claim *unstructured.Unstructure
 	if !controlledBy(sb, claim.GetUID()) {
 		return Claimed{}, fmt.Errorf("sandbox %s was adopted by another claim at the same time; create the sandbox again", sandbox)
 	}
+	return w.claimedFrom(claim, sb), nil
+}
+
+// claimedFrom is the claim's Claimed for its sandbox sb.
+func (w *WarmPools) claimedFrom(claim, sb *unstructured.Unstructured) Claimed {
 	pod := sb.GetAnnotations()[AgentSandboxGroup+"/pod-name"]
 	if pod == "" {
-		pod = sandbox
+		pod = sb.GetName()
 	}
-	return Claimed{Namespace: w.ns, Claim: claim.GetName(), Sandbox: sandbox, Pod: pod}, nil
+	return Claimed{Namespace: w.ns, Claim: claim.GetName(), Sandbox: sb.GetName(), Pod: pod}
 }
