@@ -233,6 +233,9 @@ func (w *WarmPools) Ready(ctx context.Context, name string) (int, error) {
 func (w *WarmPools) Delete(ctx context.Context, name string) error {
 	for _, gvr := range []schema.GroupVersionResource{w.ext.WarmPools, w.ext.Templates} {
 		err := w.dyn.Resource(gvr).Namespace(w.ns).Delete(ctx, name, metav1.DeleteOptions{})
+		if apierrors.IsForbidden(err) {
+			return fmt.Errorf("kubernetes: this Role may not delete %s %s: remove it as the warm pools' admin (docs/kubernetes.md): %w", gvr.Resource, name, err)
+		}
 		if err != nil && !apierrors.IsNotFound(err) {
 			return fmt.Errorf("kubernetes: delete %s %s: %w", gvr.Resource, name, err)
 		}
