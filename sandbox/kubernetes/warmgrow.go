@@ -7,6 +7,7 @@ import (
 	"sync"
 	"time"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 )
@@ -27,6 +28,8 @@ type growth struct {
 	extra      int
 	busy       time.Time
 	timer      *time.Timer
+	// denied: the Role may not resize the pool (said once in the log).
+	denied bool
 }
 
 // claimed records a claim at now, hit when it found a ready sandbox, and
@@ -113,21 +116,31 @@ func (w *WarmPools) shrink(pool string) {
 	}
 }
 
-// resize sets the pool's replicas to its size now. A failure (a Role that
-// may not patch pools: see AdminPermissions) leaves the pool as it is.
+// resize sets the pool's replicas to its size now. A failure leaves the
+// pool as it is; a Role that may not patch pools (see AdminPermissions)
+// does not try again.
 func (w *WarmPools) resize(pool string, why string) {
 	d := &w.demand
 	d.writing.Lock()
 	defer d.writing.Unlock()
 	d.mu.Lock()
-	n := d.pools[pool].base + d.pools[pool].extra
+	g := d.pools[pool]
+	n, denied := g.base+g.extra, g.denied
 	d.mu.Unlock()
+	if denied {
+		return
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), growTimeout)
 	defer cancel()
 	patch := fmt.Appendf(nil, `{"spec":{"replicas":%d}}`, n)
 	_, err := w.dyn.Resource(w.ext.WarmPools).Namespace(w.ns).Patch(ctx, pool, types.MergePatchType, patch, metav1.PatchOptions{})
 	if err != nil {
-		w.demand.log.Warn("warm pool: cannot change its size; it keeps the one it has", "pool", pool, "replicas", n, "err", err)
+		if apierrors.IsForbidden(err) {
+			d.mu.Lock()
+			g.denied = true
+			d.mu.Unlock()
+		}
+		d.log.Warn("warm pool: cannot change its size; it keeps the one it has", "pool", pool, "replicas", n, "err", err)
 		return
 	}
 	w.demand.log.Debug("warm pool: "+why, "pool", pool, "replicas", n)
