@@ -28,7 +28,10 @@ func TestWarmPoolSteadyCreatesOnCluster(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ids := []string{sb.ID}
+	if _, err := eng.Stop(ctx, sb.ID, sandbox.StopRequest{}); err != nil {
+		t.Fatal(err)
+	}
+	var ids []string // 10 at most: limits.max_sandboxes
 	defer func() {
 		for _, id := range ids {
 			_, _ = eng.Stop(context.WithoutCancel(ctx), id, sandbox.StopRequest{})
