@@ -32,6 +32,11 @@ type Config struct {
 	UseAgentSandbox string
 	// WarmPool is the number of pre-warmed sandboxes per language.
 	WarmPool map[string]int
+	// WarmPoolMax is what a language's warm pool may grow to under
+	// demand (claims that find none ready), and WarmPoolIdle how long
+	// without a claim takes it back to its WarmPool size (warmgrow.go).
+	WarmPoolMax  int
+	WarmPoolIdle time.Duration
 	// Lease is how far ahead the backend keeps a live agent-sandbox
 	// sandbox's shutdownTime; 0: DefaultLease.
 	Lease time.Duration

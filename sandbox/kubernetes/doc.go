@@ -16,7 +16,10 @@
 // has a sample of the pod, else from inside the pod (its cgroup, or under
 // gVisor the sandbox kernel's /proc: the sandbox's word), and pids always
 // from inside. With Config.WarmPool, Create claims from agent-sandbox warm
-// pools (warmclaim.go, warmpool.go). Package installs (RunHelper,
+// pools (warmclaim.go, warmpool.go): each claim names a ready pool
+// sandbox it reserved (warmpick.go; with none ready, a Sandbox of its
+// own), a pool grows under demand (warmgrow.go), and a Role without the
+// pools' admin permissions uses the pools an admin made (warmadmin.go). Package installs (RunHelper,
 // helper.go) run in a helper pod of their own (HelperPod: the sandbox's
 // hardening and RuntimeClass, a fresh workspace, owned by the sandbox's
 // pod, with activeDeadlineSeconds as a backstop) with a NetworkPolicy that

@@ -73,8 +73,11 @@ func Permissions(needs Needs) []Permission {
 		add(AgentSandboxGroup, "sandboxes", "", false, "create", "get", "list", "watch", "delete", "patch")
 	}
 	if needs.Extensions {
-		for _, r := range []string{"sandboxclaims", "sandboxtemplates", "sandboxwarmpools"} {
-			add(ExtensionsGroup, r, "", false, "create", "get", "list", "watch", "delete", "patch")
+		add(ExtensionsGroup, "sandboxclaims", "", false, "create", "get", "list", "watch", "delete", "patch")
+		// Claims only: an admin makes and changes the pools
+		// (AdminPermissions); get and list read them.
+		for _, r := range []string{"sandboxtemplates", "sandboxwarmpools"} {
+			add(ExtensionsGroup, r, "", false, "get", "list")
 		}
 	}
 	if needs.RuntimeClass {
@@ -83,6 +86,20 @@ func Permissions(needs Needs) []Permission {
 	if needs.Metrics {
 		add(MetricsGroup, "pods", "", false, "get")
 		out[len(out)-1].Optional = true
+	}
+	return out
+}
+
+// AdminPermissions are what making, sizing and removing warm pools needs
+// beyond Permissions: docs/kubernetes.md's admin Role grants them (a test
+// checks it does), the runtime Role does not. Without them the backend
+// claims from the pools an admin made (warmadmin.go).
+func AdminPermissions() []Permission {
+	var out []Permission
+	for _, r := range []string{"sandboxtemplates", "sandboxwarmpools"} {
+		for _, v := range []string{"create", "get", "list", "delete", "patch"} {
+			out = append(out, Permission{Group: ExtensionsGroup, Resource: r, Verb: v})
+		}
 	}
 	return out
 }
@@ -161,6 +178,9 @@ func Doctor(ctx context.Context, cfg Config, log *slog.Logger, images ...ImagePr
 				r.Checks[i].Fix = "grant get on pods.metrics.k8s.io (the Role of docs/kubernetes.md does)"
 			}
 		}
+	}
+	if needs.Extensions {
+		r.checkPoolAdmin(ctx, b)
 	}
 	r.checkPodSecurity(ctx, b)
 	r.checkImages(ctx, b, images)

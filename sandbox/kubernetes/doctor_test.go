@@ -35,22 +35,57 @@ const readmeNamespace = "team-a"
 
 func readRBAC(t *testing.T) readmeRBAC { return readRBACFor(t, readmeNamespace) }
 
-// readRBACFor is the recipe with its namespace replaced by ns, as the
-// docs tell a second team to (sed s/team-a/NS/g).
-func readRBACFor(t *testing.T, ns string) readmeRBAC {
+// readmeAdmin is the warm pools' admin block of docs/kubernetes.md,
+// parsed: its ServiceAccount, Role and the two RoleBindings (the pools'
+// Role, the runtime Role).
+type readmeAdmin struct {
+	serviceAccount        corev1.ServiceAccount
+	role                  rbacv1.Role
+	binding, runtimeBound rbacv1.RoleBinding
+}
+
+// readmeAdminMarker starts the admin block of docs/kubernetes.md.
+const readmeAdminMarker = "```yaml\n# mcp-sandbox: the warm pools' admin"
+
+// readAdminFor is the admin block with its namespace replaced by ns.
+func readAdminFor(t *testing.T, ns string) readmeAdmin {
+	t.Helper()
+	docs := yamlBlock(t, readmeAdminMarker, ns)
+	if len(docs) != 4 {
+		t.Fatalf("the admin block of docs/kubernetes.md has %d documents, want ServiceAccount, Role, RoleBinding, RoleBinding", len(docs))
+	}
+	var r readmeAdmin
+	for i, into := range []any{&r.serviceAccount, &r.role, &r.binding, &r.runtimeBound} {
+		if err := yaml.UnmarshalStrict([]byte(docs[i]), into); err != nil {
+			t.Fatalf("the admin block of docs/kubernetes.md, document %d: %v", i+1, err)
+		}
+	}
+	return r
+}
+
+// yamlBlock is the block of docs/kubernetes.md that starts with marker,
+// its namespace replaced by ns, split into its documents.
+func yamlBlock(t *testing.T, marker, ns string) []string {
 	t.Helper()
 	data, err := os.ReadFile(filepath.Join("..", "..", "docs", "kubernetes.md"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	doc := string(data)
-	i := strings.Index(doc, readmeRBACMarker)
+	i := strings.Index(doc, marker)
 	if i < 0 {
-		t.Fatalf("docs/kubernetes.md has no block starting %q", readmeRBACMarker)
+		t.Fatalf("docs/kubernetes.md has no block starting %q", marker)
 	}
 	body := doc[i+len("```yaml\n"):]
 	body = strings.ReplaceAll(body[:strings.Index(body, "\n```")], readmeNamespace, ns)
-	docs := strings.Split(body, "\n---\n")
+	return strings.Split(body, "\n---\n")
+}
+
+// readRBACFor is the recipe with its namespace replaced by ns, as the
+// docs tell a second team to (sed s/team-a/NS/g).
+func readRBACFor(t *testing.T, ns string) readmeRBAC {
+	t.Helper()
+	docs := yamlBlock(t, readmeRBACMarker, ns)
 	if len(docs) != 6 {
 		t.Fatalf("the recipe of docs/kubernetes.md has %d documents, want Namespace, ServiceAccount, Role, RoleBinding, ClusterRole, ClusterRoleBinding", len(docs))
 	}
@@ -124,6 +159,42 @@ func TestReadmeRoleIsWhatDoctorChecks(t *testing.T) {
 	}
 	if r.binding.RoleRef.Name != r.role.Name || r.clusterRoleBinding.RoleRef.Name != r.clusterRole.Name {
 		t.Errorf("the bindings name %q and %q, the roles are %q and %q", r.binding.RoleRef.Name, r.clusterRoleBinding.RoleRef.Name, r.role.Name, r.clusterRole.Name)
+	}
+}
+
+// The admin block of docs/kubernetes.md grants exactly AdminPermissions
+// (what the runtime Role lacks to make and change warm pools), and binds
+// it and the runtime Role to its ServiceAccount.
+func TestReadmeAdminRoleIsAdminPermissions(t *testing.T) {
+	a, r := readAdminFor(t, readmeNamespace), readRBAC(t)
+	admin := AdminPermissions()
+	for _, p := range admin {
+		if !grants(a.role.Rules, p) {
+			t.Errorf("the admin Role of docs/kubernetes.md does not grant %s", p)
+		}
+	}
+	for _, rule := range a.role.Rules {
+		for _, g := range rule.APIGroups {
+			for _, res := range rule.Resources {
+				for _, v := range rule.Verbs {
+					p := Permission{Group: g, Resource: res, Verb: v}
+					if !slices.Contains(admin, p) {
+						t.Errorf("the admin Role of docs/kubernetes.md grants %s, which AdminPermissions does not list", p)
+					}
+				}
+			}
+		}
+	}
+	for _, p := range admin {
+		if p.Verb != "get" && p.Verb != "list" && grants(r.role.Rules, p) {
+			t.Errorf("the runtime Role grants %s: a team's token could rewrite the pools' templates", p)
+		}
+	}
+	sa := rbacv1.Subject{Kind: "ServiceAccount", Name: a.serviceAccount.Name, Namespace: readmeNamespace}
+	if a.binding.RoleRef.Name != a.role.Name || a.runtimeBound.RoleRef.Name != r.role.Name ||
+		!slices.Equal(a.binding.Subjects, []rbacv1.Subject{sa}) || !slices.Equal(a.runtimeBound.Subjects, []rbacv1.Subject{sa}) {
+		t.Errorf("the admin bindings bind %v to %v and %v to %v; want both Roles bound to %v",
+			a.binding.Subjects, a.binding.RoleRef.Name, a.runtimeBound.Subjects, a.runtimeBound.RoleRef.Name, sa)
 	}
 }
 

@@ -29,7 +29,7 @@ const labelLanguage = "io.mcp-sandbox.language"
 // creation time, name) is the sandbox's own and goes with its claim:
 // agent-sandbox refuses a claim that changes a template's.
 var poolShared = map[string]bool{
-	backend.LabelManaged: true, "io.mcp-sandbox.installation": true, labelLanguage: true,
+	backend.LabelManaged: true, labelLanguage: true, // not the installation: an admin's pool serves the team's
 	AnnotationNetwork: true, AnnotationPids: true, AnnotationRuntime: true, AnnotationUser: true,
 	AnnotationAgentSandbox: true,
 }

@@ -97,6 +97,7 @@ type WarmPools struct {
 	sandboxes schema.GroupVersionResource
 	ext       Extensions
 	ns        string
+	demand    demand
 }
 
 // NewWarmPools returns the warm pools of namespace ns, made through dyn
@@ -118,7 +119,11 @@ func (b *Backend) WarmPools() (*WarmPools, error) {
 	if err != nil {
 		return nil, err
 	}
-	return NewWarmPools(b.dyn, sandboxes, ext, b.namespace), nil
+	w := NewWarmPools(b.dyn, sandboxes, ext, b.namespace)
+	for lang, n := range b.cfg.WarmPool {
+		w.SetGrowth(PoolName(lang), n, b.cfg.WarmPoolMax, b.cfg.WarmPoolIdle, b.log)
+	}
+	return w, nil
 }
 
 // PoolName is the name of a language's SandboxTemplate and
@@ -142,7 +147,7 @@ var networkPolicies = networkingv1.SchemeGroupVersion.WithResource("networkpolic
 // as well, for versions where it does select them.)
 //
 // pod's labels and annotations must be what every sandbox of the pool
-// shares (managed, owner, installation, language, limits): agent-sandbox
+// shares (managed, language, limits): agent-sandbox
 // refuses a claim that would change one of the template's, so what is a
 // sandbox's own (its id, expiry, client) goes with Claim. The sandbox id
 // is left out here whatever pod says.
@@ -170,7 +175,7 @@ func (w *WarmPools) EnsureTemplate(ctx context.Context, name string, pod *corev1
 		"networkPolicy":           map[string]any{"ingress": []any{}, "egress": []any{}},
 		"envVarsInjectionPolicy":  "Disallowed",
 	})
-	return w.apply(ctx, w.ext.Templates, u)
+	return w.apply(ctx, w.ext.Templates, u, true)
 }
 
 // DenyAllName is the name of the warm pool name's NetworkPolicy.
@@ -186,7 +191,7 @@ func (w *WarmPools) ensureDenyAll(ctx context.Context, pool string) error {
 	}
 	spec["ingress"], spec["egress"] = []any{}, []any{}
 	u := w.object(networkPolicies, "NetworkPolicy", DenyAllName(pool), spec)
-	return w.apply(ctx, networkPolicies, u)
+	return w.apply(ctx, networkPolicies, u, false)
 }
 
 // EnsurePool makes the SandboxWarmPool name keep size ready sandboxes of
@@ -199,7 +204,7 @@ func (w *WarmPools) EnsurePool(ctx context.Context, name string, size int) error
 		"replicas":           int64(size),
 		"sandboxTemplateRef": map[string]any{"name": name},
 	})
-	return w.apply(ctx, w.ext.WarmPools, u)
+	return w.apply(ctx, w.ext.WarmPools, u, false)
 }
 
 // Ensure makes the warm pool name: its NetworkPolicy, its template from
@@ -228,6 +233,9 @@ func (w *WarmPools) Ready(ctx context.Context, name string) (int, error) {
 func (w *WarmPools) Delete(ctx context.Context, name string) error {
 	for _, gvr := range []schema.GroupVersionResource{w.ext.WarmPools, w.ext.Templates} {
 		err := w.dyn.Resource(gvr).Namespace(w.ns).Delete(ctx, name, metav1.DeleteOptions{})
+		if apierrors.IsForbidden(err) {
+			return fmt.Errorf("kubernetes: this Role may not delete %s %s: remove it as the warm pools' admin (docs/kubernetes.md): %w", gvr.Resource, name, err)
+		}
 		if err != nil && !apierrors.IsNotFound(err) {
 			return fmt.Errorf("kubernetes: delete %s %s: %w", gvr.Resource, name, err)
 		}
@@ -258,10 +266,15 @@ func (w *WarmPools) object(gvr schema.GroupVersionResource, kind, name string, s
 }
 
 // apply creates u, or merges its spec into the object already there (a
-// merge patch: no conflict with the controller's status writes).
-func (w *WarmPools) apply(ctx context.Context, gvr schema.GroupVersionResource, u *unstructured.Unstructured) error {
+// merge patch: no conflict with the controller's status writes). When the
+// Role may not, the object there is used as it is (useExisting: the same
+// spec when sameSpec).
+func (w *WarmPools) apply(ctx context.Context, gvr schema.GroupVersionResource, u *unstructured.Unstructured, sameSpec bool) error {
 	rc := w.dyn.Resource(gvr).Namespace(w.ns)
 	_, err := rc.Create(ctx, u, metav1.CreateOptions{})
+	if apierrors.IsForbidden(err) {
+		return w.useExisting(ctx, gvr, u, sameSpec, err)
+	}
 	if !apierrors.IsAlreadyExists(err) {
 		if err != nil {
 			return fmt.Errorf("kubernetes: create %s %s: %w", gvr.Resource, u.GetName(), err)
@@ -272,7 +285,11 @@ func (w *WarmPools) apply(ctx context.Context, gvr schema.GroupVersionResource, 
 	if err != nil {
 		return fmt.Errorf("kubernetes: %s %s: %w", gvr.Resource, u.GetName(), err)
 	}
-	if _, err := rc.Patch(ctx, u.GetName(), types.MergePatchType, patch, metav1.PatchOptions{}); err != nil {
+	_, err = rc.Patch(ctx, u.GetName(), types.MergePatchType, patch, metav1.PatchOptions{})
+	if apierrors.IsForbidden(err) {
+		return w.useExisting(ctx, gvr, u, sameSpec, err)
+	}
+	if err != nil {
 		return fmt.Errorf("kubernetes: update %s %s: %w", gvr.Resource, u.GetName(), err)
 	}
 	return nil
@@ -292,12 +309,14 @@ const ClaimLabelDomain = "sandbox.users.io"
 // ClaimLabel is the label key a claimed pod carries for label key k.
 func ClaimLabel(k string) string { return ClaimLabelDomain + "/" + k }
 
-// Claim makes the SandboxClaim name on the warm pool pool, carrying labels
-// (each under ClaimLabel) and annotations (as they are) to the sandbox's
-// pod, deleted with its sandbox by the cluster at expires, and waits until
-// it is bound to a ready sandbox (from the pool when one is warm;
-// agent-sandbox makes one from the template otherwise). ctx bounds the
-// wait; on any error the claim is deleted.
+// Claim reserves one of the warm pool pool's ready sandboxes
+// (AnnotationReservedBy) and makes the SandboxClaim name on the pool naming
+// it (AssignedSandbox), carrying labels (each under ClaimLabel) and
+// annotations (as they are) to the sandbox's pod, deleted with its sandbox
+// by the cluster at expires, and waits until it is bound. With none ready
+// it makes no claim and returns an error wrapping errNoWarmPool (the
+// pool grows: warmgrow.go). ctx bounds the wait; on any error the claim is
+// deleted.
 func (w *WarmPools) Claim(ctx context.Context, pool, name string, labels, annotations map[string]string, expires time.Time) (Claimed, error) {
 	claimLabels := make(map[string]string, len(labels))
 	for k, v := range labels {
@@ -311,14 +330,25 @@ func (w *WarmPools) Claim(ctx context.Context, pool, name string, labels, annota
 		},
 		"additionalPodMetadata": map[string]any{"labels": toAny(claimLabels), "annotations": toAny(annotations)},
 	})
+	sb := w.pickReady(ctx, pool, name)
+	w.demanded(pool, sb != "")
+	if sb == "" {
+		// None ready: a Sandbox of the caller's own starts as fast as one
+		// agent-sandbox would start for the claim, and no claim is left
+		// to its queue (see AssignedSandbox).
+		return Claimed{}, fmt.Errorf("kubernetes: warm pool %s: none ready: %w", pool, errNoWarmPool)
+	}
+	u.SetAnnotations(map[string]string{AssignedSandbox: sb})
 	rc := w.dyn.Resource(w.ext.Claims).Namespace(w.ns)
 	created, err := rc.Create(ctx, u, metav1.CreateOptions{})
 	if err != nil {
+		w.unreserve(context.WithoutCancel(ctx), pool, sb)
 		return Claimed{}, fmt.Errorf("kubernetes: claim from warm pool %s: %w", pool, err)
 	}
-	c, err := w.waitBound(ctx, created)
+	c, err := w.waitAdopted(ctx, created, sb)
 	if err != nil {
 		_ = w.Release(context.WithoutCancel(ctx), name)
+		w.unreserve(context.WithoutCancel(ctx), pool, sb)
 		return Claimed{}, fmt.Errorf("kubernetes: claim %s from warm pool %s: %w", name, pool, err)
 	}
 	return c, nil
@@ -344,7 +374,7 @@ func (w *WarmPools) waitBound(ctx context.Context, claim *unstructured.Unstructu
 			return Claimed{}, err
 		}
 		if sb != "" {
-			return w.claimed(ctx, name, sb)
+			return w.claimed(ctx, claim, sb)
 		}
 		wi, err := rc.Watch(ctx, metav1.ListOptions{FieldSelector: "metadata.name=" + name, ResourceVersion: claim.GetResourceVersion()})
 		if err != nil {
@@ -427,15 +457,24 @@ func readyMessage(claim *unstructured.Unstructured) string {
 
 // claimed reads the pod name of the bound sandbox: agent-sandbox's pod-name
 // annotation (a sandbox adopted from a pool runs the pool's pod), else the
-// sandbox's own name.
-func (w *WarmPools) claimed(ctx context.Context, claim, sandbox string) (Claimed, error) {
+// sandbox's own name. A sandbox the claim does not control (another
+// claim adopted it too) is an error: never a pod two sandboxes share.
+func (w *WarmPools) claimed(ctx context.Context, claim *unstructured.Unstructured, sandbox string) (Claimed, error) {
 	sb, err := w.dyn.Resource(w.sandboxes).Namespace(w.ns).Get(ctx, sandbox, metav1.GetOptions{})
 	if err != nil {
 		return Claimed{}, fmt.Errorf("sandbox %s: %w", sandbox, err)
 	}
+	if !controlledBy(sb, claim.GetUID()) {
+		return Claimed{}, fmt.Errorf("sandbox %s was adopted by another claim at the same time; create the sandbox again", sandbox)
+	}
+	return w.claimedFrom(claim, sb), nil
+}
+
+// claimedFrom is the claim's Claimed for its sandbox sb.
+func (w *WarmPools) claimedFrom(claim, sb *unstructured.Unstructured) Claimed {
 	pod := sb.GetAnnotations()[AgentSandboxGroup+"/pod-name"]
 	if pod == "" {
-		pod = sandbox
+		pod = sb.GetName()
 	}
-	return Claimed{Namespace: w.ns, Claim: claim, Sandbox: sandbox, Pod: pod}, nil
+	return Claimed{Namespace: w.ns, Claim: claim.GetName(), Sandbox: sb.GetName(), Pod: pod}
 }

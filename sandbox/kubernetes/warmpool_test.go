@@ -119,6 +119,7 @@ func TestWarmPoolOnCluster(t *testing.T) {
 
 	// A claim agent-sandbox refuses fails at once with its reason, and is
 	// deleted.
+	waitPoolReady(ctx, t, w, pool, 1)
 	cctx, ccancel := context.WithTimeout(ctx, 30*time.Second)
 	defer ccancel()
 	_, err = w.Claim(cctx, pool, "claim-bad", map[string]string{"bad key": "x"}, nil, time.Now().Add(time.Minute))
@@ -221,8 +222,8 @@ func waitGone(ctx context.Context, t *testing.T, cs *kubernetes.Clientset, ns, i
 }
 
 // What a warm pool's template holds is what every sandbox shares; the
-// sandbox's own labels and annotations (id, owner, client, expiry, name)
-// go with its claim, and the name is no part of the template.
+// sandbox's own labels and annotations (id, owner, installation, client,
+// expiry, name) go with its claim, and the name is no part of the template.
 func TestSplitShared(t *testing.T) {
 	pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{
 		Name: "mcp-sandbox-abc",
@@ -244,9 +245,9 @@ func TestSplitShared(t *testing.T) {
 		got  map[string]string
 		want []string
 	}{
-		{"template labels", tmpl.Labels, []string{backend.LabelManaged, "io.mcp-sandbox.installation", "io.mcp-sandbox.language"}},
+		{"template labels", tmpl.Labels, []string{backend.LabelManaged, "io.mcp-sandbox.language"}},
 		{"template annotations", tmpl.Annotations, []string{AnnotationAgentSandbox, AnnotationRuntime}},
-		{"claim labels", labels, []string{"io.mcp-sandbox.client", backend.LabelID, backend.LabelOwner}},
+		{"claim labels", labels, []string{"io.mcp-sandbox.client", "io.mcp-sandbox.installation", backend.LabelID, backend.LabelOwner}},
 		{"claim annotations", annotations, []string{AnnotationName, backend.LabelID, "io.mcp-sandbox.expires-at"}},
 	} {
 		if got := slices.Sorted(maps.Keys(c.got)); !slices.Equal(got, slices.Sorted(slices.Values(c.want))) {

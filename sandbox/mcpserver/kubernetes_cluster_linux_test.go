@@ -151,18 +151,28 @@ func goSDKOnCluster(t *testing.T, warmPool int) {
 			t.Errorf("tool %s missing", want)
 		}
 	}
-	res := call(t, sess, "sandbox_create", map[string]any{"language": "python"})
 	var created struct {
 		SandboxID string `json:"sandbox_id"`
 	}
+	if warmPool > 0 {
+		// The first create makes the pool (and, none being ready, a
+		// Sandbox of its own); the next one claims from it.
+		res := call(t, sess, "sandbox_create", map[string]any{"language": "python"})
+		structured(t, res, &created)
+		if res.IsError {
+			t.Fatalf("create: %s", text(res))
+		}
+		call(t, sess, "sandbox_stop", map[string]any{"sandbox_id": created.SandboxID})
+		k.waitPoolPod(ctx, t)
+	}
+	res := call(t, sess, "sandbox_create", map[string]any{"language": "python"})
 	structured(t, res, &created)
 	if res.IsError || created.SandboxID == "" {
 		t.Fatalf("create: %s", text(res))
 	}
 	id := created.SandboxID
 	pod := k.podOf(ctx, t, id)
-	// A claim binds a warm pod of the pool, or (none ready yet) a Sandbox
-	// agent-sandbox makes for it: either way the pod names its claim.
+	// A claim binds a ready pod of the pool.
 	p0, err := k.cs.CoreV1().Pods(k.ns).Get(ctx, pod, metav1.GetOptions{})
 	if err != nil {
 		t.Fatal(err)
@@ -421,4 +431,33 @@ func TestAgentTasksOnCluster(t *testing.T) {
 func TestProposeChangesOnCluster(t *testing.T) {
 	k := testKube(t)
 	proposeOverStdio(t, k.env(t))
+}
+
+// waitPoolPod waits until the namespace's python warm pool has a ready,
+// unclaimed pod.
+func (k *kubeCluster) waitPoolPod(ctx context.Context, t *testing.T) {
+	t.Helper()
+	for {
+		pods, err := k.cs.CoreV1().Pods(k.ns).List(ctx, metav1.ListOptions{LabelSelector: "io.mcp-sandbox.warm-pool=mcp-sandbox-python"})
+		if err == nil {
+			for _, p := range pods.Items {
+				if p.Annotations["k8s.mcp-sandbox.io/claim"] == "" && p.DeletionTimestamp == nil && podReady(&p) {
+					return
+				}
+			}
+		}
+		if ctx.Err() != nil {
+			t.Fatalf("the warm pool has no ready pod: %v", err)
+		}
+		time.Sleep(250 * time.Millisecond)
+	}
+}
+
+func podReady(p *corev1.Pod) bool {
+	for _, c := range p.Status.Conditions {
+		if c.Type == corev1.PodReady {
+			return c.Status == corev1.ConditionTrue
+		}
+	}
+	return false
 }

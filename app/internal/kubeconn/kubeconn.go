@@ -18,6 +18,10 @@ func Config(c *config.Config) kubernetes.Config {
 		Kubeconfig: k.Kubeconfig, Context: k.Context, Namespace: k.Namespace,
 		RuntimeClass: k.RuntimeClass, UseAgentSandbox: k.UseAgentSandbox,
 		WarmPool: maps.Clone(k.WarmPool), Lease: time.Duration(k.LeaseSeconds) * time.Second,
+		// A pool grows under demand within the bounds of the Docker
+		// pool's ([pool] max_size, idle_seconds; limits.max_sandboxes).
+		WarmPoolMax:  min(c.Pool.MaxSize, c.Limits.MaxSandboxes),
+		WarmPoolIdle: time.Duration(c.Pool.IdleSeconds) * time.Second,
 	}
 }
 
