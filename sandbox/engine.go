@@ -382,9 +382,23 @@ func (e *Engine) newSandbox(ctx context.Context, req CreateRequest) (*Sandbox, e
 		sb.oneShot.Store(req.oneShot)
 	}
 	if err == nil && !req.oneShot {
-		e.warmAgentLater(sb)
+		e.warmAgentOnCreate(ctx, sb)
 	}
 	return sb, err
+}
+
+// warmAgentOnCreate starts sb's command agent before Create returns on a
+// backend.AgentOnCreate backend (bounded by ctx and sb's life; a start
+// that fails leaves commands to the engine's exec, as always), else in
+// the background (warmAgentLater).
+func (e *Engine) warmAgentOnCreate(ctx context.Context, sb *Sandbox) {
+	if _, ok := e.be.(backend.AgentOnCreate); !ok {
+		e.warmAgentLater(sb)
+		return
+	}
+	ctx, cancel := sb.bound(ctx)
+	defer cancel()
+	e.warmAgent(ctx, sb)
 }
 
 // warmAgentLater starts sb's command agent in the background, as the pool

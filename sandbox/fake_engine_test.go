@@ -581,6 +581,43 @@ func TestFakeLimitNamesOtherServers(t *testing.T) {
 	})
 }
 
+// agentOnCreate is the fake backend declaring backend.AgentOnCreate, as
+// the Kubernetes backend does.
+type agentOnCreate struct{ *fake.Backend }
+
+func (agentOnCreate) AgentOnCreate() {}
+
+// On a backend.AgentOnCreate backend, Create returns once the sandbox's
+// command agent was started (its first command then waits for no start):
+// the exec path is decided when Create returns, after the start's
+// delayed engine calls. (The fake's images cannot run the agent, so the
+// start ends in "docker exec"; the Kubernetes cluster test sees "agent".)
+func TestFakeAgentStartedByCreate(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		be := fake.New()
+		cfg := config.Default()
+		cfg.Images.Bash, cfg.Images.Pull, cfg.Pool.Size = fake.DefaultImage, "never", 0
+		eng := sandbox.NewEngine(sandbox.Options{Backend: agentOnCreate{be}, Config: config.Static(cfg), OwnerID: "fake-owner"})
+		defer func() {
+			if err := eng.Close(context.Background()); err != nil {
+				t.Errorf("close engine: %v", err)
+			}
+		}()
+		be.Delay(fake.OpStatPath, time.Second)
+		start := time.Now()
+		sb, err := eng.Create(context.Background(), sandbox.CreateRequest{Language: "bash"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if p, why := execPath(t, eng, sb.ID); p != sandbox.ExecDocker || !strings.Contains(why, "chmod") {
+			t.Errorf("when Create returned the exec path is %q (%s); want it decided by the agent's start", p, why)
+		}
+		if time.Since(start) == 0 {
+			t.Errorf("Create did not wait for the agent's start (its engine calls take a second each)")
+		}
+	})
+}
+
 // A sandbox made by sandbox_create (not claimed from the pool) has its
 // command agent started in the background, so its first command does not
 // wait for that start; the create itself does not wait for it, and a
