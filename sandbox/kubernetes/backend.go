@@ -35,6 +35,9 @@ type Config struct {
 	// Lease is how far ahead the backend keeps a live agent-sandbox
 	// sandbox's shutdownTime; 0: DefaultLease.
 	Lease time.Duration
+	// CPURequest is each sandbox pod's CPU request, a quantity ("50m"),
+	// capped at its CPU limit; empty: a tenth of that limit.
+	CPURequest string
 }
 
 // Backend runs sandboxes as pods of a Kubernetes cluster.

@@ -18,6 +18,7 @@ func Config(c *config.Config) kubernetes.Config {
 		Kubeconfig: k.Kubeconfig, Context: k.Context, Namespace: k.Namespace,
 		RuntimeClass: k.RuntimeClass, UseAgentSandbox: k.UseAgentSandbox,
 		WarmPool: maps.Clone(k.WarmPool), Lease: time.Duration(k.LeaseSeconds) * time.Second,
+		CPURequest: k.CPURequest,
 	}
 }
 
