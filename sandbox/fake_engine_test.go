@@ -590,7 +590,7 @@ func (agentOnCreate) AgentOnCreate() {}
 // On a backend.AgentOnCreate backend, Create returns once the sandbox's
 // command agent was started (its first command then waits for no start):
 // the exec path is decided when Create returns, after the start's
-// delayed engine calls. (The fake's images cannot run the agent, so the
+// delayed engine calls; a start slower than 10 s goes on after Create. (The fake's images cannot run the agent, so the
 // start ends in "docker exec"; the Kubernetes cluster test sees "agent".)
 func TestFakeAgentStartedByCreate(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
@@ -614,6 +614,25 @@ func TestFakeAgentStartedByCreate(t *testing.T) {
 		}
 		if time.Since(start) == 0 {
 			t.Errorf("Create did not wait for the agent's start (its engine calls take a second each)")
+		}
+
+		// A start slower than Create's bound (10 s) goes on in the
+		// background, and Create returns the sandbox at the bound.
+		be.Delay(fake.OpStatPath, 4*time.Second) // six calls: within the start's 45 s
+		start = time.Now()
+		sb, err = eng.Create(context.Background(), sandbox.CreateRequest{Language: "bash"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d := time.Since(start); d != 10*time.Second {
+			t.Errorf("Create with a slow agent start took %v, want its bound, 10 s", d)
+		}
+		if p, why := execPath(t, eng, sb.ID); p != "" {
+			t.Errorf("the slow start ended before Create returned: %q (%s)", p, why)
+		}
+		advance(5 * time.Minute)
+		if p, why := execPath(t, eng, sb.ID); p != sandbox.ExecDocker {
+			t.Errorf("after the slow start the exec path is %q (%s); want it decided in the background", p, why)
 		}
 	})
 }
