@@ -76,6 +76,11 @@ type Engine struct {
 	askEntries func(ctx context.Context, language string, entries []string) (netproxy.Decision, error)
 	resolver   netproxy.Resolver
 	be         backend.Backend
+	// imageTools caches toolPath's answers per image (image + "\x00" +
+	// tool → path, "" for absent): a sandbox's root is its image's, read
+	// only, and each look-up is an engine call (on Kubernetes an exec
+	// through the API server) every new sandbox's agent start would pay.
+	imageTools sync.Map
 	cfg        *config.Watcher
 	st         *state.Store
 	log        *slog.Logger

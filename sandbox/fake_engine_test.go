@@ -597,6 +597,8 @@ func TestFakeAgentStartedByCreate(t *testing.T) {
 		be := fake.New()
 		cfg := config.Default()
 		cfg.Images.Bash, cfg.Images.Pull, cfg.Pool.Size = fake.DefaultImage, "never", 0
+		cfg.Images.Python = "fake/other:1" // tools not looked up yet
+		be.AddImage(cfg.Images.Python, fake.Image{})
 		eng := sandbox.NewEngine(sandbox.Options{Backend: agentOnCreate{be}, Config: config.Static(cfg), OwnerID: "fake-owner"})
 		defer func() {
 			if err := eng.Close(context.Background()); err != nil {
@@ -620,7 +622,7 @@ func TestFakeAgentStartedByCreate(t *testing.T) {
 		// background, and Create returns the sandbox at the bound.
 		be.Delay(fake.OpStatPath, 4*time.Second) // six calls: within the start's 45 s
 		start = time.Now()
-		sb, err = eng.Create(context.Background(), sandbox.CreateRequest{Language: "bash"})
+		sb, err = eng.Create(context.Background(), sandbox.CreateRequest{Language: "python"})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -637,6 +639,29 @@ func TestFakeAgentStartedByCreate(t *testing.T) {
 	})
 }
 
+// The image's tools are looked up once per image, not per sandbox: a
+// second sandbox of the image starts its agent with no look-up (each is
+// an exec through the API server on Kubernetes); another image's are
+// looked up.
+func TestFakeToolsLookedUpOncePerImage(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		eng, be := fakeEngine(t, nil, func(c *config.Config) { c.Images.Python = "fake/other:1" })
+		be.AddImage("fake/other:1", fake.Image{})
+		stats := []int{}
+		for _, lang := range []string{"bash", "bash", "python"} {
+			before := be.Calls(fake.OpStatPath)
+			if _, err := eng.Create(context.Background(), sandbox.CreateRequest{Language: lang}); err != nil {
+				t.Fatal(err)
+			}
+			synctest.Wait()
+			stats = append(stats, be.Calls(fake.OpStatPath)-before)
+		}
+		if stats[0] == 0 || stats[1] != 0 || stats[2] != stats[0] {
+			t.Errorf("tool look-ups per create (image, same image, another image) = %v; want n, 0, n", stats)
+		}
+	})
+}
+
 // A sandbox made by sandbox_create (not claimed from the pool) has its
 // command agent started in the background, so its first command does not
 // wait for that start; the create itself does not wait for it, and a
@@ -645,7 +670,8 @@ func TestFakeAgentStartedByCreate(t *testing.T) {
 // exec": what shows it ran is that the path is decided before any command.)
 func TestFakeAgentWarmedAfterCreate(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		eng, be := fakeEngine(t, nil, nil)
+		eng, be := fakeEngine(t, nil, func(c *config.Config) { c.Images.Python = "fake/other:1" })
+		be.AddImage("fake/other:1", fake.Image{}) // its tools are looked up anew
 		be.Delay(fake.OpStatPath, time.Second)
 		start := time.Now()
 		sb, err := eng.Create(context.Background(), sandbox.CreateRequest{Language: "bash"})
@@ -665,7 +691,7 @@ func TestFakeAgentWarmedAfterCreate(t *testing.T) {
 			t.Errorf("before any command the exec path is %q (%s); want it decided by the agent's start", p, why)
 		}
 
-		sb2, err := eng.Create(context.Background(), sandbox.CreateRequest{Language: "bash"})
+		sb2, err := eng.Create(context.Background(), sandbox.CreateRequest{Language: "python"})
 		if err != nil {
 			t.Fatal(err)
 		}
