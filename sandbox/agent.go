@@ -249,8 +249,8 @@ func (e *Engine) listFilesAgent(ctx context.Context, c *agentconn.Conn, sb *Sand
 }
 
 // toolPath returns the absolute path of the image's name tool (tar, rm),
-// found once per sandbox through the engine (not a PATH lookup in the
-// sandbox) and remembered.
+// found through the engine (not a PATH lookup in the sandbox) once per
+// image (the root is the image's, read only) and remembered.
 func (e *Engine) toolPath(ctx context.Context, sb *Sandbox, name string) (string, error) {
 	sb.mu.Lock()
 	p, ok := sb.tools[name]
@@ -261,9 +261,16 @@ func (e *Engine) toolPath(ctx context.Context, sb *Sandbox, name string) (string
 		}
 		return p, nil
 	}
-	found, err := sbfiles.FindTool(ctx, e.be, sb.ContainerID, name)
-	if err != nil {
-		return "", e.containerGone(ctx, sb, err)
+	key := sb.Image + "\x00" + name
+	var found string
+	if v, ok := e.imageTools.Load(key); ok {
+		found = v.(string)
+	} else {
+		var err error
+		if found, err = sbfiles.FindTool(ctx, e.be, sb.ContainerID, name); err != nil {
+			return "", e.containerGone(ctx, sb, err)
+		}
+		e.imageTools.Store(key, found)
 	}
 	sb.mu.Lock()
 	if sb.tools == nil {

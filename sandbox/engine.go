@@ -76,6 +76,11 @@ type Engine struct {
 	askEntries func(ctx context.Context, language string, entries []string) (netproxy.Decision, error)
 	resolver   netproxy.Resolver
 	be         backend.Backend
+	// imageTools caches toolPath's answers per image (image + "\x00" +
+	// tool → path, "" for absent): a sandbox's root is its image's, read
+	// only, and each look-up is an engine call (on Kubernetes an exec
+	// through the API server) every new sandbox's agent start would pay.
+	imageTools sync.Map
 	cfg        *config.Watcher
 	st         *state.Store
 	log        *slog.Logger
@@ -385,9 +390,34 @@ func (e *Engine) newSandbox(ctx context.Context, req CreateRequest) (*Sandbox, e
 		sb.oneShot.Store(req.oneShot)
 	}
 	if err == nil && !req.oneShot {
-		e.warmAgentLater(sb)
+		e.warmAgentOnCreate(ctx, sb)
 	}
 	return sb, err
+}
+
+// agentOnCreateWait bounds how long Create waits for a new sandbox's
+// agent on a backend.AgentOnCreate backend (a start takes a second or two
+// there): a start that takes longer goes on in the background, and the
+// sandbox is returned.
+const agentOnCreateWait = 10 * time.Second
+
+// warmAgentOnCreate starts sb's command agent in the background
+// (warmAgentLater) and, on a backend.AgentOnCreate backend, waits for
+// that start to end (agentOnCreateWait at most, and while ctx lasts), so
+// that the sandbox takes commands when Create returns it. A start that
+// fails leaves commands to the engine's exec, as always.
+func (e *Engine) warmAgentOnCreate(ctx context.Context, sb *Sandbox) {
+	started := e.warmAgentLater(sb)
+	if _, ok := e.be.(backend.AgentOnCreate); !ok {
+		return
+	}
+	t := time.NewTimer(agentOnCreateWait)
+	defer t.Stop()
+	select {
+	case <-started:
+	case <-ctx.Done():
+	case <-t.C:
+	}
 }
 
 // warmAgentLater starts sb's command agent in the background, as the pool
@@ -396,16 +426,19 @@ func (e *Engine) newSandbox(ctx context.Context, req CreateRequest) (*Sandbox, e
 // seconds: the agent is copied in and attached through the API server).
 // It ends when the agent runs, or sb stops (agentFor returns at once for a
 // backend that cannot attach, an agent already running or given up on);
-// Close waits for it. A one-shot run_code's sandbox does not get it: it is
-// removed once its code ran.
-func (e *Engine) warmAgentLater(sb *Sandbox) {
+// Close waits for it. The channel it returns is closed then. A one-shot
+// run_code's sandbox does not get it: it is removed once its code ran.
+func (e *Engine) warmAgentLater(sb *Sandbox) <-chan struct{} {
+	done := make(chan struct{})
 	e.bg.Add(1)
 	go func() {
 		defer e.bg.Done()
+		defer close(done)
 		ctx, cancel := sb.bound(context.Background())
 		defer cancel()
 		e.warmAgent(ctx, sb)
 	}()
+	return done
 }
 
 // admit checks the pause flag and max_sandboxes and reserves a slot.

@@ -581,6 +581,87 @@ func TestFakeLimitNamesOtherServers(t *testing.T) {
 	})
 }
 
+// agentOnCreate is the fake backend declaring backend.AgentOnCreate, as
+// the Kubernetes backend does.
+type agentOnCreate struct{ *fake.Backend }
+
+func (agentOnCreate) AgentOnCreate() {}
+
+// On a backend.AgentOnCreate backend, Create returns once the sandbox's
+// command agent was started (its first command then waits for no start):
+// the exec path is decided when Create returns, after the start's
+// delayed engine calls; a start slower than 10 s goes on after Create. (The fake's images cannot run the agent, so the
+// start ends in "docker exec"; the Kubernetes cluster test sees "agent".)
+func TestFakeAgentStartedByCreate(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		be := fake.New()
+		cfg := config.Default()
+		cfg.Images.Bash, cfg.Images.Pull, cfg.Pool.Size = fake.DefaultImage, "never", 0
+		cfg.Images.Python = "fake/other:1" // tools not looked up yet
+		be.AddImage(cfg.Images.Python, fake.Image{})
+		eng := sandbox.NewEngine(sandbox.Options{Backend: agentOnCreate{be}, Config: config.Static(cfg), OwnerID: "fake-owner"})
+		defer func() {
+			if err := eng.Close(context.Background()); err != nil {
+				t.Errorf("close engine: %v", err)
+			}
+		}()
+		be.Delay(fake.OpStatPath, time.Second)
+		start := time.Now()
+		sb, err := eng.Create(context.Background(), sandbox.CreateRequest{Language: "bash"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if p, why := execPath(t, eng, sb.ID); p != sandbox.ExecDocker || !strings.Contains(why, "chmod") {
+			t.Errorf("when Create returned the exec path is %q (%s); want it decided by the agent's start", p, why)
+		}
+		if time.Since(start) == 0 {
+			t.Errorf("Create did not wait for the agent's start (its engine calls take a second each)")
+		}
+
+		// A start slower than Create's bound (10 s) goes on in the
+		// background, and Create returns the sandbox at the bound.
+		be.Delay(fake.OpStatPath, 4*time.Second) // six calls: within the start's 45 s
+		start = time.Now()
+		sb, err = eng.Create(context.Background(), sandbox.CreateRequest{Language: "python"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d := time.Since(start); d != 10*time.Second {
+			t.Errorf("Create with a slow agent start took %v, want its bound, 10 s", d)
+		}
+		if p, why := execPath(t, eng, sb.ID); p != "" {
+			t.Errorf("the slow start ended before Create returned: %q (%s)", p, why)
+		}
+		advance(5 * time.Minute)
+		if p, why := execPath(t, eng, sb.ID); p != sandbox.ExecDocker {
+			t.Errorf("after the slow start the exec path is %q (%s); want it decided in the background", p, why)
+		}
+	})
+}
+
+// The image's tools are looked up once per image, not per sandbox: a
+// second sandbox of the image starts its agent with no look-up (each is
+// an exec through the API server on Kubernetes); another image's are
+// looked up.
+func TestFakeToolsLookedUpOncePerImage(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		eng, be := fakeEngine(t, nil, func(c *config.Config) { c.Images.Python = "fake/other:1" })
+		be.AddImage("fake/other:1", fake.Image{})
+		stats := []int{}
+		for _, lang := range []string{"bash", "bash", "python"} {
+			before := be.Calls(fake.OpStatPath)
+			if _, err := eng.Create(context.Background(), sandbox.CreateRequest{Language: lang}); err != nil {
+				t.Fatal(err)
+			}
+			synctest.Wait()
+			stats = append(stats, be.Calls(fake.OpStatPath)-before)
+		}
+		if stats[0] == 0 || stats[1] != 0 || stats[2] != stats[0] {
+			t.Errorf("tool look-ups per create (image, same image, another image) = %v; want n, 0, n", stats)
+		}
+	})
+}
+
 // A sandbox made by sandbox_create (not claimed from the pool) has its
 // command agent started in the background, so its first command does not
 // wait for that start; the create itself does not wait for it, and a
@@ -589,7 +670,8 @@ func TestFakeLimitNamesOtherServers(t *testing.T) {
 // exec": what shows it ran is that the path is decided before any command.)
 func TestFakeAgentWarmedAfterCreate(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		eng, be := fakeEngine(t, nil, nil)
+		eng, be := fakeEngine(t, nil, func(c *config.Config) { c.Images.Python = "fake/other:1" })
+		be.AddImage("fake/other:1", fake.Image{}) // its tools are looked up anew
 		be.Delay(fake.OpStatPath, time.Second)
 		start := time.Now()
 		sb, err := eng.Create(context.Background(), sandbox.CreateRequest{Language: "bash"})
@@ -609,7 +691,7 @@ func TestFakeAgentWarmedAfterCreate(t *testing.T) {
 			t.Errorf("before any command the exec path is %q (%s); want it decided by the agent's start", p, why)
 		}
 
-		sb2, err := eng.Create(context.Background(), sandbox.CreateRequest{Language: "bash"})
+		sb2, err := eng.Create(context.Background(), sandbox.CreateRequest{Language: "python"})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"runtime"
+	"sync"
 	"time"
 
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/agent"
@@ -43,21 +44,36 @@ func Launch(ctx context.Context, be backend.Backend, req LaunchRequest) (*Conn, 
 	if !agent.Has(arch) {
 		return nil, fmt.Errorf("%w: no agent for architecture %q", ErrUnusable, arch)
 	}
-	var tools [2]string
-	for i, name := range []string{"cat", "chmod"} {
-		p, err := req.Tool(ctx, name)
-		if err != nil {
-			return nil, err
-		}
-		if p == "" {
-			return nil, fmt.Errorf("%w: the image has no %s to copy the agent in with", ErrUnusable, name)
-		}
-		tools[i] = p
+	tools, err := findTools(ctx, req.Tool, [2]string{"cat", "chmod"})
+	if err != nil {
+		return nil, err
 	}
 	return Start(ctx, attachHost{be, at}, StartRequest{
 		ContainerID: req.ContainerID, User: req.User, Arch: arch,
 		Cat: tools[0], Chmod: tools[1], Env: req.Env, Dir: req.Dir, Budget: req.Budget,
 	})
+}
+
+// findTools looks the two tools up at once (each look-up is an exec or
+// more: a round trip through a cluster's API server on Kubernetes), and
+// returns their paths, or the first name's error in their order.
+func findTools(ctx context.Context, tool func(context.Context, string) (string, error), names [2]string) ([2]string, error) {
+	var paths [2]string
+	var errs [2]error
+	var wg sync.WaitGroup
+	for i, name := range names {
+		wg.Go(func() { paths[i], errs[i] = tool(ctx, name) })
+	}
+	wg.Wait()
+	for i, name := range names {
+		if errs[i] != nil {
+			return paths, errs[i]
+		}
+		if paths[i] == "" {
+			return paths, fmt.Errorf("%w: the image has no %s to copy the agent in with", ErrUnusable, name)
+		}
+	}
+	return paths, nil
 }
 
 // attachHost is a backend with its Attacher, as Start needs it.

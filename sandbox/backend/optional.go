@@ -77,3 +77,11 @@ type Expirer interface {
 
 // ErrFixedExpiry: the platform's expiry of a sandbox cannot be moved.
 var ErrFixedExpiry = errors.New("the platform's expiry of this sandbox cannot move")
+
+// AgentOnCreate is implemented by backends on which a command agent is
+// slow to start (Kubernetes: it is copied in and attached through the
+// cluster's API server, a second or more under gVisor): the engine starts
+// a new sandbox's agent before Create returns it, so the sandbox takes
+// commands when created and its first one pays no start-up. Elsewhere the
+// agent starts in the background while the caller gets the sandbox.
+type AgentOnCreate interface{ AgentOnCreate() }

@@ -58,6 +58,10 @@ type Kubernetes struct {
 	// shutdownTime (agent-sandbox), renewed while it lives: the cluster
 	// removes a dead server's sandboxes within it. 0: 180.
 	LeaseSeconds int `toml:"lease_seconds"`
+	// CPURequest is each sandbox pod's CPU request, a Kubernetes quantity
+	// ("50m", "0.25"; at most its CPU limit): what the scheduler reserves
+	// for it. Empty: a tenth of its CPU limit.
+	CPURequest string `toml:"cpu_request"`
 }
 
 // Docker selects the engine and the container runtime.

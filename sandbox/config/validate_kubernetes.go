@@ -14,6 +14,10 @@ const maxWarmPool = 16
 var (
 	dnsLabel     = regexp.MustCompile(`^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$`)
 	dnsSubdomain = regexp.MustCompile(`^[a-z0-9]([a-z0-9.-]{0,251}[a-z0-9])?$`)
+	// cpuQuantity is a CPU quantity in millicores ("250m") or cores
+	// ("0.25", "2"): the forms of Kubernetes quantities a person writes
+	// for a CPU (no exponents or other suffixes).
+	cpuQuantity = regexp.MustCompile(`^(([0-9]{1,6})m|([0-9]{1,4})(\.[0-9]{1,3})?)$`)
 )
 
 // validateKubernetes checks [kubernetes]. Its values are checked whatever
@@ -40,6 +44,9 @@ func (c *Config) validateKubernetes() error {
 	if k.LeaseSeconds != 0 && (k.LeaseSeconds < 15 || k.LeaseSeconds > 3600) {
 		return invalid("kubernetes.lease_seconds", "%d: must be between 15 and 3600 (0: 180)", k.LeaseSeconds)
 	}
+	if k.CPURequest != "" && !positiveCPU(k.CPURequest) {
+		return invalid("kubernetes.cpu_request", "%q is not a CPU quantity: write millicores (\"50m\") or cores (\"0.25\"), more than 0; empty: a tenth of each sandbox's CPU limit", k.CPURequest)
+	}
 	for lang, n := range k.WarmPool {
 		if _, ok := c.Language(lang); !ok || lang != strings.ToLower(strings.TrimSpace(lang)) {
 			return invalid("kubernetes.warm_pool", "unknown language %q", lang)
@@ -49,6 +56,15 @@ func (c *Config) validateKubernetes() error {
 		}
 	}
 	return nil
+}
+
+// positiveCPU reports whether s is a CPU quantity (cpuQuantity) of at
+// least a millicore.
+func positiveCPU(s string) bool {
+	if !cpuQuantity.MatchString(s) {
+		return false
+	}
+	return strings.Trim(strings.TrimSuffix(s, "m"), "0.") != ""
 }
 
 // hasControl reports whether s holds a control character.

@@ -12,7 +12,15 @@ import (
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/backend"
 )
 
-var _ backend.Attacher = (*Backend)(nil)
+var (
+	_ backend.Attacher      = (*Backend)(nil)
+	_ backend.AgentOnCreate = (*Backend)(nil)
+)
+
+// AgentOnCreate: a sandbox's command agent starts before the engine's
+// Create returns (its copy and attach go through the API server: seconds
+// under gVisor), so a new sandbox takes commands at once.
+func (b *Backend) AgentOnCreate() {}
 
 // closeGrace is how long Close and Kill let a process end on its own (its
 // exit code is known only then) before they cut the stream.

@@ -40,6 +40,9 @@ type Config struct {
 	// Lease is how far ahead the backend keeps a live agent-sandbox
 	// sandbox's shutdownTime; 0: DefaultLease.
 	Lease time.Duration
+	// CPURequest is each sandbox pod's CPU request, a quantity ("50m"),
+	// capped at its CPU limit; empty: a tenth of that limit.
+	CPURequest string
 }
 
 // Backend runs sandboxes as pods of a Kubernetes cluster.
@@ -64,6 +67,7 @@ type Backend struct {
 	policy map[string]corev1.PullPolicy // image → pull policy, from EnsureImage
 	cpu    map[string]cpuSample         // container → its last CPU time, from Usage
 	limits map[string]uint64            // container → its memory limit, from its pod spec
+	arch   archAnswer                   // EngineArch's answer, once it is final
 
 	metricsMu sync.Mutex
 	metrics   metricsState // what discovery last said of the metrics API

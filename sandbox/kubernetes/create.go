@@ -105,7 +105,11 @@ func (b *Backend) podFor(ctx context.Context, spec backend.ContainerSpec) (*core
 	// of its own (HelperPod) and the sandbox none.
 	s.CacheUser = ""
 	s.Labels = maps.Clone(spec.Labels)
-	pod, err := Pod(s, Options{Namespace: b.namespace, RuntimeClass: class})
+	cpu, err := ParseCPURequest(b.cfg.CPURequest)
+	if err != nil {
+		return nil, err
+	}
+	pod, err := Pod(s, Options{Namespace: b.namespace, RuntimeClass: class, CPURequest: cpu})
 	if err != nil {
 		return nil, err
 	}

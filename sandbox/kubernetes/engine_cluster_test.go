@@ -8,6 +8,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -103,6 +104,34 @@ func shutdownLeased(ctx context.Context, t *testing.T, be *kubernetes.Backend, s
 	}
 }
 
+// contractLabelled checks, right after Create returned, that a selector
+// on the contract's id label finds sb's pod, and that the pod carries the
+// contract labels as the Docker backend puts them on a container (each
+// whose value Kubernetes takes as a label value; the expiry's is kept as
+// an annotation only).
+func contractLabelled(ctx context.Context, t *testing.T, eng *sandbox.Engine, be *kubernetes.Backend, sb *sandbox.Sandbox) {
+	t.Helper()
+	pods, err := clientset(t).CoreV1().Pods(be.Namespace()).List(ctx, metav1.ListOptions{LabelSelector: backend.LabelID + "=" + sb.ID})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(pods.Items) != 1 || pods.Items[0].Name != sb.ContainerID {
+		t.Fatalf("selector %s=%s right after create: %d pods, want pod %s", backend.LabelID, sb.ID, len(pods.Items), sb.ContainerID)
+	}
+	got := pods.Items[0].Labels
+	for k, want := range map[string]string{
+		backend.LabelManaged: "true", backend.LabelID: sb.ID, backend.LabelOwner: eng.Owner(),
+		backend.LabelLanguage: sb.Language, backend.LabelClient: sb.Client, backend.LabelNetwork: sb.Network,
+		backend.LabelMemoryMB: strconv.Itoa(sb.Limits.MemoryMB), backend.LabelCPUs: strconv.FormatFloat(sb.Limits.CPUs, 'f', -1, 64),
+		backend.LabelPids: strconv.Itoa(sb.Limits.Pids), backend.LabelWorkspaceMB: strconv.Itoa(sb.Limits.WorkspaceMB),
+		backend.LabelExecTimeout: strconv.Itoa(sb.Limits.ExecTimeoutSeconds),
+	} {
+		if got[k] != want {
+			t.Errorf("pod %s right after create: label %s = %q, want %q", sb.ContainerID, k, got[k], want)
+		}
+	}
+}
+
 // clientset is a client of the test cluster, for looking at what the
 // backend made.
 func clientset(t *testing.T) *k8s.Clientset {
@@ -143,6 +172,7 @@ func engineOnCluster(t *testing.T, readmeRole bool) {
 	if err != nil {
 		t.Fatalf("Create: %v", err)
 	}
+	contractLabelled(ctx, t, eng, be, sb.Sandbox)
 	shutdownLeased(ctx, t, be, sb.Sandbox)
 	run, err := eng.RunCode(ctx, sandbox.RunCodeRequest{SandboxID: sb.ID, Code: "print(6 * 7)"})
 	if err != nil || strings.TrimSpace(run.Stdout) != "42" || run.ExitCode != 0 {

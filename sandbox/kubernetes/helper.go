@@ -61,7 +61,7 @@ func HelperPod(sandbox *corev1.Pod, spec backend.HelperSpec, name string, deadli
 		Name: name, Image: spec.Image, Labels: labels, Env: spec.Env, User: spec.User, Network: "none",
 		MemoryBytes: spec.MemoryBytes, NanoCPUs: spec.NanoCPUs, Pids: spec.Pids,
 		WorkspaceMB: spec.WorkspaceMB, TmpMB: helperTmpMB,
-	}, Options{Namespace: sandbox.Namespace})
+	}, Options{Namespace: sandbox.Namespace, CPURequest: sandbox.Spec.Containers[0].Resources.Requests.Cpu()})
 	if err != nil {
 		return nil, nil, err
 	}

@@ -93,8 +93,36 @@ func canonicalImage(ref string) string {
 
 // EngineArch is the architecture of the cluster's first node (the agent
 // binary copied into sandboxes is chosen by it; a cluster of mixed
-// architectures would need the pod's node instead).
+// architectures would need the pod's node instead). The answer is asked
+// once (each agent's start needs it, and a round trip through a loaded
+// API server takes hundreds of milliseconds); so is a refusal (a Role
+// that may not list nodes: the caller then assumes its own).
 func (b *Backend) EngineArch(ctx context.Context) (string, error) {
+	b.mu.Lock()
+	a := b.arch
+	b.mu.Unlock()
+	if a.known {
+		return a.arch, a.err
+	}
+	a.arch, a.err = b.nodeArch(ctx)
+	if a.err == nil || apierrors.IsForbidden(a.err) {
+		a.known = true
+		b.mu.Lock()
+		b.arch = a
+		b.mu.Unlock()
+	}
+	return a.arch, a.err
+}
+
+// archAnswer is EngineArch's answer, kept once it is final.
+type archAnswer struct {
+	known bool
+	arch  string
+	err   error
+}
+
+// nodeArch asks the cluster for its first node's architecture.
+func (b *Backend) nodeArch(ctx context.Context) (string, error) {
 	nodes, err := b.cs.nodes.List(ctx, metav1.ListOptions{Limit: 1})
 	if err != nil {
 		return "", b.wrap("list nodes", err)

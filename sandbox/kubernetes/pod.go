@@ -28,6 +28,9 @@ type Options struct {
 	// RuntimeClass is the pod's runtimeClassName (e.g. "gvisor"); empty:
 	// the cluster's default.
 	RuntimeClass string
+	// CPURequest is the pod's CPU request, capped at its CPU limit; nil:
+	// a tenth of that limit.
+	CPURequest *resource.Quantity
 }
 
 // Pod returns the pod a sandbox is made as, hardened as
@@ -68,7 +71,7 @@ func Pod(spec backend.ContainerSpec, opts Options) (*corev1.Pod, error) {
 		Command:         keepAlive,
 		Env:             envVars(spec.Env),
 		WorkingDir:      backend.Workspace,
-		Resources:       corev1.ResourceRequirements{Limits: limits, Requests: podRequests(limits)},
+		Resources:       corev1.ResourceRequirements{Limits: limits, Requests: requestsFor(limits, opts.CPURequest)},
 		SecurityContext: containerSecurity(h),
 	}}
 	podVolumes(&pod.Spec, h)
@@ -236,6 +239,31 @@ func podRequests(limits corev1.ResourceList) corev1.ResourceList {
 	cpu := limits[corev1.ResourceCPU]
 	req[corev1.ResourceCPU] = *resource.NewMilliQuantity(max(cpu.MilliValue()/10, 1), resource.DecimalSI)
 	return req
+}
+
+// requestsFor is podRequests with the CPU request cpu
+// (kubernetes.cpu_request) when not nil, at most the CPU limit
+// (Kubernetes refuses a request above it).
+func requestsFor(limits corev1.ResourceList, cpu *resource.Quantity) corev1.ResourceList {
+	req := podRequests(limits)
+	if cpu != nil {
+		limit := limits[corev1.ResourceCPU]
+		req[corev1.ResourceCPU] = *resource.NewMilliQuantity(max(min(cpu.MilliValue(), limit.MilliValue()), 1), resource.DecimalSI)
+	}
+	return req
+}
+
+// ParseCPURequest reads kubernetes.cpu_request: nil for "" (a tenth of
+// each pod's CPU limit).
+func ParseCPURequest(s string) (*resource.Quantity, error) {
+	if s == "" {
+		return nil, nil
+	}
+	q, err := resource.ParseQuantity(s)
+	if err != nil || q.MilliValue() < 1 {
+		return nil, fmt.Errorf("kubernetes: cpu_request %q is not a CPU quantity: write millicores (\"50m\") or cores (\"0.25\"), more than 0", s)
+	}
+	return &q, nil
 }
 
 // EphemeralStorage caps what a sandbox may write outside its memory-backed

@@ -5,6 +5,8 @@ import (
 	"testing"
 	"time"
 
+	"k8s.io/apimachinery/pkg/api/resource"
+
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/backend"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/backend/backendtest"
 )
@@ -163,5 +165,41 @@ func TestPodHardeningReadBack(t *testing.T) {
 				NanoCPUs: hs.NanoCPUs, Pids: hs.Pids, WorkspaceMB: hs.WorkspaceMB, TmpMB: helperTmpMB})
 			backendtest.CompareHardening(t, want, readPod(pod, np), notOnAPod)
 		})
+	}
+}
+
+// The CPU request is kubernetes.cpu_request, capped at the CPU limit, or
+// a tenth of the limit without it; a helper pod requests its sandbox's.
+func TestPodCPURequest(t *testing.T) {
+	for _, c := range []struct{ setting, want string }{
+		{"", "50m"}, // a tenth of testSpec's 0.5 CPU
+		{"30m", "30m"}, {"0.25", "250m"},
+		{"2", "500m"}, // capped at the limit
+	} {
+		cpu, err := ParseCPURequest(c.setting)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pod, err := Pod(testSpec(), Options{Namespace: "ns", CPURequest: cpu})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := box(pod).Resources.Requests.Cpu(); got.Cmp(resource.MustParse(c.want)) != 0 {
+			t.Errorf("cpu_request %q: the pod requests %s, want %s", c.setting, got, c.want)
+		}
+		helper, _, err := HelperPod(pod, backend.HelperSpec{Image: "img", Cmd: []string{"true"}, User: "65533:65533", Network: "none",
+			Labels:      map[string]string{backend.LabelID: "abc123-install"},
+			MemoryBytes: 128 << 20, NanoCPUs: 5e8, Pids: 64, WorkspaceMB: 16}, "mcp-sandbox-helper-1", time.Minute)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := box(helper).Resources.Requests.Cpu(); got.Cmp(resource.MustParse(c.want)) != 0 {
+			t.Errorf("cpu_request %q: the helper pod requests %s, want its sandbox's %s", c.setting, got, c.want)
+		}
+	}
+	for _, bad := range []string{"0", "0m", "abc", "-1"} {
+		if _, err := ParseCPURequest(bad); err == nil || !strings.Contains(err.Error(), `write millicores ("50m")`) {
+			t.Errorf("ParseCPURequest(%q) = %v, want an error saying what to write", bad, err)
+		}
 	}
 }

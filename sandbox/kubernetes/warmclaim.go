@@ -124,7 +124,9 @@ func (b *Backend) warmPoolsLocked() (*WarmPools, error) {
 // set) and annotations (which hold every contract label, as List reads
 // them), and sets them on the pod as well: agent-sandbox copies a claim's
 // metadata onto an adopted pod some time after the claim is bound. The
-// id is the pod's name.
+// pod also gets the contract labels themselves, as a pod made directly
+// carries them, before Create returns: agent-sandbox only removes labels
+// it propagated from a template, so they stay. The id is the pod's name.
 func (b *Backend) createClaimed(ctx context.Context, pod *corev1.Pod, expires time.Time) (string, error) {
 	pod.Annotations[AnnotationAgentSandbox] = "true"
 	tmpl, labels, annotations := splitShared(pod)
@@ -143,11 +145,11 @@ func (b *Backend) createClaimed(ctx context.Context, pod *corev1.Pod, expires ti
 	}
 	b.holdLease(c.Pod, expires)
 	b.log.Debug("claimed from the warm pool", "pool", pool, "pod", c.Pod, "ms", time.Since(start).Milliseconds())
-	claimLabels := map[string]string{}
+	podLabels := maps.Clone(labels)
 	for k, v := range labels {
-		claimLabels[ClaimLabel(k)] = v
+		podLabels[ClaimLabel(k)] = v
 	}
-	patch, err := json.Marshal(map[string]any{"metadata": map[string]any{"labels": claimLabels, "annotations": annotations}})
+	patch, err := json.Marshal(map[string]any{"metadata": map[string]any{"labels": podLabels, "annotations": annotations}})
 	if err == nil {
 		_, err = b.cs.pods(b.namespace).Patch(ctx, c.Pod, types.MergePatchType, patch, metav1.PatchOptions{})
 	}

@@ -61,6 +61,7 @@ func TestWarmPoolEngineOnCluster(t *testing.T) {
 		}
 		t.Logf("sandbox %d claimed from the warm pool and running in %d ms (pod %s)", i, time.Since(start).Milliseconds(), sb.ContainerID)
 		ids = append(ids, sb.Sandbox)
+		contractLabelled(ctx, t, eng, be, sb.Sandbox)
 		pod, err := clientset(t).CoreV1().Pods(be.Namespace()).Get(ctx, sb.ContainerID, metav1.GetOptions{})
 		if err != nil {
 			t.Fatal(err)
@@ -99,6 +100,11 @@ func TestWarmPoolEngineOnCluster(t *testing.T) {
 			t.Errorf("claimed sandbox %s: no id or expiry label: %v", sb.ID, c.Labels)
 		}
 	}
+
+	// agent-sandbox's later sync of the claim's metadata leaves the
+	// contract labels on the pod.
+	claimSynced(ctx, t, be, ids[0].ContainerID)
+	contractLabelled(ctx, t, eng, be, ids[0])
 
 	sb := ids[0]
 	if err := be.Rename(ctx, sb.ContainerID, "renamed-warm"); err != nil {
@@ -147,6 +153,26 @@ func TestWarmPoolEngineOnCluster(t *testing.T) {
 	}
 	for _, sb := range ids {
 		claimGone(ctx, t, claims, sb.ContainerID, be)
+	}
+}
+
+// claimSynced waits (60 s at most) until agent-sandbox copied the claim's
+// labels onto the pod (its list of propagated labels names them).
+func claimSynced(ctx context.Context, t *testing.T, be *kubernetes.Backend, pod string) {
+	t.Helper()
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		p, err := clientset(t).CoreV1().Pods(be.Namespace()).Get(ctx, pod, metav1.GetOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.Contains(p.Annotations["agents.x-k8s.io/propagated-labels"], kubernetes.ClaimLabel(backend.LabelID)) {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("pod %s: agent-sandbox did not copy its claim's labels within 60 s (annotations %v)", pod, p.Annotations)
+		}
+		time.Sleep(250 * time.Millisecond)
 	}
 }
 

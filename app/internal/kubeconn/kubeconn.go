@@ -22,6 +22,7 @@ func Config(c *config.Config) kubernetes.Config {
 		// pool's ([pool] max_size, idle_seconds; limits.max_sandboxes).
 		WarmPoolMax:  min(c.Pool.MaxSize, c.Limits.MaxSandboxes),
 		WarmPoolIdle: time.Duration(c.Pool.IdleSeconds) * time.Second,
+		CPURequest:   k.CPURequest,
 	}
 }
 
