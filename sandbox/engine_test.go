@@ -174,7 +174,7 @@ func TestForkBombContained(t *testing.T) {
 		// itself then fails to start a thread, and stops): the call
 		// says so, and a new sandbox works.
 		t.Logf("the fork bomb took the sandbox: %v", err)
-		if testenv.Runtime == "runsc" && !strings.Contains(err.Error(), "pids limit (64") {
+		if testenv.Runtime() == "runsc" && !strings.Contains(err.Error(), "pids limit (64") {
 			t.Errorf("the end of the sandbox does not say the pids limit was reached: %v", err)
 		}
 		sb = mustCreate(t, eng, sandbox.CreateRequest{Pids: 64})

@@ -97,7 +97,7 @@ except OSError as e: print('refused')"`, "refused\n"},
 	for _, p := range probes {
 		t.Run(p.name, func(t *testing.T) {
 			res := mustExec(t, eng, sb.ID, p.cmd)
-			if p.name == "workspace is a capped tmpfs" && testenv.Runtime == "runsc" {
+			if p.name == "workspace is a capped tmpfs" && testenv.Runtime() == "runsc" {
 				// gVisor shows a volume mount through its gofer (9P) file
 				// system; the size still says it is the capped volume (the
 				// volume itself is checked above).

@@ -94,8 +94,8 @@ func TestInstallHelperIsolation(t *testing.T) {
 	if helper.HostConfig == nil {
 		t.Fatal("the helper was not seen while it ran")
 	}
-	if got, want := helper.HostConfig.Runtime, sbox.HostConfig.Runtime; got != want || (testenv.Runtime == "runsc" && got != "runsc") {
-		t.Errorf("helper runtime %q, sandbox's %q (test runtime %q)", got, want, testenv.Runtime)
+	if got, want := helper.HostConfig.Runtime, sbox.HostConfig.Runtime; got != want || (testenv.Runtime() == "runsc" && got != "runsc") {
+		t.Errorf("helper runtime %q, sandbox's %q (test runtime %q)", got, want, testenv.Runtime())
 	}
 	if helper.HostConfig.NetworkMode != "none" {
 		t.Errorf("helper network mode %q, want none", helper.HostConfig.NetworkMode)

@@ -157,7 +157,7 @@ func TestListerLimitsFromLabels(t *testing.T) {
 		t.Fatal(err)
 	}
 	wantPids := int64(got.Limits.Pids)
-	if testenv.Runtime == "runsc" {
+	if testenv.Runtime() == "runsc" {
 		wantPids += docker.GVisorThreads // room for gVisor's own threads
 	}
 	if ci.MemoryBytes != int64(got.Limits.MemoryMB)<<20 || ci.NanoCPUs != int64(got.Limits.CPUs*1e9) || ci.Pids != wantPids {

@@ -15,5 +15,5 @@ func TestConformance(t *testing.T) {
 	cli := testenv.Docker(t, testenv.TinyImage)
 	backendtest.Run(t, func(t *testing.T) backend.Backend {
 		return New(cli, testenv.Logger(t))
-	}, backendtest.Options{Image: testenv.TinyImage, Runtime: testenv.Runtime})
+	}, backendtest.Options{Image: testenv.TinyImage, Runtime: testenv.Runtime()})
 }

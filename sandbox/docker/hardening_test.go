@@ -171,7 +171,7 @@ func TestHardeningOnEngine(t *testing.T) {
 		// ulimits, runtime "oci"); the request it gets is TestHardeningRendered's.
 		t.Skip("Podman's inspect does not report the request's forms")
 	}
-	runtime := testenv.Runtime
+	runtime := testenv.Runtime()
 	if runtime == "" {
 		runtime = "runc"
 	}

@@ -31,7 +31,7 @@ func TestStatWorkspace(t *testing.T) {
 	b, cli, owner := testBackend(t)
 	ownerCleanup(t, b, cli, owner)
 	spec := testSpec(owner)
-	spec.Runtime = testenv.Runtime
+	spec.Runtime = testenv.Runtime()
 	id, err := b.Create(context.Background(), spec)
 	if err != nil {
 		t.Fatal(err)
@@ -44,7 +44,7 @@ func TestStatWorkspace(t *testing.T) {
 		case err != nil:
 			t.Fatal(err)
 		case st.ExitCode == 0 && out.Len() > 0:
-		case st.ExitCode != 0 && testenv.Runtime == "runsc" && strings.HasSuffix(errb.String(), "'/workspace': Invalid argument\n"):
+		case st.ExitCode != 0 && testenv.Runtime() == "runsc" && strings.HasSuffix(errb.String(), "'/workspace': Invalid argument\n"):
 			gvisorStatx = true
 		default:
 			t.Fatalf("%s: exit %d, stdout %q, stderr %q", cmd, st.ExitCode, out.String(), errb.String())

@@ -102,7 +102,7 @@ func TestWorkspaceOOMOverMCP(t *testing.T) {
 			// sandbox with SIGKILL and no OOM flag from the engine: then
 			// the call must say memory is the likely cause, never only
 			// "killed from outside".
-			if testenv.Runtime == "runsc" && res.IsError && strings.Contains(text(res), "under gVisor most likely for using more than its 256 MB of memory") {
+			if testenv.Runtime() == "runsc" && res.IsError && strings.Contains(text(res), "under gVisor most likely for using more than its 256 MB of memory") {
 				return
 			}
 			if res.IsError || got.ExitCode != 137 || !got.OOMKilled {

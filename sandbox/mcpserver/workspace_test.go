@@ -189,7 +189,7 @@ func checkWorkspace(ctx context.Context, sess *mcp.ClientSession, id string) str
 		return fmt.Sprintf("stat: %q: %v", lines[2], err)
 	}
 	want := "tmpfs"
-	if testenv.Runtime == "runsc" {
+	if testenv.Runtime() == "runsc" {
 		want = "v9fs" // gVisor shows a volume mount through its gofer
 	}
 	if typ != want || blocks*bsize != 512<<20 || uid != 1000 {

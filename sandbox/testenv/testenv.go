@@ -28,8 +28,9 @@ var (
 
 // Runtime is the OCI runtime every test sandbox runs under, from
 // MCP_SANDBOX_TEST_RUNTIME: empty for the engine's default, or "runsc" to
-// run the suite again under gVisor, as CI does.
-var Runtime = os.Getenv("MCP_SANDBOX_TEST_RUNTIME")
+// run the suite again under gVisor, as CI does. It is read when asked,
+// not at package init, so that go test's cache sees the variable.
+func Runtime() string { return os.Getenv("MCP_SANDBOX_TEST_RUNTIME") }
 
 func envOr(k, def string) string {
 	if v := os.Getenv(k); v != "" {
@@ -84,19 +85,19 @@ func Config(t testing.TB) *config.Config {
 	c.Images.Bash = PythonImage
 	c.Images.Pull = "never"
 	c.Pool.Size = 0
-	c.Docker.Runtime = Runtime
+	c.Docker.Runtime = Runtime()
 	return c
 }
 
 // WithRuntime returns the text of a config file with docker.runtime set to
 // Runtime, for tests that write their own config file (and servers that
-// read it); the text is unchanged when Runtime is empty. A [docker] table
+// read it); the text is unchanged when it is empty. A [docker] table
 // already in the text gets the key, so the table is not defined twice.
 func WithRuntime(toml string) string {
-	if Runtime == "" {
+	if Runtime() == "" {
 		return toml
 	}
-	key := fmt.Sprintf("runtime = %q\n", Runtime)
+	key := fmt.Sprintf("runtime = %q\n", Runtime())
 	lines := strings.SplitAfter(toml, "\n")
 	for i, l := range lines {
 		if strings.TrimSpace(l) == "[docker]" {

@@ -9,8 +9,6 @@ import (
 // TestWithRuntime: the runtime lands in the file's [docker] table, whether
 // the test wrote one or not, and the result is a valid config.
 func TestWithRuntime(t *testing.T) {
-	saved := Runtime
-	t.Cleanup(func() { Runtime = saved })
 	for _, tc := range []struct {
 		name, runtime, toml, want string
 	}{
@@ -21,7 +19,7 @@ func TestWithRuntime(t *testing.T) {
 		{"docker table last", "runsc", "[pool]\nsize = 0\n[docker]", "runsc"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			Runtime = tc.runtime
+			t.Setenv("MCP_SANDBOX_TEST_RUNTIME", tc.runtime)
 			got := WithRuntime(tc.toml)
 			if tc.runtime == "" && got != tc.toml {
 				t.Errorf("changed to %q", got)
