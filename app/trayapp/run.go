@@ -15,6 +15,7 @@ import (
 	"github.com/mcp-sandbox/mcp-sandbox/app/bundled"
 	"github.com/mcp-sandbox/mcp-sandbox/app/installplace"
 	"github.com/mcp-sandbox/mcp-sandbox/app/instance"
+	"github.com/mcp-sandbox/mcp-sandbox/app/internal/dirwatch"
 	"github.com/mcp-sandbox/mcp-sandbox/app/internal/engineconn"
 	"github.com/mcp-sandbox/mcp-sandbox/app/internal/kubeconn"
 	"github.com/mcp-sandbox/mcp-sandbox/app/internal/startup"
@@ -318,7 +319,7 @@ var errNoCluster = fmt.Errorf("%w: the Kubernetes cluster is not reachable", doc
 func (a *App) startBackground(p *startup.Process) {
 	inst := p.Instance
 	a.goBG(func(ctx context.Context) { inst.Serve(ctx, func() { a.openWindow() }) })
-	a.goBG(a.cfg.Run)
+	a.goBG(func(ctx context.Context) { dirwatch.FollowConfig(ctx, a.cfg, config.Path(), a.log) })
 	a.cfg.OnChange(func(c *config.Config) {
 		a.applyHTTP()
 		a.syncAutostart()

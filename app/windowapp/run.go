@@ -19,6 +19,7 @@ import (
 	"github.com/mcp-sandbox/mcp-sandbox/app/bundled"
 	"github.com/mcp-sandbox/mcp-sandbox/app/icons"
 	"github.com/mcp-sandbox/mcp-sandbox/app/instance"
+	"github.com/mcp-sandbox/mcp-sandbox/app/internal/dirwatch"
 	"github.com/mcp-sandbox/mcp-sandbox/app/internal/engineconn"
 	"github.com/mcp-sandbox/mcp-sandbox/app/internal/startup"
 	"github.com/mcp-sandbox/mcp-sandbox/app/internal/traywin"
@@ -200,7 +201,7 @@ func (a *App) start(inst *instance.Instance) {
 	a.goBG(func(ctx context.Context) {
 		inst.Serve(ctx, func() { a.do(a.showWindow) })
 	})
-	a.goBG(a.cfg.Run)
+	a.goBG(func(ctx context.Context) { dirwatch.FollowConfig(ctx, a.cfg, config.Path(), a.log) })
 	a.cfg.OnChange(a.dockerHostChanged)
 	a.goBG(a.engine.Run)
 	a.goBG(a.watchStateDir)
