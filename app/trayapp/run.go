@@ -112,6 +112,9 @@ type App struct {
 	askSt  askState
 	// proposalsMu serializes refreshProposals.
 	proposalsMu sync.Mutex
+	// idle returns free memory to the system once the tray is quiet after
+	// a change it drew.
+	idle *startup.Releaser
 }
 
 // trayState is what the menu is drawn from. Guarded by App.mu.
@@ -176,6 +179,8 @@ func Run(ctx context.Context, o Options) error {
 		a.log.Warn(a.place.Message())
 	}
 	a.engine = a.newEngineLoop()
+	a.idle = startup.NewReleaser(idleRelease, nil, a.log)
+	defer a.idle.Stop()
 	a.s.paused = a.st.Paused()
 	a.s.detecting = true
 	a.ctx, a.cancel = context.WithCancel(ctx)
@@ -269,7 +274,12 @@ func (a *App) update(f func(s *trayState)) {
 	f(&a.s)
 	a.mu.Unlock()
 	a.redraw()
+	a.idle.Touch()
 }
+
+// idleRelease is how long the tray is quiet after a change before it
+// returns its free memory to the system: sandboxes come and go in bursts.
+const idleRelease = 10 * time.Second
 
 // menuState is the menu's view of the state.
 func (a *App) menuState() traymenu.State {
