@@ -162,7 +162,7 @@ func Run(ctx context.Context, o Options) error {
 		a.log.Info("bundled server", "path", a.server.Path, "found", a.server.Source)
 	}
 	a.engine = a.newEngineLoop()
-	a.idle = startup.NewReleaser(idleRelease, trimCHeap, a.log)
+	a.idle = startup.NewReleaser(idleRelease, a.releaseMapped, a.log)
 	defer a.idle.Stop()
 	a.ui.paused = a.st.Paused()
 	a.ctx, a.cancel = context.WithCancel(ctx)
