@@ -89,6 +89,12 @@ init_release() {
   log "$APP_NAME $VERSION (build $BUILD, commit $COMMIT, $DATE)"
 }
 
+# WINDOW_GOFLAGS is how mcp-sandbox-window is built, as sandbox/testenv's
+# WindowTags: no_emoji leaves out Fyne's colour emoji font, which the
+# window never shows and Fyne parses again for every text style (about
+# 18 MB of the window's heap).
+WINDOW_GOFLAGS=-tags=no_emoji
+
 # gobuild OUT PKG LDFLAGS [ENV=VALUE...]: a release build of PKG.
 gobuild() {
   local out=$1 pkg=$2 ldflags=$3

@@ -48,8 +48,8 @@ func (d DockerSource) Usage(ctx context.Context, containerID string) (backend.Us
 	return d.Lister.Backend.Usage(ctx, containerID)
 }
 
-// Events merges the engine's container events for managed containers with
-// changes to the record files.
+// Events merges the engine's container events for this installation's
+// containers with changes to the record files.
 func (d DockerSource) Events(ctx context.Context) (<-chan Event, <-chan error) {
 	out := make(chan Event, 16)
 	errc := make(chan error, 1)
@@ -57,6 +57,12 @@ func (d DockerSource) Events(ctx context.Context) (<-chan Event, <-chan error) {
 		filters.Arg("type", string(events.ContainerEventType)),
 		filters.Arg("label", backend.LabelManaged+"=true"),
 	)
+	// Only this installation's containers can change the list: another
+	// user's, or a test's on a shared engine, must not wake the tray and
+	// the window (labels filters are ANDed).
+	if inst, err := inventory.Installation(d.Lister.State); err == nil && inst != "" {
+		f.Add("label", backend.LabelInstallation+"="+inst)
+	}
 	if d.LifecycleOnly {
 		for _, a := range lifecycleActions {
 			f.Add("event", a)

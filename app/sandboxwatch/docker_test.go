@@ -82,3 +82,47 @@ func TestRealEngine(t *testing.T) {
 	}
 	waitSnap(t, snaps, "the sandbox to go", func(s Snapshot) bool { _, ok := row(s); return !ok })
 }
+
+// TestEventsOfThisInstallation: the events stream of one installation
+// stays quiet while another installation's server makes a sandbox on the
+// same engine (another user's, or a test's), and reports its own.
+func TestEventsOfThisInstallation(t *testing.T) {
+	cli := apptest.Docker(t, apptest.PythonImage)
+	be := docker.New(cli, nil)
+	engine := func() (*sandbox.Engine, *state.Store) {
+		st, err := state.Open(t.TempDir())
+		if err != nil {
+			t.Fatal(err)
+		}
+		cfg := config.Default()
+		cfg.Source = "test"
+		cfg.Images.Python, cfg.Images.Pull, cfg.Pool.Size = apptest.PythonImage, "never", 0
+		eng := sandbox.NewEngine(sandbox.Options{Backend: be, Config: config.Static(cfg), State: st})
+		t.Cleanup(func() { eng.Close(context.Background()) })
+		return eng, st
+	}
+	mine, st := engine()
+	other, _ := engine()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	src := DockerSource{Lister: inventory.Lister{Backend: be, State: st}, Client: cli, LifecycleOnly: true}
+	evs, _ := src.Events(ctx)
+	time.Sleep(500 * time.Millisecond) // the stream is subscribed
+
+	if _, err := other.Create(ctx, sandbox.CreateRequest{Language: "python"}); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case ev := <-evs:
+		t.Errorf("an event of another installation's sandbox woke this one: %+v", ev)
+	case <-time.After(2 * time.Second):
+	}
+	if _, err := mine.Create(ctx, sandbox.CreateRequest{Language: "python"}); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-evs:
+	case <-time.After(30 * time.Second):
+		t.Errorf("no event for this installation's own sandbox")
+	}
+}

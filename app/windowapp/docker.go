@@ -169,6 +169,7 @@ func (a *App) onSnapshot(snap sandboxwatch.Snapshot) {
 		}
 	})
 	a.refreshServers() // the sandboxes each owns; a killed one's lock freed
+	a.idle.Touch()
 }
 
 // viewChanged watches the audit log only while the Activity tab is seen.
@@ -177,6 +178,7 @@ func (a *App) onSnapshot(snap sandboxwatch.Snapshot) {
 // when, can be read back (the GUI tests follow their clicks by it).
 func (a *App) viewChanged(tab string, visible bool) {
 	a.log.Info("view", "tab", tab, "visible", visible)
+	a.idle.Touch()
 	a.watchAudit(visible && tab == ui.TabActivity)
 	if visible && tab == ui.TabActivity {
 		a.markSeen()

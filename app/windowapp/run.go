@@ -19,6 +19,7 @@ import (
 	"github.com/mcp-sandbox/mcp-sandbox/app/bundled"
 	"github.com/mcp-sandbox/mcp-sandbox/app/icons"
 	"github.com/mcp-sandbox/mcp-sandbox/app/instance"
+	"github.com/mcp-sandbox/mcp-sandbox/app/internal/dirwatch"
 	"github.com/mcp-sandbox/mcp-sandbox/app/internal/engineconn"
 	"github.com/mcp-sandbox/mcp-sandbox/app/internal/startup"
 	"github.com/mcp-sandbox/mcp-sandbox/app/internal/traywin"
@@ -29,6 +30,10 @@ import (
 
 // AppID is the Fyne application id (preferences, notifications).
 const AppID = "io.mcp-sandbox.tray"
+
+// idleRelease is how long the window is quiet before it returns its free
+// memory to the system: after a burst of clicks, not within one.
+const idleRelease = 5 * time.Second
 
 // Options configures Run.
 type Options struct {
@@ -121,6 +126,9 @@ type App struct {
 	serversShown []ui.ServerRow
 
 	audit *auditWatch
+	// idle returns free memory to the system once the window is quiet
+	// after some work (a tab shown, a new list).
+	idle *startup.Releaser
 }
 
 // Run shows the window until it is closed or ctx is done. It returns nil
@@ -154,6 +162,8 @@ func Run(ctx context.Context, o Options) error {
 		a.log.Info("bundled server", "path", a.server.Path, "found", a.server.Source)
 	}
 	a.engine = a.newEngineLoop()
+	a.idle = startup.NewReleaser(idleRelease, a.releaseMapped, a.log)
+	defer a.idle.Stop()
 	a.ui.paused = a.st.Paused()
 	a.ctx, a.cancel = context.WithCancel(ctx)
 	defer a.cancel()
@@ -200,7 +210,7 @@ func (a *App) start(inst *instance.Instance) {
 	a.goBG(func(ctx context.Context) {
 		inst.Serve(ctx, func() { a.do(a.showWindow) })
 	})
-	a.goBG(a.cfg.Run)
+	a.goBG(func(ctx context.Context) { dirwatch.FollowConfig(ctx, a.cfg, config.Path(), a.log) })
 	a.cfg.OnChange(a.dockerHostChanged)
 	a.goBG(a.engine.Run)
 	a.goBG(a.watchStateDir)
@@ -213,6 +223,7 @@ func (a *App) start(inst *instance.Instance) {
 	a.win.Settings.Reload()
 	a.pushStatus()
 	a.markSeen() // the window is open: the tray's badge has been seen
+	a.idle.Touch()
 }
 
 // goBG runs f on a goroutine owned by the app, stopped by its context.

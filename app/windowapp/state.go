@@ -35,6 +35,7 @@ func (a *App) update(f func(s *uiState)) {
 	f(&a.ui)
 	a.mu.Unlock()
 	a.do(a.pushStatus)
+	a.idle.Touch()
 }
 
 // pushStatus shows the shared state on the Status tab. UI goroutine only.

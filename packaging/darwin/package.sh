@@ -27,7 +27,7 @@ darwin_target() {
       CGO_ENABLED=1 GOOS=darwin GOARCH="$arch" MACOSX_DEPLOYMENT_TARGET=12.0
     step "darwin: build mcp-sandbox-window ($arch, cgo)" \
       gobuild "$w/mcp-sandbox-window-$arch" ./cmd/mcp-sandbox-window "$TRAY_LDFLAGS" \
-      CGO_ENABLED=1 GOOS=darwin GOARCH="$arch" MACOSX_DEPLOYMENT_TARGET=12.0
+      CGO_ENABLED=1 GOOS=darwin GOARCH="$arch" MACOSX_DEPLOYMENT_TARGET=12.0 GOFLAGS="$WINDOW_GOFLAGS"
   done
   step "darwin: universal MCP Sandbox.app" darwin_app "$w"
   step "darwin: .dmg" darwin_dmg "$w"

@@ -23,7 +23,7 @@ linux_target() {
   step "linux: build mcp-sandbox-tray (systray over D-Bus)" \
     gobuild "$w/bin/mcp-sandbox-tray" ./cmd/mcp-sandbox-tray "$TRAY_LDFLAGS" CGO_ENABLED=1 GOOS=linux GOARCH="$arch"
   step "linux: build mcp-sandbox-window (cgo, Fyne)" \
-    gobuild "$w/bin/mcp-sandbox-window" ./cmd/mcp-sandbox-window "$TRAY_LDFLAGS" CGO_ENABLED=1 GOOS=linux GOARCH="$arch"
+    gobuild "$w/bin/mcp-sandbox-window" ./cmd/mcp-sandbox-window "$TRAY_LDFLAGS" CGO_ENABLED=1 GOOS=linux GOARCH="$arch" GOFLAGS="$WINDOW_GOFLAGS"
   step "linux: stage files" linux_stage "$w"
   step "linux: .deb" linux_deb "$w" "$arch"
   step "linux: .tar.xz" linux_tarball "$w" "$arch"

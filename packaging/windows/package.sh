@@ -28,7 +28,7 @@ windows_target() {
     CGO_ENABLED=1 GOOS=windows GOARCH=amd64 CC="$WIN_CC"
   step "windows: build mcp-sandbox-window.exe (cgo, GUI)" \
     gobuild "$w/out/mcp-sandbox-window.exe" ./cmd/mcp-sandbox-window "$TRAY_LDFLAGS -H=windowsgui" \
-    CGO_ENABLED=1 GOOS=windows GOARCH=amd64 CC="$WIN_CC"
+    CGO_ENABLED=1 GOOS=windows GOARCH=amd64 CC="$WIN_CC" GOFLAGS="$WINDOW_GOFLAGS"
   rm -f "${WIN_SYSO[@]}"
   exec 9>&-
   cp "$ROOT/assets/mcp-sandbox.ico" "$w/out/"

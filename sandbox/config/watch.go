@@ -109,13 +109,23 @@ func (w *Watcher) Run(ctx context.Context) {
 		case <-ctx.Done():
 			return
 		case <-t.C:
-			changed, err := w.reload(false)
-			if err != nil {
-				w.log.Warn("config file invalid; keeping the previous settings until it is fixed (a fixed file applies within a second, no restart)", "path", w.path, "err", err)
-			} else if changed {
-				w.log.Info("config reloaded; new calls use it (no restart needed)", "path", w.path)
-			}
+			w.Check()
 		}
+	}
+}
+
+// Check reads the file now, as each tick of Run does. A program told of
+// changes another way (a watch on the file's directory) calls it instead
+// of running Run, and wakes up only when something changed.
+func (w *Watcher) Check() {
+	if w.path == "" {
+		return
+	}
+	changed, err := w.reload(false)
+	if err != nil {
+		w.log.Warn("config file invalid; keeping the previous settings until it is fixed (a fixed file applies within a second, no restart)", "path", w.path, "err", err)
+	} else if changed {
+		w.log.Info("config reloaded; new calls use it (no restart needed)", "path", w.path)
 	}
 }
 

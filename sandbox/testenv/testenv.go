@@ -166,13 +166,24 @@ func InspectorStrict(t testing.TB) string {
 // the go command finds its caches even after a test has moved HOME.
 var startHome = os.Getenv("HOME")
 
+// WindowTags are the build tags mcp-sandbox-window ships with (packaging/lib.sh
+// has the same): no_emoji leaves out Fyne's 4 MB colour emoji font, which
+// the window never shows and Fyne parses again for every text style it
+// draws (about 18 MB of heap).
+const WindowTags = "no_emoji"
+
 // Build builds this module's command ./cmd/<name> into dir and returns the
-// binary's path. mcp-sandbox is built with CGO_ENABLED=0, and every
-// binary without its symbol table and DWARF (-ldflags "-s -w"), as they
-// ship: that also makes the link, most of a cached build, faster.
+// binary's path. mcp-sandbox is built with CGO_ENABLED=0, the window with
+// WindowTags, and every binary without its symbol table and DWARF
+// (-ldflags "-s -w"), as they ship: that also makes the link, most of a
+// cached build, faster.
 func Build(dir, name string) (string, error) {
 	bin := filepath.Join(dir, name)
-	cmd := exec.Command("go", "build", "-ldflags=-s -w", "-o", bin, "github.com/mcp-sandbox/mcp-sandbox/cmd/"+name)
+	args := []string{"build", "-ldflags=-s -w", "-o", bin}
+	if name == "mcp-sandbox-window" {
+		args = append(args, "-tags", WindowTags)
+	}
+	cmd := exec.Command("go", append(args, "github.com/mcp-sandbox/mcp-sandbox/cmd/"+name)...)
 	cmd.Env = append(os.Environ(), "HOME="+startHome)
 	if name == "mcp-sandbox" {
 		cmd.Env = append(cmd.Env, "CGO_ENABLED=0")

@@ -1,6 +1,8 @@
 package testenv
 
 import (
+	"os"
+	"strings"
 	"testing"
 
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/config"
@@ -32,5 +34,26 @@ func TestWithRuntime(t *testing.T) {
 				t.Errorf("%q: runtime %q pool %d", got, c.Docker.Runtime, c.Pool.Size)
 			}
 		})
+	}
+}
+
+// TestWindowTagsShipped: the window the tests build is the one that ships,
+// built with the same tags by every packaging script.
+func TestWindowTagsShipped(t *testing.T) {
+	lib, err := os.ReadFile("../../packaging/lib.sh")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(lib), "\nWINDOW_GOFLAGS=-tags="+WindowTags+"\n") {
+		t.Errorf("packaging/lib.sh does not set WINDOW_GOFLAGS=-tags=%s", WindowTags)
+	}
+	for _, target := range []string{"linux", "darwin", "windows"} {
+		b, err := os.ReadFile("../../packaging/" + target + "/package.sh")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(string(b), `GOFLAGS="$WINDOW_GOFLAGS"`) {
+			t.Errorf("packaging/%s/package.sh builds the window without GOFLAGS=\"$WINDOW_GOFLAGS\"", target)
+		}
 	}
 }

@@ -16,22 +16,38 @@ import (
 // goroutine. It returns an error when the watch cannot start, else nil once
 // ctx is done.
 func Watch(ctx context.Context, dir string, settle time.Duration, changed func(), names ...string) error {
+	w, err := start(dir)
+	if err != nil {
+		return err
+	}
+	follow(ctx, w, settle, changed, names)
+	return nil
+}
+
+// start watches dir.
+func start(dir string) (*fsnotify.Watcher, error) {
 	w, err := fsnotify.NewWatcher()
 	if err != nil {
-		return fmt.Errorf("watch %s: %w", dir, err)
+		return nil, fmt.Errorf("watch %s: %w", dir, err)
 	}
-	defer w.Close()
 	if err := w.Add(dir); err != nil {
-		return fmt.Errorf("watch %s: %w", dir, err)
+		w.Close()
+		return nil, fmt.Errorf("watch %s: %w", dir, err)
 	}
+	return w, nil
+}
+
+// follow is Watch's loop over a started watch, which it closes.
+func follow(ctx context.Context, w *fsnotify.Watcher, settle time.Duration, changed func(), names []string) {
+	defer w.Close()
 	var due <-chan time.Time
 	for {
 		select {
 		case <-ctx.Done():
-			return nil
+			return
 		case ev, ok := <-w.Events:
 			if !ok {
-				return nil
+				return
 			}
 			if due == nil && (len(names) == 0 || slices.Contains(names, filepath.Base(ev.Name))) {
 				due = time.After(settle)
