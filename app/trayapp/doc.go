@@ -18,5 +18,5 @@
 // window reads those itself and writes the pause flag; the tray follows the
 // state directory with fsnotify.
 //
-// Imports: app/autostart, app/bundled, app/clientconfig, app/firstrun, app/installplace, app/instance, app/internal/clientsetup, app/internal/dirwatch, app/internal/engineconn, app/internal/health, app/internal/startup, app/internal/traywin, app/sandboxwatch, app/supervisor, app/traymenu, app/update, assets, sandbox/config, sandbox/dockerhost, sandbox/netproxy, sandbox/printable, sandbox/proposal, sandbox/state
+// Imports: app/autostart, app/bundled, app/clientconfig, app/firstrun, app/installplace, app/instance, app/internal/clientsetup, app/internal/dirwatch, app/internal/engineconn, app/internal/health, app/internal/startup, app/internal/traywin, app/sandboxwatch, app/supervisor, app/traymenu, app/update, assets, sandbox/config, sandbox/dockerhost, sandbox/memtrim, sandbox/netproxy, sandbox/printable, sandbox/proposal, sandbox/state
 package trayapp

@@ -23,6 +23,7 @@ import (
 	"github.com/mcp-sandbox/mcp-sandbox/app/update"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/config"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/dockerhost"
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox/memtrim"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/state"
 )
 
@@ -180,8 +181,8 @@ func Run(ctx context.Context, o Options) error {
 	a.engine = a.newEngineLoop()
 	// Beyond Go's heap: the clean pages of its own code and read-only
 	// data, which start-up touched (two thirds of its resident set).
-	exe := startup.Executable()
-	a.idle = startup.NewReleaser(idleRelease, func() { startup.DropMapped(exe) }, a.log)
+	exe := memtrim.Executable()
+	a.idle = startup.NewReleaser(idleRelease, func() { memtrim.DropMapped(exe) }, a.log)
 	defer a.idle.Stop()
 	a.s.paused = a.st.Paused()
 	a.s.detecting = true

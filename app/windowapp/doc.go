@@ -16,5 +16,5 @@
 // //go:build cgo: a build without cgo (the fast test layer,
 // CGO_ENABLED=0 go test ./...) leaves it out instead of failing.
 //
-// Imports: app/bundled, app/clientconfig, app/icons, app/instance, app/internal/clientsetup, app/internal/dirwatch, app/internal/engineconn, app/internal/health, app/internal/startup, app/internal/traywin, app/sandboxwatch, app/ui, sandbox, sandbox/backend, sandbox/config, sandbox/dockerhost, sandbox/hostcopy, sandbox/inventory, sandbox/proposal, sandbox/state
+// Imports: app/bundled, app/clientconfig, app/icons, app/instance, app/internal/clientsetup, app/internal/dirwatch, app/internal/engineconn, app/internal/health, app/internal/startup, app/internal/traywin, app/sandboxwatch, app/ui, sandbox, sandbox/backend, sandbox/config, sandbox/dockerhost, sandbox/hostcopy, sandbox/inventory, sandbox/memtrim, sandbox/proposal, sandbox/state
 package windowapp

@@ -6,7 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/mcp-sandbox/mcp-sandbox/app/internal/startup"
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox/memtrim"
 )
 
 // releaseMapped is the window's release beyond Go's heap, once it is
@@ -16,8 +16,8 @@ import (
 // about 55 MB resident after the first frames, none needed to redraw).
 func (a *App) releaseMapped() {
 	trimCHeap()
-	exe := startup.Executable()
-	kib := startup.DropMapped(func(path string) bool { return exe(path) || glCode(path) })
+	exe := memtrim.Executable()
+	kib := memtrim.DropMapped(func(path string) bool { return exe(path) || glCode(path) })
 	a.log.Debug("idle: clean code pages returned", "kib", kib)
 }
 

@@ -5,7 +5,7 @@
 // and its logger, and takes the program's single-instance lock, so the two
 // processes cannot drift apart in where they log or how they lock.
 // Releaser hands their free memory back once they are quiet after some
-// work (Go's heap, and what DropMapped drops: clean code pages start-up
+// work (Go's heap, and what memtrim.DropMapped drops: clean code pages start-up
 // touched), arming a timer only when told of work, so idle stays asleep.
 //
 //	p, err := startup.Begin(startup.Options{Name: "window", LockDir: "window",

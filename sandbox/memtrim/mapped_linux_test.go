@@ -1,4 +1,4 @@
-package startup
+package memtrim
 
 import (
 	"os"
@@ -44,21 +44,6 @@ func TestCleanMappings(t *testing.T) {
 			t.Errorf("mapping %d: got %+v, want %+v", i, got[i], want[i])
 		}
 	}
-}
-
-// TestDropMapped drops the test binary's own clean pages: they were
-// resident, fewer are afterwards, and the code goes on running.
-func TestDropMapped(t *testing.T) {
-	before := exeRSS(t)
-	if before == 0 {
-		t.Skip("no resident pages of the test binary to drop")
-	}
-	kib := DropMapped(Executable())
-	after := exeRSS(t)
-	if kib == 0 || after >= before {
-		t.Errorf("DropMapped returned %d KiB; the executable's resident pages went from %d to %d KiB", kib, before, after)
-	}
-	t.Logf("dropped %d KiB; executable resident %d → %d KiB", kib, before, after)
 }
 
 // exeRSS is the resident KiB of the test binary's read-only mappings.

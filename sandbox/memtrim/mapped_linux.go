@@ -1,4 +1,4 @@
-package startup
+package memtrim
 
 import (
 	"bufio"

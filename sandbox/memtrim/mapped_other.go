@@ -1,6 +1,6 @@
 //go:build !linux
 
-package startup
+package memtrim
 
 // DropMapped does nothing: macOS and Windows leave an executable's clean
 // pages out of the figure they show for a process.
