@@ -17,6 +17,8 @@
 // process's resident set until memory runs short; they stay in the page
 // cache and fault back in when used. macOS and Windows leave the clean
 // pages of an executable out of the figure they show for a process.
+// DropMapped does the same for any clean file mapping a caller names:
+// the tray and the window drop their own, and the GL driver's.
 //
 //	go memtrim.Run(ctx, memtrim.Options{Log: log})
 //
