@@ -62,6 +62,7 @@ type Backend struct {
 
 	warmMu sync.Mutex
 	warm   warmState
+	stg    stager // the agent staged in pool pods (warmstage.go)
 
 	mu     sync.Mutex
 	policy map[string]corev1.PullPolicy // image → pull policy, from EnsureImage
