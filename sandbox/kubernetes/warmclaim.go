@@ -156,6 +156,9 @@ func (b *Backend) createClaimed(ctx context.Context, pod *corev1.Pod, expires ti
 	if err == nil {
 		patched, err = b.cs.pods(b.namespace).Patch(ctx, c.Pod, types.MergePatchType, patch, metav1.PatchOptions{})
 	}
+	if err == nil {
+		b.noteUser(patched)
+	}
 	if err == nil && !running(patched) {
 		// A ready pool pod runs: the patch's answer says so, no Get.
 		err = b.waitStarted(ctx, c.Pod)
