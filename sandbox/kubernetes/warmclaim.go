@@ -116,6 +116,9 @@ func (b *Backend) warmPoolsLocked() (*WarmPools, error) {
 	if b.warm.pools == nil && b.warm.err == nil {
 		b.warm.pools, b.warm.err = b.WarmPools()
 		b.warm.templates = map[string]string{}
+		if b.warm.pools != nil {
+			b.warm.pools.staged = b.stg.has
+		}
 	}
 	return b.warm.pools, b.warm.err
 }

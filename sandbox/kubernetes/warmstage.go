@@ -136,6 +136,22 @@ func (b *Backend) stageReady(ctx context.Context) {
 	}
 }
 
+// has reports whether pod's agent is staged (its copy done, and good).
+func (s *stager) has(pod string) bool {
+	s.mu.Lock()
+	f := s.files[pod]
+	s.mu.Unlock()
+	if f == nil {
+		return false
+	}
+	select {
+	case <-f.done:
+		return f.file != ""
+	default:
+		return false
+	}
+}
+
 // ensuredPools returns the warm pools and the names of the pools this
 // backend ensured.
 func (b *Backend) ensuredPools() (*WarmPools, []string) {
