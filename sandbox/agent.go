@@ -134,12 +134,47 @@ func (sb *Sandbox) execPath() (path, why string) {
 // agentconn.ErrUnusable means it cannot run in sb; exec then goes through
 // the engine.
 func (e *Engine) startAgent(ctx context.Context, sb *Sandbox) (*agentconn.Conn, error) {
-	return agentconn.Launch(ctx, e.be, agentconn.LaunchRequest{
+	req := agentconn.LaunchRequest{
 		ContainerID: sb.ContainerID, User: sb.User, Env: sbfiles.ServerEnv, Dir: backend.Workspace, Budget: e.streams,
 		Tool: func(ctx context.Context, name string) (string, error) {
 			p, err := e.toolPath(ctx, sb, name)
 			if errors.Is(err, sbfiles.ErrNoTool) {
 				return "", nil
+			}
+			return p, err
+		},
+	}
+	if st, ok := e.be.(backend.AgentStager); ok {
+		if req.Staged = st.StagedAgent(ctx, sb.ContainerID); req.Staged != "" {
+			c, err := agentconn.Launch(ctx, e.be, req)
+			if err == nil || ctx.Err() != nil {
+				return c, err
+			}
+			// The staged file did not run: copy the agent in as always.
+			e.log.Debug("staged command agent", "id", sb.ID, "err", err)
+			req.Staged = ""
+		}
+	}
+	return agentconn.Launch(ctx, e.be, req)
+}
+
+// stageAgent copies the agent into a container that has run no code (a
+// warm pool's ready pod) for a later startAgent to run: the backend's
+// AgentStager calls it.
+func (e *Engine) stageAgent(ctx context.Context, req backend.StageRequest) (string, error) {
+	return agentconn.Stage(ctx, e.be, agentconn.LaunchRequest{
+		ContainerID: req.ContainerID, User: req.User, Env: sbfiles.ServerEnv, Dir: backend.Workspace,
+		Tool: func(ctx context.Context, name string) (string, error) {
+			key := req.Image + "\x00" + name
+			if v, ok := e.imageTools.Load(key); ok {
+				return v.(string), nil
+			}
+			p, err := sbfiles.FindTool(ctx, e.be, req.ContainerID, name)
+			if errors.Is(err, sbfiles.ErrNoTool) {
+				p, err = "", nil
+			}
+			if err == nil {
+				e.imageTools.Store(key, p)
 			}
 			return p, err
 		},

@@ -185,6 +185,9 @@ func NewEngine(o Options) *Engine {
 	if e.resolver == nil {
 		e.resolver = net.DefaultResolver
 	}
+	if st, ok := e.be.(backend.AgentStager); ok {
+		st.StageAgents(e.stageAgent)
+	}
 	e.register()
 	e.pool = newPool(e)
 	if o.Config != nil {

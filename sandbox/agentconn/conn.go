@@ -71,6 +71,9 @@ type StartRequest struct {
 	Env         []string // the copy's environment (the agent's is the image's)
 	Dir         string   // a writable, executable directory: the workspace
 	Budget      *Budget  // the server's streams, shared by its agents (nil: none)
+	// Staged is the agent's file already copied in (by Stage, before any
+	// code ran in the container): Start only runs it. "" copies it first.
+	Staged string
 }
 
 // readyTimeout bounds the wait for a started agent's ready frame.
@@ -86,9 +89,12 @@ func Start(ctx context.Context, at Attacher, req StartRequest) (*Conn, error) {
 	c := newConn(runner.NewNonce(), req.Budget)
 	// /tmp is mounted noexec: the agent goes to the workspace, and removes
 	// its file once it runs.
-	file := req.Dir + "/" + agent.FilePrefix + c.nonce[:12]
-	if err := copyAgent(ctx, at, req, file); err != nil {
-		return nil, err
+	file := req.Staged
+	if file == "" {
+		file = req.Dir + "/" + agent.FilePrefix + c.nonce[:12]
+		if err := copyAgent(ctx, at, req, file); err != nil {
+			return nil, err
+		}
 	}
 	dec := c.decoder()
 	// No Env: the agent's environment is what the engine gives any exec

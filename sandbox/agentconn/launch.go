@@ -9,6 +9,7 @@ import (
 
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/agent"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/backend"
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox/runner"
 )
 
 // LaunchTimeout bounds an agent's launch: the engine's architecture
@@ -27,6 +28,7 @@ type LaunchRequest struct {
 	Env    []string // the copy's environment (the agent's is the image's)
 	Dir    string   // a writable, executable directory: the workspace
 	Budget *Budget  // the server's streams, shared by its agents (nil: none)
+	Staged string   // the agent's file, staged before any code ran ("": copy it in)
 }
 
 // Launch starts an agent in req.ContainerID through be, within
@@ -44,14 +46,45 @@ func Launch(ctx context.Context, be backend.Backend, req LaunchRequest) (*Conn, 
 	if !agent.Has(arch) {
 		return nil, fmt.Errorf("%w: no agent for architecture %q", ErrUnusable, arch)
 	}
-	tools, err := findTools(ctx, req.Tool, [2]string{"cat", "chmod"})
-	if err != nil {
-		return nil, err
+	var tools [2]string
+	if req.Staged == "" {
+		var err error
+		if tools, err = findTools(ctx, req.Tool, [2]string{"cat", "chmod"}); err != nil {
+			return nil, err
+		}
 	}
 	return Start(ctx, attachHost{be, at}, StartRequest{
 		ContainerID: req.ContainerID, User: req.User, Arch: arch,
-		Cat: tools[0], Chmod: tools[1], Env: req.Env, Dir: req.Dir, Budget: req.Budget,
+		Cat: tools[0], Chmod: tools[1], Env: req.Env, Dir: req.Dir, Budget: req.Budget, Staged: req.Staged,
 	})
+}
+
+// Stage copies the agent into req.Dir of req.ContainerID (as req.User,
+// mode 700) and returns its file, for a later Launch with Staged to run:
+// only in a container no code has run in, nor will before that Launch.
+func Stage(ctx context.Context, be backend.Backend, req LaunchRequest) (string, error) {
+	at, ok := be.(backend.Attacher)
+	if !ok {
+		return "", fmt.Errorf("%w: the backend cannot attach", ErrUnusable)
+	}
+	ctx, cancel := context.WithTimeout(ctx, LaunchTimeout)
+	defer cancel()
+	arch := EngineArch(ctx, be)
+	if !agent.Has(arch) {
+		return "", fmt.Errorf("%w: no agent for architecture %q", ErrUnusable, arch)
+	}
+	tools, err := findTools(ctx, req.Tool, [2]string{"cat", "chmod"})
+	if err != nil {
+		return "", err
+	}
+	file := req.Dir + "/" + agent.FilePrefix + runner.NewNonce()[:12]
+	err = copyAgent(ctx, attachHost{be, at}, StartRequest{
+		ContainerID: req.ContainerID, User: req.User, Arch: arch, Cat: tools[0], Chmod: tools[1], Env: req.Env,
+	}, file)
+	if err != nil {
+		return "", err
+	}
+	return file, nil
 }
 
 // findTools looks the two tools up at once (each look-up is an exec or

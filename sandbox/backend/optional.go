@@ -85,3 +85,25 @@ var ErrFixedExpiry = errors.New("the platform's expiry of this sandbox cannot mo
 // commands when created and its first one pays no start-up. Elsewhere the
 // agent starts in the background while the caller gets the sandbox.
 type AgentOnCreate interface{ AgentOnCreate() }
+
+// AgentStager is implemented by backends that copy a sandbox's command
+// agent in ahead of its Create (Kubernetes: into a warm pool's ready,
+// unclaimed pods, which have run no code), so that the engine's start of
+// a claimed sandbox's agent is one attach, not a copy and an attach.
+type AgentStager interface {
+	// StageAgents gives the backend the engine's copy of the agent: it
+	// writes the agent into a container, mode 700, as req.User, and
+	// returns the file's path.
+	StageAgents(stage func(ctx context.Context, req StageRequest) (file string, err error))
+	// StagedAgent returns the file staged in a container this backend's
+	// Create returned, and forgets it; "" when there is none. Called
+	// before any code ran in the container, so the file is the agent.
+	StagedAgent(ctx context.Context, containerID string) string
+}
+
+// StageRequest says where AgentStager's stage copies the agent.
+type StageRequest struct {
+	ContainerID string
+	Image       string // the container's image, whose cat and chmod copy it
+	User        string // the sandbox user, who owns the file and runs the agent
+}

@@ -62,11 +62,13 @@ type Backend struct {
 
 	warmMu sync.Mutex
 	warm   warmState
+	stg    stager // the agent staged in pool pods (warmstage.go)
 
 	mu     sync.Mutex
 	policy map[string]corev1.PullPolicy // image → pull policy, from EnsureImage
 	cpu    map[string]cpuSample         // container → its last CPU time, from Usage
 	limits map[string]uint64            // container → its memory limit, from its pod spec
+	users  map[string]string            // container → its pod's user (checkUser)
 	arch   archAnswer                   // EngineArch's answer, once it is final
 
 	metricsMu sync.Mutex

@@ -53,6 +53,13 @@ func clusterEngineWith(t *testing.T, kc kubernetes.Config) (*sandbox.Engine, *ku
 // edit (when not nil) before the engine starts.
 func clusterEngineOn(t *testing.T, be *kubernetes.Backend, edit func(*config.Config)) (*sandbox.Engine, *config.Config) {
 	t.Helper()
+	return clusterEngineOnBackend(t, be, edit)
+}
+
+// clusterEngineOnBackend is clusterEngineOn on be, the cluster's backend
+// or one that wraps it.
+func clusterEngineOnBackend(t *testing.T, be backend.Backend, edit func(*config.Config)) (*sandbox.Engine, *config.Config) {
+	t.Helper()
 	cfg := config.Default()
 	cfg.Source = "test-config.toml"
 	cfg.Images.Python = "mcp-sandbox-test/python:3"

@@ -99,14 +99,39 @@ func (b *Backend) checkUser(ctx context.Context, containerID, user string) error
 	if err != nil {
 		return fmt.Errorf("kubernetes: %w", err)
 	}
-	pod, err := b.cs.pods(b.namespace).Get(ctx, containerID, metav1.GetOptions{})
-	if err != nil {
-		return b.wrap("get pod "+containerID, err)
+	u, ok := b.knownUser(containerID)
+	if !ok {
+		pod, err := b.cs.pods(b.namespace).Get(ctx, containerID, metav1.GetOptions{})
+		if err != nil {
+			return b.wrap("get pod "+containerID, err)
+		}
+		u = b.noteUser(pod)
 	}
-	if u := pod.Annotations[AnnotationUser]; u != fmt.Sprintf("%d:%d", uid, gid) {
+	if u != fmt.Sprintf("%d:%d", uid, gid) {
 		return fmt.Errorf("kubernetes: exec as %q in a pod that runs as %q", user, u)
 	}
 	return nil
+}
+
+// noteUser remembers pod's user (AnnotationUser, as its security context
+// says: a pod's spec does not change), so that the next exec's checkUser
+// needs no Get; Remove forgets it. It returns the user.
+func (b *Backend) noteUser(pod *corev1.Pod) string {
+	u := pod.Annotations[AnnotationUser]
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.users == nil {
+		b.users = map[string]string{}
+	}
+	b.users[pod.Name] = u
+	return u
+}
+
+func (b *Backend) knownUser(containerID string) (string, bool) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	u, ok := b.users[containerID]
+	return u, ok
 }
 
 // exitStatus turns the stream's end into an exit status; a non-zero exit

@@ -190,5 +190,6 @@ func (b *Backend) forgetUsage(containerID string) {
 	b.mu.Lock()
 	delete(b.cpu, containerID)
 	delete(b.limits, containerID)
+	delete(b.users, containerID)
 	b.mu.Unlock()
 }

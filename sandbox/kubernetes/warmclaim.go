@@ -97,6 +97,7 @@ func (b *Backend) warmPoolFor(ctx context.Context, pod, tmpl *corev1.Pod) (*Warm
 			return nil, "", err
 		}
 		b.warm.templates[lang] = string(fp)
+		b.kickStaging()
 		return b.warm.pools, name, nil
 	}
 	// Another shape (limits, image, environment) than the pool's: a
@@ -115,6 +116,9 @@ func (b *Backend) warmPoolsLocked() (*WarmPools, error) {
 	if b.warm.pools == nil && b.warm.err == nil {
 		b.warm.pools, b.warm.err = b.WarmPools()
 		b.warm.templates = map[string]string{}
+		if b.warm.pools != nil {
+			b.warm.pools.staged = b.stg.has
+		}
 	}
 	return b.warm.pools, b.warm.err
 }
@@ -144,16 +148,22 @@ func (b *Backend) createClaimed(ctx context.Context, pod *corev1.Pod, expires ti
 		return "", err
 	}
 	b.holdLease(c.Pod, expires)
+	b.kickStaging() // the pool's refill
 	b.log.Debug("claimed from the warm pool", "pool", pool, "pod", c.Pod, "ms", time.Since(start).Milliseconds())
 	podLabels := maps.Clone(labels)
 	for k, v := range labels {
 		podLabels[ClaimLabel(k)] = v
 	}
 	patch, err := json.Marshal(map[string]any{"metadata": map[string]any{"labels": podLabels, "annotations": annotations}})
+	var patched *corev1.Pod
 	if err == nil {
-		_, err = b.cs.pods(b.namespace).Patch(ctx, c.Pod, types.MergePatchType, patch, metav1.PatchOptions{})
+		patched, err = b.cs.pods(b.namespace).Patch(ctx, c.Pod, types.MergePatchType, patch, metav1.PatchOptions{})
 	}
 	if err == nil {
+		b.noteUser(patched)
+	}
+	if err == nil && !running(patched) {
+		// A ready pool pod runs: the patch's answer says so, no Get.
 		err = b.waitStarted(ctx, c.Pod)
 	}
 	if err != nil {

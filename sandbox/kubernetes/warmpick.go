@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"time"
 
@@ -90,6 +91,12 @@ func (w *WarmPools) pickReady(ctx context.Context, pool, claim string) string {
 	}
 	// At random, so that servers sharing the pool rarely try the same.
 	rand.Shuffle(len(free), func(i, j int) { free[i], free[j] = free[j], free[i] })
+	if w.staged != nil {
+		// Those with the agent staged first: their claim only starts it.
+		slices.SortStableFunc(free, func(a, b *unstructured.Unstructured) int {
+			return w.stagedRank(a) - w.stagedRank(b)
+		})
+	}
 	for _, u := range free {
 		by := claim + " " + time.Now().UTC().Format(time.RFC3339)
 		patch := fmt.Appendf(nil, `{"metadata":{"resourceVersion":%q,"annotations":{%q:%q}}}`, u.GetResourceVersion(), AnnotationReservedBy, by)
@@ -187,4 +194,13 @@ func (w *WarmPools) watchAdopted(ctx context.Context, claim *unstructured.Unstru
 			return Claimed{}, err
 		}
 	}
+}
+
+// stagedRank is 0 for a pool sandbox whose pod has the agent staged, 1
+// for any other.
+func (w *WarmPools) stagedRank(u *unstructured.Unstructured) int {
+	if w.staged(w.claimedFrom(u, u).Pod) {
+		return 0
+	}
+	return 1
 }

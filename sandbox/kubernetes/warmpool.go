@@ -98,6 +98,9 @@ type WarmPools struct {
 	ext       Extensions
 	ns        string
 	demand    demand
+	// staged reports whether a pod has the agent staged (nil: none has):
+	// a claim picks those first.
+	staged func(pod string) bool
 }
 
 // NewWarmPools returns the warm pools of namespace ns, made through dyn
