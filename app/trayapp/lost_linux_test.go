@@ -44,7 +44,7 @@ func TestTrayDockerLost(t *testing.T) {
 		}); err != nil {
 			t.Fatalf("%s: the menu does not show Docker: %v\n%s", when, err, p.log())
 		}
-		waitFor(t, when+": the title to count sandboxes", 10*time.Second, func() bool {
+		waitFor(t, when+": the title to count sandboxes", 30*time.Second, func() bool {
 			v, _ := m.itemProp("Title")
 			s, _ := v.(string)
 			return strings.HasPrefix(s, "MCP Sandbox — ") && (strings.HasSuffix(s, "sandboxes") || strings.HasSuffix(s, "sandbox"))
