@@ -9,9 +9,6 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/client-go/dynamic"
-
-	"github.com/mcp-sandbox/mcp-sandbox/sandbox/backend"
 )
 
 // A pool grows by one for each claim that finds none ready, up to its
@@ -49,23 +46,9 @@ func TestWarmPoolGrowsOnCluster(t *testing.T) {
 	cs, cfg := testCluster(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 	defer cancel()
-	dyn := dynamic.NewForConfigOrDie(cfg)
-	sandboxes, err := DiscoverAgentSandbox(cs.Discovery())
-	if err != nil {
-		t.Fatal(err)
-	}
-	ext, err := DiscoverExtensions(cs.Discovery())
-	if err != nil {
-		t.Fatal(err)
-	}
 	ns := testNamespace(ctx, t, cs)
-	w := NewWarmPools(dyn, sandboxes, ext, ns)
-	spec := testSpec()
-	spec.Labels = map[string]string{backend.LabelManaged: "true", backend.LabelID: "template"}
-	tmpl, err := Pod(spec, Options{Namespace: ns, RuntimeClass: "gvisor"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	w := testWarmPools(t, cs, cfg, ns)
+	_, tmpl := poolTemplate(t, ns)
 	pool := PoolName("busybox")
 	w.SetGrowth(pool, 1, 3, 15*time.Second, nil)
 	if err := w.Ensure(ctx, pool, tmpl, 1); err != nil {
@@ -96,7 +79,7 @@ func TestWarmPoolGrowsOnCluster(t *testing.T) {
 		t.Fatalf("%d of 3 claims at once on a pool of 1 found none ready, want 2", none)
 	}
 	replicas := func() int64 {
-		u, err := dyn.Resource(ext.WarmPools).Namespace(ns).Get(ctx, pool, metav1.GetOptions{})
+		u, err := w.dyn.Resource(w.ext.WarmPools).Namespace(ns).Get(ctx, pool, metav1.GetOptions{})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -28,12 +28,7 @@ func TestPoolsListedAndDeletedOnCluster(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	spec := testSpec()
-	spec.Labels = map[string]string{backend.LabelManaged: "true", backend.LabelID: "template"}
-	tmpl, err := Pod(spec, Options{Namespace: ns, RuntimeClass: "gvisor"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	spec, tmpl := poolTemplate(t, ns)
 	pool := PoolName("busybox")
 	if err := w.Ensure(ctx, pool, tmpl, 2); err != nil {
 		t.Fatal(err)

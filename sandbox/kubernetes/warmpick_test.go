@@ -8,9 +8,6 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/client-go/dynamic"
-
-	"github.com/mcp-sandbox/mcp-sandbox/sandbox/backend"
 )
 
 // readyInPool takes the pool's own ready, unclaimed sandboxes only, and a
@@ -72,23 +69,9 @@ func TestClaimAfterForeignPoolDeletedOnCluster(t *testing.T) {
 	cs, cfg := testCluster(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 	defer cancel()
-	dyn := dynamic.NewForConfigOrDie(cfg)
-	sandboxes, err := DiscoverAgentSandbox(cs.Discovery())
-	if err != nil {
-		t.Fatal(err)
-	}
-	ext, err := DiscoverExtensions(cs.Discovery())
-	if err != nil {
-		t.Fatal(err)
-	}
 	ns, other := testNamespace(ctx, t, cs), testNamespace(ctx, t, cs)
-	w, foreign := NewWarmPools(dyn, sandboxes, ext, ns), NewWarmPools(dyn, sandboxes, ext, other)
-	spec := testSpec()
-	spec.Labels = map[string]string{backend.LabelManaged: "true", backend.LabelID: "template"}
-	tmpl, err := Pod(spec, Options{Namespace: ns, RuntimeClass: "gvisor"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	w, foreign := testWarmPools(t, cs, cfg, ns), testWarmPools(t, cs, cfg, other)
+	_, tmpl := poolTemplate(t, ns)
 	pool := PoolName("busybox")
 	if err := w.Ensure(ctx, pool, tmpl, 2); err != nil {
 		t.Fatal(err)

@@ -16,6 +16,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
 
 	fakediscovery "k8s.io/client-go/discovery/fake"
 	clienttesting "k8s.io/client-go/testing"
@@ -68,26 +69,9 @@ func TestWarmPoolOnCluster(t *testing.T) {
 	cs, cfg := testCluster(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 	defer cancel()
-	dyn, err := dynamic.NewForConfig(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	sandboxes, err := DiscoverAgentSandbox(cs.Discovery())
-	if err != nil {
-		t.Fatal(err)
-	}
-	ext, err := DiscoverExtensions(cs.Discovery())
-	if err != nil {
-		t.Fatalf("agent-sandbox's extensions on the test cluster: %v", err)
-	}
 	ns := testNamespace(ctx, t, cs)
-	w := NewWarmPools(dyn, sandboxes, ext, ns)
-	spec := testSpec()
-	spec.Labels = map[string]string{backend.LabelManaged: "true", backend.LabelID: "template"}
-	tmpl, err := Pod(spec, Options{Namespace: ns, RuntimeClass: "gvisor"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	w := testWarmPools(t, cs, cfg, ns)
+	spec, tmpl := poolTemplate(t, ns)
 	pool := PoolName("busybox")
 	// Ensuring twice is no error (the second merges the same spec).
 	for range 2 {
@@ -122,11 +106,11 @@ func TestWarmPoolOnCluster(t *testing.T) {
 	waitPoolReady(ctx, t, w, pool, 1)
 	cctx, ccancel := context.WithTimeout(ctx, 30*time.Second)
 	defer ccancel()
-	_, err = w.Claim(cctx, pool, "claim-bad", map[string]string{"bad key": "x"}, nil, time.Now().Add(time.Minute))
+	_, err := w.Claim(cctx, pool, "claim-bad", map[string]string{"bad key": "x"}, nil, time.Now().Add(time.Minute))
 	if err == nil || !strings.Contains(err.Error(), "agent-sandbox refuses the claim") || cctx.Err() != nil {
 		t.Errorf("a refused claim: %v (ctx %v)", err, cctx.Err())
 	}
-	if _, err := dyn.Resource(ext.Claims).Namespace(ns).Get(ctx, "claim-bad", metav1.GetOptions{}); !apierrors.IsNotFound(err) {
+	if _, err := w.dyn.Resource(w.ext.Claims).Namespace(ns).Get(ctx, "claim-bad", metav1.GetOptions{}); !apierrors.IsNotFound(err) {
 		t.Errorf("the refused claim is still there: %v", err)
 	}
 }
@@ -146,6 +130,38 @@ func waitPoolReady(ctx context.Context, t *testing.T, w *WarmPools, pool string,
 		}
 		time.Sleep(250 * time.Millisecond)
 	}
+}
+
+// testWarmPools is the warm pools of namespace ns on the test cluster,
+// made without a Backend.
+func testWarmPools(t *testing.T, cs *kubernetes.Clientset, cfg *rest.Config, ns string) *WarmPools {
+	t.Helper()
+	dyn, err := dynamic.NewForConfig(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sandboxes, err := DiscoverAgentSandbox(cs.Discovery())
+	if err != nil {
+		t.Fatal(err)
+	}
+	ext, err := DiscoverExtensions(cs.Discovery())
+	if err != nil {
+		t.Fatalf("agent-sandbox's extensions on the test cluster: %v", err)
+	}
+	return NewWarmPools(dyn, sandboxes, ext, ns)
+}
+
+// poolTemplate is the tests' busybox pool template in ns (gVisor), and
+// the spec it renders.
+func poolTemplate(t *testing.T, ns string) (backend.ContainerSpec, *corev1.Pod) {
+	t.Helper()
+	spec := testSpec()
+	spec.Labels = map[string]string{backend.LabelManaged: "true", backend.LabelID: "template"}
+	tmpl, err := Pod(spec, Options{Namespace: ns, RuntimeClass: "gvisor"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return spec, tmpl
 }
 
 // checkClaimedPod: the claimed pod runs with every hardening item, gets the
