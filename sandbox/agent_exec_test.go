@@ -55,6 +55,11 @@ func TestAgentExecBehaviours(t *testing.T) {
 			if p, why := execPath(t, eng, sb.ID); p != sandbox.ExecAgent {
 				t.Fatalf("exec path = %q (%s), want the agent", p, why)
 			}
+			// The agent's own account of the command, for the timing log
+			// (the benchmark's breakdown): there, and within the round trip.
+			if tm := res.Timing; tm.Command <= 0 || tm.Command > tm.Sandbox {
+				t.Errorf("timing %+v: want the agent's command time, within the round trip", tm)
+			}
 			res, err := eng.Exec(context.Background(), sb.ID, sandbox.ExecRequest{
 				Command: `cat; echo "$FOO"; pwd; echo "$HOME"`, Stdin: "in\n", Env: map[string]string{"FOO": "bar"}, Workdir: "sub",
 			})

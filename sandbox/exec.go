@@ -58,6 +58,9 @@ type Timing struct {
 	// Interpreter is the resident interpreter's own part of Sandbox (0
 	// for a command, or when the interpreter does not say).
 	Interpreter time.Duration
+	// Command is a command's part of Sandbox as the agent measured it,
+	// from its start to its exit (0 for a run, or when not measured).
+	Command time.Duration
 }
 
 // OutputFunc receives output while a command runs: stream is "stdout" or
@@ -163,7 +166,7 @@ func (e *Engine) run(ctx context.Context, sb *Sandbox, rs runSpec) (res ExecResu
 	start := time.Now()
 	status, err := e.execWith(bctx, sb, c, spec)
 	took := time.Since(start)
-	res = ExecResult{ExitCode: status.ExitCode, DurationMS: took.Milliseconds(), Timing: Timing{Sandbox: took}}
+	res = ExecResult{ExitCode: status.ExitCode, DurationMS: took.Milliseconds(), Timing: Timing{Sandbox: took, Command: min(status.InSandbox, took)}}
 	file.finish()
 	if errors.Is(err, agentconn.ErrDied) && ctx.Err() == nil && e.oomKilled(ctx, sb) {
 		// Files in /workspace count against the sandbox's memory and

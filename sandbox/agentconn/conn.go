@@ -438,7 +438,7 @@ func exitStatus(x agent.Exit) (backend.ExecStatus, error) {
 	if x.Error != "" && x.Code != 127 {
 		return backend.ExecStatus{ExitCode: x.Code}, fmt.Errorf("start command: %s", clipString(x.Error, 512))
 	}
-	return backend.ExecStatus{ExitCode: x.Code}, nil
+	return backend.ExecStatus{ExitCode: x.Code, InSandbox: time.Duration(max(x.US, 0)) * time.Microsecond}, nil
 }
 
 func clipString(s string, n int) string {

@@ -193,6 +193,10 @@ type ExecStatus struct {
 	ExitCode int
 	// Killed is set when the backend killed the process because ctx ended.
 	Killed bool
+	// InSandbox is the process's time as the sandbox's agent measured it
+	// (0 when nothing in the sandbox measured it): for the engine's timing
+	// log only, never a decision.
+	InSandbox time.Duration
 }
 
 // ContainerInfo is a managed container as the backend lists it.

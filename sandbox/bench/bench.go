@@ -92,7 +92,8 @@ type Harness struct {
 	base    map[string][]time.Duration
 	claims0 int // pool claims when the samples were reset
 	// warm are the warm run_code calls with the server's timing of each.
-	warm []warmSample
+	warm          []warmSample
+	execTrueTimes []warmSample // sandbox_exec true's timings
 }
 
 // Start starts the server, waits for its warm pool, measures its idle
@@ -177,7 +178,7 @@ func (h *Harness) Reset() {
 	h.rounds = 0
 	h.ours = map[string][]time.Duration{}
 	h.base = map[string][]time.Duration{}
-	h.warm = nil
+	h.warm, h.execTrueTimes = nil, nil
 	if h.srv != nil {
 		_, h.claims0, _ = h.srv.watch.counts()
 	}
@@ -263,7 +264,7 @@ func (h *Harness) warmRun(ctx context.Context) (func(), error) {
 	start := time.Now()
 	_, err := h.srv.runCode(ctx, map[string]any{"code": "print(1)", "sandbox_id": h.warmID}, "1\n")
 	took := time.Since(start)
-	return func() { h.noteWarm(ctx, n, took) }, err
+	return func() { h.noteTiming(ctx, "run_code", n, took, &h.warm) }, err
 }
 
 func (h *Harness) dockerExec(ctx context.Context) (func(), error) {
@@ -274,13 +275,16 @@ func (h *Harness) execTrue(ctx context.Context) (func(), error) {
 	var out struct {
 		ExitCode int `json:"exit_code"`
 	}
+	n := h.srv.watch.timingCount("sandbox_exec")
+	start := time.Now()
 	if err := h.srv.call(ctx, "sandbox_exec", map[string]any{"sandbox_id": h.warmID, "command": "true"}, &out); err != nil {
 		return nil, err
 	}
+	took := time.Since(start)
 	if out.ExitCode != 0 {
 		return nil, fmt.Errorf("sandbox_exec true: exit %d", out.ExitCode)
 	}
-	return nil, nil
+	return func() { h.noteTiming(ctx, "sandbox_exec", n, took, &h.execTrueTimes) }, nil
 }
 
 func (h *Harness) dockerExecTrue(ctx context.Context) (func(), error) {
@@ -488,7 +492,8 @@ func (h *Harness) report() Report {
 	rep := Report{
 		Rounds: h.rounds, Image: h.o.Image, Docker: dv, Runtime: h.o.Runtime, CPUs: runtime.NumCPU(),
 		IdleRSSKB: h.idle.RSSKB, Idle: h.idle, PoolClaims: claims - h.claims0, When: time.Now().UTC(),
-		WarmBreakdown: breakdownOf(h.warm),
+		WarmBreakdown:     breakdownOf("interpreter", h.warm),
+		ExecTrueBreakdown: breakdownOf("command", h.execTrueTimes),
 	}
 	names := append(append([]string{Warm, Create, OneShot, ExecTrue, List}, speedNames...), proxyNames...)
 	if h.net != nil {

@@ -14,13 +14,14 @@ type callTiming struct {
 	Server      time.Duration // the server's whole handling of the call
 	Sandbox     time.Duration // of which the round trip to the sandbox's agent
 	Interpreter time.Duration // of which the interpreter's own part
+	Command     time.Duration // of which a command's, as the agent measured it
 }
 
 // parseTiming reads a "tool call timing" line: tool=… server_us=…
-// sandbox_us=… interpreter_us=….
+// sandbox_us=… interpreter_us=… (and command_us=… from newer servers).
 func parseTiming(line string) (tool string, t callTiming, ok bool) {
-	us := map[string]*time.Duration{"server_us": &t.Server, "sandbox_us": &t.Sandbox, "interpreter_us": &t.Interpreter}
-	found := 0
+	us := map[string]*time.Duration{"server_us": &t.Server, "sandbox_us": &t.Sandbox, "interpreter_us": &t.Interpreter, "command_us": &t.Command}
+	found := map[string]bool{}
 	for _, f := range strings.Fields(line) {
 		k, v, _ := strings.Cut(f, "=")
 		if k == "tool" {
@@ -33,10 +34,10 @@ func parseTiming(line string) (tool string, t callTiming, ok bool) {
 				return "", callTiming{}, false
 			}
 			*dst = time.Duration(n) * time.Microsecond
-			found++
+			found[k] = true
 		}
 	}
-	return tool, t, tool != "" && found == len(us)
+	return tool, t, tool != "" && found["server_us"] && found["sandbox_us"] && found["interpreter_us"]
 }
 
 // timingAfter waits (briefly: the line is written before the answer) for
@@ -57,13 +58,16 @@ func (w *logWatch) timingCount(tool string) int {
 	return len(w.timings[tool])
 }
 
-// Breakdown splits the warm run_code row's time, each part the median
-// over the measured calls: transport (the client library, stdio and the
-// server's MCP framing: what the server did not time), engine (the
-// server's handling outside the round trip to the sandbox), agent (the
-// round trip to the sandbox's agent outside the interpreter) and
-// interpreter (what the resident interpreter says it spent).
+// Breakdown splits a row's time, each part the median over the measured
+// calls: transport (the client library, stdio and the server's MCP
+// framing: what the server did not time), engine (the server's handling
+// outside the round trip to the sandbox), agent (the round trip to the
+// sandbox's agent outside what Inside names) and Interpreter: what the
+// resident interpreter says it spent (warm run_code), or what the agent
+// says the command took from its start frame to its exit, spawn included
+// (sandbox_exec).
 type Breakdown struct {
+	Inside      string        `json:"inside"` // "interpreter" or "command"
 	N           int           `json:"n"`
 	Total       time.Duration `json:"total_ns"`
 	Transport   time.Duration `json:"transport_ns"`
@@ -79,32 +83,33 @@ type warmSample struct {
 	server callTiming
 }
 
-// breakdownOf summarises the warm calls.
-func breakdownOf(samples []warmSample) Breakdown {
+// breakdownOf summarises the calls, inside naming their inner part.
+func breakdownOf(inside string, samples []warmSample) Breakdown {
 	var to, tr, en, ag, in []time.Duration
 	for _, s := range samples {
 		t := s.server
+		inner := t.Interpreter + t.Command
 		to = append(to, s.total)
 		tr = append(tr, s.total-t.Server)
 		en = append(en, t.Server-t.Sandbox)
-		ag = append(ag, t.Sandbox-t.Interpreter)
-		in = append(in, t.Interpreter)
+		ag = append(ag, t.Sandbox-inner)
+		in = append(in, inner)
 	}
 	return Breakdown{
-		N: len(samples), Total: summarize(to).Median, Transport: summarize(tr).Median,
+		Inside: inside, N: len(samples), Total: summarize(to).Median, Transport: summarize(tr).Median,
 		Engine: summarize(en).Median, Agent: summarize(ag).Median, Interpreter: summarize(in).Median,
 	}
 }
 
-// noteWarm adds the server's timing of the warm call that followed the
-// n-th run_code timing, taking total at the client, to the breakdown.
-func (h *Harness) noteWarm(ctx context.Context, n int, total time.Duration) {
-	t, ok := h.srv.watch.timingAfter(ctx, "run_code", n)
+// noteTiming adds the server's timing of the tool call that followed its
+// n-th timing, taking total at the client, to *to.
+func (h *Harness) noteTiming(ctx context.Context, tool string, n int, total time.Duration, to *[]warmSample) {
+	t, ok := h.srv.watch.timingAfter(ctx, tool, n)
 	if !ok {
 		return
 	}
 	h.mu.Lock()
-	h.warm = append(h.warm, warmSample{total, t})
+	*to = append(*to, warmSample{total, t})
 	h.mu.Unlock()
 }
 
@@ -112,8 +117,8 @@ func (b Breakdown) String() string {
 	if b.N == 0 {
 		return "no breakdown (the server logged no timing: an older build?)"
 	}
-	return fmt.Sprintf("transport %s + engine %s + agent %s + interpreter %s ms (medians of %d calls; total median %s ms)",
-		ms3(b.Transport), ms3(b.Engine), ms3(b.Agent), ms3(b.Interpreter), b.N, ms3(b.Total))
+	return fmt.Sprintf("transport %s + engine %s + agent %s + %s %s ms (medians of %d calls; total median %s ms)",
+		ms3(b.Transport), ms3(b.Engine), ms3(b.Agent), b.Inside, ms3(b.Interpreter), b.N, ms3(b.Total))
 }
 
 func ms3(d time.Duration) string { return fmt.Sprintf("%.2f", float64(d)/float64(time.Millisecond)) }

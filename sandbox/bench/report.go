@@ -22,12 +22,14 @@ type Report struct {
 	// warm pool (each round has one of each).
 	PoolClaims int `json:"pool_claims"`
 	// WarmBreakdown splits the warm run_code row's time.
-	WarmBreakdown Breakdown  `json:"warm_breakdown"`
-	IdleRSSKB     int64      `json:"idle_rss_kb"`
-	Idle          Memory     `json:"idle_memory"`
-	RSS10KB       int64      `json:"rss_10_sandboxes_kb"`
-	Concurrent    Concurrent `json:"concurrent_one_shot"`
-	Surface       Surface    `json:"surface"`
+	WarmBreakdown Breakdown `json:"warm_breakdown"`
+	// ExecTrueBreakdown splits the sandbox_exec true row's time.
+	ExecTrueBreakdown Breakdown  `json:"exec_true_breakdown"`
+	IdleRSSKB         int64      `json:"idle_rss_kb"`
+	Idle              Memory     `json:"idle_memory"`
+	RSS10KB           int64      `json:"rss_10_sandboxes_kb"`
+	Concurrent        Concurrent `json:"concurrent_one_shot"`
+	Surface           Surface    `json:"surface"`
 	// Floods are the red team's floods with the server's peak memory.
 	Floods []Flood `json:"floods,omitempty"`
 }
@@ -102,6 +104,7 @@ func (r Report) WriteText(w io.Writer) error {
 	}
 	tw.Flush()
 	fmt.Fprintf(&b, "\nwarm run_code: %s\n", r.WarmBreakdown)
+	fmt.Fprintf(&b, "sandbox_exec true: %s\n", r.ExecTrueBreakdown)
 	fmt.Fprintf(&b, "warm pool served %d of the %d measured creates, one-shot runs (burst ones included) and stopped sandboxes\n", r.PoolClaims, (3+burstN)*r.Rounds)
 	released := fmt.Sprintf("the most over the %.0f s after it returned its free heap", idleSettle.Seconds())
 	if !r.Idle.Released {

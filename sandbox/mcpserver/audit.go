@@ -87,7 +87,8 @@ func (s *Server) logTiming(ctx context.Context, tool string, n *auditNote, start
 	t := n.timing
 	n.mu.Unlock()
 	s.log.Debug("tool call timing", "tool", tool, "server_us", took.Microseconds(),
-		"sandbox_us", t.Sandbox.Microseconds(), "interpreter_us", t.Interpreter.Microseconds())
+		"sandbox_us", t.Sandbox.Microseconds(), "interpreter_us", t.Interpreter.Microseconds(),
+		"command_us", t.Command.Microseconds())
 }
 
 // writeAudit appends the audit entry of a call that started at start.

@@ -18,11 +18,15 @@ type Kill struct {
 }
 
 // Exit says how a command ended: its exit code, or 128 + the signal that
-// killed it. Error, when set, says why it could not be started.
+// killed it. Error, when set, says why it could not be started. US is the
+// agent's own account of the command, in microseconds: from its start
+// frame to its end (for the engine's timing log only; hostile like all
+// the agent says).
 type Exit struct {
 	ID    int    `json:"id"`
 	Code  int    `json:"code"`
 	Error string `json:"error,omitempty"`
+	US    int64  `json:"us,omitempty"`
 }
 
 // File operations.

@@ -220,6 +220,7 @@ func (a *agent) exit(m proto.Exit) {
 // how it ended once it has exited and its output has closed (or
 // drainGrace has passed), as docker exec does.
 func (a *agent) run(r proto.Start) {
+	began := time.Now()
 	cmd, fail := a.command(r)
 	if fail != nil {
 		a.exit(*fail)
@@ -257,7 +258,7 @@ func (a *agent) run(r proto.Start) {
 	a.mu.Lock()
 	delete(a.runs, r.ID)
 	a.mu.Unlock()
-	a.exit(proto.Exit{ID: r.ID, Code: exitCode(cmd, err)})
+	a.exit(proto.Exit{ID: r.ID, Code: exitCode(cmd, err), US: time.Since(began).Microseconds()})
 }
 
 // command checks r and makes the command it asks for, in a session of its
