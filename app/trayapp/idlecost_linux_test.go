@@ -14,7 +14,6 @@ import (
 
 	"github.com/mcp-sandbox/mcp-sandbox/app/bundled"
 	"github.com/mcp-sandbox/mcp-sandbox/app/internal/apptest"
-	"github.com/mcp-sandbox/mcp-sandbox/app/traymenu"
 	"github.com/mcp-sandbox/mcp-sandbox/app/ui"
 )
 
@@ -65,13 +64,7 @@ func TestIdleCost(t *testing.T) {
 	time.Sleep(5 * time.Second) // let start-up work settle
 	tray := measureIdle(t, p.pid, time.Duration(secs)*time.Second)
 
-	click(t, m, traymenu.LabelOpen)
-	windowShown(t, p, "idle-window")
-	kids := windowChildren(t, p.pid)
-	if len(kids) != 1 {
-		t.Fatalf("window processes %v after Open, want one", kids)
-	}
-	wpid := kids[0]
+	wpid := openWindow(t, p, m, "idle-window")
 	time.Sleep(10 * time.Second) // start-up done, its garbage released
 	fresh := measureIdle(t, wpid, time.Duration(secs/2)*time.Second)
 

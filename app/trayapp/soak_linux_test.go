@@ -16,7 +16,6 @@ import (
 
 	"github.com/mcp-sandbox/mcp-sandbox/app/bundled"
 	"github.com/mcp-sandbox/mcp-sandbox/app/internal/apptest"
-	"github.com/mcp-sandbox/mcp-sandbox/app/traymenu"
 	"github.com/mcp-sandbox/mcp-sandbox/app/ui"
 )
 
@@ -66,13 +65,7 @@ func TestWindowSoak(t *testing.T) {
 	if err := os.WriteFile(cfg, []byte(strings.Replace(apptest.ConfigTOML(), "size = 0", "size = 1\nlanguages = [\"python\"]", 1)+"\n[limits]\nmax_sandboxes = 30\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	click(t, m, traymenu.LabelOpen)
-	windowShown(t, p, "soak-start")
-	kids := windowChildren(t, p.pid)
-	if len(kids) != 1 {
-		t.Fatalf("window processes %v after Open, want one", kids)
-	}
-	wpid := kids[0]
+	wpid := openWindow(t, p, m, "soak-start")
 
 	ctx, cancel := context.WithTimeout(context.Background(), time.Duration(secs)*time.Second)
 	defer cancel()

@@ -19,6 +19,20 @@ import (
 	"github.com/mcp-sandbox/mcp-sandbox/app/ui"
 )
 
+// openWindow clicks Open in the tray's menu, waits for the window (a
+// screenshot named shot) and returns its process, the tray's only window
+// child.
+func openWindow(t *testing.T, p *trayProc, m *trayMenu, shot string) int {
+	t.Helper()
+	click(t, m, traymenu.LabelOpen)
+	windowShown(t, p, shot)
+	kids := windowChildren(t, p.pid)
+	if len(kids) != 1 {
+		t.Fatalf("%s: window processes %v after Open, want one", shot, kids)
+	}
+	return kids[0]
+}
+
 // windowChildren lists the window processes the tray pid started.
 func windowChildren(t *testing.T, pid int) []int {
 	t.Helper()
@@ -65,13 +79,8 @@ func TestWindowProcess(t *testing.T) {
 		t.Fatalf("window processes %v at a hidden start, want none", got)
 	}
 	for round := 1; round <= 2; round++ {
-		click(t, m, traymenu.LabelOpen)
-		windowShown(t, p, fmt.Sprintf("window-open-%d", round))
-		kids := windowChildren(t, p.pid)
-		if len(kids) != 1 {
-			t.Fatalf("round %d: window processes %v, want one", round, kids)
-		}
-		syscall.Kill(kids[0], syscall.SIGTERM) // what the close button does: the window quits
+		wpid := openWindow(t, p, m, fmt.Sprintf("window-open-%d", round))
+		syscall.Kill(wpid, syscall.SIGTERM) // what the close button does: the window quits
 		waitFor(t, "the window process to end", 20*time.Second, func() bool { return len(windowChildren(t, p.pid)) == 0 })
 	}
 
