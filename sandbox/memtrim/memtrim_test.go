@@ -42,6 +42,50 @@ func TestTickReleasesOnlyAfterQuietSpell(t *testing.T) {
 	}
 }
 
+// TestTickDropsImageAgain: what a quiet spell runs now and then (the warm
+// pool shrinking, the forced collection) faults the executable's pages
+// back in. The tick after a release drops them once more; after a drop
+// the most a quiet tick finds is the baseline (what keeps running faults
+// back in over several ticks); a quiet tick that finds MinImage more
+// drops them again, without a collection.
+func TestTickDropsImageAgain(t *testing.T) {
+	const mib, kib = 1 << 20, 1 << 10
+	steps := []struct {
+		name           string
+		sample         Sample
+		release, image int // collections and drops of the image this tick
+	}{
+		{"first sample", Sample{Allocated: 10 * mib, File: 20 * mib}, 0, 0},
+		{"quiet: heap and image released", Sample{Allocated: 10 * mib, Free: 3 * mib, File: 20 * mib}, 1, 1},
+		{"the tick after: image alone, what the release faulted in", Sample{Allocated: 10 * mib, File: 6 * mib}, 0, 1},
+		{"baseline: what every tick faults back", Sample{Allocated: 10 * mib, File: 4 * mib}, 0, 0},
+		{"less than MinImage more: the baseline rises", Sample{Allocated: 10*mib + 10*kib, File: 5*mib - kib}, 0, 0},
+		{"what keeps running faults back in", Sample{Allocated: 10*mib + 10*kib, File: 5*mib + 512*kib}, 0, 0},
+		{"MinImage more than the most: image alone", Sample{Allocated: 10*mib + 20*kib, File: 6*mib + 512*kib}, 0, 1},
+		{"new baseline", Sample{Allocated: 10*mib + 20*kib, File: 4 * mib}, 0, 0},
+		{"busy: left alone", Sample{Allocated: 20 * mib, File: 9 * mib}, 0, 0},
+		{"quiet after busy, too little to collect: image alone", Sample{Allocated: 20 * mib, Free: 100 * kib, File: 9 * mib}, 0, 1},
+		{"no baseline yet: none taken from right after a drop", Sample{Allocated: 20 * mib, File: 8 * mib}, 0, 0},
+		{"steady", Sample{Allocated: 20 * mib, File: 8*mib + 512*kib}, 0, 0},
+	}
+	var cur Sample
+	released, dropped := 0, 0
+	tr := newTrimmer(Options{
+		sample:  func() Sample { return cur },
+		release: func() { released++ },
+		// A drop leaves 1 MiB resident, as the tick's next sample reads.
+		image: func() int64 { dropped++; cur.File = mib; return 0 },
+	})
+	for _, s := range steps {
+		cur = s.sample
+		r0, d0 := released, dropped
+		got := tr.tick()
+		if r, d := released-r0, dropped-d0; r != s.release || d != s.image || got != (r > 0) {
+			t.Fatalf("%s: tick = %v with %d releases and %d drops of the image, want %d and %d", s.name, got, r, d, s.release, s.image)
+		}
+	}
+}
+
 // TestTickReturnsHeapToTheSystem uses the real runtime: 16 MiB of garbage
 // is collected but held; a quiet tick hands it back at once, which the
 // background scavenger does only slowly and never below the heap goal.
