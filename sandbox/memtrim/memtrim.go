@@ -19,12 +19,11 @@ type Options struct {
 	// garbage not yet collected) worth a collection (default 256 KiB).
 	MinReclaim uint64
 	// MinImage is the least growth of the process's resident file pages
-	// since the executable's were last dropped worth dropping them again
-	// on a quiet tick (default 1 MiB; see tick): what a quiet spell runs
-	// now and then (the warm pool shrinking, the runtime's forced
-	// collection every 2 minutes) faults parts of the executable back in,
-	// 64 KiB around each page it touches, and without a drop they stay.
-	MinImage uint64
+	// since the first quiet tick after the executable's were last dropped
+	// worth dropping them again (default 1 MiB), and ImageEvery the least
+	// time between two such drops (default 30 s): see tick.
+	MinImage   uint64
+	ImageEvery time.Duration
 	// Log gets one debug line per release; nil logs nothing.
 	Log *slog.Logger
 
@@ -77,8 +76,10 @@ type trimmer struct {
 	// settle: the image is to be dropped on the next quiet tick (a
 	// release just ran).
 	settle bool
-	file   uint64 // the most Sample.File of a quiet tick since the last drop
+	file   uint64 // Sample.File on the first quiet tick after the last drop
 	based  bool   // file is set
+	since  int    // ticks since the last drop
+	every  int    // ImageEvery in ticks
 }
 
 func newTrimmer(o Options) *trimmer {
@@ -94,6 +95,9 @@ func newTrimmer(o Options) *trimmer {
 	if o.MinImage == 0 {
 		o.MinImage = 1 << 20
 	}
+	if o.ImageEvery <= 0 {
+		o.ImageEvery = 30 * time.Second
+	}
 	if o.sample == nil {
 		o.sample = readSample()
 	}
@@ -103,7 +107,7 @@ func newTrimmer(o Options) *trimmer {
 	if o.image == nil {
 		o.image = dropImage
 	}
-	return &trimmer{o: o, armed: true}
+	return &trimmer{o: o, armed: true, every: int((o.ImageEvery + o.Every - 1) / o.Every)}
 }
 
 // tick takes one sample and reports whether it released the heap (and,
@@ -115,16 +119,18 @@ func newTrimmer(o Options) *trimmer {
 // not collected again and again.
 //
 // The image alone, which costs no collection, is dropped again on the
-// quiet tick after a release (what the release itself faulted back in)
-// and on any quiet tick that finds MinImage more file pages resident than
-// the most a quiet tick found since the last drop. Not more than right
-// after the drop: what the quiet process keeps running (this code, the
-// scheduler, its timers) faults back in over the next ticks, and dropping
-// that again and again would be work for nothing.
+// quiet tick after a release (what the release itself faulted back in),
+// and on a quiet tick at least ImageEvery after the last drop that finds
+// MinImage more file pages resident than the first quiet tick after that
+// drop did: what a quiet process runs now and then (the warm pool
+// shrinking, usage sampling of a live sandbox, the forced collection every
+// 2 minutes) faults pages back in, 64 KiB around each one touched. Not
+// more often: a drop costs a read of smaps and the faults that follow it.
 func (t *trimmer) tick() bool {
 	s := t.o.sample()
 	quiet := t.seen && s.Allocated-t.last < t.o.Quiet
 	t.last, t.seen = s.Allocated, true
+	t.since++
 	if !quiet {
 		t.armed = true
 		return false
@@ -132,12 +138,12 @@ func (t *trimmer) tick() bool {
 	switch {
 	case t.armed && s.reclaimable() >= t.o.MinReclaim:
 		t.release(s)
-		t.settle, t.based = true, false
+		t.settle, t.based, t.since = true, false, 0
 		return true
-	case t.settle || t.based && s.File >= t.file+t.o.MinImage:
+	case t.settle || t.based && t.since >= t.every && s.File >= t.file+t.o.MinImage:
 		t.redrop(s)
-		t.settle, t.based = false, false
-	case !t.based || s.File > t.file:
+		t.settle, t.based, t.since = false, false, 0
+	case !t.based:
 		t.file, t.based = s.File, true
 	}
 	return false

@@ -4,6 +4,7 @@ import (
 	"runtime"
 	"runtime/metrics"
 	"testing"
+	"time"
 )
 
 // TestTickReleasesOnlyAfterQuietSpell walks the decision through a run of
@@ -43,11 +44,11 @@ func TestTickReleasesOnlyAfterQuietSpell(t *testing.T) {
 }
 
 // TestTickDropsImageAgain: what a quiet spell runs now and then (the warm
-// pool shrinking, the forced collection) faults the executable's pages
-// back in. The tick after a release drops them once more; after a drop
-// the most a quiet tick finds is the baseline (what keeps running faults
-// back in over several ticks); a quiet tick that finds MinImage more
-// drops them again, without a collection.
+// pool shrinking, usage sampling, the forced collection) faults the
+// executable's pages back in. The tick after a release drops them once
+// more; the first quiet tick after a drop is the baseline; a quiet tick
+// at least ImageEvery after the drop that finds MinImage more drops them
+// again, without a collection.
 func TestTickDropsImageAgain(t *testing.T) {
 	const mib, kib = 1 << 20, 1 << 10
 	steps := []struct {
@@ -58,19 +59,22 @@ func TestTickDropsImageAgain(t *testing.T) {
 		{"first sample", Sample{Allocated: 10 * mib, File: 20 * mib}, 0, 0},
 		{"quiet: heap and image released", Sample{Allocated: 10 * mib, Free: 3 * mib, File: 20 * mib}, 1, 1},
 		{"the tick after: image alone, what the release faulted in", Sample{Allocated: 10 * mib, File: 6 * mib}, 0, 1},
-		{"baseline: what every tick faults back", Sample{Allocated: 10 * mib, File: 4 * mib}, 0, 0},
-		{"less than MinImage more: the baseline rises", Sample{Allocated: 10*mib + 10*kib, File: 5*mib - kib}, 0, 0},
-		{"what keeps running faults back in", Sample{Allocated: 10*mib + 10*kib, File: 5*mib + 512*kib}, 0, 0},
-		{"MinImage more than the most: image alone", Sample{Allocated: 10*mib + 20*kib, File: 6*mib + 512*kib}, 0, 1},
+		{"baseline: the first quiet tick after the drop", Sample{Allocated: 10 * mib, File: 4 * mib}, 0, 0},
+		{"MinImage more, but too soon after the drop", Sample{Allocated: 10*mib + 10*kib, File: 5 * mib}, 0, 0},
+		{"ImageEvery since the drop, less than MinImage more", Sample{Allocated: 10*mib + 10*kib, File: 5*mib - kib}, 0, 0},
+		{"MinImage more: image alone", Sample{Allocated: 10*mib + 20*kib, File: 5 * mib}, 0, 1},
 		{"new baseline", Sample{Allocated: 10*mib + 20*kib, File: 4 * mib}, 0, 0},
 		{"busy: left alone", Sample{Allocated: 20 * mib, File: 9 * mib}, 0, 0},
 		{"quiet after busy, too little to collect: image alone", Sample{Allocated: 20 * mib, Free: 100 * kib, File: 9 * mib}, 0, 1},
-		{"no baseline yet: none taken from right after a drop", Sample{Allocated: 20 * mib, File: 8 * mib}, 0, 0},
-		{"steady", Sample{Allocated: 20 * mib, File: 8*mib + 512*kib}, 0, 0},
+		{"baseline", Sample{Allocated: 20 * mib, File: 4 * mib}, 0, 0},
+		{"steady", Sample{Allocated: 20 * mib, File: 4*mib + 512*kib}, 0, 0},
+		{"steady", Sample{Allocated: 20 * mib, File: 4*mib + 512*kib}, 0, 0},
+		{"steady", Sample{Allocated: 20 * mib, File: 4*mib + 512*kib}, 0, 0},
 	}
 	var cur Sample
 	released, dropped := 0, 0
 	tr := newTrimmer(Options{
+		Every: time.Second, ImageEvery: 3 * time.Second,
 		sample:  func() Sample { return cur },
 		release: func() { released++ },
 		// A drop leaves 1 MiB resident, as the tick's next sample reads.
