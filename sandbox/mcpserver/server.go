@@ -41,8 +41,8 @@ type Server struct {
 	ask *Asker
 	// unavailable is Options.Gate.
 	unavailable func() error
-	// args are the tools' compiled check schemas, for validate; replaced
-	// with the tools when the config changes.
+	// args are the tools' check schemas, for validate (compiled on each
+	// tool's first call); replaced with the tools when the config changes.
 	args atomic.Pointer[map[string]*argSchema]
 	// toolsMu orders setTools; toolsJSON is the tool list it registered.
 	toolsMu   sync.Mutex
@@ -195,7 +195,7 @@ func (s *Server) setTools() {
 	if bytes.Equal(raw, s.toolsJSON) {
 		return
 	}
-	args, err := compileInputSchemas(defs)
+	args, err := inputSchemas(defs)
 	if err != nil {
 		panic(err) // as above
 	}

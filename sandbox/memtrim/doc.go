@@ -15,8 +15,14 @@
 // executable's code and read-only data, which package initialisation
 // touches (client-go's alone: 16 MB) and the kernel counts in the
 // process's resident set until memory runs short; they stay in the page
-// cache and fault back in when used. macOS and Windows leave the clean
-// pages of an executable out of the figure they show for a process.
+// cache and fault back in when used. What a quiet process runs now and
+// then (the warm pool shrinking, usage sampling of a live sandbox, the
+// runtime's forced collection every 2 minutes) faults some back, 64 KiB
+// around each page touched: the tick after a release drops them again,
+// and so does a quiet tick, at most every 30 s, that finds 1 MiB more
+// file pages resident (statm) than the first quiet tick after the last
+// drop, without a collection. macOS and Windows leave the clean pages of
+// an executable out of the figure they show for a process.
 // DropMapped does the same for any clean file mapping a caller names:
 // the tray and the window drop their own, and the GL driver's.
 //

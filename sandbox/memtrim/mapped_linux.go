@@ -6,6 +6,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 )
 
@@ -99,5 +100,49 @@ func candidate(header string, match func(string) bool) *mapping {
 // kibOf parses an smaps field's value ("  1234 kB").
 func kibOf(v string) int64 {
 	n, _ := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(v), " kB"), 10, 64)
+	return n
+}
+
+// statm is /proc/self/statm, open for the process's life so that reading
+// it allocates nothing; nil if it cannot be opened.
+var statm = sync.OnceValue(func() *os.File {
+	f, err := os.Open("/proc/self/statm")
+	if err != nil {
+		return nil
+	}
+	return f
+})
+
+// residentFile returns a reader of the process's resident file pages in
+// bytes (statm's third field: file and shared memory pages), 0 if unknown.
+func residentFile() func() uint64 {
+	page := uint64(os.Getpagesize())
+	var buf [128]byte
+	return func() uint64 {
+		f := statm()
+		if f == nil {
+			return 0
+		}
+		n, _ := f.ReadAt(buf[:], 0)
+		return statmShared(buf[:n]) * page
+	}
+}
+
+// statmShared parses statm's third field ("size resident shared ...").
+func statmShared(b []byte) uint64 {
+	for range 2 {
+		i := bytes.IndexByte(b, ' ')
+		if i < 0 {
+			return 0
+		}
+		b = b[i+1:]
+	}
+	var n uint64
+	for _, c := range b {
+		if c < '0' || c > '9' {
+			break
+		}
+		n = n*10 + uint64(c-'0')
+	}
 	return n
 }

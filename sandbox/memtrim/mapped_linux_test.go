@@ -67,3 +67,18 @@ func exeRSS(t *testing.T) int64 {
 	}
 	return n
 }
+
+// TestResidentFile: statm's third field, in bytes, read without
+// allocating (the trimmer samples it every 2 s).
+func TestResidentFile(t *testing.T) {
+	if got := statmShared([]byte("9000 2500 1234 2000 0 700 0\n")); got != 1234 {
+		t.Errorf("statmShared = %d, want 1234", got)
+	}
+	read := residentFile()
+	if n := read(); n < 64<<10 {
+		t.Errorf("resident file pages: %d bytes, want the test binary's at least", n)
+	}
+	if a := testing.AllocsPerRun(10, func() { read() }); a != 0 {
+		t.Errorf("reading statm allocates %.0f times", a)
+	}
+}

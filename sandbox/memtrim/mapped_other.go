@@ -8,3 +8,6 @@ func DropMapped(match func(path string) bool) int64 { return 0 }
 
 // Executable matches nothing where DropMapped does nothing.
 func Executable() func(path string) bool { return func(string) bool { return false } }
+
+// residentFile reads nothing: DropMapped does nothing here.
+func residentFile() func() uint64 { return func() uint64 { return 0 } }

@@ -4,6 +4,7 @@ import (
 	"runtime"
 	"runtime/metrics"
 	"testing"
+	"time"
 )
 
 // TestTickReleasesOnlyAfterQuietSpell walks the decision through a run of
@@ -38,6 +39,53 @@ func TestTickReleasesOnlyAfterQuietSpell(t *testing.T) {
 		got := tr.tick()
 		if got != s.release || released-before != map[bool]int{true: 1}[s.release] {
 			t.Fatalf("%s: tick = %v with %d releases, want %v", s.name, got, released-before, s.release)
+		}
+	}
+}
+
+// TestTickDropsImageAgain: what a quiet spell runs now and then (the warm
+// pool shrinking, usage sampling, the forced collection) faults the
+// executable's pages back in. The tick after a release drops them once
+// more; the first quiet tick after a drop is the baseline; a quiet tick
+// at least ImageEvery after the drop that finds MinImage more drops them
+// again, without a collection.
+func TestTickDropsImageAgain(t *testing.T) {
+	const mib, kib = 1 << 20, 1 << 10
+	steps := []struct {
+		name           string
+		sample         Sample
+		release, image int // collections and drops of the image this tick
+	}{
+		{"first sample", Sample{Allocated: 10 * mib, File: 20 * mib}, 0, 0},
+		{"quiet: heap and image released", Sample{Allocated: 10 * mib, Free: 3 * mib, File: 20 * mib}, 1, 1},
+		{"the tick after: image alone, what the release faulted in", Sample{Allocated: 10 * mib, File: 6 * mib}, 0, 1},
+		{"baseline: the first quiet tick after the drop", Sample{Allocated: 10 * mib, File: 4 * mib}, 0, 0},
+		{"MinImage more, but too soon after the drop", Sample{Allocated: 10*mib + 10*kib, File: 5 * mib}, 0, 0},
+		{"ImageEvery since the drop, less than MinImage more", Sample{Allocated: 10*mib + 10*kib, File: 5*mib - kib}, 0, 0},
+		{"MinImage more: image alone", Sample{Allocated: 10*mib + 20*kib, File: 5 * mib}, 0, 1},
+		{"new baseline", Sample{Allocated: 10*mib + 20*kib, File: 4 * mib}, 0, 0},
+		{"busy: left alone", Sample{Allocated: 20 * mib, File: 9 * mib}, 0, 0},
+		{"quiet after busy, too little to collect: image alone", Sample{Allocated: 20 * mib, Free: 100 * kib, File: 9 * mib}, 0, 1},
+		{"baseline", Sample{Allocated: 20 * mib, File: 4 * mib}, 0, 0},
+		{"steady", Sample{Allocated: 20 * mib, File: 4*mib + 512*kib}, 0, 0},
+		{"steady", Sample{Allocated: 20 * mib, File: 4*mib + 512*kib}, 0, 0},
+		{"steady", Sample{Allocated: 20 * mib, File: 4*mib + 512*kib}, 0, 0},
+	}
+	var cur Sample
+	released, dropped := 0, 0
+	tr := newTrimmer(Options{
+		Every: time.Second, ImageEvery: 3 * time.Second,
+		sample:  func() Sample { return cur },
+		release: func() { released++ },
+		// A drop leaves 1 MiB resident, as the tick's next sample reads.
+		image: func() int64 { dropped++; cur.File = mib; return 0 },
+	})
+	for _, s := range steps {
+		cur = s.sample
+		r0, d0 := released, dropped
+		got := tr.tick()
+		if r, d := released-r0, dropped-d0; r != s.release || d != s.image || got != (r > 0) {
+			t.Fatalf("%s: tick = %v with %d releases and %d drops of the image, want %d and %d", s.name, got, r, d, s.release, s.image)
 		}
 	}
 }
