@@ -6,12 +6,12 @@ import (
 	"encoding/hex"
 	"fmt"
 	"path"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 
@@ -24,8 +24,8 @@ var _ backend.AgentStager = (*Backend)(nil)
 // pool this backend claims from gets the engine's agent copied into its
 // workspace while it waits (it has run no code: no claim has had it), so
 // that a claim's agent start is one attach. A watch on the namespace's
-// Sandboxes (warmwatch.go) finds those pods as they become ready; it lives
-// from the first pool ensured until Close.
+// pool pods (warmwatch.go) finds them as they become ready; it lives from
+// the first pool ensured until Close.
 //
 // Servers sharing a pool stage each pod once: a stager first marks the
 // pod (AnnotationStagedBy, under the pod's resourceVersion), and skips a
@@ -39,7 +39,8 @@ var _ backend.AgentStager = (*Backend)(nil)
 // claimant's agent starts, so the sandbox user has no part in the file.
 
 // AnnotationStagedBy marks a pool pod whose agent a server stages: the
-// server's stager id, then (once copied) a space and the file.
+// server's stager id, a space, then "@" and the Unix time while it
+// copies, its file once copied.
 const AnnotationStagedBy = "k8s.mcp-sandbox.io/staged-by"
 
 // stageTimeout bounds one pod's copy.
@@ -215,59 +216,65 @@ func (s *stager) forget(pod string) {
 	delete(s.files, pod)
 }
 
-// stageOne copies the agent into pod, as the pod's user, if it runs and
-// no other server stages it, and sets f's file.
-func (b *Backend) stageOne(ctx context.Context, pod string, f *stagedFile) {
+// stageOne copies the agent into p, as its user, unless another server
+// marked it first, and sets f's file; a copy that fails takes its mark off
+// (another server may then stage the pod), and leaves the pod to a later
+// change of it.
+func (b *Backend) stageOne(ctx context.Context, p *corev1.Pod, f *stagedFile) {
 	defer close(f.done)
 	ctx, cancel := context.WithTimeout(ctx, stageTimeout)
 	defer cancel()
 	b.stg.mu.Lock()
 	stage, id := b.stg.stage, b.stg.id
 	b.stg.mu.Unlock()
-	p := b.markStaging(ctx, pod, id)
-	if p == nil {
+	pods := b.cs.pods(b.namespace)
+	mark := fmt.Appendf(nil, `{"metadata":{"resourceVersion":%q,"annotations":{%q:%q}}}`, p.ResourceVersion, AnnotationStagedBy, id+" @"+strconv.FormatInt(time.Now().Unix(), 10))
+	if _, err := pods.Patch(ctx, p.Name, types.MergePatchType, mark, metav1.PatchOptions{}); err != nil {
+		b.stg.forget(p.Name) // changed meanwhile: its next event says how
 		return
 	}
 	user := p.Annotations[AnnotationUser]
-	file, err := stage(ctx, backend.StageRequest{ContainerID: pod, Image: sandboxImage(p), User: user})
+	file, err := stage(ctx, backend.StageRequest{ContainerID: p.Name, Image: sandboxImage(p), User: user})
 	if err != nil {
-		b.log.Debug("stage the command agent", "pod", pod, "err", err)
+		b.log.Debug("stage the command agent", "pod", p.Name, "err", err)
+		b.unmark(ctx, p.Name)
 		return
 	}
 	patch := fmt.Appendf(nil, `{"metadata":{"annotations":{%q:%q}}}`, AnnotationStagedBy, id+" "+file)
-	p, err = b.cs.pods(b.namespace).Patch(ctx, pod, types.MergePatchType, patch, metav1.PatchOptions{})
-	if err == nil && p.Annotations[AnnotationClaim] != "" && !b.leaseHeld(pod) {
+	p, err = pods.Patch(ctx, p.Name, types.MergePatchType, patch, metav1.PatchOptions{})
+	if err == nil && p.Annotations[AnnotationClaim] != "" && !b.leaseHeld(p.Name) {
 		// Another server claimed the pod while the copy was under way,
 		// before this file was on it: it is this server's to remove.
-		b.removeCopy(ctx, pod, user, file)
+		b.removeCopy(ctx, p.Name, user, file)
 		return
 	}
 	f.file = file
 }
 
-// markStaging marks pod as staged by this backend (id), under its
-// resourceVersion, and returns it; nil when it does not run, is claimed,
-// or another server stages it.
-func (b *Backend) markStaging(ctx context.Context, pod, id string) *corev1.Pod {
-	pods := b.cs.pods(b.namespace)
-	for range 3 { // the kubelet's status writes move the version too
-		p, err := pods.Get(ctx, pod, metav1.GetOptions{})
-		if err != nil || !running(p) || len(p.Spec.Containers) == 0 {
-			return nil
-		}
-		if p.Annotations[AnnotationStagedBy] != "" || p.Annotations[AnnotationClaim] != "" {
-			return nil
-		}
-		patch := fmt.Appendf(nil, `{"metadata":{"resourceVersion":%q,"annotations":{%q:%q}}}`, p.ResourceVersion, AnnotationStagedBy, id)
-		p, err = pods.Patch(ctx, pod, types.MergePatchType, patch, metav1.PatchOptions{})
-		if err == nil {
-			return p
-		}
-		if !apierrors.IsConflict(err) {
-			return nil
-		}
+// unmark takes this backend's staged-by mark off pod, even with ctx
+// ended (Close waits for it).
+func (b *Backend) unmark(ctx context.Context, pod string) {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+	defer cancel()
+	patch := fmt.Appendf(nil, `{"metadata":{"annotations":{%q:null}}}`, AnnotationStagedBy)
+	_, _ = b.cs.pods(b.namespace).Patch(ctx, pod, types.MergePatchType, patch, metav1.PatchOptions{})
+}
+
+// stagedElsewhere reports whether p carries a server's staged-by mark that
+// holds at now: its file, or a copy under way for less than twice
+// stageTimeout (older, its server died during the copy).
+func stagedElsewhere(p *corev1.Pod, now time.Time) bool {
+	v, ok := p.Annotations[AnnotationStagedBy]
+	if !ok {
+		return false
 	}
-	return nil
+	_, rest, _ := strings.Cut(v, " ")
+	at, copying := strings.CutPrefix(rest, "@")
+	if !copying {
+		return true
+	}
+	sec, err := strconv.ParseInt(at, 10, 64)
+	return err == nil && now.Sub(time.Unix(sec, 0)) < 2*stageTimeout
 }
 
 // dropForeignCopy removes, in the background, the agent another server
@@ -277,7 +284,7 @@ func (b *Backend) dropForeignCopy(p *corev1.Pod) {
 	by, file, ok := strings.Cut(p.Annotations[AnnotationStagedBy], " ")
 	b.stg.mu.Lock()
 	defer b.stg.mu.Unlock()
-	if !ok || by == b.stg.id {
+	if !ok || by == b.stg.id || strings.HasPrefix(file, "@") {
 		return
 	}
 	pod, user := p.Name, p.Annotations[AnnotationUser]

@@ -2,18 +2,21 @@ package kubernetes
 
 import (
 	"context"
+	"slices"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/watch"
 )
 
-// The staging loop is driven by change: one LIST of the namespace's
-// Sandboxes, then a watch from it, which the API server ends after
-// stageResync (a LIST and a watch again: the slow resync), or on an
-// error (a second or more later, doubling up to stageResync while it
-// fails). An idle pool costs no request between two resyncs.
+// The staging loop is driven by change: one LIST of the namespace's pool
+// pods (those with LabelWarmPool), then a watch from it, which the API
+// server ends after stageResync (a LIST and a watch again: the slow
+// resync), or on an error (a second or more later, doubling up to
+// stageResync while it fails). An idle pool costs no request between two
+// resyncs. Pods, not their Sandboxes: a pod's staged-by mark, set or
+// removed by another server, is a change of the pod.
 
 // stageResync is how long one watch of the staging loop lasts.
 const stageResync = 10 * time.Minute
@@ -32,7 +35,7 @@ func (b *Backend) stageLoop(ctx context.Context) {
 		}
 		switch {
 		case err != nil:
-			b.log.Debug("watch the warm pools' sandboxes", "err", err)
+			b.log.Debug("watch the warm pools' pods", "err", err)
 			wait = min(2*wait, stageResync)
 		case time.Since(start) > stageRetry:
 			wait = 0
@@ -47,32 +50,27 @@ func (b *Backend) stageLoop(ctx context.Context) {
 	}
 }
 
-// stageWatch lists the namespace's Sandboxes, stages the ready pool pods
-// among them, then watches them from that list and stages each that
-// becomes ready, until the watch ends (nil) or fails.
+// stageWatch lists the namespace's pool pods, stages the ready ones, then
+// watches them from that list and stages each that becomes ready, until
+// the watch ends (nil) or fails.
 func (b *Backend) stageWatch(ctx context.Context) error {
-	w, _ := b.ensuredPools()
-	if w == nil {
-		return errNoWarmPool
-	}
-	rc := w.dyn.Resource(w.sandboxes).Namespace(w.ns)
-	list, err := rc.List(ctx, metav1.ListOptions{})
+	pods := b.cs.pods(b.namespace)
+	list, err := pods.List(ctx, metav1.ListOptions{LabelSelector: LabelWarmPool})
 	if err != nil {
 		return err
 	}
-	seen := map[string]*unstructured.Unstructured{}
+	seen := map[string]*corev1.Pod{}
 	present := map[string]bool{}
 	for i := range list.Items {
-		u := &list.Items[i]
-		seen[u.GetName()] = u
-		present[w.claimedFrom(u, u).Pod] = true
+		p := &list.Items[i]
+		seen[p.Name], present[p.Name] = p, true
 	}
 	b.stg.forgetAbsent(present)
-	for _, u := range seen {
-		b.stageIfReady(ctx, w, u)
+	for _, p := range seen {
+		b.stageIfReady(ctx, p)
 	}
 	secs := int64(stageResync / time.Second)
-	wi, err := rc.Watch(ctx, metav1.ListOptions{ResourceVersion: list.GetResourceVersion(), TimeoutSeconds: &secs, AllowWatchBookmarks: true})
+	wi, err := pods.Watch(ctx, metav1.ListOptions{LabelSelector: LabelWarmPool, ResourceVersion: list.ResourceVersion, TimeoutSeconds: &secs, AllowWatchBookmarks: true})
 	if err != nil {
 		return err
 	}
@@ -82,40 +80,40 @@ func (b *Backend) stageWatch(ctx context.Context) error {
 		case <-ctx.Done():
 			return ctx.Err()
 		case <-b.stg.rescan:
-			for _, u := range seen {
-				b.stageIfReady(ctx, w, u)
+			for _, p := range seen {
+				b.stageIfReady(ctx, p)
 			}
 		case ev, open := <-wi.ResultChan():
 			if !open || ev.Type == watch.Error {
 				return nil // expired or cut: list again
 			}
-			u, ok := ev.Object.(*unstructured.Unstructured)
+			p, ok := ev.Object.(*corev1.Pod)
 			if !ok || ev.Type == watch.Bookmark {
 				continue
 			}
 			if ev.Type == watch.Deleted {
-				delete(seen, u.GetName())
-				b.stg.forget(w.claimedFrom(u, u).Pod)
+				delete(seen, p.Name)
+				b.stg.forget(p.Name)
 				continue
 			}
-			seen[u.GetName()] = u
-			b.stageIfReady(ctx, w, u)
+			seen[p.Name] = p
+			b.stageIfReady(ctx, p)
 		}
 	}
 }
 
-// stageIfReady stages the pod of u if u is a ready, unreserved sandbox of
-// a pool this backend ensured, not staged (or being staged) yet.
-func (b *Backend) stageIfReady(ctx context.Context, w *WarmPools, u *unstructured.Unstructured) {
+// stageIfReady stages p if it is a running, unclaimed pod of a pool this
+// backend ensured that no server stages, not staged (or being staged) by
+// this one yet.
+func (b *Backend) stageIfReady(ctx context.Context, p *corev1.Pod) {
 	_, pools := b.ensuredPools()
-	for _, pool := range pools {
-		if !readyInPool(u, pool) || reserved(u, time.Now()) {
-			continue
-		}
-		pod := w.claimedFrom(u, u).Pod
-		if f := b.stg.begin(pod); f != nil {
-			b.stageOne(ctx, pod, f)
-		}
+	if !slices.Contains(pools, p.Labels[LabelWarmPool]) || !running(p) || len(p.Spec.Containers) == 0 {
 		return
+	}
+	if p.Annotations[AnnotationClaim] != "" || stagedElsewhere(p, time.Now()) {
+		return
+	}
+	if f := b.stg.begin(p.Name); f != nil {
+		b.stageOne(ctx, p, f)
 	}
 }
