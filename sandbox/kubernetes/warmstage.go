@@ -221,7 +221,12 @@ func (s *stager) forget(pod string) {
 // (another server may then stage the pod), and leaves the pod to a later
 // change of it.
 func (b *Backend) stageOne(ctx context.Context, p *corev1.Pod, f *stagedFile) {
-	defer close(f.done)
+	done := false
+	defer func() {
+		if !done {
+			close(f.done)
+		}
+	}()
 	ctx, cancel := context.WithTimeout(ctx, stageTimeout)
 	defer cancel()
 	b.stg.mu.Lock()
@@ -233,6 +238,7 @@ func (b *Backend) stageOne(ctx context.Context, p *corev1.Pod, f *stagedFile) {
 		b.stg.forget(p.Name) // changed meanwhile: its next event says how
 		return
 	}
+	start := time.Now()
 	user := p.Annotations[AnnotationUser]
 	file, err := stage(ctx, backend.StageRequest{ContainerID: p.Name, Image: sandboxImage(p), User: user})
 	if err != nil {
@@ -240,15 +246,18 @@ func (b *Backend) stageOne(ctx context.Context, p *corev1.Pod, f *stagedFile) {
 		b.unmark(ctx, p.Name)
 		return
 	}
+	b.log.Debug("staged the command agent", "pod", p.Name, "ms", time.Since(start).Milliseconds())
+	// Done for a claim of this server's already waiting: the file's name
+	// goes on the pod after.
+	f.file, done = file, true
+	close(f.done)
 	patch := fmt.Appendf(nil, `{"metadata":{"annotations":{%q:%q}}}`, AnnotationStagedBy, id+" "+file)
 	p, err = pods.Patch(ctx, p.Name, types.MergePatchType, patch, metav1.PatchOptions{})
 	if err == nil && p.Annotations[AnnotationClaim] != "" && !b.leaseHeld(p.Name) {
 		// Another server claimed the pod while the copy was under way,
 		// before this file was on it: it is this server's to remove.
 		b.removeCopy(ctx, p.Name, user, file)
-		return
 	}
-	f.file = file
 }
 
 // unmark takes this backend's staged-by mark off pod, even with ctx
