@@ -108,6 +108,9 @@ func (s *setup) close() {
 	if s.cli != nil {
 		s.cli.Close()
 	}
+	if s.kube != nil {
+		s.kube.Close() // its staging loop and lease renewals
+	}
 }
 
 func (s *setup) lister(usage bool) inventory.Lister {

@@ -75,6 +75,12 @@ type Backend struct {
 	metrics   metricsState // what discovery last said of the metrics API
 }
 
+// clientQPS and clientBurst bound the backend's request rate (kubectl's).
+const (
+	clientQPS   = 50
+	clientBurst = 300
+)
+
 // connectTimeout bounds New's first request to the cluster.
 const connectTimeout = 10 * time.Second
 
@@ -96,6 +102,10 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (*Backend, error) {
 		return nil, fmt.Errorf("kubernetes: context %s: %w", name, err)
 	}
 	rc.Timeout = 0
+	// kubectl's rate, not client-go's 5 a second: a claim's requests do
+	// not queue behind a removal's polls and the staging of pool pods
+	// (the API server's priority and fairness guards it).
+	rc.QPS, rc.Burst = clientQPS, clientBurst
 	ns := cfg.Namespace
 	if ns == "" {
 		if ns, _, err = cc.Namespace(); err != nil || ns == "" {

@@ -47,12 +47,18 @@ func testCluster(t *testing.T) (*kubernetes.Clientset, *rest.Config) {
 	return cs, cfg
 }
 
-// testNamespace makes a namespace of its own for the test, deleted after it.
+// testNamespace makes a namespace of its own for the test, deleted after it
+// (named $MCP_SANDBOX_TEST_NAMESPACE_PREFIX, else mcp-sandbox-test-, and a
+// random suffix).
 func testNamespace(ctx context.Context, t *testing.T, cs *kubernetes.Clientset) string {
 	t.Helper()
 	b := make([]byte, 4)
 	_, _ = rand.Read(b)
-	ns := "mcp-sandbox-test-" + hex.EncodeToString(b)
+	prefix := "mcp-sandbox-test-"
+	if p := os.Getenv("MCP_SANDBOX_TEST_NAMESPACE_PREFIX"); p != "" {
+		prefix = p // a session's own, among others on the same cluster
+	}
+	ns := prefix + hex.EncodeToString(b)
 	_, err := cs.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, metav1.CreateOptions{})
 	if err != nil {
 		t.Fatal(err)

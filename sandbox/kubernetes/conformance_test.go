@@ -25,6 +25,7 @@ func testBackend(t *testing.T, cfg Config) *Backend {
 	if err != nil {
 		t.Fatal(err)
 	}
+	t.Cleanup(b.Close) // after the engines on it (cleaned up before)
 	return b
 }
 

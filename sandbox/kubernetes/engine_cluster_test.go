@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -60,6 +61,15 @@ func clusterEngineOn(t *testing.T, be *kubernetes.Backend, edit func(*config.Con
 // or one that wraps it.
 func clusterEngineOnBackend(t *testing.T, be backend.Backend, edit func(*config.Config)) (*sandbox.Engine, *config.Config) {
 	t.Helper()
+	eng, cfg, closeEngine := clusterEngineClosable(t, be, edit)
+	t.Cleanup(closeEngine)
+	return eng, cfg
+}
+
+// clusterEngineClosable is clusterEngineOnBackend with the engine's close
+// (its housekeeping stopped, then Close) for the test to call, once.
+func clusterEngineClosable(t *testing.T, be backend.Backend, edit func(*config.Config)) (*sandbox.Engine, *config.Config, func()) {
+	t.Helper()
 	cfg := config.Default()
 	cfg.Source = "test-config.toml"
 	cfg.Images.Python = "mcp-sandbox-test/python:3"
@@ -77,14 +87,16 @@ func clusterEngineOnBackend(t *testing.T, be backend.Backend, edit func(*config.
 		defer close(done)
 		eng.Run(ctx) // housekeeping: the Sandbox's shutdownTime follows use
 	}()
-	t.Cleanup(func() {
-		cancel()
-		<-done
-		if err := eng.Close(context.Background()); err != nil {
-			t.Errorf("close engine: %v", err)
-		}
-	})
-	return eng, cfg
+	var once sync.Once
+	return eng, cfg, func() {
+		once.Do(func() {
+			cancel()
+			<-done
+			if err := eng.Close(context.Background()); err != nil {
+				t.Errorf("close engine: %v", err)
+			}
+		})
+	}
 }
 
 // shutdownLeased checks that the Sandbox's shutdownTime is a lease

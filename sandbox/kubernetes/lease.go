@@ -108,3 +108,12 @@ func (b *Backend) renewLeases(stop <-chan struct{}, interval time.Duration) {
 		}
 	}
 }
+
+// leaseHeld reports whether this backend renews the sandbox id's lease:
+// it made or claimed it.
+func (b *Backend) leaseHeld(id string) bool {
+	b.leases.mu.Lock()
+	defer b.leases.mu.Unlock()
+	_, ok := b.leases.expiry[id]
+	return ok
+}

@@ -148,7 +148,6 @@ func (b *Backend) createClaimed(ctx context.Context, pod *corev1.Pod, expires ti
 		return "", err
 	}
 	b.holdLease(c.Pod, expires)
-	b.kickStaging() // the pool's refill
 	b.log.Debug("claimed from the warm pool", "pool", pool, "pod", c.Pod, "ms", time.Since(start).Milliseconds())
 	podLabels := maps.Clone(labels)
 	for k, v := range labels {
@@ -161,6 +160,7 @@ func (b *Backend) createClaimed(ctx context.Context, pod *corev1.Pod, expires ti
 	}
 	if err == nil {
 		b.noteUser(patched)
+		b.dropForeignCopy(patched)
 	}
 	if err == nil && !running(patched) {
 		// A ready pool pod runs: the patch's answer says so, no Get.

@@ -2,11 +2,18 @@ package kubernetes
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"path"
+	"strconv"
+	"strings"
 	"sync"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/backend"
 )
@@ -16,31 +23,47 @@ var _ backend.AgentStager = (*Backend)(nil)
 // The agent staged in a warm pool's pods: each ready, unclaimed pod of a
 // pool this backend claims from gets the engine's agent copied into its
 // workspace while it waits (it has run no code: no claim has had it), so
-// that a claim's agent start is one attach. Only this backend's own
-// copies are run, and only in a pod this backend then claimed; a pod
-// another server claims keeps an unused file in its workspace.
+// that a claim's agent start is one attach. A watch on the namespace's
+// pool pods (warmwatch.go) finds them as they become ready; it lives from
+// the first pool ensured until Close.
+//
+// Servers sharing a pool stage each pod once: a stager first marks the
+// pod (AnnotationStagedBy, under the pod's resourceVersion), and skips a
+// pod already marked. Only a backend's own copies are run, and only in a
+// pod it then claimed: a server cannot tell that another's copy is the
+// agent it expects (the other may be another version of mcp-sandbox), so
+// a foreign copy is removed, by whichever of the two sees the other's
+// write on the pod: the claimant when the stager's file is on the pod
+// before its claim's patch, else the stager when its file's patch answers
+// with the claim on the pod. No sandbox code has run in the pod before its
+// claimant's agent starts, so the sandbox user has no part in the file.
 
-// stageFor is how long after the last claim (or pool ensured) the
-// backend keeps staging the pool's new ready pods.
-const stageFor = 2 * time.Minute
-
-// stageEvery is how often it looks for them meanwhile.
-const stageEvery = time.Second
+// AnnotationStagedBy marks a pool pod whose agent a server stages: the
+// server's stager id, a space, then "@" and the Unix time while it
+// copies, its file once copied.
+const AnnotationStagedBy = "k8s.mcp-sandbox.io/staged-by"
 
 // stageTimeout bounds one pod's copy.
 const stageTimeout = 30 * time.Second
 
-// stager holds the staged files of a backend's pool pods.
+// stager holds the staged files of a backend's pool pods, and the
+// lifetime of its background work (the staging loop, foreign copies'
+// removals): from the first pool ensured until Close.
 type stager struct {
 	mu      sync.Mutex
 	stage   func(context.Context, backend.StageRequest) (string, error)
 	files   map[string]*stagedFile // pod → its file
-	until   time.Time              // staging goes on until then
-	running bool                   // the staging loop runs
+	id      string                 // this backend in AnnotationStagedBy
+	ctx     context.Context        // cancelled by Close
+	cancel  context.CancelFunc
+	closed  bool
+	running bool          // the staging loop runs
+	rescan  chan struct{} // a pool was ensured: look again at the ready
+	wg      sync.WaitGroup
 }
 
 // stagedFile is a pod's staged agent: file is set before done closes
-// ("" when the copy failed).
+// ("" when the copy failed or another server stages the pod).
 type stagedFile struct {
 	done chan struct{}
 	file string
@@ -71,69 +94,64 @@ func (b *Backend) StagedAgent(ctx context.Context, containerID string) string {
 	}
 }
 
-// kickStaging has the pools' ready pods staged for stageFor from now.
+// Close stops the backend's background work and waits for it: the
+// staging of pool pods (and its watch), the removals of foreign agent
+// copies, the renewal of leases (as for a server that dies: what is left
+// goes when its lease ends).
+func (b *Backend) Close() {
+	b.stg.mu.Lock()
+	b.stg.closed = true
+	if b.stg.cancel != nil {
+		b.stg.cancel()
+	}
+	b.stg.mu.Unlock()
+	b.stg.wg.Wait()
+	b.StopLeases()
+}
+
+// spawnLocked runs fn on a goroutine Close cancels and waits for; false
+// after Close. s.mu is held.
+func (s *stager) spawnLocked(fn func(ctx context.Context)) bool {
+	if s.closed {
+		return false
+	}
+	if s.ctx == nil {
+		s.ctx, s.cancel = context.WithCancel(context.Background())
+		s.id = newStagerID()
+	}
+	s.wg.Add(1)
+	go func() {
+		defer s.wg.Done()
+		fn(s.ctx)
+	}()
+	return true
+}
+
+// newStagerID names a backend in AnnotationStagedBy.
+func newStagerID() string {
+	b := make([]byte, 6)
+	_, _ = rand.Read(b)
+	return hex.EncodeToString(b)
+}
+
+// kickStaging starts the staging loop, once the engine gave its copy and
+// a pool is ensured; a loop already running looks again at the ready pods
+// (those of a pool ensured now).
 func (b *Backend) kickStaging() {
 	b.stg.mu.Lock()
 	defer b.stg.mu.Unlock()
 	if b.stg.stage == nil {
 		return
 	}
-	b.stg.until = time.Now().Add(stageFor)
-	if !b.stg.running {
-		b.stg.running = true
-		go b.stageLoop() // ends stageFor after the last kick
-	}
-}
-
-// stageLoop stages the pools' ready pods until stageFor passed without
-// a kick.
-func (b *Backend) stageLoop() {
-	for {
-		b.stageReady(context.Background())
-		time.Sleep(stageEvery)
-		b.stg.mu.Lock()
-		if time.Now().After(b.stg.until) {
-			b.stg.running = false
-			b.stg.mu.Unlock()
-			return
+	if b.stg.running {
+		select {
+		case b.stg.rescan <- struct{}{}:
+		default:
 		}
-		b.stg.mu.Unlock()
-	}
-}
-
-// stageReady copies the agent into each ready, unreserved, unclaimed pod
-// of the pools this backend ensured that has none yet, one at a time, and
-// forgets the files of pods whose Sandbox is gone.
-func (b *Backend) stageReady(ctx context.Context) {
-	ctx, cancel := context.WithTimeout(ctx, stageTimeout)
-	defer cancel()
-	w, pools := b.ensuredPools()
-	if w == nil || len(pools) == 0 {
 		return
 	}
-	list, err := w.dyn.Resource(w.sandboxes).Namespace(w.ns).List(ctx, metav1.ListOptions{})
-	if err != nil {
-		return
-	}
-	present := map[string]bool{}
-	todo := map[string]*stagedFile{}
-	for i := range list.Items {
-		u := &list.Items[i]
-		pod := w.claimedFrom(u, u).Pod
-		present[pod] = true
-		for _, pool := range pools {
-			if !readyInPool(u, pool) || reserved(u, time.Now()) {
-				continue
-			}
-			if f := b.stg.begin(pod); f != nil {
-				todo[pod] = f
-			}
-		}
-	}
-	b.stg.forgetAbsent(present)
-	for pod, f := range todo {
-		b.stageOne(ctx, pod, f)
-	}
+	b.stg.rescan = make(chan struct{}, 1)
+	b.stg.running = b.stg.spawnLocked(b.stageLoop)
 }
 
 // has reports whether pod's agent is staged (its copy done, and good).
@@ -180,6 +198,7 @@ func (s *stager) begin(pod string) *stagedFile {
 	return f
 }
 
+// forgetAbsent forgets the files of the pods not in present.
 func (s *stager) forgetAbsent(present map[string]bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -190,24 +209,117 @@ func (s *stager) forgetAbsent(present map[string]bool) {
 	}
 }
 
-// stageOne copies the agent into pod, as the pod's user, if it runs, and
-// sets f's file.
-func (b *Backend) stageOne(ctx context.Context, pod string, f *stagedFile) {
-	defer close(f.done)
-	b.stg.mu.Lock()
-	stage := b.stg.stage
-	b.stg.mu.Unlock()
-	p, err := b.cs.pods(b.namespace).Get(ctx, pod, metav1.GetOptions{})
-	if err != nil || !running(p) || len(p.Spec.Containers) == 0 {
-		return
-	}
-	file, err := stage(ctx, backend.StageRequest{ContainerID: pod, Image: sandboxImage(p), User: p.Annotations[AnnotationUser]})
-	if err != nil {
-		b.log.Debug("stage the command agent", "pod", pod, "err", err)
-		return
-	}
-	f.file = file
+// forget forgets pod's file (its Sandbox is gone).
+func (s *stager) forget(pod string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	delete(s.files, pod)
 }
+
+// stageOne copies the agent into p, as its user, unless another server
+// marked it first, and sets f's file; a copy that fails takes its mark off
+// (another server may then stage the pod), and leaves the pod to a later
+// change of it.
+func (b *Backend) stageOne(ctx context.Context, p *corev1.Pod, f *stagedFile) {
+	done := false
+	defer func() {
+		if !done {
+			close(f.done)
+		}
+	}()
+	ctx, cancel := context.WithTimeout(ctx, stageTimeout)
+	defer cancel()
+	b.stg.mu.Lock()
+	stage, id := b.stg.stage, b.stg.id
+	b.stg.mu.Unlock()
+	pods := b.cs.pods(b.namespace)
+	mark := fmt.Appendf(nil, `{"metadata":{"resourceVersion":%q,"annotations":{%q:%q}}}`, p.ResourceVersion, AnnotationStagedBy, id+" @"+strconv.FormatInt(time.Now().Unix(), 10))
+	if _, err := pods.Patch(ctx, p.Name, types.MergePatchType, mark, metav1.PatchOptions{}); err != nil {
+		b.stg.forget(p.Name) // changed meanwhile: its next event says how
+		return
+	}
+	start := time.Now()
+	user := p.Annotations[AnnotationUser]
+	file, err := stage(ctx, backend.StageRequest{ContainerID: p.Name, Image: sandboxImage(p), User: user})
+	if err != nil {
+		b.log.Debug("stage the command agent", "pod", p.Name, "err", err)
+		b.unmark(ctx, p.Name)
+		return
+	}
+	b.log.Debug("staged the command agent", "pod", p.Name, "ms", time.Since(start).Milliseconds())
+	// Done for a claim of this server's already waiting: the file's name
+	// goes on the pod after.
+	f.file, done = file, true
+	close(f.done)
+	patch := fmt.Appendf(nil, `{"metadata":{"annotations":{%q:%q}}}`, AnnotationStagedBy, id+" "+file)
+	p, err = pods.Patch(ctx, p.Name, types.MergePatchType, patch, metav1.PatchOptions{})
+	if err == nil && p.Annotations[AnnotationClaim] != "" && !b.leaseHeld(p.Name) {
+		// Another server claimed the pod while the copy was under way,
+		// before this file was on it: it is this server's to remove.
+		b.removeCopy(ctx, p.Name, user, file)
+	}
+}
+
+// unmark takes this backend's staged-by mark off pod, even with ctx
+// ended (Close waits for it).
+func (b *Backend) unmark(ctx context.Context, pod string) {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+	defer cancel()
+	patch := fmt.Appendf(nil, `{"metadata":{"annotations":{%q:null}}}`, AnnotationStagedBy)
+	_, _ = b.cs.pods(b.namespace).Patch(ctx, pod, types.MergePatchType, patch, metav1.PatchOptions{})
+}
+
+// stagedElsewhere reports whether p carries a server's staged-by mark that
+// holds at now: its file, or a copy under way for less than twice
+// stageTimeout (older, its server died during the copy).
+func stagedElsewhere(p *corev1.Pod, now time.Time) bool {
+	v, ok := p.Annotations[AnnotationStagedBy]
+	if !ok {
+		return false
+	}
+	_, rest, _ := strings.Cut(v, " ")
+	at, copying := strings.CutPrefix(rest, "@")
+	if !copying {
+		return true
+	}
+	sec, err := strconv.ParseInt(at, 10, 64)
+	return err == nil && now.Sub(time.Unix(sec, 0)) < 2*stageTimeout
+}
+
+// dropForeignCopy removes, in the background, the agent another server
+// staged in a pod this backend claimed (p: the pod as its claim's patch
+// left it).
+func (b *Backend) dropForeignCopy(p *corev1.Pod) {
+	by, file, ok := strings.Cut(p.Annotations[AnnotationStagedBy], " ")
+	b.stg.mu.Lock()
+	defer b.stg.mu.Unlock()
+	if !ok || by == b.stg.id || strings.HasPrefix(file, "@") {
+		return
+	}
+	pod, user := p.Name, p.Annotations[AnnotationUser]
+	b.stg.spawnLocked(func(ctx context.Context) {
+		ctx, cancel := context.WithTimeout(ctx, stageTimeout)
+		defer cancel()
+		b.removeCopy(ctx, pod, user, file)
+	})
+}
+
+// removeCopy removes a staged agent's file from pod, as its user: only a
+// file of the agent's in the workspace.
+func (b *Backend) removeCopy(ctx context.Context, pod, user, file string) {
+	if path.Dir(file) != backend.Workspace || !strings.HasPrefix(path.Base(file), agentFilePrefix) {
+		b.log.Warn("a pool pod's staged agent is no agent file; left", "pod", pod, "file", file)
+		return
+	}
+	st, err := b.Exec(ctx, pod, backend.ExecSpec{Cmd: []string{"rm", "-f", "--", file}, User: user})
+	if err != nil || st.ExitCode != 0 {
+		b.log.Debug("remove an unused staged agent", "pod", pod, "file", file, "err", err, "exit", st.ExitCode)
+	}
+}
+
+// agentFilePrefix is the name of an agent's file in the workspace
+// (package agent's FilePrefix; that package is no import of this one).
+const agentFilePrefix = ".mcp-sandbox-agent-"
 
 // sandboxImage is the image of pod's sandbox container.
 func sandboxImage(p *corev1.Pod) string { return p.Spec.Containers[0].Image }
