@@ -278,6 +278,19 @@ func (c *Conn) fail(err error) {
 	})
 }
 
+// died is ErrDied with why the connection ended; only once c.dead is
+// closed.
+func (c *Conn) died() error { return fmt.Errorf("%w (%v)", ErrDied, c.deadErr) }
+
+// diedOr is err as ErrDied: as it is when it already says why the
+// connection ended, else wrapped.
+func diedOr(err error) error {
+	if errors.Is(err, ErrDied) {
+		return err
+	}
+	return fmt.Errorf("%w: %w", ErrDied, err)
+}
+
 // Gone reports whether the agent has ended or broken the protocol.
 func (c *Conn) Gone() bool {
 	select {
@@ -308,7 +321,7 @@ func (c *Conn) write(ctx context.Context, frame []byte) error {
 		c.wmu.Lock()
 		defer c.wmu.Unlock()
 		if c.Gone() {
-			done <- ErrDied
+			done <- c.died()
 			return
 		}
 		_, err := c.proc.Write(frame)
@@ -318,7 +331,7 @@ func (c *Conn) write(ctx context.Context, frame []byte) error {
 	case err := <-done:
 		return err
 	case <-c.dead:
-		return ErrDied
+		return c.died()
 	case <-ctx.Done():
 		c.fail(errors.New("the agent stopped reading its input"))
 		return ctx.Err()

@@ -37,7 +37,7 @@ func (c *Conn) Listen(ctx context.Context, port int, handle func(net.Conn)) (id,
 	m.mu.Unlock()
 	if err := c.send(ctx, agent.KindListen, agent.Listen{ID: l.id, Port: port}); err != nil {
 		c.Unlisten(l.id)
-		return 0, 0, fmt.Errorf("%w: %w", ErrDied, err)
+		return 0, 0, diedOr(err)
 	}
 	select {
 	case a := <-l.answer:
@@ -47,7 +47,7 @@ func (c *Conn) Listen(ctx context.Context, port int, handle func(net.Conn)) (id,
 		}
 		return l.id, a.port, nil
 	case <-c.dead:
-		return 0, 0, fmt.Errorf("%w (%v)", ErrDied, c.deadErr)
+		return 0, 0, c.died()
 	case <-ctx.Done():
 		c.Unlisten(l.id)
 		return 0, 0, ctx.Err()

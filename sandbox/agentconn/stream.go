@@ -212,7 +212,7 @@ func (c *Conn) Dial(ctx context.Context, port, room int) (*Stream, error) {
 	m.mu.Unlock()
 	if err := c.send(ctx, agent.KindDial, agent.Dial{ID: s.id, Port: port}); err != nil {
 		s.Close()
-		return nil, fmt.Errorf("%w: %w", ErrDied, err)
+		return nil, diedOr(err)
 	}
 	select {
 	case msg := <-s.dialed:
@@ -227,7 +227,7 @@ func (c *Conn) Dial(ctx context.Context, port, room int) (*Stream, error) {
 		return s, nil
 	case <-c.dead:
 		s.drop()
-		return nil, fmt.Errorf("%w (%v)", ErrDied, c.deadErr)
+		return nil, c.died()
 	case <-ctx.Done():
 		s.Close()
 		return nil, ctx.Err()
@@ -488,7 +488,7 @@ func (s *Stream) state() error {
 	case s.err != nil:
 		return s.err
 	case s.c.Gone():
-		return fmt.Errorf("%w (%v)", ErrDied, s.c.deadErr)
+		return s.c.died()
 	}
 	return nil
 }
