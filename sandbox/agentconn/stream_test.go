@@ -318,6 +318,15 @@ func TestStreamHostileFrames(t *testing.T) {
 				if _, err := s.Read(make([]byte, 1)); !errors.Is(err, ErrDied) {
 					t.Errorf("read after the connection ended: %v", err)
 				}
+				// What is sent after it says why it ended (a preview's
+				// request written after the frame that ended it).
+				why := f.c.deadErr.Error()
+				if _, err := s.Write([]byte("GET /")); !errors.Is(err, ErrDied) || !strings.Contains(err.Error(), why) {
+					t.Errorf("write after the connection ended: %v; want why (%s)", err, why)
+				}
+				if err := f.c.send(context.Background(), agent.KindUnlisten, agent.StreamID{ID: 1}); !errors.Is(err, ErrDied) || !strings.Contains(err.Error(), why) {
+					t.Errorf("a frame sent after the connection ended: %v; want why (%s)", err, why)
+				}
 				return
 			}
 			if f.c.Gone() {
