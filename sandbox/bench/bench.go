@@ -94,6 +94,11 @@ type Harness struct {
 	// warm are the warm run_code calls with the server's timing of each.
 	warm          []warmSample
 	execTrueTimes []warmSample // sandbox_exec true's timings
+	// floor measures sandbox_exec true's floor (floor.go); floorWhy says
+	// why there is none.
+	floor        *floorProbe
+	floorWhy     string
+	floorSamples []floorSample
 }
 
 // Start starts the server, waits for its warm pool, measures its idle
@@ -164,6 +169,13 @@ func Start(ctx context.Context, o Options) (h *Harness, err error) {
 	if err := h.docker.exec(ctx, h.baseCID); err != nil {
 		return nil, err
 	}
+	if h.floor, err = startFloor(ctx, h.baseCID); err != nil {
+		h.floorWhy = "the floor's probe did not start: " + err.Error()
+	} else if _, _, err := h.floor.round(); err != nil {
+		h.floorWhy = "the floor's probe did not answer: " + err.Error()
+		h.floor.close()
+		h.floor = nil
+	}
 	if err := h.openForList(ctx); err != nil {
 		return nil, err
 	}
@@ -178,7 +190,7 @@ func (h *Harness) Reset() {
 	h.rounds = 0
 	h.ours = map[string][]time.Duration{}
 	h.base = map[string][]time.Duration{}
-	h.warm, h.execTrueTimes = nil, nil
+	h.warm, h.execTrueTimes, h.floorSamples = nil, nil, nil
 	if h.srv != nil {
 		_, h.claims0, _ = h.srv.watch.counts()
 	}
@@ -196,16 +208,18 @@ func (h *Harness) Round(ctx context.Context) error {
 	h.mu.Lock()
 	swap := h.rounds%2 == 1
 	h.mu.Unlock()
+	// A step's floor side (sandbox_exec true's floor, floor.go) runs
+	// last, after a docker CLI run of its own.
 	steps := []struct {
-		name       string
-		pool       bool
-		ours, base func(context.Context) (func(), error)
+		name              string
+		pool              bool
+		ours, base, floor func(context.Context) (func(), error)
 	}{
-		{Warm, false, h.warmRun, h.dockerExec},
-		{Create, true, h.create, h.dockerRunDetached},
-		{OneShot, true, h.oneShot, h.dockerRunOnce},
-		{ExecTrue, false, h.execTrue, h.dockerExecTrue},
-		{List, false, h.list, h.dockerStats},
+		{Warm, false, h.warmRun, h.dockerExec, nil},
+		{Create, true, h.create, h.dockerRunDetached, nil},
+		{OneShot, true, h.oneShot, h.dockerRunOnce, nil},
+		{ExecTrue, false, h.execTrue, h.dockerExecTrue, h.measureFloor},
+		{List, false, h.list, h.dockerStats, nil},
 	}
 	for _, s := range steps {
 		if s.pool {
@@ -214,12 +228,15 @@ func (h *Harness) Round(ctx context.Context) error {
 			}
 		}
 		type side struct {
-			ours bool
-			f    func(context.Context) (func(), error)
+			ours, floor bool
+			f           func(context.Context) (func(), error)
 		}
-		order := []side{{true, s.ours}, {false, s.base}}
+		order := []side{{ours: true, f: s.ours}, {f: s.base}}
 		if swap {
 			order[0], order[1] = order[1], order[0]
+		}
+		if s.floor != nil {
+			order = append(order, side{floor: true, f: s.floor})
 		}
 		for _, sd := range order {
 			start := time.Now()
@@ -229,9 +246,11 @@ func (h *Harness) Round(ctx context.Context) error {
 				return fmt.Errorf("%s: %w", s.name, err)
 			}
 			h.mu.Lock()
-			if sd.ours {
+			switch {
+			case sd.floor: // it keeps its own samples
+			case sd.ours:
 				h.ours[s.name] = append(h.ours[s.name], d)
-			} else {
+			default:
 				h.base[s.name] = append(h.base[s.name], d)
 			}
 			h.mu.Unlock()
@@ -494,6 +513,7 @@ func (h *Harness) report() Report {
 		IdleRSSKB: h.idle.RSSKB, Idle: h.idle, PoolClaims: claims - h.claims0, When: time.Now().UTC(),
 		WarmBreakdown:     breakdownOf("interpreter", h.warm),
 		ExecTrueBreakdown: breakdownOf("command", h.execTrueTimes),
+		ExecTrueFloor:     floorOf(h.floorSamples, h.floorWhy),
 	}
 	names := append(append([]string{Warm, Create, OneShot, ExecTrue, List}, speedNames...), proxyNames...)
 	if h.net != nil {
@@ -526,6 +546,9 @@ func (h *Harness) Close() error {
 	}
 	if h.srv != nil {
 		errs = append(errs, h.srv.close())
+	}
+	if h.floor != nil {
+		h.floor.close()
 	}
 	if h.baseCID != "" {
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)

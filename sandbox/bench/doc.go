@@ -19,7 +19,9 @@
 // target; warm run_code's median split into transport, engine, agent and
 // interpreter, and sandbox_exec true's into transport, engine, agent and
 // the command as the agent timed it, spawn included (from the server's
-// "tool call timing" debug lines); the
+// "tool call timing" debug lines), with that row's floor on the machine
+// (floor.go: a call of no tool, and the engine's attach stream to a
+// resident python3 that spawns sh -c true); the
 // server's resident memory idle (the most over the 6 s after it returned
 // its free heap) and with ten sandboxes open; tools/list's size as sent;
 // and whether twenty concurrent one-shot run_code calls all succeed. Last, it runs the red team's floods
@@ -45,5 +47,5 @@
 //	rep.WriteText(os.Stdout)
 //	h.Close()
 //
-// Imports: sandbox/kubernetes, sandbox/mcpclient, sandbox/netproxy
+// Imports: sandbox/dockerhost, sandbox/kubernetes, sandbox/mcpclient, sandbox/netproxy
 package bench

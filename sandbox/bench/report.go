@@ -24,12 +24,15 @@ type Report struct {
 	// WarmBreakdown splits the warm run_code row's time.
 	WarmBreakdown Breakdown `json:"warm_breakdown"`
 	// ExecTrueBreakdown splits the sandbox_exec true row's time.
-	ExecTrueBreakdown Breakdown  `json:"exec_true_breakdown"`
-	IdleRSSKB         int64      `json:"idle_rss_kb"`
-	Idle              Memory     `json:"idle_memory"`
-	RSS10KB           int64      `json:"rss_10_sandboxes_kb"`
-	Concurrent        Concurrent `json:"concurrent_one_shot"`
-	Surface           Surface    `json:"surface"`
+	ExecTrueBreakdown Breakdown `json:"exec_true_breakdown"`
+	// ExecTrueFloor is what sandbox_exec true costs this machine with
+	// nothing of MCP Sandbox's in the engine's stream (floor.go).
+	ExecTrueFloor Floor      `json:"exec_true_floor"`
+	IdleRSSKB     int64      `json:"idle_rss_kb"`
+	Idle          Memory     `json:"idle_memory"`
+	RSS10KB       int64      `json:"rss_10_sandboxes_kb"`
+	Concurrent    Concurrent `json:"concurrent_one_shot"`
+	Surface       Surface    `json:"surface"`
 	// Floods are the red team's floods with the server's peak memory.
 	Floods []Flood `json:"floods,omitempty"`
 }
@@ -105,6 +108,7 @@ func (r Report) WriteText(w io.Writer) error {
 	tw.Flush()
 	fmt.Fprintf(&b, "\nwarm run_code: %s\n", r.WarmBreakdown)
 	fmt.Fprintf(&b, "sandbox_exec true: %s\n", r.ExecTrueBreakdown)
+	fmt.Fprintf(&b, "sandbox_exec true's floor here: %s\n", r.ExecTrueFloor.line(r.baselineMedian(ExecTrue)))
 	fmt.Fprintf(&b, "warm pool served %d of the %d measured creates, one-shot runs (burst ones included) and stopped sandboxes\n", r.PoolClaims, (3+burstN)*r.Rounds)
 	released := fmt.Sprintf("the most over the %.0f s after it returned its free heap", idleSettle.Seconds())
 	if !r.Idle.Released {
@@ -157,4 +161,14 @@ func writeFloods(b *strings.Builder, floods []Flood) {
 			fmt.Fprintf(b, "%s FAILED: %s\n", f.Name, f.Err)
 		}
 	}
+}
+
+// baselineMedian is the baseline's median of the comparison named name.
+func (r Report) baselineMedian(name string) time.Duration {
+	for _, c := range r.Comparisons {
+		if c.Name == name {
+			return c.Baseline.Median
+		}
+	}
+	return 0
 }
