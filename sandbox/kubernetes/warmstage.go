@@ -318,7 +318,8 @@ func (b *Backend) removeCopy(ctx context.Context, pod, user, file string) {
 }
 
 // agentFilePrefix is the name of an agent's file in the workspace
-// (package agent's FilePrefix; that package is no import of this one).
+// (package agent's FilePrefix; that package is no import of this one, and
+// a test holds the two together).
 const agentFilePrefix = ".mcp-sandbox-agent-"
 
 // sandboxImage is the image of pod's sandbox container.
