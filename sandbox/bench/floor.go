@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"io"
+	"net"
 	"strconv"
 	"strings"
 	"time"
@@ -61,7 +62,7 @@ func (f Floor) Total() time.Duration { return f.Ping + f.Attach }
 // floorProbe is the resident python3 and its stream.
 type floorProbe struct {
 	cli  *client.Client
-	conn io.WriteCloser
+	conn net.Conn
 	rd   *bufio.Reader
 	hdr  [8]byte
 }
@@ -86,9 +87,16 @@ func startFloor(ctx context.Context, cid string) (*floorProbe, error) {
 	return nil, err
 }
 
+// floorAnswer bounds a round of the floor's probe: a python3 that does
+// not answer fails the probe, not the benchmark.
+const floorAnswer = 10 * time.Second
+
 // round sends one line and reads the python3's answer: the round trip,
 // and the spawn as it timed it.
 func (p *floorProbe) round() (rt, spawn time.Duration, err error) {
+	if err := p.conn.SetDeadline(time.Now().Add(floorAnswer)); err != nil {
+		return 0, 0, err
+	}
 	start := time.Now()
 	if _, err := p.conn.Write([]byte("go\n")); err != nil {
 		return 0, 0, err

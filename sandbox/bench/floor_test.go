@@ -1,6 +1,9 @@
 package bench
 
 import (
+	"bufio"
+	"io"
+	"net"
 	"strings"
 	"testing"
 	"time"
@@ -22,5 +25,53 @@ func TestFloorOf(t *testing.T) {
 	none := floorOf(nil, "the floor's probe did not start: no engine")
 	if none.N != 0 || !strings.Contains(none.line(ms(50)), "not measured (the floor's probe did not start: no engine)") {
 		t.Errorf("no samples: %+v, %q", none, none.line(ms(50)))
+	}
+}
+
+// The probe reads the engine's multiplexed stream: an answer split over
+// chunks, and python3's stderr ending the probe.
+func TestFloorProbeRound(t *testing.T) {
+	chunk := func(stream byte, s string) []byte {
+		h := []byte{stream, 0, 0, 0, 0, 0, 0, byte(len(s))}
+		return append(h, s...)
+	}
+	for _, tc := range []struct {
+		name    string
+		answer  [][]byte
+		spawn   time.Duration
+		wantErr string
+	}{
+		{"one chunk", [][]byte{chunk(1, "917\n")}, 917 * time.Microsecond, ""},
+		{"split", [][]byte{chunk(1, "1"), chunk(1, "204\n")}, 1204 * time.Microsecond, ""},
+		{"stderr", [][]byte{chunk(2, "Traceback")}, 0, `python3 said "Traceback"`},
+		{"not a number", [][]byte{chunk(1, "x\n")}, 0, `answered "x\n"`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ours, theirs := net.Pipe()
+			defer ours.Close()
+			defer theirs.Close()
+			go func() {
+				line := make([]byte, 3)
+				if _, err := io.ReadFull(theirs, line); err != nil || string(line) != "go\n" {
+					return
+				}
+				for _, c := range tc.answer {
+					if _, err := theirs.Write(c); err != nil {
+						return
+					}
+				}
+			}()
+			p := &floorProbe{conn: ours, rd: bufio.NewReader(ours)}
+			_, spawn, err := p.round()
+			if tc.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+					t.Fatalf("err = %v, want %q", err, tc.wantErr)
+				}
+				return
+			}
+			if err != nil || spawn != tc.spawn {
+				t.Fatalf("spawn %v, err %v; want %v", spawn, err, tc.spawn)
+			}
+		})
 	}
 }
