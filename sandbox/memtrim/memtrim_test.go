@@ -102,21 +102,27 @@ func TestTickReturnsHeapToTheSystem(t *testing.T) {
 	}
 	runtime.KeepAlive(garbage)
 	garbage = nil
+	// What was released is counted from before the collection: the
+	// background scavenger may return part of the garbage at any time,
+	// between the check below and the tick too.
+	released0 := releasedBytes()
 	runtime.GC()
 	held := readSample()().Free
 	if held < 8<<20 {
 		t.Skipf("only %d KiB free and held after the collection: the scavenger was faster than this test", held>>10)
 	}
-	released0 := releasedBytes()
 	tr.last = readSample()().Allocated // quiet since "the previous tick"
 	if !tr.tick() {
 		t.Fatalf("quiet tick with %d KiB held did not release", held>>10)
 	}
-	if free := readSample()().Free; free >= 1<<20 {
+	// Not all of it: the runtime's own work after the release (the tick
+	// reads the process's maps and statm) may leave a little free (up to
+	// 2 MiB seen).
+	if free := readSample()().Free; free >= held/4 {
 		t.Errorf("after the release %d KiB are still free and held (was %d KiB)", free>>10, held>>10)
 	}
 	if got := releasedBytes() - released0; got < 8<<20 {
-		t.Errorf("released %d KiB to the system, want at least 8 MiB", got>>10)
+		t.Errorf("released %d KiB to the system since the collection, want at least 8 MiB", got>>10)
 	}
 }
 
