@@ -9,6 +9,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/docker/docker/api/types/container"
+	"github.com/docker/docker/client"
+	"github.com/docker/docker/pkg/stdcopy"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/backend"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/config"
@@ -205,5 +208,93 @@ func TestExecTimeoutAfterSlowAgentStart(t *testing.T) {
 	}
 	if ps := mustExec(t, eng, sb.ID, psScript); strings.Contains(ps.Stdout, "sleep 1000") {
 		t.Errorf("processes survived the timeout:\n%s", ps.Stdout)
+	}
+}
+
+// aheadScript prints the pids of the shells the agent started ahead (the
+// pattern is split so that its own command line does not match).
+const aheadScript = `p='read -r __''n <&3'; for d in /proc/[0-9]*; do case $(tr '\0' ' ' < $d/cmdline 2>/dev/null) in *"$p"*) echo ${d#/proc/};; esac; done`
+
+// engineExec runs argv in container cid as user through the engine
+// itself (not the agent), and returns its stdout.
+func engineExec(t *testing.T, cli *client.Client, cid, user string, argv ...string) string {
+	t.Helper()
+	ctx := context.Background()
+	created, err := cli.ContainerExecCreate(ctx, cid, container.ExecOptions{Cmd: argv, User: user, AttachStdout: true, AttachStderr: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	hj, err := cli.ContainerExecAttach(ctx, created.ID, container.ExecAttachOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer hj.Close()
+	var out, errb bytes.Buffer
+	if _, err := stdcopy.StdCopy(&out, &errb, hj.Reader); err != nil {
+		t.Fatal(err)
+	}
+	if ins, err := cli.ContainerExecInspect(ctx, created.ID); err != nil || ins.ExitCode != 0 {
+		t.Fatalf("%q: exit %d %v: %s", argv, ins.ExitCode, err, errb.String())
+	}
+	return out.String()
+}
+
+// waitingShell waits for the agent to have one shell started ahead, and
+// returns its pid.
+func waitingShell(t *testing.T, cli *client.Client, sb *sandbox.Sandbox) string {
+	t.Helper()
+	var w []string
+	for range 100 {
+		if w = strings.Fields(engineExec(t, cli, sb.ContainerID, sb.User, "/bin/sh", "-c", aheadScript)); len(w) == 1 {
+			return w[0]
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	t.Fatalf("shells started ahead: %q, want one", w)
+	return ""
+}
+
+// After a command, the agent starts the next one's shell ahead, and a
+// command like it runs in that shell with the same results as in a shell
+// started for it; one the sandbox's code kills, or whose directory it
+// replaces, is not used.
+func TestAgentShellAhead(t *testing.T) {
+	testenv.Docker(t, testenv.TinyImage)
+	eng, cli := newEngine(t, func(c *config.Config) { c.Images.Allowed = append(c.Images.Allowed, testenv.TinyImage) })
+	for _, image := range []string{"", testenv.TinyImage} {
+		t.Run("image="+image, func(t *testing.T) {
+			sb := mustCreate(t, eng, sandbox.CreateRequest{Image: image})
+			mustExec(t, eng, sb.ID, "true")
+			pid := waitingShell(t, cli, sb)
+			// The next command is that shell (its $$), and its answer is
+			// the one a shell started for it gives.
+			res := mustExec(t, eng, sb.ID, "echo $$; printf '%s|' \"$0\" \"$#\" \"$__c\"; echo; echo err >&2; exit 3")
+			if res.ExitCode != 3 || res.Stdout != pid+"\n/bin/sh|0||\n" || res.Stderr != "err\n" {
+				t.Errorf("in the shell started ahead (%s): %+v", pid, res)
+			}
+			// Killed by the sandbox's code: the next command starts afresh.
+			pid = waitingShell(t, cli, sb)
+			engineExec(t, cli, sb.ContainerID, sb.User, "/bin/sh", "-c", "kill -9 "+pid)
+			if res := mustExec(t, eng, sb.ID, "echo $0 $$"); res.Stdout == "/bin/sh "+pid+"\n" || !strings.HasPrefix(res.Stdout, "/bin/sh ") || res.ExitCode != 0 {
+				t.Errorf("after the waiting shell (%s) was killed: %+v", pid, res)
+			}
+			// Its directory replaced: the command runs in the new one.
+			mustExec(t, eng, sb.ID, "mkdir d")
+			if _, err := eng.Exec(context.Background(), sb.ID, sandbox.ExecRequest{Command: "true", Workdir: "d"}); err != nil {
+				t.Fatal(err)
+			}
+			waitingShell(t, cli, sb)
+			engineExec(t, cli, sb.ContainerID, sb.User, "/bin/sh", "-c", "cd /workspace && rmdir d && mkdir d && echo new > d/f")
+			res, err := eng.Exec(context.Background(), sb.ID, sandbox.ExecRequest{Command: "cat f", Workdir: "d"})
+			if err != nil || res.Stdout != "new\n" {
+				t.Errorf("in a replaced directory: %+v %v", res, err)
+			}
+			// Removed: an error, as for any missing directory.
+			waitingShell(t, cli, sb)
+			engineExec(t, cli, sb.ContainerID, sb.User, "/bin/sh", "-c", "rm -r /workspace/d")
+			if _, err := eng.Exec(context.Background(), sb.ID, sandbox.ExecRequest{Command: "true", Workdir: "d"}); err == nil || !strings.Contains(err.Error(), "d") {
+				t.Errorf("in a removed directory: %v", err)
+			}
+		})
 	}
 }

@@ -57,6 +57,10 @@ type agent struct {
 
 	listeners map[int]net.Listener
 	accepted  int // the last stream id an accept opened (even)
+
+	ahead   *ahead // a shell started for the next command (ahead.go)
+	closing bool   // the agent is ending: no shell is started ahead
+	served  int    // commands run by a shell started ahead
 }
 
 func main() {
@@ -78,10 +82,12 @@ func main() {
 	err = a.serve(in)
 	// The server is gone (or spoke nonsense): nothing may outlive it.
 	a.mu.Lock()
+	a.closing = true
 	for _, r := range a.runs {
 		killTree(r.pid)
 	}
 	a.mu.Unlock()
+	a.endAhead()
 	if err != nil {
 		os.Exit(3)
 	}
@@ -246,23 +252,32 @@ func (a *agent) run(r proto.Start) {
 		a.exit(*fail)
 		return
 	}
-	pipes, err := outputPipes(cmd)
-	if err != nil {
-		a.exit(proto.Exit{ID: r.ID, Code: -1, Error: err.Error()})
-		return
+	like := cmd
+	var pipes [2]*os.File
+	if w := a.takeAhead(cmd); w != nil {
+		cmd, pipes = w.cmd, w.pipes
+	} else {
+		var err error
+		pipes, err = outputPipes(cmd)
+		if err != nil {
+			a.exit(proto.Exit{ID: r.ID, Code: -1, Error: err.Error()})
+			return
+		}
+		err = cmd.Start()
+		cmd.Stdout.(*os.File).Close()
+		cmd.Stderr.(*os.File).Close()
+		if err != nil {
+			pipes[0].Close()
+			pipes[1].Close()
+			a.exit(proto.Exit{ID: r.ID, Code: 126, Error: err.Error()})
+			return
+		}
 	}
 	defer pipes[0].Close()
 	defer pipes[1].Close()
-	err = cmd.Start()
-	cmd.Stdout.(*os.File).Close()
-	cmd.Stderr.(*os.File).Close()
-	if err != nil {
-		a.exit(proto.Exit{ID: r.ID, Code: 126, Error: err.Error()})
-		return
-	}
 	a.register(r.ID, &running{pid: cmd.Process.Pid, pipes: pipes})
 	drained := a.relay(r.ID, pipes)
-	err = cmd.Wait()
+	err := cmd.Wait()
 	// As docker exec does: once the command has exited, its output is read
 	// until it closes, but for a short while only; a child left running in
 	// the background (`sleep 1000 &`) that holds the pipes keeps running,
@@ -279,6 +294,8 @@ func (a *agent) run(r proto.Start) {
 	delete(a.runs, r.ID)
 	a.mu.Unlock()
 	a.exit(proto.Exit{ID: r.ID, Code: exitCode(cmd, err), US: time.Since(began).Microseconds()})
+	// The next command's shell starts now, after this one's answer.
+	a.prepareAhead(like)
 }
 
 // command checks r and makes the command it asks for, in a session of its
