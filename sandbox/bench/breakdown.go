@@ -64,8 +64,8 @@ func (w *logWatch) timingCount(tool string) int {
 // outside the round trip to the sandbox), agent (the round trip to the
 // sandbox's agent outside what Inside names) and Interpreter: what the
 // resident interpreter says it spent (warm run_code), or what the agent
-// says the command took from its start frame to its exit, spawn included
-// (sandbox_exec).
+// says the command took from its start frame to its exit, its shell's
+// start included unless it was started ahead (sandbox_exec).
 type Breakdown struct {
 	Inside      string        `json:"inside"` // "interpreter" or "command"
 	N           int           `json:"n"`

@@ -18,10 +18,10 @@
 // It reports medians, 95th percentiles and the ratios, each beside its
 // target; warm run_code's median split into transport, engine, agent and
 // interpreter, and sandbox_exec true's into transport, engine, agent and
-// the command as the agent timed it, spawn included (from the server's
-// "tool call timing" debug lines), with that row's floor on the machine
-// (floor.go: a call of no tool, and the engine's attach stream to a
-// resident python3 that spawns sh -c true); the
+// the command as the agent timed it (from the server's "tool call timing"
+// debug lines), with that row's floor on the machine (floor.go: a call of
+// no tool, and the engine's attach stream to a resident python3 that has
+// true run by a shell it started ahead); the
 // server's resident memory idle (the most over the 6 s after it returned
 // its free heap) and with ten sandboxes open; tools/list's size as sent;
 // and whether twenty concurrent one-shot run_code calls all succeed. Last, it runs the red team's floods

@@ -30,27 +30,40 @@ import (
 //   - a line written to, and one read back from, a resident python3 in the
 //     baseline's container through the engine's attach stream (the API
 //     call the agent's connection uses, read with the docker library's own
-//     client), the line sent back once that python3 has spawned
-//     `/bin/sh -c true` (posix_spawn, as a C program would) and reaped it;
-//   - that spawn, as the python3 timed it.
+//     client), the line sent back once that python3 has had `true` run by
+//     a shell it started ahead, as the agent does (posix_spawn of
+//     `/bin/sh -c 'read -r l <&3; exec 3<&-; eval "$l"'`, as a C program
+//     would, then, on the line, `true` written to its fd 3 and the shell
+//     reaped; the next one is started after the answer);
+//   - that command, as the python3 timed it.
 
-// floorLoop is the resident python3: one line in, one spawn, its time in
-// microseconds out.
+// floorLoop is the resident python3: one line in, one command, its time
+// in microseconds out.
 const floorLoop = `import os, sys, time
 r, w = sys.stdin.buffer, sys.stdout.buffer
+def ahead():
+    rd, wr = os.pipe()
+    pid = os.posix_spawn('/bin/sh', ['sh', '-c', 'read -r l <&3; exec 3<&-; eval "$l"'], os.environ,
+        file_actions=[(os.POSIX_SPAWN_DUP2, rd, 3), (os.POSIX_SPAWN_CLOSE, wr), (os.POSIX_SPAWN_OPEN, 0, '/dev/null', os.O_RDONLY, 0)])
+    os.close(rd)
+    return pid, wr
+pid, wr = ahead()
 while r.readline():
     t = time.perf_counter_ns()
-    os.waitpid(os.posix_spawn('/bin/sh', ['sh', '-c', 'true'], os.environ), 0)
+    os.write(wr, b'true\n')
+    os.close(wr)
+    os.waitpid(pid, 0)
     w.write(b'%d\n' % ((time.perf_counter_ns() - t) // 1000))
     w.flush()
+    pid, wr = ahead()
 `
 
 // Floor is sandbox_exec true's floor: the medians of its parts.
 type Floor struct {
-	N      int           `json:"n"`
-	Ping   time.Duration `json:"ping_ns"`   // a call of a tool the server does not have
-	Attach time.Duration `json:"attach_ns"` // round trip through the attach stream, spawn included
-	Spawn  time.Duration `json:"spawn_ns"`  // the spawn alone, as timed in the container
+	N       int           `json:"n"`
+	Ping    time.Duration `json:"ping_ns"`    // a call of a tool the server does not have
+	Attach  time.Duration `json:"attach_ns"`  // round trip through the attach stream, command included
+	Command time.Duration `json:"command_ns"` // the command alone, as timed in the container
 	// Why says why there is no floor (the engine's API could not be
 	// reached as the docker library's client, say).
 	Why string `json:"why,omitempty"`
@@ -92,8 +105,8 @@ func startFloor(ctx context.Context, cid string) (*floorProbe, error) {
 const floorAnswer = 10 * time.Second
 
 // round sends one line and reads the python3's answer: the round trip,
-// and the spawn as it timed it.
-func (p *floorProbe) round() (rt, spawn time.Duration, err error) {
+// and the command as it timed it.
+func (p *floorProbe) round() (rt, command time.Duration, err error) {
 	if err := p.conn.SetDeadline(time.Now().Add(floorAnswer)); err != nil {
 		return 0, 0, err
 	}
@@ -136,7 +149,7 @@ func (p *floorProbe) close() {
 }
 
 // floorSample is one round's floor parts.
-type floorSample struct{ ping, attach, spawn time.Duration }
+type floorSample struct{ ping, attach, command time.Duration }
 
 // measureFloor measures the floor's parts once (the last side of the
 // sandbox_exec true step). A probe that fails is reported, not failed on:
@@ -145,10 +158,10 @@ func (h *Harness) measureFloor(ctx context.Context) (func(), error) {
 	if h.floor == nil {
 		return nil, nil
 	}
-	if err := h.dockerExecTrueOnly(ctx); err != nil {
+	if _, err := h.dockerExecTrue(ctx); err != nil {
 		return nil, err
 	}
-	rt, spawn, err := h.floor.round()
+	rt, command, err := h.floor.round()
 	if err != nil {
 		h.mu.Lock()
 		h.floorWhy = err.Error()
@@ -157,7 +170,7 @@ func (h *Harness) measureFloor(ctx context.Context) (func(), error) {
 		h.floor = nil
 		return nil, nil
 	}
-	if err := h.dockerExecTrueOnly(ctx); err != nil {
+	if _, err := h.dockerExecTrue(ctx); err != nil {
 		return nil, err
 	}
 	start := time.Now()
@@ -167,21 +180,16 @@ func (h *Harness) measureFloor(ctx context.Context) (func(), error) {
 		return nil, fmt.Errorf("a call of a tool the server does not have: got %v, want its not-found error", err)
 	}
 	h.mu.Lock()
-	h.floorSamples = append(h.floorSamples, floorSample{ping: ping, attach: rt, spawn: spawn})
+	h.floorSamples = append(h.floorSamples, floorSample{ping: ping, attach: rt, command: command})
 	h.mu.Unlock()
 	return nil, nil
 }
 
-func (h *Harness) dockerExecTrueOnly(ctx context.Context) error {
-	_, err := h.dockerExecTrue(ctx)
-	return err
-}
-
 // floorOf summarises the samples.
 func floorOf(samples []floorSample, why string) Floor {
-	var ping, attach, spawn []time.Duration
+	var ping, attach, command []time.Duration
 	for _, s := range samples {
-		ping, attach, spawn = append(ping, s.ping), append(attach, s.attach), append(spawn, s.spawn)
+		ping, attach, command = append(ping, s.ping), append(attach, s.attach), append(command, s.command)
 	}
 	if len(ping) == 0 {
 		if why == "" {
@@ -189,7 +197,7 @@ func floorOf(samples []floorSample, why string) Floor {
 		}
 		return Floor{Why: why}
 	}
-	return Floor{N: len(ping), Ping: summarize(ping).Median, Attach: summarize(attach).Median, Spawn: summarize(spawn).Median}
+	return Floor{N: len(ping), Ping: summarize(ping).Median, Attach: summarize(attach).Median, Command: summarize(command).Median}
 }
 
 // line is the floor beside the row's baseline median.
@@ -200,6 +208,6 @@ func (f Floor) line(baseline time.Duration) string {
 		}
 		return "not measured (" + f.Why + ")"
 	}
-	return fmt.Sprintf("a call of no tool %s + the engine's attach stream to a resident python3 and back %s (its posix_spawn of sh -c true %s) = %s ms, %.3f of docker exec true (medians of %d; nothing of MCP Sandbox's in the stream)",
-		ms3(f.Ping), ms3(f.Attach), ms3(f.Spawn), ms3(f.Total()), ratio(f.Total(), baseline), f.N)
+	return fmt.Sprintf("a call of no tool %s + the engine's attach stream to a resident python3 and back %s (true in a shell it started ahead %s) = %s ms, %.3f of docker exec true (medians of %d; nothing of MCP Sandbox's in the stream)",
+		ms3(f.Ping), ms3(f.Attach), ms3(f.Command), ms3(f.Total()), ratio(f.Total(), baseline), f.N)
 }

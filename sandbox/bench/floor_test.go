@@ -12,11 +12,11 @@ import (
 func TestFloorOf(t *testing.T) {
 	ms := func(f float64) time.Duration { return time.Duration(f * float64(time.Millisecond)) }
 	f := floorOf([]floorSample{
-		{ping: ms(0.5), attach: ms(1.4), spawn: ms(1.1)},
-		{ping: ms(0.3), attach: ms(1.2), spawn: ms(0.9)},
-		{ping: ms(0.4), attach: ms(1.3), spawn: ms(1.0)},
+		{ping: ms(0.5), attach: ms(1.4), command: ms(1.1)},
+		{ping: ms(0.3), attach: ms(1.2), command: ms(0.9)},
+		{ping: ms(0.4), attach: ms(1.3), command: ms(1.0)},
 	}, "")
-	if f.N != 3 || f.Ping != ms(0.4) || f.Attach != ms(1.3) || f.Spawn != ms(1.0) || f.Total() != ms(1.7) {
+	if f.N != 3 || f.Ping != ms(0.4) || f.Attach != ms(1.3) || f.Command != ms(1.0) || f.Total() != ms(1.7) {
 		t.Fatalf("floorOf = %+v, want the medians 0.4, 1.3, 1.0 ms of 3", f)
 	}
 	if got := f.line(ms(50)); !strings.Contains(got, "= 1.70 ms, 0.034 of docker exec true") {
@@ -38,7 +38,7 @@ func TestFloorProbeRound(t *testing.T) {
 	for _, tc := range []struct {
 		name    string
 		answer  [][]byte
-		spawn   time.Duration
+		command time.Duration
 		wantErr string
 	}{
 		{"one chunk", [][]byte{chunk(1, "917\n")}, 917 * time.Microsecond, ""},
@@ -62,15 +62,15 @@ func TestFloorProbeRound(t *testing.T) {
 				}
 			}()
 			p := &floorProbe{conn: ours, rd: bufio.NewReader(ours)}
-			_, spawn, err := p.round()
+			_, command, err := p.round()
 			if tc.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
 					t.Fatalf("err = %v, want %q", err, tc.wantErr)
 				}
 				return
 			}
-			if err != nil || spawn != tc.spawn {
-				t.Fatalf("spawn %v, err %v; want %v", spawn, err, tc.spawn)
+			if err != nil || command != tc.command {
+				t.Fatalf("command %v, err %v; want %v", command, err, tc.command)
 			}
 		})
 	}

@@ -28,7 +28,7 @@ func TestReportText(t *testing.T) {
 		PoolClaims: 40, IdleRSSKB: 18 << 10, RSS10KB: 24 << 10,
 		WarmBreakdown:     Breakdown{Inside: "interpreter", N: 20, Total: ms(2.1), Transport: ms(0.4), Engine: ms(0.3), Agent: ms(1.1), Interpreter: ms(0.3)},
 		ExecTrueBreakdown: Breakdown{Inside: "command", N: 20, Total: ms(2.2), Transport: ms(0.5), Engine: ms(0.2), Agent: ms(0.4), Interpreter: ms(1.1)},
-		ExecTrueFloor:     Floor{N: 20, Ping: ms(0.4), Attach: ms(1.3), Spawn: ms(1.0)},
+		ExecTrueFloor:     Floor{N: 20, Ping: ms(0.4), Attach: ms(1.3), Command: ms(1.0)},
 		Idle:              Memory{RSSKB: 18 << 10, AnonKB: 6 << 10, FileKB: 12 << 10, Released: true},
 		Concurrent:        Concurrent{N: 20, OK: 20, Wall: 2500 * time.Millisecond},
 		Surface:           Surface{ToolsListBytes: 8366, ToolsCoreBytes: 5026, InstructionsBytes: 457},
