@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+	"time"
 )
 
 // A shell started ahead. Starting a process is most of what a short
@@ -43,6 +44,12 @@ type ahead struct {
 	prog  os.FileInfo // the program, as found when it was started
 	dir   os.FileInfo // its working directory, likewise
 }
+
+// aheadDelay is how long after a command's answer the next one's shell
+// is started: the answer's way back to the client (the engine's stream,
+// the server, stdio) takes a millisecond or so, and a start during it
+// competes with it for the CPU.
+const aheadDelay = 10 * time.Millisecond
 
 // aheadMax bounds the command text sent to a waiting shell: its read
 // builtin takes a byte per system call.

@@ -150,6 +150,7 @@ func TestAheadRunsAsDashC(t *testing.T) {
 			run := func(text string) (string, string, int) {
 				id++
 				a.run(proto.Start{ID: id, Argv: []string{sh, "-c", text}, Env: []string{"AHEAD_T=1"}, Dir: os.TempDir()})
+				a.preparing.Wait()
 				o, e, x := f.result(t, id)
 				return o, e, x.Code
 			}
@@ -199,6 +200,7 @@ func TestAheadOnlyWhenSame(t *testing.T) {
 		id++
 		s.ID = id
 		a.run(s)
+		a.preparing.Wait()
 		o, e, x := f.result(t, id)
 		return o, e, x.Code
 	}

@@ -61,6 +61,8 @@ type agent struct {
 	ahead   *ahead // a shell started for the next command (ahead.go)
 	closing bool   // the agent is ending: no shell is started ahead
 	served  int    // commands run by a shell started ahead
+
+	preparing sync.WaitGroup // shells about to be started ahead
 }
 
 func main() {
@@ -294,8 +296,13 @@ func (a *agent) run(r proto.Start) {
 	delete(a.runs, r.ID)
 	a.mu.Unlock()
 	a.exit(proto.Exit{ID: r.ID, Code: exitCode(cmd, err), US: time.Since(began).Microseconds()})
-	// The next command's shell starts now, after this one's answer.
-	a.prepareAhead(like)
+	// The next command's shell starts once this one's answer is on its
+	// way: not while the engine and the client still have it to handle.
+	a.preparing.Add(1)
+	time.AfterFunc(aheadDelay, func() {
+		defer a.preparing.Done()
+		a.prepareAhead(like)
+	})
 }
 
 // command checks r and makes the command it asks for, in a session of its
