@@ -239,6 +239,9 @@ func engineOnCluster(t *testing.T, readmeRole bool) {
 	t.Run("cancel kills the child", func(t *testing.T) {
 		cancelKillsChild(ctx, t, eng, be, sb.Sandbox)
 	})
+	t.Run("shell started ahead", func(t *testing.T) {
+		shellAhead(ctx, t, eng, be, sb.Sandbox)
+	})
 
 	if _, err := eng.Stop(ctx, sb.ID, sandbox.StopRequest{}); err != nil {
 		t.Fatalf("Stop: %v", err)
@@ -319,5 +322,44 @@ func cancelKillsChild(ctx context.Context, t *testing.T, eng *sandbox.Engine, be
 	script := `for i in $(seq 1 100); do a=; for p in $(cat /tmp/child /tmp/parent); do s=$(cut -d' ' -f3 /proc/$p/stat 2>/dev/null); [ -n "$s" ] && [ "$s" != Z ] && a="$a $p"; done; [ -z "$a" ] && exit 0; sleep 0.1; done; echo $a`
 	if a := inPod(ctx, t, be, sb.ContainerID, script); a != "" {
 		t.Errorf("still running after the cancel: %s", a)
+	}
+}
+
+// aheadScript prints the pids of the shells the agent started ahead (the
+// pattern split so that its own command line does not match).
+const aheadScript = `p='read -r __''n <&3'; for d in /proc/[0-9]*; do case $(tr '\0' ' ' < $d/cmdline 2>/dev/null) in *"$p"*) echo ${d#/proc/};; esac; done`
+
+// waitingShell waits for the agent to have one shell started ahead, and
+// returns its pid.
+func waitingShell(ctx context.Context, t *testing.T, be *kubernetes.Backend, cid string) string {
+	t.Helper()
+	var w []string
+	for range 100 {
+		if w = strings.Fields(inPod(ctx, t, be, cid, aheadScript)); len(w) == 1 {
+			return w[0]
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	t.Fatalf("shells started ahead: %q, want one", w)
+	return ""
+}
+
+// shellAhead: after a command the agent in the pod starts the next one's
+// shell ahead, the next command runs in it (its $$), and one the
+// sandbox's code kills is not used.
+func shellAhead(ctx context.Context, t *testing.T, eng *sandbox.Engine, be *kubernetes.Backend, sb *sandbox.Sandbox) {
+	if _, err := eng.Exec(ctx, sb.ID, sandbox.ExecRequest{Command: "true"}); err != nil {
+		t.Fatal(err)
+	}
+	pid := waitingShell(ctx, t, be, sb.ContainerID)
+	res, err := eng.Exec(ctx, sb.ID, sandbox.ExecRequest{Command: "echo $$; exit 3"})
+	if err != nil || res.Stdout != pid+"\n" || res.ExitCode != 3 {
+		t.Errorf("in the shell started ahead (%s): %+v %v", pid, res, err)
+	}
+	pid = waitingShell(ctx, t, be, sb.ContainerID)
+	inPod(ctx, t, be, sb.ContainerID, "kill -9 "+pid)
+	res, err = eng.Exec(ctx, sb.ID, sandbox.ExecRequest{Command: "echo $0 $$"})
+	if err != nil || res.Stdout == "/bin/sh "+pid+"\n" || !strings.HasPrefix(res.Stdout, "/bin/sh ") {
+		t.Errorf("after the waiting shell (%s) was killed: %+v %v", pid, res, err)
 	}
 }
