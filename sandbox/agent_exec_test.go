@@ -211,10 +211,6 @@ func TestExecTimeoutAfterSlowAgentStart(t *testing.T) {
 	}
 }
 
-// aheadScript prints the pids of the shells the agent started ahead (the
-// pattern is split so that its own command line does not match).
-const aheadScript = `p='read -r __''n <&3'; for d in /proc/[0-9]*; do case $(tr '\0' ' ' < $d/cmdline 2>/dev/null) in *"$p"*) echo ${d#/proc/};; esac; done`
-
 // engineExec runs argv in container cid as user through the engine
 // itself (not the agent), and returns its stdout.
 func engineExec(t *testing.T, cli *client.Client, cid, user string, argv ...string) string {
@@ -245,7 +241,7 @@ func waitingShell(t *testing.T, cli *client.Client, sb *sandbox.Sandbox) string 
 	t.Helper()
 	var w []string
 	for range 100 {
-		if w = strings.Fields(engineExec(t, cli, sb.ContainerID, sb.User, "/bin/sh", "-c", aheadScript)); len(w) == 1 {
+		if w = strings.Fields(engineExec(t, cli, sb.ContainerID, sb.User, "/bin/sh", "-c", testenv.AheadShellsScript)); len(w) == 1 {
 			return w[0]
 		}
 		time.Sleep(50 * time.Millisecond)

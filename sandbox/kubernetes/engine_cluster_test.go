@@ -26,6 +26,7 @@ import (
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/backend"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/config"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/kubernetes"
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox/testenv"
 )
 
 // clusterEngine is an engine on a Kubernetes backend (agent-sandbox
@@ -325,17 +326,13 @@ func cancelKillsChild(ctx context.Context, t *testing.T, eng *sandbox.Engine, be
 	}
 }
 
-// aheadScript prints the pids of the shells the agent started ahead (the
-// pattern split so that its own command line does not match).
-const aheadScript = `p='read -r __''n <&3'; for d in /proc/[0-9]*; do case $(tr '\0' ' ' < $d/cmdline 2>/dev/null) in *"$p"*) echo ${d#/proc/};; esac; done`
-
 // waitingShell waits for the agent to have one shell started ahead, and
 // returns its pid.
 func waitingShell(ctx context.Context, t *testing.T, be *kubernetes.Backend, cid string) string {
 	t.Helper()
 	var w []string
 	for range 100 {
-		if w = strings.Fields(inPod(ctx, t, be, cid, aheadScript)); len(w) == 1 {
+		if w = strings.Fields(inPod(ctx, t, be, cid, testenv.AheadShellsScript)); len(w) == 1 {
 			return w[0]
 		}
 		time.Sleep(50 * time.Millisecond)
