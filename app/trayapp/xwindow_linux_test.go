@@ -162,6 +162,13 @@ func (p *trayProc) endWindow(t *testing.T) {
 			t.Errorf("the window exited with %v:\n%s", err, p.stderr)
 		}
 	case <-time.After(20 * time.Second):
-		t.Errorf("the window did not end within 20 s of SIGTERM")
+		// Where it is stuck: a Go program prints its goroutines on SIGQUIT.
+		syscall.Kill(p.pid, syscall.SIGQUIT)
+		select {
+		case <-p.done:
+			t.Errorf("the window did not end within 20 s of SIGTERM; its goroutines on SIGQUIT:\n%s", p.stderr)
+		case <-time.After(10 * time.Second):
+			t.Errorf("the window did not end within 20 s of SIGTERM, nor on SIGQUIT")
+		}
 	}
 }
