@@ -82,10 +82,14 @@ func (e *Engine) agentFor(ctx context.Context, sb *Sandbox) *agentconn.Conn {
 	if bad != "" {
 		return nil
 	}
+	ended := s.Ended()
 	if starts >= maxAgentStarts {
 		s.SetBad("the agent was started " + strconv.Itoa(starts) + " times and stopped each time")
-		e.log.Warn("command agent keeps stopping; using docker exec from now on", "id", sb.ID)
+		e.log.Warn("command agent keeps stopping; using docker exec from now on", "id", sb.ID, "why", ended)
 		return nil
+	}
+	if ended != nil {
+		e.log.Info("command agent ended; starting another", "id", sb.ID, "why", ended)
 	}
 	c, err := e.startAgent(ctx, sb)
 	kept := s.Started(c, func() bool { return !sb.isRemoving() })

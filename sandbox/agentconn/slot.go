@@ -60,6 +60,18 @@ func (s *Slot) Started(c *Conn, keep func() bool) bool {
 	return ok
 }
 
+// Ended is why the slot's last connection ended: nil while it runs, or
+// before the first start.
+func (s *Slot) Ended() error {
+	s.mu.Lock()
+	c := s.conn
+	s.mu.Unlock()
+	if c == nil || !c.Gone() {
+		return nil
+	}
+	return c.deadErr
+}
+
 // SetBad records why the agent cannot run.
 func (s *Slot) SetBad(why string) {
 	s.mu.Lock()

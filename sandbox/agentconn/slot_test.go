@@ -61,3 +61,23 @@ func TestExecBigStdin(t *testing.T) {
 		t.Fatalf("fallback got %d bytes, want %d (err %v)", len(got), len(in), err)
 	}
 }
+
+// TestSlotEnded: a slot says why its last connection ended, and nothing
+// while it runs.
+func TestSlotEnded(t *testing.T) {
+	var s Slot
+	if err := s.Ended(); err != nil {
+		t.Fatalf("empty slot: %v", err)
+	}
+	c := &Conn{dead: make(chan struct{}), calls: map[int]*agentCall{}}
+	_, _, _, done := s.Starting()
+	s.Started(c, func() bool { return true })
+	done()
+	if err := s.Ended(); err != nil {
+		t.Fatalf("running: %v", err)
+	}
+	c.fail(errors.New("the agent stopped reading its input"))
+	if err := s.Ended(); err == nil || err.Error() != "the agent stopped reading its input" {
+		t.Fatalf("ended: %v", err)
+	}
+}
