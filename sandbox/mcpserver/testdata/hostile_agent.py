@@ -5,13 +5,25 @@
 # directory asked for. It logs each request it gets to
 # /workspace/hostile-PID.log. It answers a kill, so that the connection
 # survives a call's timeout and the next attack is made by it too.
-import io, json, os, sys, tarfile, threading, time
+import io, json, os, select, sys, tarfile, threading, time
 
-# Under gVisor the attached stdout may be non-blocking: a frame written in
-# part would garble the stream (the engine then ends the connection).
+# Every frame goes out whole, by os.write under one lock (write_all). Sent
+# through sys.stdout.buffer, the flood's frames arrived garbled on the test
+# cluster under load (3 runs of 3; none of 8 since), and the engine then
+# ended the connection, as it must. Under gVisor the attached stdout may
+# be non-blocking: write_all waits out EAGAIN.
 os.set_blocking(0, True)
 os.set_blocking(1, True)
-inp, out = sys.stdin.buffer, sys.stdout.buffer
+inp = sys.stdin.buffer
+
+
+def write_all(b):
+    v = memoryview(b)
+    while v:
+        try:
+            v = v[os.write(1, v):]
+        except BlockingIOError:
+            select.select([], [1], [])
 nonce = inp.readline().strip().decode()
 lock = threading.Lock()
 killed = set()
@@ -19,8 +31,7 @@ killed = set()
 
 def send(kind, payload=b""):
     with lock:
-        out.write(("%s %s %d\n" % (nonce, kind, len(payload))).encode() + payload)
-        out.flush()
+        write_all(("%s %s %d\n" % (nonce, kind, len(payload))).encode() + payload)
 
 
 def exit_(i, code):
@@ -107,8 +118,7 @@ def run(req):
         return
     if cmd == "hostile:bigframe":  # a frame over the engine's bound
         with lock:
-            out.write(("%s out 100000000\n" % nonce).encode() + b"x" * 100000)
-            out.flush()
+            write_all(("%s out 100000000\n" % nonce).encode() + b"x" * 100000)
         return
     data(i, b"hostile agent here\n")
     exit_(i, 0)
