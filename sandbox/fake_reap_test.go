@@ -315,3 +315,53 @@ func TestFakeNoLockNoSandboxes(t *testing.T) {
 		}
 	})
 }
+
+// TestFakeReapAbandonedProbe: a probe (a helper for no sandbox, the
+// doctor's) carries no installation and no owner: every reaper removes it,
+// with its volume, once it is backend.ProbeLifetime old, and not before;
+// the install helper of a live owner stays however old.
+func TestFakeReapAbandonedProbe(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		st, inst := openState(t)
+		live, err := st.LockServer("liveserver")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer live.Release()
+		be := fake.New()
+		probeLabels := map[string]string{backend.LabelManaged: "true", backend.LabelHelper: backend.HelperProbe}
+		probe := be.Put(backend.ContainerSpec{Name: "mcp-sandbox-helper-p", Image: fake.DefaultImage, Labels: probeLabels})
+		be.PutVolume("mcp-sandbox-helper-q-workspace", probeLabels)
+		helper := be.Put(backend.ContainerSpec{Name: "mcp-sandbox-helper-h", Image: fake.DefaultImage, Labels: map[string]string{
+			backend.LabelManaged: "true", backend.LabelHelper: "sb1", backend.LabelID: "sb1-install",
+			backend.LabelInstallation: inst, backend.LabelOwner: "liveserver",
+		}})
+		there := func() (probes, helpers int) {
+			for _, c := range be.Containers() {
+				switch c.ID {
+				case probe:
+					probes++
+				case helper:
+					helpers++
+				}
+			}
+			return probes + len(be.Volumes()), helpers
+		}
+		reap := func() {
+			t.Helper()
+			if _, err := inventory.Reap(context.Background(), be, st, inventory.ReapRequest{Self: "reaper"}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		time.Sleep(backend.ProbeLifetime - time.Minute)
+		reap()
+		if p, h := there(); p != 2 || h != 1 {
+			t.Fatalf("young probe: %d of its container and volume, %d helper left; want 2, 1", p, h)
+		}
+		time.Sleep(2 * time.Minute)
+		reap()
+		if p, h := there(); p != 0 || h != 1 {
+			t.Errorf("old probe: %d of its container and volume, %d helper left; want 0, 1", p, h)
+		}
+	})
+}

@@ -1,6 +1,9 @@
 package backend
 
-import "errors"
+import (
+	"errors"
+	"time"
+)
 
 // Error classes a backend's errors wrap, so that the engine and its callers
 // branch with errors.Is.
@@ -70,6 +73,24 @@ const (
 	NamePrefix     = "mcp-sandbox-"
 	PoolNamePrefix = "mcp-sandbox-pool-"
 )
+
+// A probe is a helper container that serves no sandbox (the doctor's
+// check that an image's interpreter runs): its LabelHelper is HelperProbe.
+// Its maker removes it within ProbeLifetime. One older than that was
+// abandoned (its maker was killed, or the engine stopped under it), and
+// every reaper removes it and its workspace, whichever installation made
+// it: nothing else would ever find it.
+const (
+	HelperProbe   = "probe"
+	ProbeLifetime = 10 * time.Minute
+)
+
+// AbandonedProbe reports whether an object with labels, made at created,
+// is a probe older than ProbeLifetime at now.
+func AbandonedProbe(labels map[string]string, created, now time.Time) bool {
+	return labels[LabelManaged] == "true" && labels[LabelHelper] == HelperProbe &&
+		!created.IsZero() && now.Sub(created) > ProbeLifetime
+}
 
 // ContainerName returns the name of the container of sandbox id.
 func ContainerName(id string) string { return NamePrefix + id }

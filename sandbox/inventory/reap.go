@@ -16,7 +16,11 @@ import (
 // gone owners. With no state directory nothing can be proved, and nothing
 // is removed.
 func Reap(ctx context.Context, be backend.Backend, st *state.Store, req ReapRequest) (ReapResult, error) {
-	ids, err := reap(ctx, be, st, req.Self)
+	now := req.Now
+	if now.IsZero() {
+		now = time.Now()
+	}
+	ids, err := reap(ctx, be, st, req.Self, now)
 	return ReapResult{Removed: ids}, err
 }
 
@@ -25,6 +29,8 @@ type ReapRequest struct {
 	// Self is an owner id whose objects are never reaped (the caller's
 	// own, or "").
 	Self string
+	// Now is the time ages are judged by (zero: the clock's).
+	Now time.Time
 }
 
 // ReapResult is what Reap reports.
@@ -34,7 +40,7 @@ type ReapResult struct {
 }
 
 // reap is Reap; it returns the ids it removed.
-func reap(ctx context.Context, be backend.Backend, st *state.Store, self string) ([]string, error) {
+func reap(ctx context.Context, be backend.Backend, st *state.Store, self string, now time.Time) ([]string, error) {
 	if st == nil {
 		return nil, nil
 	}
@@ -47,7 +53,6 @@ func reap(ctx context.Context, be backend.Backend, st *state.Store, self string)
 		return nil, err
 	}
 	proof := newOwnerProof(st, inst, self)
-	now := time.Now()
 	var removed []string
 	var errs []error
 	present := map[string]bool{}
@@ -72,7 +77,7 @@ func reap(ctx context.Context, be backend.Backend, st *state.Store, self string)
 			}
 		}
 	}
-	sweep := volumeSweep{proof: proof}
+	sweep := volumeSweep{proof: proof, now: now}
 	if _, err := be.RemoveOrphanVolumes(ctx, func(v backend.VolumeInfo) bool { return sweep.orphanReason(v) != "" }); err != nil {
 		errs = append(errs, err)
 	}
@@ -88,7 +93,11 @@ const expiryGrace = 2 * time.Minute
 // goes; one whose owner is alive goes only when the owner's record (which
 // it updates at every use) says it has been idle past its expiry and the
 // grace, and is not busy. The creation-time expires-at label never counts.
+// A probe (backend.AbandonedProbe) past its lifetime goes, whoever made it.
 func orphanReason(c backend.ContainerInfo, p *ownerProof, now time.Time) string {
+	if backend.AbandonedProbe(c.Labels, c.Created, now) {
+		return "a probe abandoned by its maker"
+	}
 	if !Mine(c.Labels, p.installation) || c.Labels[backend.LabelOwner] == p.self {
 		return ""
 	}
@@ -106,9 +115,11 @@ func orphanReason(c backend.ContainerInfo, p *ownerProof, now time.Time) string 
 }
 
 // volumeSweep is what the orphan sweep knows besides the volume: who is
-// proved gone, for this installation.
+// proved gone, for this installation, and the time (probes' volumes go
+// by age).
 type volumeSweep struct {
 	proof *ownerProof
+	now   time.Time
 }
 
 // orphanReason says why an unused volume may be removed, or "" when it
@@ -116,10 +127,18 @@ type volumeSweep struct {
 // installation whose owner is proved gone goes (its owner took its lock
 // before it made the volume, so a server still about to attach one is
 // alive). Another installation's volume, one without the installation
-// label (an older version's), and one of a live owner stay.
+// label (an older version's), and one of a live owner stay; a probe's
+// past its lifetime goes, whoever made it.
 func (s volumeSweep) orphanReason(v backend.VolumeInfo) string {
 	if s.proof.gone(v.Labels) {
 		return "owner gone"
+	}
+	created := v.Created
+	if t, err := time.Parse(time.RFC3339Nano, v.Labels[backend.LabelCreatedAt]); err == nil {
+		created = t
+	}
+	if backend.AbandonedProbe(v.Labels, created, s.now) {
+		return "a probe's, abandoned by its maker"
 	}
 	return ""
 }

@@ -2,6 +2,7 @@ package inventory
 
 import (
 	"testing"
+	"time"
 
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/backend"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/state"
@@ -24,7 +25,16 @@ func TestVolumeSweep(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer live.Release()
-	sweep := volumeSweep{proof: newOwnerProof(st, inst, "me")}
+	now := time.Now()
+	sweep := volumeSweep{proof: newOwnerProof(st, inst, "me"), now: now}
+	probe := func(created time.Time, stamp bool) backend.VolumeInfo {
+		l := map[string]string{backend.LabelManaged: "true", backend.LabelHelper: backend.HelperProbe}
+		if stamp {
+			l[backend.LabelCreatedAt] = created.UTC().Format(time.RFC3339Nano)
+			created = now // the label wins over the engine's date
+		}
+		return backend.VolumeInfo{Labels: l, Created: created}
+	}
 	labels := func(installation, owner string) map[string]string {
 		l := map[string]string{backend.LabelManaged: "true", backend.LabelOwner: owner, backend.LabelOwnerHost: "here", backend.LabelOwnerPID: "1"}
 		if installation != "" {
@@ -45,6 +55,12 @@ func TestVolumeSweep(t *testing.T) {
 		{"another installation, owner gone here", backend.VolumeInfo{Labels: labels("0123456789abcdef0123456789abcdef", "goneowner")}, false},
 		{"no installation label (an older version's)", backend.VolumeInfo{Labels: labels("", "goneowner")}, false},
 		{"no labels at all", backend.VolumeInfo{}, false},
+		{"a probe's, past its lifetime", probe(now.Add(-backend.ProbeLifetime-time.Minute), true), true},
+		{"a probe's, past its lifetime by the engine's date", probe(now.Add(-backend.ProbeLifetime-time.Minute), false), true},
+		{"a probe's, young", probe(now.Add(-time.Minute), true), false},
+		{"a probe's, no date", probe(time.Time{}, false), false},
+		{"a probe label on an unmanaged volume", backend.VolumeInfo{Labels: map[string]string{backend.LabelHelper: backend.HelperProbe}, Created: now.Add(-time.Hour)}, false},
+		{"an install helper's of a live owner, old", backend.VolumeInfo{Labels: map[string]string{backend.LabelManaged: "true", backend.LabelHelper: "sbid", backend.LabelInstallation: inst, backend.LabelOwner: "liveowner"}, Created: now.Add(-time.Hour)}, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -109,14 +109,23 @@ func (e *Engine) probeInterpreters(ctx context.Context, cli *client.Client, cfg 
 	}
 }
 
+// probeSpec is the helper that runs `program --version` in image. It is
+// labelled a probe (backend.HelperProbe): should this process be killed
+// before it removes it, a server's reaper will, once it is
+// backend.ProbeLifetime old.
+func probeSpec(image, program string) backend.HelperSpec {
+	return backend.HelperSpec{
+		Image: image, Cmd: []string{program, "--version"},
+		Network: "none", MemoryBytes: 128 << 20, NanoCPUs: 500_000_000, Pids: 64, WorkspaceMB: 1,
+		Labels: map[string]string{backend.LabelManaged: "true", backend.LabelHelper: backend.HelperProbe},
+		Stdout: io.Discard, Stderr: io.Discard,
+	}
+}
+
 // runProbe runs `program --version` in image and says why the program
 // cannot run there, or "" when it can.
 func runProbe(ctx context.Context, be *docker.Backend, image, program string) string {
-	st, err := be.RunHelper(ctx, "", backend.HelperSpec{
-		Image: image, Cmd: []string{program, "--version"},
-		Network: "none", MemoryBytes: 128 << 20, NanoCPUs: 500_000_000, Pids: 64, WorkspaceMB: 1,
-		Stdout: io.Discard, Stderr: io.Discard,
-	})
+	st, err := be.RunHelper(ctx, "", probeSpec(image, program))
 	switch {
 	case err != nil:
 		return err.Error()
