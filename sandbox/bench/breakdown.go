@@ -40,7 +40,7 @@ func parseTiming(line string) (tool string, t callTiming, ok bool) {
 	return tool, t, tool != "" && found["server_us"] && found["sandbox_us"] && found["interpreter_us"]
 }
 
-// timingAfter waits (briefly: the line is written before the answer) for
+// timingAfter waits (briefly: the line is written as the answer goes out) for
 // the timing of tool's call number n+1 and returns it.
 func (w *logWatch) timingAfter(ctx context.Context, tool string, n int) (callTiming, bool) {
 	if w.waitFor(ctx, 2*time.Second, func() bool { return len(w.timings[tool]) > n }) != nil {
