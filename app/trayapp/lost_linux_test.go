@@ -100,12 +100,25 @@ func TestTrayDockerLost(t *testing.T) {
 	}
 	dockerUp("after Docker came back")
 	d.waitNote(t, "a notification that Docker is back", "Docker is reachable again")
-	iconBack, err := m.itemProp("IconPixmap")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !reflect.DeepEqual(iconBefore, iconBack) {
-		t.Error("the tray icon did not come back with Docker")
+	// The health check that follows a look runs on its own goroutine
+	// (checkHealth): the icon's badge follows it, so the icon is waited
+	// for, not read once.
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		iconBack, err := m.itemProp("IconPixmap")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if reflect.DeepEqual(iconBefore, iconBack) {
+			break
+		}
+		if time.Now().After(deadline) {
+			title, _ := m.itemProp("Title")
+			items, _ := m.waitMenu(time.Second, func([]menuItem) bool { return true })
+			t.Errorf("the tray icon did not come back with Docker within 60 s; title %q, menu %+v\ntray log:\n%s", title, items, p.log())
+			break
+		}
+		time.Sleep(200 * time.Millisecond)
 	}
 	windowShown(t, p, "docker-lost-back")
 	p.stop(t)

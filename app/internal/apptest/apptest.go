@@ -101,6 +101,9 @@ func sandboxesWith(ctx context.Context, cli *client.Client, label string) ([]str
 		if c.Labels["io.mcp-sandbox.pool"] == "true" && len(c.Names) > 0 && strings.HasPrefix(c.Names[0], "/mcp-sandbox-pool-") {
 			continue
 		}
+		if c.Labels["io.mcp-sandbox.helper"] != "" {
+			continue // an install helper or a doctor's probe, not a sandbox
+		}
 		ids = append(ids, c.Labels["io.mcp-sandbox.id"])
 	}
 	return ids, nil
