@@ -137,3 +137,43 @@ func TestOrderedWriterSlowClient(t *testing.T) {
 		pr.Close()
 	})
 }
+
+// TestReadMessagesStopsHandingOn: the reader hands each message on itself,
+// in order, and hands on nothing once readMessages has returned, not even
+// a line its blocked read takes afterwards.
+func TestReadMessagesStopsHandingOn(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		s := &Server{}
+		pr, pw := io.Pipe()
+		ctx, cancel := context.WithCancel(context.Background())
+		var got []string
+		var replies int
+		done := make(chan error, 1)
+		go func() {
+			done <- s.readMessages(ctx, pr, func(raw []byte, id any, isRequest bool) {
+				got = append(got, string(raw))
+			}, func(context.Context, []byte) { replies++ }, make(chan struct{}))
+		}()
+		for _, l := range []string{`{"jsonrpc":"2.0","id":1,"method":"ping"}`, `not json`, `{"jsonrpc":"2.0","method":"notifications/initialized"}`} {
+			if _, err := pw.Write([]byte(l + "\n")); err != nil {
+				t.Fatal(err)
+			}
+		}
+		synctest.Wait()
+		if len(got) != 2 || !strings.Contains(got[0], `"id":1`) || !strings.Contains(got[1], "initialized") || replies != 1 {
+			t.Fatalf("handed on %q with %d error replies; want the ping, then the notification, and one reply for the bad line", got, replies)
+		}
+		cancel()
+		if err := <-done; err != context.Canceled {
+			t.Fatalf("readMessages returned %v, want context.Canceled", err)
+		}
+		// The reader was blocked in a read when ctx ended: what it reads
+		// now goes nowhere.
+		go func() { _, _ = pw.Write([]byte(`{"jsonrpc":"2.0","id":2,"method":"ping"}` + "\n")) }()
+		synctest.Wait()
+		if len(got) != 2 {
+			t.Fatalf("a message read after readMessages returned was handed on: %q", got)
+		}
+		pw.Close()
+	})
+}

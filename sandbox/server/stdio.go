@@ -19,6 +19,7 @@ const stdioGrace = 3 * time.Second
 // that stopped reading can hold a write, and clean-up never waits on it.
 func serveStdio(ctx context.Context, log *slog.Logger, srv *mcpserver.Server, stdin io.Reader, stdout io.Writer) error {
 	done := make(chan error, 1)
+	stdin = pollStdin(stdin)
 	go func() { done <- srv.ServeStdio(ctx, stdin, stdout) }()
 	select {
 	case err := <-done:
