@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -47,9 +48,10 @@ func useSeconds(t *testing.T) int {
 // with three live sandboxes and no window, over MCP_SANDBOX_IDLE_SECONDS
 // (it runs only when that is set; .ci/bench sets 25, the figures of
 // docs/performance.md are from 60); then the window process the tray
-// opens, fresh on its Status tab, over half that; then the same window
-// back on Status after MCP_SANDBOX_WINDOW_USE_SECONDS of its tabs clicked
-// in turn (600 unless set). Each RSS is split by what maps it (smaps):
+// opens, fresh on its Status tab, over half that, beside a bare Fyne
+// window (testdata/barefyne, its baseline) over the same spell; then the
+// same window back on Status after MCP_SANDBOX_WINDOW_USE_SECONDS of its
+// tabs clicked in turn (600 unless set). Each RSS is split by what maps it (smaps):
 // the executable's own pages, the GL stack (Mesa's software renderer and
 // LLVM under Xvfb) and anonymous memory (heaps).
 func TestIdleCost(t *testing.T) {
@@ -65,8 +67,10 @@ func TestIdleCost(t *testing.T) {
 	tray := measureIdle(t, p.pid, time.Duration(secs)*time.Second)
 
 	wpid := openWindow(t, p, m, "idle-window")
+	bpid, stopBare := startBareFyne(t, p)
 	time.Sleep(10 * time.Second) // start-up done, its garbage released
-	fresh := measureIdle(t, wpid, time.Duration(secs/2)*time.Second)
+	fresh, bare := measureIdlePair(t, wpid, bpid, time.Duration(secs/2)*time.Second)
+	stopBare()
 
 	var used idleFigures
 	var v soakView
@@ -81,7 +85,7 @@ func TestIdleCost(t *testing.T) {
 		time.Sleep(10 * time.Second)
 		used = measureIdle(t, wpid, time.Duration(secs/2)*time.Second)
 	}
-	report := idleReport(secs, use, tray, fresh, used, v)
+	report := idleReport(secs, use, tray, fresh, bare, used, v)
 	t.Log("\n" + report)
 	if err := os.WriteFile(filepath.Join(screenshotDir(t), "idle-cost.txt"), []byte(report), 0o644); err != nil {
 		t.Error(err)
@@ -155,6 +159,47 @@ func measureIdle(t *testing.T, pid int, d time.Duration) idleFigures {
 	cpu, _ := measure(t, pid, d)
 	el := time.Since(t0).Seconds()
 	return idleFigures{secs: el, cpu: cpu, wakeups: float64(wakeups(pid)-w0) / el, mem: splitRSS(t, pid)}
+}
+
+// measureIdlePair is measureIdle of two processes over the same spell, so
+// that the machine's state weighs on both alike.
+func measureIdlePair(t *testing.T, a, b int, d time.Duration) (fa, fb idleFigures) {
+	const hz = 100 // USER_HZ on Linux
+	wa, wb, ca, cb := wakeups(a), wakeups(b), cpuTicks(t, a), cpuTicks(t, b)
+	t0 := time.Now()
+	time.Sleep(d)
+	ca1, cb1 := cpuTicks(t, a), cpuTicks(t, b)
+	el := time.Since(t0).Seconds()
+	fig := func(pid int, c0, c1, w0 int64) idleFigures {
+		return idleFigures{secs: el, cpu: float64(c1-c0) / hz / el * 100, wakeups: float64(wakeups(pid)-w0) / el, mem: splitRSS(t, pid)}
+	}
+	return fig(a, ca, ca1, wa), fig(b, cb, cb1, wb)
+}
+
+// startBareFyne starts the baseline (testdata/barefyne: a Fyne window
+// with one label) on the tray's X server, and returns its pid and a
+// function that ends it.
+func startBareFyne(t *testing.T, p *trayProc) (int, func()) {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), "barefyne")
+	build := exec.Command("go", "build", "-o", bin, "./testdata/barefyne")
+	build.Env = append(os.Environ(), "CGO_ENABLED=1")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("build the bare Fyne baseline: %v\n%s", err, out)
+	}
+	cmd := exec.Command(bin)
+	cmd.Env = append(os.Environ(), "DISPLAY="+p.display, "HOME="+t.TempDir())
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan struct{})
+	go func() { _ = cmd.Wait(); close(done) }()
+	stop := func() {
+		_ = cmd.Process.Kill()
+		<-done
+	}
+	t.Cleanup(stop)
+	return cmd.Process.Pid, stop
 }
 
 // wakeups is the context switches of every thread of pid so far: each is
@@ -239,7 +284,7 @@ func mappingKind(m *memSplit, header, exe string) *float64 {
 }
 
 // idleReport is what TestIdleCost measured, beside the targets.
-func idleReport(secs, use int, tray, fresh, used idleFigures, v soakView) string {
+func idleReport(secs, use int, tray, fresh, bare, used idleFigures, v soakView) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "MCP Sandbox idle cost with 3 live sandboxes (%s, %d cores)\n", time.Now().UTC().Format(time.RFC3339), runtimeCPUs())
 	line := func(what string, f idleFigures, cpuT, rssT float64) {
@@ -248,6 +293,10 @@ func idleReport(secs, use int, tray, fresh, used idleFigures, v soakView) string
 	}
 	line("mcp-sandbox-tray, window closed", tray, trayCPUTarget, trayRSSTarget)
 	line("mcp-sandbox-window, fresh on Status", fresh, windowCPUTarget, windowRSSTarget)
+	fmt.Fprintf(&b, "  %-42s CPU %.3f %% of one core over the same %.0f s, %.1f wakeups/s; %s\n", "bare Fyne window (baseline: one label):", bare.cpu, bare.secs, bare.wakeups, bare.mem)
+	if bare.cpu > 0 {
+		fmt.Fprintf(&b, "  %-42s CPU %.2f× the bare Fyne window's (Fyne's driver wakes 60 times a second whatever a window shows)\n", "", fresh.cpu/bare.cpu)
+	}
 	if use > 0 {
 		line(fmt.Sprintf("mcp-sandbox-window, Status after %d s of use", use), used, windowCPUTarget, windowRSSTarget)
 		fmt.Fprintf(&b, "  use: %d tabs clicked, %d shown within 3 s; RSS %+.1f MB from fresh to used (target: flat)\n",
