@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"sync"
 	"time"
 )
@@ -45,7 +46,23 @@ func (e AuditEntry) Failed() bool { return e.Error || e.TimedOut || e.OOMKilled 
 // auditMax is the size at which the audit log is rotated to audit.jsonl.1.
 const auditMax = 4 << 20
 
+// auditMu serialises this process's audit writes and guards auditOpen.
 var auditMu sync.Mutex
+
+// auditOpen is the audit log this process last wrote, kept open between
+// entries: opening and closing it for each was about half of an entry's
+// cost between calls here (50 against 23 µs). Each write first checks that
+// the path still names this very file (another server may have rotated
+// it, or a person removed it), and opens the path again when it does not.
+// Not on Windows, where a file held open cannot be renamed by the server
+// that rotates it.
+var auditOpen struct {
+	path string
+	f    *os.File
+	id   os.FileInfo
+}
+
+const keepAuditOpen = runtime.GOOS != "windows"
 
 func (s *Store) auditPath() string { return filepath.Join(s.dir, "audit.jsonl") }
 
@@ -70,18 +87,36 @@ func (s *Store) Audit(e AuditEntry) error {
 	auditMu.Lock()
 	defer auditMu.Unlock()
 	p := s.auditPath()
-	if st, err := os.Stat(p); err == nil && st.Size() > auditMax {
+	st, err := os.Stat(p)
+	if err == nil && st.Size() > auditMax {
 		_ = os.Rename(p, p+".1")
+		st = nil
 	}
-	f, err := os.OpenFile(p, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
-	if err != nil {
-		return fmt.Errorf("audit: %w", err)
+	f := auditOpen.f
+	if f == nil || auditOpen.path != p || st == nil || !os.SameFile(st, auditOpen.id) {
+		closeAudit()
+		if f, err = os.OpenFile(p, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600); err != nil {
+			return fmt.Errorf("audit: %w", err)
+		}
+		if id, serr := f.Stat(); keepAuditOpen && serr == nil {
+			auditOpen.path, auditOpen.f, auditOpen.id = p, f, id
+		} else {
+			defer f.Close()
+		}
 	}
-	defer f.Close()
 	if _, err := f.Write(line); err != nil {
+		closeAudit()
 		return fmt.Errorf("audit: %w", err)
 	}
 	return nil
+}
+
+// closeAudit closes the audit log kept open, if any. auditMu is held.
+func closeAudit() {
+	if auditOpen.f != nil {
+		_ = auditOpen.f.Close()
+	}
+	auditOpen.path, auditOpen.f, auditOpen.id = "", nil, nil
 }
 
 // ReadAudit returns up to limit entries, newest first.
