@@ -7,36 +7,11 @@ import (
 	"io"
 	"os"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
+
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox/testenv"
 )
-
-// onStdin puts f on fd 0 for the test, and the test's own stdin back
-// after it (with its blocking mode).
-func onStdin(t *testing.T, f *os.File) {
-	t.Helper()
-	saved, err := syscall.Dup(0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := syscall.Dup2(int(f.Fd()), 0); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		_ = syscall.Dup2(saved, 0)
-		_ = syscall.Close(saved)
-	})
-}
-
-func stdinNonblocking(t *testing.T) bool {
-	t.Helper()
-	fl, _, errno := syscall.Syscall(syscall.SYS_FCNTL, 0, syscall.F_GETFL, 0)
-	if errno != 0 {
-		t.Fatal(errno)
-	}
-	return fl&syscall.O_NONBLOCK != 0
-}
 
 // A client's pipe on stdin is read through the poller (a read can have a
 // deadline) and still yields every byte and the end.
@@ -46,9 +21,9 @@ func TestPollStdinPipe(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer r.Close()
-	onStdin(t, r)
+	testenv.OnStdin(t, r)
 	in, ok := pollStdin(os.Stdin).(*os.File)
-	if !ok || in == os.Stdin || !stdinNonblocking(t) {
+	if !ok || in == os.Stdin || !testenv.StdinNonblocking(t) {
 		t.Fatal("stdin on a pipe was left blocking")
 	}
 	if err := in.SetReadDeadline(time.Now().Add(50 * time.Millisecond)); err != nil {
@@ -78,8 +53,8 @@ func TestPollStdinLeavesOthers(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	onStdin(t, f)
-	if in := pollStdin(os.Stdin); in != io.Reader(os.Stdin) || stdinNonblocking(t) {
+	testenv.OnStdin(t, f)
+	if in := pollStdin(os.Stdin); in != io.Reader(os.Stdin) || testenv.StdinNonblocking(t) {
 		t.Fatal("stdin on a file was changed")
 	}
 	sr := strings.NewReader("x")

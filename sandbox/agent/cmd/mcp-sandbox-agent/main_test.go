@@ -4,36 +4,11 @@ import (
 	"errors"
 	"io"
 	"os"
-	"syscall"
 	"testing"
 	"time"
+
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox/testenv"
 )
-
-// withStdin puts f on fd 0 for the test, and the test's own stdin back
-// after it.
-func withStdin(t *testing.T, f *os.File) {
-	t.Helper()
-	saved, err := syscall.Dup(0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := syscall.Dup2(int(f.Fd()), 0); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		_ = syscall.Dup2(saved, 0)
-		_ = syscall.Close(saved)
-	})
-}
-
-func nonblocking(t *testing.T) bool {
-	t.Helper()
-	fl, _, errno := syscall.Syscall(syscall.SYS_FCNTL, 0, syscall.F_GETFL, 0)
-	if errno != 0 {
-		t.Fatal(errno)
-	}
-	return fl&syscall.O_NONBLOCK != 0
-}
 
 // The engine's exec gives the agent a pipe for stdin: it is read through
 // the poller (a read can have a deadline), and still reads every byte and
@@ -44,9 +19,9 @@ func TestPollableStdinPipe(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer r.Close()
-	withStdin(t, r)
+	testenv.OnStdin(t, r)
 	in := pollableStdin()
-	if in == os.Stdin || !nonblocking(t) {
+	if in == os.Stdin || !testenv.StdinNonblocking(t) {
 		t.Fatal("stdin on a pipe was left blocking")
 	}
 	if err := in.SetReadDeadline(time.Now().Add(50 * time.Millisecond)); err != nil {
@@ -74,8 +49,8 @@ func TestPollableStdinFile(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	withStdin(t, f)
-	if in := pollableStdin(); in != os.Stdin || nonblocking(t) {
+	testenv.OnStdin(t, f)
+	if in := pollableStdin(); in != os.Stdin || testenv.StdinNonblocking(t) {
 		t.Fatal("stdin on a file was changed")
 	}
 }
