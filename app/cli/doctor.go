@@ -251,6 +251,8 @@ func printReport(w io.Writer, r *report) {
 			state = "MISSING: code in " + im.Language + " cannot run"
 		case im.InterpreterFound:
 			state = "present, has " + im.Interpreter
+		case im.InterpreterUnchecked:
+			state = "present; " + im.Interpreter + " not checked in time (run doctor again)"
 		case im.Interpreter != "":
 			state = "PRESENT, BUT CANNOT RUN " + im.Interpreter
 		}

@@ -96,6 +96,10 @@ func languageLines(info StatusInfo) []checkLine {
 	seen := map[string]bool{}
 	for _, im := range h.Images {
 		seen[im.Language] = true
+		if im.InterpreterUnchecked {
+			lines = append(lines, checkLine{mark: markPending, text: im.Language + ": its image was not checked in time (see below)"})
+			continue
+		}
 		if im.Runnable {
 			lines = append(lines, checkLine{mark: markOK, text: im.Language + " runs (" + im.Image + ")"})
 			continue

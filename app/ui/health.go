@@ -35,6 +35,8 @@ func problemTitle(p health.Problem) string {
 		return p.Language + ": its image is pulled on first use"
 	case health.InterpreterGone:
 		return p.Language + " cannot run: its image lacks the interpreter"
+	case health.InterpreterSlow:
+		return p.Language + ": its image was not checked in time"
 	case health.CPUsTooHigh:
 		return "The CPU limit is above the engine's CPUs"
 	case health.MemoryTooHigh:

@@ -57,7 +57,9 @@ func TryImage(ctx context.Context, cli *client.Client, cfg *config.Config, langu
 		return nil
 	}
 	be := docker.New(cli, slog.New(slog.DiscardHandler))
-	if why := runProbe(ctx, be, ref, program); why != "" {
+	if why, late := runProbe(ctx, be, ref, program); late {
+		return fmt.Errorf("%s: %s — try again", ref, why)
+	} else if why != "" {
 		// runProbe speaks of "the image" (doctor names it beside): here
 		// the image is the news.
 		return fmt.Errorf("%s: %s — choose another", program, strings.Replace(why, "the image", ref, 1))

@@ -23,6 +23,10 @@ type Image struct {
 	Interpreter      string `json:"interpreter,omitempty"`
 	InterpreterFound bool   `json:"interpreter_found"`
 	InterpreterError string `json:"interpreter_error,omitempty"`
+	// InterpreterUnchecked: the engine did not run the probe in time (a
+	// busy machine), so whether the image has it is not known: not
+	// runnable as far as doctor can tell, but no alarm in the tray.
+	InterpreterUnchecked bool `json:"interpreter_unchecked,omitempty"`
 	// Pullable says, for a missing image, whether the engine's registry
 	// has it (nil when that could not be asked: Podman has no way to ask
 	// without pulling); PullError says why not.
@@ -38,11 +42,12 @@ type Kind string
 
 // The kinds of problem.
 const (
-	ImageMissing    Kind = "image-missing"      // not present, and the first call cannot get it
-	ImageFirstUse   Kind = "image-first-use"    // not present, pulled by the first call
-	InterpreterGone Kind = "interpreter-absent" // present, without its language's program
-	CPUsTooHigh     Kind = "cpus"               // limits.cpus above the engine's CPUs
-	MemoryTooHigh   Kind = "memory"             // limits.memory_mb above the engine's memory
+	ImageMissing    Kind = "image-missing"         // not present, and the first call cannot get it
+	ImageFirstUse   Kind = "image-first-use"       // not present, pulled by the first call
+	InterpreterGone Kind = "interpreter-absent"    // present, without its language's program
+	InterpreterSlow Kind = "interpreter-unchecked" // present, its probe not run in time
+	CPUsTooHigh     Kind = "cpus"                  // limits.cpus above the engine's CPUs
+	MemoryTooHigh   Kind = "memory"                // limits.memory_mb above the engine's memory
 )
 
 // Problem is one thing to fix, with the fix.

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/config"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/testenv"
@@ -38,6 +39,43 @@ func TestCheckFindsWhatCannotRun(t *testing.T) {
 	}
 	if p, ok := kinds["bash"]; ok {
 		t.Errorf("bash blocked by %+v, its image has bash", p)
+	}
+}
+
+// A probe the engine does not run within the check's time tells nothing
+// about the image: the check says so, blocks nothing, and the tray and
+// the window's headline raise no alarm (a busy machine is not an image
+// without its interpreter). The same images checked in time block.
+func TestCheckLateProbeBlocksNothing(t *testing.T) {
+	cli := testenv.Docker(t, testenv.PythonImage, testenv.TinyImage)
+	cfg := config.Default()
+	cfg.Images.Python = testenv.PythonImage
+	cfg.Images.JavaScript = testenv.TinyImage // no node: blocks when checked
+	cfg.Images.Bash = testenv.PythonImage
+	cfg.Images.Pull = "never"
+	old := interpreterProbeTimeout
+	interpreterProbeTimeout = time.Millisecond // no container starts that fast
+	h := Check(context.Background(), cli, cfg, false)
+	interpreterProbeTimeout = old
+	if a := h.Attention(); a != "" {
+		t.Errorf("late probes raised %q: %+v", a, h.Problems)
+	}
+	for _, im := range h.Images {
+		if !im.InterpreterUnchecked || im.InterpreterFound || im.Runnable {
+			t.Errorf("image %+v after a late probe, want unchecked (so not known to run)", im)
+		}
+	}
+	slow := 0
+	for _, p := range h.Problems {
+		if p.Kind == InterpreterSlow && !p.Blocking && strings.Contains(p.Text, "doctor") {
+			slow++
+		}
+	}
+	if slow != len(h.Images) {
+		t.Errorf("%d problems say a check was late, want %d: %+v", slow, len(h.Images), h.Problems)
+	}
+	if h := Check(context.Background(), cli, cfg, false); h.Attention() != "code in javascript cannot run" {
+		t.Errorf("checked in time: attention %q, want javascript blocked: %+v", h.Attention(), h.Problems)
 	}
 }
 

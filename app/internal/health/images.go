@@ -19,8 +19,8 @@ import (
 
 // interpreterProbeTimeout bounds the whole interpreter check: the probes
 // run at once, each in a throwaway container that starts in about a
-// second on an idle machine.
-const interpreterProbeTimeout = 30 * time.Second
+// second on an idle machine. (A variable for the test of a late probe.)
+var interpreterProbeTimeout = 30 * time.Second
 
 // checkMissingImages says, for each image that is not present, whether
 // the first call in its language can get it: with images.pull = "never"
@@ -87,19 +87,27 @@ func (e *Engine) probeInterpreters(ctx context.Context, cli *client.Client, cfg 
 		}
 	}
 	why := make([]string, len(probes)) // "" when the program runs, else why not
+	late := make([]bool, len(probes))  // the probe did not finish in time
 	var wg sync.WaitGroup
 	for i, p := range probes {
-		wg.Go(func() { why[i] = runProbe(ctx, be, p.image, p.program) })
+		wg.Go(func() { why[i], late[i] = runProbe(ctx, be, p.image, p.program) })
 	}
 	wg.Wait()
 	for i := range e.Images {
 		im := &e.Images[i]
 		if im.Interpreter != "" {
-			im.InterpreterError = why[slices.Index(probes, probe{im.Image, im.Interpreter})]
+			j := slices.Index(probes, probe{im.Image, im.Interpreter})
+			im.InterpreterError, im.InterpreterUnchecked = why[j], late[j]
 			im.InterpreterFound = im.InterpreterError == ""
 		}
 	}
 	for _, im := range e.Images {
+		if im.InterpreterUnchecked {
+			e.add(Problem{Kind: InterpreterSlow, Language: im.Language, Image: im.Image},
+				"whether image %s (%s) has %s is not known: the engine did not run the check within %s (a busy machine); `mcp-sandbox doctor` checks again",
+				im.Image, im.Language, im.Interpreter, interpreterProbeTimeout)
+			continue
+		}
 		if im.Present && !im.InterpreterFound && im.Interpreter != "" {
 			table, key := cfg.ImageSetting(im.Language)
 			e.add(Problem{Kind: InterpreterGone, Language: im.Language, Image: im.Image, Blocking: true, Table: table, Key: key},
@@ -123,16 +131,20 @@ func probeSpec(image, program string) backend.HelperSpec {
 }
 
 // runProbe runs `program --version` in image and says why the program
-// cannot run there, or "" when it can.
-func runProbe(ctx context.Context, be *docker.Backend, image, program string) string {
+// cannot run there, or "" when it can; late says the probe did not finish
+// within the check's time (why says so), which tells nothing about the
+// image.
+func runProbe(ctx context.Context, be *docker.Backend, image, program string) (why string, late bool) {
 	st, err := be.RunHelper(ctx, "", probeSpec(image, program))
 	switch {
+	case err != nil && ctx.Err() != nil:
+		return "the engine did not run the check in time", true
 	case err != nil:
-		return err.Error()
+		return err.Error(), false
 	case st.ExitCode == 127:
-		return "not found in the image"
+		return "not found in the image", false
 	case st.ExitCode == 126:
-		return "found but not executable"
+		return "found but not executable", false
 	}
-	return ""
+	return "", false
 }
