@@ -28,6 +28,8 @@ func (a *App) checkHealth(ctx context.Context, l engineconn.Look) {
 		}
 		if att := h.Attention(); att != "" {
 			a.log.Info("health: needs attention", "what", att)
+		} else {
+			a.log.Info("health: nothing keeps code from running", "problems", len(h.Problems))
 		}
 		a.update(func(s *trayState) { s.attention = h.Attention() })
 	}()
