@@ -198,7 +198,7 @@ func (b *Backend) Exec(ctx context.Context, containerID string, spec backend.Exe
 		// output no longer read.
 		out.close()
 		cancel()
-		<-streamed
+		b.awaitCut(streamed, containerID)
 		code, _ := trailer.status()
 		return backend.ExecStatus{ExitCode: code}, nil
 	case <-ctx.Done():
@@ -235,16 +235,33 @@ func (b *Backend) cancelled(ctx context.Context, containerID string, pid *backen
 	case <-r.bothSeen:
 		r.out.close()
 		r.cancel()
-		<-r.streamed
+		b.awaitCut(r.streamed, containerID)
 		st.ExitCode, _ = r.trailer.status()
 	case <-time.After(grace):
 		r.out.close()
 		r.cancel()
-		<-r.streamed
+		b.awaitCut(r.streamed, containerID)
 		st.ExitCode = -1
 	}
 	st.Killed = true
 	return st, ctx.Err()
+}
+
+// streamCutGrace bounds the wait for a stream cut by its context to
+// return.
+const streamCutGrace = 5 * time.Second
+
+// awaitCut waits, for streamCutGrace at most, for a stream whose context
+// was cancelled and whose output was closed to return: client-go's stream
+// can outlive its context while a read of its stdin blocks. One that does
+// not is left to end with that read (streamed is buffered, and what it
+// still writes is dropped), and the call goes on.
+func (b *Backend) awaitCut(streamed <-chan error, containerID string) {
+	select {
+	case <-streamed:
+	case <-time.After(streamCutGrace):
+		b.log.Warn("an exec's stream did not end when cut; left to end on its own", "pod", containerID)
+	}
 }
 
 // killPID kills the process tree of an exec whose PID was announced, with

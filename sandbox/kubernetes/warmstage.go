@@ -12,6 +12,7 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 
@@ -251,22 +252,40 @@ func (b *Backend) stageOne(ctx context.Context, p *corev1.Pod, f *stagedFile) {
 	// goes on the pod after.
 	f.file, done = file, true
 	close(f.done)
+	// The file's name replaces the copy's mark even when the copy took
+	// most of stageTimeout: a mark left saying "copy under way" would keep
+	// other servers off the pod for 2*stageTimeout for nothing.
 	patch := fmt.Appendf(nil, `{"metadata":{"annotations":{%q:%q}}}`, AnnotationStagedBy, id+" "+file)
-	p, err = pods.Patch(ctx, p.Name, types.MergePatchType, patch, metav1.PatchOptions{})
-	if err == nil && p.Annotations[AnnotationClaim] != "" && !b.leaseHeld(p.Name) {
+	pctx, pcancel := context.WithTimeout(context.WithoutCancel(ctx), markTimeout)
+	defer pcancel()
+	name := p.Name
+	p, err = pods.Patch(pctx, name, types.MergePatchType, patch, metav1.PatchOptions{})
+	if err != nil {
+		b.log.Warn("record the staged command agent on its pod", "pod", name, "err", err)
+		return
+	}
+	if p.Annotations[AnnotationClaim] != "" && !b.leaseHeld(name) {
 		// Another server claimed the pod while the copy was under way,
 		// before this file was on it: it is this server's to remove.
-		b.removeCopy(ctx, p.Name, user, file)
+		rctx, rcancel := cleanupContext(ctx)
+		defer rcancel()
+		b.removeCopy(rctx, name, user, file)
 	}
 }
+
+// markTimeout bounds a patch of the staged-by mark made after the copy's
+// own time ran out or the copy ended.
+const markTimeout = 5 * time.Second
 
 // unmark takes this backend's staged-by mark off pod, even with ctx
 // ended (Close waits for it).
 func (b *Backend) unmark(ctx context.Context, pod string) {
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), markTimeout)
 	defer cancel()
 	patch := fmt.Appendf(nil, `{"metadata":{"annotations":{%q:null}}}`, AnnotationStagedBy)
-	_, _ = b.cs.pods(b.namespace).Patch(ctx, pod, types.MergePatchType, patch, metav1.PatchOptions{})
+	if _, err := b.cs.pods(b.namespace).Patch(ctx, pod, types.MergePatchType, patch, metav1.PatchOptions{}); err != nil && !apierrors.IsNotFound(err) {
+		b.log.Warn("take the staged-by mark off a pod", "pod", pod, "err", err)
+	}
 }
 
 // stagedElsewhere reports whether p carries a server's staged-by mark that
