@@ -88,6 +88,9 @@ type preview struct {
 	Exposure
 	srv *http.Server
 	tr  *http.Transport
+	// ln is closed by close itself: srv.Close closes only the listeners
+	// Serve has begun on, and its goroutine may not have run yet.
+	ln net.Listener
 
 	// answered is set once the program inside has answered: only then
 	// does a refused connection mean it ended (before, it may not listen
@@ -177,6 +180,7 @@ func (x *Set) start(port int) (Exposure, error) {
 	hp := ln.Addr().(*net.TCPAddr).Port
 	p := &preview{
 		Exposure: Exposure{Port: port, HostPort: hp, URL: "http://127.0.0.1:" + strconv.Itoa(hp) + "/"},
+		ln:       ln,
 		streams:  map[net.Conn]bool{},
 	}
 	p.tr = x.transport(p)
@@ -235,6 +239,7 @@ func (x *Set) drop(p *preview) {
 // close stops listening and ends every connection the preview carries.
 func (p *preview) close() {
 	_ = p.srv.Close()
+	_ = p.ln.Close()
 	p.tr.CloseIdleConnections()
 	p.mu.Lock()
 	p.closed = true
