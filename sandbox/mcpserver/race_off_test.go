@@ -1,0 +1,5 @@
+//go:build !race
+
+package mcpserver_test
+
+const raceDetector = false
