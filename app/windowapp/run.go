@@ -118,6 +118,7 @@ type App struct {
 	engine    *engineconn.Loop // follows the Docker engine
 
 	uiDown    atomic.Bool  // set once Fyne has stopped: nothing may call it
+	bg        *background  // the app's windows have no focus (background.go)
 	healthGen atomic.Int64 // the latest health check; older ones do not publish
 
 	mu sync.Mutex // guards what follows, written by background goroutines
@@ -176,6 +177,9 @@ func Run(ctx context.Context, o Options) error {
 		a.win.Window().Resize(o.Size)
 	}
 	a.win.Show()
+	a.bg = newBackground()
+	a.fyne.Lifecycle().SetOnExitedForeground(func() { a.bg.set(true) })
+	a.fyne.Lifecycle().SetOnEnteredForeground(func() { a.bg.set(false) })
 	a.fyne.Lifecycle().SetOnStarted(func() {
 		if o.Tab != "" {
 			a.win.SelectTab(o.Tab)
@@ -217,6 +221,7 @@ func (a *App) start(inst *instance.Instance) {
 	a.goBG(a.watchServers)
 	a.goBG(a.watchProposals)
 	a.goBG(func(context.Context) { a.refreshClients() })
+	a.goBG(func(ctx context.Context) { a.bg.hold(ctx, a.pauseDriver) })
 	if a.o.ConfirmPause {
 		a.confirmPause()
 	}
