@@ -212,8 +212,9 @@ func startBareFyne(t *testing.T, p *trayProc) (int, func()) {
 	return cmd.Process.Pid, stop
 }
 
-// focusWindow gives the focus to pid's window (xdotool; there is no
-// window manager on the test display) and lets the window see it.
+// focusWindow raises pid's window and gives it the focus (xdotool; there
+// is no window manager on the test display), and lets the window see it:
+// clicks go to the window on top.
 func focusWindow(t *testing.T, p *trayProc, pid int) {
 	t.Helper()
 	needXdotool(t)
@@ -225,7 +226,7 @@ func focusWindow(t *testing.T, p *trayProc, pid int) {
 	if err != nil || len(ids) == 0 {
 		t.Fatalf("no window of pid %d on %s: %v", pid, p.display, err)
 	}
-	focus := exec.Command("xdotool", "windowfocus", "--sync", ids[0])
+	focus := exec.Command("xdotool", "windowraise", ids[0], "windowfocus", "--sync", ids[0])
 	focus.Env = env
 	if out, err := focus.CombinedOutput(); err != nil {
 		t.Fatalf("xdotool windowfocus: %v: %s", err, out)
