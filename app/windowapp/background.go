@@ -79,11 +79,20 @@ func (b *background) hold(ctx context.Context, pause func()) {
 	}
 }
 
-// pauseDriver blocks Fyne's loop for backgroundPause, unless the UI is
-// down (then Fyne would run it here, on this goroutine, for nothing).
-func (a *App) pauseDriver() {
+// pauseDriver blocks Fyne's loop for backgroundPause and waits for the
+// pause to end, or for ctx to (the app quits: a pause queued as Fyne
+// stops is never run, and nothing may wait for it).
+func (a *App) pauseDriver(ctx context.Context) {
 	if a.uiDown.Load() {
 		return
 	}
-	fyne.DoAndWait(func() { time.Sleep(backgroundPause) })
+	done := make(chan struct{})
+	fyne.Do(func() {
+		time.Sleep(backgroundPause)
+		close(done)
+	})
+	select {
+	case <-done:
+	case <-ctx.Done():
+	}
 }

@@ -221,7 +221,7 @@ func (a *App) start(inst *instance.Instance) {
 	a.goBG(a.watchServers)
 	a.goBG(a.watchProposals)
 	a.goBG(func(context.Context) { a.refreshClients() })
-	a.goBG(func(ctx context.Context) { a.bg.hold(ctx, a.pauseDriver) })
+	a.goBG(func(ctx context.Context) { a.bg.hold(ctx, func() { a.pauseDriver(ctx) }) })
 	if a.o.ConfirmPause {
 		a.confirmPause()
 	}
