@@ -67,8 +67,10 @@ func reap(ctx context.Context, be backend.Backend, st *state.Store, self string,
 			errs = append(errs, fmt.Errorf("remove orphan %s (%s): %w", c.Name, why, err))
 			continue
 		}
-		removed = append(removed, id)
-		_ = st.RemoveRecord(id)
+		if id != "" { // a probe is no sandbox and has no record
+			removed = append(removed, id)
+			_ = st.RemoveRecord(id)
+		}
 	}
 	if recs, err := st.Records(); err == nil {
 		for _, r := range recs {
