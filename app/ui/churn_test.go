@@ -9,6 +9,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"github.com/mcp-sandbox/mcp-sandbox/app/sandboxwatch"
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox/testenv"
 )
 
 // TestSandboxesTabSurvivesChurn shows 100 snapshots whose rows come and go —
@@ -32,10 +33,11 @@ func TestSandboxesTabSurvivesChurn(t *testing.T) {
 	}
 	rng := rand.New(rand.NewPCG(1, 2))
 	c := w.Window().Canvas()
-	// Under -race, 20 snapshots (about 25 s there) give the detector the
-	// same goroutines to watch; the fast layer draws all 100.
+	// Under -race, where each software draw costs about ten times as
+	// much, 20 snapshots (about 25 s there) give the detector the same
+	// goroutines to watch; the fast layer draws all 100.
 	steps := 100
-	if raceDetector {
+	if testenv.Race {
 		steps = 20
 	}
 	for step := range steps {

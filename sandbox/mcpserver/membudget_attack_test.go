@@ -20,7 +20,7 @@ import (
 // client's message would. Before the budget the server peaked at 1.9 GB,
 // and no answer reached the official Go SDK (over its 16 MiB message).
 func TestAttackParallelBigReads(t *testing.T) {
-	if raceDetector {
+	if testenv.Race {
 		// The server is a binary of its own, built without -race: the
 		// detector would watch only this test's client decode 290 MiB of
 		// answers (87 s against 14 s). CI runs it without -race, under

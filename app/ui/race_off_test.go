@@ -1,5 +1,0 @@
-//go:build !race
-
-package ui
-
-const raceDetector = false
