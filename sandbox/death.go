@@ -74,8 +74,25 @@ func (d *diedError) what() string {
 // Unwrap makes a dead sandbox one that is not found.
 func (d *diedError) Unwrap() error { return ErrNotFound }
 
-// life returns the context that ends, with a *diedError as its cause, when
-// sb's container stops.
+// errRemoved is the cause with which a sandbox's life ends when the engine
+// removed its container itself (sandbox_stop, expiry, Close).
+var errRemoved = errors.New("the sandbox was removed")
+
+// removed ends sb's life once its container is gone (or given up on), so
+// that nothing still waits on it: under gVisor an exec's stream can
+// outlive its removed container, and an agent start would wait for it
+// until its own bound, holding Close as long.
+func (sb *Sandbox) removed() {
+	sb.mu.Lock()
+	kill := sb.kill
+	sb.mu.Unlock()
+	if kill != nil {
+		kill(errRemoved)
+	}
+}
+
+// life returns the context that ends when sb's container stops, with a
+// *diedError as its cause, or errRemoved when the engine removed it.
 func (sb *Sandbox) life() context.Context {
 	sb.mu.Lock()
 	defer sb.mu.Unlock()

@@ -782,6 +782,7 @@ func (e *Engine) remove(ctx context.Context, sb *Sandbox) error {
 		sb.mu.Unlock()
 		return err
 	}
+	sb.removed()
 	e.forget(sb.ID)
 	e.log.Info("sandbox removed", "id", sb.ID)
 	return nil

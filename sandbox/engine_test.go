@@ -14,6 +14,7 @@ import (
 	"github.com/docker/docker/client"
 
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox"
+	"github.com/mcp-sandbox/mcp-sandbox/sandbox/agentconn"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/backend"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/config"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/testenv"
@@ -296,6 +297,36 @@ func TestCancelledCreateLeavesNothing(t *testing.T) {
 	}
 	if len(vols.Volumes) > 0 {
 		t.Errorf("%d workspace volumes left", len(vols.Volumes))
+	}
+}
+
+// TestStopDuringAgentStartFreesClose: sandboxes stopped while their
+// command agents start in the background (each create starts one) leave
+// nothing for Close to wait on. Under gVisor the engine's exec streams
+// can outlive a removed container, and a server once took the agent
+// start's whole bound (agentconn.LaunchTimeout) to exit after its client
+// went away; the fake layer (TestFakeStopEndsAgentStart) holds the start
+// on purpose.
+func TestStopDuringAgentStartFreesClose(t *testing.T) {
+	eng, te := newEngineWith(t, engineOptions{scoped: true})
+	for i := 0; i < 4; i++ {
+		sb := mustCreate(t, eng, sandbox.CreateRequest{})
+		time.Sleep(time.Duration(i*50) * time.Millisecond)
+		if _, err := eng.Stop(context.Background(), sb.ID, sandbox.StopRequest{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	start := time.Now()
+	if err := eng.Close(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	// Not a timing: a Close held by a start waits for its whole bound.
+	if d := time.Since(start); d >= agentconn.LaunchTimeout/2 {
+		t.Errorf("Close took %v: it waited for an agent start in a removed sandbox", d.Round(time.Millisecond))
+	}
+	t.Logf("Close took %v", time.Since(start).Round(time.Millisecond))
+	if left := ownContainers(t, te, eng, false); len(left) > 0 {
+		t.Errorf("%d containers left", len(left))
 	}
 }
 

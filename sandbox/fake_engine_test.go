@@ -708,3 +708,34 @@ func TestFakeAgentWarmedAfterCreate(t *testing.T) {
 		}
 	})
 }
+
+// A sandbox stopped while its agent is starting ends that start once its
+// container is gone: the start must not wait for the engine calls it
+// made in the container to time out (under gVisor an exec's stream can
+// outlive its removed container), and Close, which waits for it, with it.
+// TestStdinCloseRemovesSandboxes's server under gVisor once took 45 s
+// (the start's bound) to exit.
+func TestFakeStopEndsAgentStart(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		be := fake.New()
+		cfg := config.Default()
+		cfg.Images.Bash, cfg.Images.Pull, cfg.Pool.Size = fake.DefaultImage, "never", 0
+		eng := sandbox.NewEngine(sandbox.Options{Backend: be, Config: config.Static(cfg), OwnerID: "fake-owner"})
+		be.Delay(fake.OpStatPath, time.Hour) // the start's first call in the container never answers
+		sb, err := eng.Create(context.Background(), sandbox.CreateRequest{Language: "bash"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		synctest.Wait()
+		if _, err := eng.Stop(context.Background(), sb.ID, sandbox.StopRequest{}); err != nil {
+			t.Fatal(err)
+		}
+		start := time.Now()
+		if err := eng.Close(context.Background()); err != nil {
+			t.Errorf("close engine: %v", err)
+		}
+		if d := time.Since(start); d != 0 {
+			t.Errorf("Close waited %v for the agent start of a sandbox already removed", d)
+		}
+	})
+}

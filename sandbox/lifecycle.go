@@ -235,6 +235,7 @@ func (e *Engine) stop(ctx context.Context, sb *Sandbox) bool {
 		// Owned by e: Close waits for it.
 		defer e.bg.Done()
 		defer e.stopping.Delete(sb.ContainerID)
+		defer sb.removed()
 		for try := 0; ; try++ {
 			rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
 			err := e.be.Remove(rctx, sb.ContainerID)
