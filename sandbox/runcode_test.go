@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"sync"
 	"testing"
@@ -172,6 +173,48 @@ func TestRunCodeStreamsOutput(t *testing.T) {
 		}
 	}
 }
+
+// The resident Python writes its output out in bursts, not a system call
+// per line (200,000 printed lines took 47 s under gVisor), and loses
+// nothing and reorders nothing that line buffering kept: a lone line comes
+// before a subprocess's output, a burst before a kill on timeout is
+// delivered, as is a line with no newline; a forked child neither loses
+// its output at os._exit nor writes its parent's again.
+func TestRunCodeOutputBursts(t *testing.T) {
+	eng, _ := newEngine(t, nil)
+	sb := mustCreate(t, eng, sandbox.CreateRequest{Language: "python"})
+	var lines, child, parent strings.Builder
+	for i := 0; i < 2000; i++ {
+		fmt.Fprintf(&lines, "%d\n", i)
+	}
+	for i := 0; i < 300; i++ {
+		fmt.Fprintf(&parent, "p %d\n", i)
+		fmt.Fprintf(&child, "c %d\n", i)
+	}
+	runCells(t, eng, sb.ID, "", []cell{
+		{code: "import os, subprocess\nfor i in range(3):\n    print('line', i)\n    subprocess.run(['echo', 'sub'])\n    print('os')\n    os.write(1, b'write\\n')",
+			want: cellOut{Stdout: "line 0\nsub\nos\nwrite\nline 1\nsub\nos\nwrite\nline 2\nsub\nos\nwrite\n"}},
+		{code: "import os, subprocess\nfor i in range(300):\n    print('p', i)\nsubprocess.run(['echo', 'sub'])\nfor i in range(300):\n    print('p', i)\n_ = os.system('echo system')",
+			want: cellOut{Stdout: parent.String() + "sub\n" + parent.String() + "system\n"}},
+		// Each fork is made during a burst, as the flusher may be writing.
+		{code: "import os\nfor k in range(4):\n    for i in range(300):\n        print('p', i)\n    pid = os.fork()\n    if pid == 0:\n        for i in range(300):\n            print('c', i)\n        os._exit(0)\n    os.waitpid(pid, 0)\nprint('done')",
+			want: cellOut{Stdout: strings.Repeat(parent.String()+child.String(), 4) + "done\n"}},
+	})
+	for _, c := range []struct{ code, want string }{
+		{"for i in range(2000):\n    print(i)\nwhile True:\n    pass", lines.String()},
+		{"import time\nprint('prompt', end='')\ntime.sleep(100)", "prompt"},
+	} {
+		res, err := eng.RunCode(context.Background(), sandbox.RunCodeRequest{SandboxID: sb.ID, Code: c.code, TimeoutSeconds: 2})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !res.TimedOut || res.Stdout != c.want {
+			t.Errorf("%q: timed out %v, stdout %d bytes ending %q; want %d bytes ending %q", c.code, res.TimedOut, len(res.Stdout), tail(res.Stdout), len(c.want), tail(c.want))
+		}
+	}
+}
+
+func tail(s string) string { return s[max(0, len(s)-20):] }
 
 // processes lists the command lines running in a sandbox.
 func processes(t *testing.T, eng *sandbox.Engine, id string) string {
