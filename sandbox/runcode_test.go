@@ -93,6 +93,8 @@ func TestRunCodeJavaScriptSession(t *testing.T) {
 	eng, _ := newEngine(t, nil)
 	sb := mustCreate(t, eng, sandbox.CreateRequest{Language: "javascript"})
 	runCells(t, eng, sb.ID, "", []cell{
+		// The names the runner's bootstrap used are the code's to declare.
+		{code: "const fs = require('fs'); let h = 2; const len = 3; const nonce = 4; fs.existsSync('/') && h + len + nonce", want: cellOut{Result: "9"}},
 		{code: "let x = 41; const y = 1; var z = 2; function f() { return 5 }", want: cellOut{}},
 		{code: "console.log(x + y)", want: cellOut{Stdout: "42\n"}},
 		{code: "x + z + f()", want: cellOut{Result: "48"}},
@@ -122,6 +124,26 @@ func TestRunCodeJavaScriptSession(t *testing.T) {
 		{code: "var k = 1; console.log('bye'); process.exit(3)", want: cellOut{Stdout: "bye\n", ExitCode: 3, StateLost: true}},
 		{code: "typeof k", want: cellOut{Result: "'undefined'"}},
 	})
+}
+
+// A write larger than the FIFO the resident Node's stdout is arrives
+// whole: Node makes the FIFO non-blocking, and a write the relay has not
+// made room for yet (EAGAIN) once ended the stream, the rest of the run's
+// output lost without a word (the output file held 65,536 bytes of 1 MiB).
+func TestRunCodeJavaScriptBigWrite(t *testing.T) {
+	testenv.Docker(t, testenv.NodeImage)
+	eng, _ := newEngine(t, nil)
+	sb := mustCreate(t, eng, sandbox.CreateRequest{Language: "javascript"})
+	res, err := eng.RunCode(context.Background(), sandbox.RunCodeRequest{SandboxID: sb.ID, Code: "console.log('x'.repeat(1 << 20)); console.log('end'); 'ok'"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Result != "'ok'" || res.OutputFile == "" || !strings.HasSuffix(res.Stdout, "end\n") {
+		t.Fatalf("result %q, output_file %q, stdout ending %q, stderr %q", res.Result, res.OutputFile, tail(res.Stdout), res.Stderr)
+	}
+	if got := mustExec(t, eng, sb.ID, "wc -c < "+res.OutputFile).Stdout; got != "1048581\n" {
+		t.Errorf("the output file holds %s bytes, want 1048581 (1 MiB, a newline, end and a newline)", strings.TrimSpace(got))
+	}
 }
 
 func TestRunCodeBashSession(t *testing.T) {

@@ -45,12 +45,14 @@ exec 3>&1 4<&0 5>&2 </dev/null 1<>"$d/out" 2<>"$d/err"
 exec node --expose-internals -e "$1" "$d"`
 
 // nodeBoot reads "NONCE LENGTH\n" and the runner's source from fd 4 and
-// runs it as the body of function (require, NONCE, DIR).
-const nodeBoot = `const fs = require('fs');
+// runs it as the body of function (require, NONCE, DIR). Its names live in
+// a function: a top-level const of the -e script would be a global binding
+// that the code's own (const fs = require('fs')) could not declare again.
+const nodeBoot = `(() => { const fs = require('fs');
 function r(n) { const b = Buffer.alloc(n); let o = 0; while (o < n) { let k; try { k = fs.readSync(4, b, o, n - o, null); } catch (e) { if (e.code === 'EAGAIN') continue; throw e; } if (k === 0) process.exit(3); o += k; } return b; }
 let h = ''; while (!h.endsWith('\n')) h += r(1).toString('latin1');
 const [nonce, len] = h.trim().split(' ');
-require('vm').runInThisContext('(function (require, NONCE, DIR) {' + r(Number(len)).toString('utf8') + '\n})', { filename: 'mcp-sandbox-runner.js' })(require, nonce, process.argv[1]);`
+require('vm').runInThisContext('(function (require, NONCE, DIR) {' + r(Number(len)).toString('utf8') + '\n})', { filename: 'mcp-sandbox-runner.js' })(require, nonce, process.argv[1]); })();`
 
 // Known reports whether kind names a resident interpreter this package has.
 func Known(kind string) bool { return kind == Python || kind == Node }

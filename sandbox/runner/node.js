@@ -120,9 +120,21 @@ function fatal(msg) {
   }
 }
 
+// writeAll writes buf to fd whole. Node made fds 1 and 2 non-blocking: a
+// FIFO the relay has not emptied yet says EAGAIN, which is a wait, not an
+// error (as an error it ended the stream, lost the output, and a loop that
+// went on logging queued an error per line until the heap ran out).
+const pause = new Int32Array(new SharedArrayBuffer(4));
 function writeAll(fd, buf) {
   let off = 0;
-  while (off < buf.length) off += fs.writeSync(fd, buf, off, buf.length - off);
+  while (off < buf.length) {
+    try {
+      off += fs.writeSync(fd, buf, off, buf.length - off);
+    } catch (e) {
+      if (e.code !== 'EAGAIN') throw e;
+      Atomics.wait(pause, 0, 0, 1);
+    }
+  }
 }
 
 // finish hands frames to the relay, after marks that make it wait for the
