@@ -88,6 +88,28 @@ func TestRunCodePythonSession(t *testing.T) {
 	})
 }
 
+// TestRunCodePythonOutputAfterRun: a run ends while a process it started
+// floods its stdout (the runner reads the pipe empty at the end without
+// waiting for the flood to stop), and the runner outlives code that closes
+// its stdout.
+func TestRunCodePythonOutputAfterRun(t *testing.T) {
+	eng, _ := newEngine(t, nil)
+	sb := mustCreate(t, eng, sandbox.CreateRequest{Language: "python"})
+	flood := mustRun(t, eng, sb.ID, "import subprocess\n_p = subprocess.Popen(['sh', '-c', 'head -c 3000000 /dev/zero | tr \"\\\\0\" y'])\nimport time\ntime.sleep(0.2)\n'started'")
+	if flood.ExitCode != 0 || flood.Result != "'started'" || flood.StateLost {
+		t.Fatalf("flood cell = %+v", flood)
+	}
+	after := mustRun(t, eng, sb.ID, "_p.wait()\nprint('after')")
+	if after.ExitCode != 0 || after.StateLost || !strings.HasSuffix(after.Stdout, "after\n") {
+		t.Fatalf("cell after the flood = exit %d, state lost %v, stdout ending %q", after.ExitCode, after.StateLost, tail(after.Stdout))
+	}
+	t.Logf("flood: %d bytes in the run, %d in the next", len(flood.Stdout), len(after.Stdout))
+	runCells(t, eng, sb.ID, "", []cell{
+		{code: "import os\nos.close(1)\nprint('gone')", want: cellOut{ExitCode: 1}, stderrHas: "Bad file descriptor"},
+		{code: "import sys\nprint('to stderr', file=sys.stderr)\n7", want: cellOut{Result: "7"}, stderrHas: "to stderr\n"},
+	})
+}
+
 func TestRunCodeJavaScriptSession(t *testing.T) {
 	testenv.Docker(t, testenv.NodeImage)
 	eng, _ := newEngine(t, nil)

@@ -21,9 +21,10 @@
 // exec's original stdin and stdout, duplicated before anything else runs);
 // the user code's stdout and stderr — file descriptors 1 and 2, so the
 // output of subprocesses too — are pipes the interpreter relays as "out" and
-// "err" frames. Before it sends "done" it writes a marker into both pipes
-// and waits until the relays have passed it, so every byte the code wrote
-// comes before the frame that ends the run.
+// "err" frames. Every byte the code wrote comes before the frame that ends
+// the run: the Python runner reads the pipes empty itself, under the lock
+// its relay threads read them with; the Node runner writes a marker into
+// both and waits until its relay has passed it.
 //
 // Any process in the sandbox can write frames too (the nonce is readable
 // by the sandbox user), so the engine treats them as hostile: a frame other
