@@ -258,6 +258,45 @@ func TestRunCodeOutputBursts(t *testing.T) {
 	}
 }
 
+// TestRunCodeJavaScriptOutputBursts: the Node runner holds output in
+// bursts; what it keeps of line buffering is each case below, including a
+// burst right before a kill or process.exit delivered whole.
+func TestRunCodeJavaScriptOutputBursts(t *testing.T) {
+	testenv.Docker(t, testenv.NodeImage)
+	eng, _ := newEngine(t, func(c *config.Config) { c.Limits.OutputBytes = 1 << 20 })
+	sb := mustCreate(t, eng, sandbox.CreateRequest{Language: "javascript"})
+	var lines, parent strings.Builder
+	for i := 0; i < 2000; i++ {
+		fmt.Fprintf(&lines, "%d\n", i)
+	}
+	for i := 0; i < 300; i++ {
+		fmt.Fprintf(&parent, "p %d\n", i)
+	}
+	big := strings.Repeat("x", 100000) + "\n"
+	runCells(t, eng, sb.ID, "", []cell{
+		{code: "const cp = require('child_process'), fs = require('fs');\nfor (let i = 0; i < 3; i++) { console.log('line', i); cp.execSync('echo sub', {stdio: 'inherit'}); console.log('fs'); fs.writeSync(1, 'write\\n'); }",
+			want: cellOut{Stdout: "line 0\nsub\nfs\nwrite\nline 1\nsub\nfs\nwrite\nline 2\nsub\nfs\nwrite\n"}},
+		{code: "for (let i = 0; i < 300; i++) console.log('p', i);\ncp.spawnSync('echo', ['sub'], {stdio: 'inherit'});\nfor (let i = 0; i < 300; i++) console.log('p', i);\nconsole.log('x'.repeat(100000));\nfor (let i = 0; i < 300; i++) console.log('p', i);\nawait new Promise((done) => cp.spawn('echo', ['spawned'], {stdio: 'inherit'}).on('close', () => done()));",
+			want: cellOut{Stdout: parent.String() + "sub\n" + parent.String() + big + parent.String() + "spawned\n"}},
+		{code: "for (let i = 0; i < 2000; i++) console.log(i);\nnull.x", want: cellOut{Stdout: lines.String(), ExitCode: 1}, stderrHas: "TypeError"},
+	})
+	for _, c := range []struct{ code, want string }{
+		{"for (let i = 0; i < 2000; i++) console.log(i);\nfor (;;) {}", lines.String()},
+		{"process.stdout.write('prompt');\nfor (;;) {}", "prompt"},
+	} {
+		res, err := eng.RunCode(context.Background(), sandbox.RunCodeRequest{SandboxID: sb.ID, Code: c.code, TimeoutSeconds: 2})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !res.TimedOut || res.Stdout != c.want {
+			t.Errorf("%q: timed out %v, stdout %d bytes ending %q; want %d bytes ending %q", c.code, res.TimedOut, len(res.Stdout), tail(res.Stdout), len(c.want), tail(c.want))
+		}
+	}
+	runCells(t, eng, sb.ID, "", []cell{
+		{code: "for (let i = 0; i < 2000; i++) console.log(i);\nprocess.exit(3)", want: cellOut{Stdout: lines.String(), ExitCode: 3, StateLost: true}, stderrHas: "exited with code 3"},
+	})
+}
+
 func tail(s string) string { return s[max(0, len(s)-20):] }
 
 // processes lists the command lines running in a sandbox.
