@@ -22,9 +22,9 @@
 // the user code's stdout and stderr — file descriptors 1 and 2, so the
 // output of subprocesses too — are pipes the interpreter relays as "out" and
 // "err" frames. Every byte the code wrote comes before the frame that ends
-// the run: the Python runner reads the pipes empty itself, under the lock
-// its relay threads read them with; the Node runner writes a marker into
-// both and waits until its relay has passed it.
+// the run: the runner reads the pipes empty before it sends that frame
+// (Python's main thread, under the lock its relay threads read them with;
+// Node's relay thread, the only one that reads them).
 //
 // Any process in the sandbox can write frames too (the nonce is readable
 // by the sandbox user), so the engine treats them as hostile: a frame other

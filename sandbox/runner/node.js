@@ -17,7 +17,6 @@ const { Writable } = require('stream');
 const { Worker } = require('worker_threads');
 
 const VERSION = '1';
-const MARK = Buffer.from('\x1e' + NONCE + '\x1f', 'latin1');
 const RUNNER_FILE = 'mcp-sandbox-runner.js';
 const MAX_RESULT = 1 << 16; // runner.MaxResult: the done frame stays within runner.MaxPayload
 const realExit = process.exit.bind(process);
@@ -32,15 +31,15 @@ try {
 }
 
 // The relay thread owns fd 3: it writes output frames as the FIFOs deliver
-// them, and the main thread's frames (ready, done) once the FIFOs have
-// passed the marks written before them.
+// them, and the main thread's frames (ready, done) once it has read the
+// FIFOs empty: what the code wrote before them is sent before them. Only
+// this thread reads the FIFOs, so nothing it has read is still on its way.
 const RELAY = `
 'use strict';
 const { parentPort, workerData } = require('worker_threads');
 const fs = require('fs');
 const net = require('net');
 const { nonce, dir, acks, held } = workerData;
-const MARK = Buffer.from('\\x1e' + nonce + '\\x1f', 'latin1');
 const pause = new Int32Array(new SharedArrayBuffer(4));
 // The bytes the main thread holds for fds 1 and 2 (see hold): a lock, their
 // lengths, and a counter it bumps when it starts holding.
@@ -81,74 +80,40 @@ function send(kind, payload) {
   const p = Buffer.from(payload);
   writeAll(Buffer.concat([Buffer.from(nonce + ' ' + kind + ' ' + p.length + '\\n', 'latin1'), p]));
 }
-function partial(buf) {
-  const j = buf.lastIndexOf(0x1e);
-  if (j < 0 || buf.length - j >= MARK.length) return 0;
-  return MARK.subarray(0, buf.length - j).equals(buf.subarray(j)) ? buf.length - j : 0;
-}
-const seen = { out: 0, err: 0 };
-const waiting = [];
-function drain(force) {
-  while (waiting.length && (force || (seen.out >= waiting[0].out && seen.err >= waiting[0].err))) {
-    const m = waiting.shift();
-    clearTimeout(m.timer);
-    for (const f of m.frames) send(f.kind, f.payload);
-    force = false;
-  }
-}
 const fds = ['out', 'err'].map((name) => fs.openSync(dir + '/' + name, fs.constants.O_RDONLY | fs.constants.O_NONBLOCK));
 // Everything is open now; the FIFOs need no names any more.
 for (const name of ['out', 'err']) fs.unlinkSync(dir + '/' + name);
 fs.rmdirSync(dir);
-const partials = { out: Buffer.alloc(0), err: Buffer.alloc(0) };
-// onData relays what stream name delivered, up to the marks in it.
-function onData(name, chunk) {
-  const part = partials[name];
-  let buf = part.length ? Buffer.concat([part, chunk]) : chunk;
-  for (;;) {
-    const i = buf.indexOf(MARK);
-    if (i < 0) break;
-    if (i > 0) send(name, buf.subarray(0, i));
-    buf = buf.subarray(i + MARK.length);
-    seen[name]++;
-    // Tell a main thread blocked in process.exit (see flushSync).
-    Atomics.store(acks, name === 'out' ? 0 : 1, seen[name]);
-    Atomics.add(acks, 2, 1);
-    Atomics.notify(acks, 2);
-  }
-  const keep = partial(buf);
-  if (buf.length > keep) send(name, buf.subarray(0, buf.length - keep));
-  partials[name] = Buffer.from(buf.subarray(buf.length - keep));
-  drain(false);
-}
 ['out', 'err'].forEach((name, i) => {
   const sock = new net.Socket({ fd: fds[i], readable: true, writable: false });
-  sock.on('data', (chunk) => onData(name, chunk));
+  sock.on('data', (chunk) => send(name, chunk));
 });
+const chunk = Buffer.allocUnsafe(1 << 16);
+// readNow relays what FIFO i holds now, a MiB at most: a process that goes
+// on writing after a run has that much in before the run's end.
+function readNow(i) {
+  for (let k = 0; k < 16; k++) {
+    let n = 0;
+    try {
+      n = fs.readSync(fds[i], chunk, 0, chunk.length, null);
+    } catch (e) {
+      return; // EAGAIN: nothing more now
+    }
+    if (n <= 0) return;
+    send(i ? 'err' : 'out', chunk.subarray(0, n));
+  }
+}
 // Bytes the main thread holds (see hold) are relayed FLUSH_MS after it
 // starts holding, also while its code is busy: what the FIFO has is read
 // first, as it was written before them.
 if (held) {
-  const chunk = Buffer.allocUnsafe(1 << 16);
-  const readNow = (i) => {
-    for (let k = 0; k < 16; k++) {
-      let n = 0;
-      try {
-        n = fs.readSync(fds[i], chunk, 0, chunk.length, null);
-      } catch (e) {
-        return; // EAGAIN: nothing more now
-      }
-      if (n <= 0) return;
-      onData(i ? 'err' : 'out', Buffer.from(chunk.subarray(0, n)));
-    }
-  };
   let kicks = Atomics.load(heldHdr, KICK);
   const relayHeld = () => {
     kicks = Atomics.load(heldHdr, KICK);
     for (const i of [0, 1]) {
       readNow(i);
       const b = takeHeld(i);
-      if (b) onData(i ? 'err' : 'out', b);
+      if (b) send(i ? 'err' : 'out', b);
     }
     arm();
   };
@@ -160,14 +125,18 @@ if (held) {
   arm();
 }
 parentPort.on('message', (m) => {
-  m.timer = setTimeout(() => drain(true), 5000);
-  waiting.push(m);
-  drain(false);
+  readNow(0);
+  readNow(1);
+  for (const f of m.frames) send(f.kind, f.payload);
+  // Tell a main thread blocked in process.exit (see flushSync).
+  Atomics.add(acks, 0, 1);
+  Atomics.notify(acks, 0);
 });
 `;
 
-// acks: marks the relay has passed on fd 1 and fd 2, and a change counter.
-const acks = new Int32Array(new SharedArrayBuffer(12));
+// acks: how many of the main thread's messages the relay has handled.
+const acks = new Int32Array(new SharedArrayBuffer(4));
+let posted = 0;
 // Output in bursts is held here rather than written a line at a time (a
 // system call per line: 200,000 lines of console.log took 25 s under
 // gVisor), and the relay thread fetches it while the code runs on; a Node
@@ -198,7 +167,6 @@ function takeHeld(i) {
 }
 const relay = new Worker(RELAY, { eval: true, workerData: { nonce: NONCE, dir: DIR, acks, held } });
 relay.on('error', (e) => fatal('relay: ' + (e && e.stack || e)));
-const marks = { out: 0, err: 0 };
 
 function fatal(msg) {
   try {
@@ -270,9 +238,15 @@ function hold(i, chunk) {
 }
 
 // flushHeld writes what is held for fd i + 1 into its FIFO; flushAll both.
+// Code that closed the fd since loses it, as it would a write of its own.
 function flushHeld(i) {
   const b = held && takeHeld(i);
-  if (b) writeAll(i + 1, b);
+  if (!b) return;
+  try {
+    writeAll(i + 1, b);
+  } catch (e) {
+    // Closed: nowhere to write it.
+  }
 }
 function flushAll() {
   flushHeld(0);
@@ -303,32 +277,25 @@ function flushAll() {
   }
 })();
 
-// finish hands frames to the relay, after marks that make it wait for the
-// output written so far.
+// finish hands frames to the relay, which sends them after the output
+// written so far.
 function finish(frames) {
   flushAll();
-  for (const [fd, name] of [[1, 'out'], [2, 'err']]) {
-    try {
-      writeAll(fd, MARK);
-      marks[name]++;
-    } catch (e) {
-      // The code closed the descriptor: nothing to wait for.
-    }
-  }
-  relay.postMessage({ out: marks.out, err: marks.err, frames });
+  posted++;
+  relay.postMessage({ frames });
 }
 
-// flushSync blocks until the relay has passed everything written so far,
-// so process.exit in user code does not lose the output before it.
+// flushSync blocks until the relay has sent everything written so far, so
+// process.exit in user code does not lose the output before it.
 function flushSync(timeoutMs) {
   finish([]);
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    const gen = Atomics.load(acks, 2);
-    if (Atomics.load(acks, 0) >= marks.out && Atomics.load(acks, 1) >= marks.err) return;
+    const handled = Atomics.load(acks, 0);
+    if (handled >= posted) return;
     const left = deadline - Date.now();
     if (left <= 0) return;
-    Atomics.wait(acks, 2, gen, left);
+    Atomics.wait(acks, 0, handled, left);
   }
 }
 process.exit = function exit(code) {
