@@ -295,6 +295,13 @@ func TestRunCodeJavaScriptOutputBursts(t *testing.T) {
 	runCells(t, eng, sb.ID, "", []cell{
 		{code: "for (let i = 0; i < 2000; i++) console.log(i);\nprocess.exit(3)", want: cellOut{Stdout: lines.String(), ExitCode: 3, StateLost: true}, stderrHas: "exited with code 3"},
 	})
+	// Held output whose fd the code closes is lost, not the run's end.
+	res, err := eng.RunCode(context.Background(), sandbox.RunCodeRequest{SandboxID: sb.ID, TimeoutSeconds: 20,
+		Code: "for (let i = 0; i < 2000; i++) console.log(i);\nrequire('fs').closeSync(1);\n'closed'"})
+	if err != nil || res.TimedOut || res.ExitCode != 0 || res.Result != "'closed'" {
+		t.Fatalf("cell closing stdout: %+v, %v", res, err)
+	}
+	runCells(t, eng, sb.ID, "", []cell{{code: "console.error('still here'); 7", want: cellOut{Result: "7"}, stderrHas: "still here"}})
 }
 
 func tail(s string) string { return s[max(0, len(s)-20):] }
