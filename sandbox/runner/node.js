@@ -30,6 +30,36 @@ try {
   acorn = null;
 }
 
+// heldBuffer gives both threads their view of held: the bytes the main
+// thread holds for fds 1 and 2 (see hold), after a lock, their lengths, and
+// a counter it bumps when it starts holding. The relay's source has it
+// as text.
+function heldBuffer(held) {
+  const FLUSH_MS = 5;
+  const HELD_CAP = 1 << 16;
+  const KICK = 3;
+  if (!held) return { FLUSH_MS, HELD_CAP, KICK };
+  const hdr = new Int32Array(held, 0, 4);
+  const bytes = [new Uint8Array(held, 16, HELD_CAP), new Uint8Array(held, 16 + HELD_CAP, HELD_CAP)];
+  const lockHeld = () => {
+    while (Atomics.compareExchange(hdr, 0, 0, 1) !== 0) Atomics.wait(hdr, 0, 1, 1);
+  };
+  const unlockHeld = () => {
+    Atomics.store(hdr, 0, 0);
+    Atomics.notify(hdr, 0);
+  };
+  // takeHeld empties what is held for fd i + 1 and returns a copy, or null.
+  const takeHeld = (i) => {
+    lockHeld();
+    const n = hdr[1 + i];
+    hdr[1 + i] = 0;
+    const b = n ? Buffer.from(bytes[i].subarray(0, n)) : null;
+    unlockHeld();
+    return b;
+  };
+  return { FLUSH_MS, HELD_CAP, KICK, hdr, bytes, lockHeld, unlockHeld, takeHeld };
+}
+
 // The relay thread owns fd 3: it writes output frames as the FIFOs deliver
 // them, and the main thread's frames (ready, done) once it has read the
 // FIFOs empty: what the code wrote before them is sent before them. Only
@@ -41,29 +71,7 @@ const fs = require('fs');
 const net = require('net');
 const { nonce, dir, acks, held } = workerData;
 const pause = new Int32Array(new SharedArrayBuffer(4));
-// The bytes the main thread holds for fds 1 and 2 (see hold): a lock, their
-// lengths, and a counter it bumps when it starts holding.
-const FLUSH_MS = 5;
-const HELD_CAP = 1 << 16;
-const KICK = 3;
-const heldHdr = held && new Int32Array(held, 0, 4);
-const heldBytes = held && [new Uint8Array(held, 16, HELD_CAP), new Uint8Array(held, 16 + HELD_CAP, HELD_CAP)];
-function lockHeld() {
-  while (Atomics.compareExchange(heldHdr, 0, 0, 1) !== 0) Atomics.wait(heldHdr, 0, 1, 1);
-}
-function unlockHeld() {
-  Atomics.store(heldHdr, 0, 0);
-  Atomics.notify(heldHdr, 0);
-}
-// takeHeld empties what is held for fd i + 1 and returns a copy, or null.
-function takeHeld(i) {
-  lockHeld();
-  const n = heldHdr[1 + i];
-  heldHdr[1 + i] = 0;
-  const b = n ? Buffer.from(heldBytes[i].subarray(0, n)) : null;
-  unlockHeld();
-  return b;
-}
+const { FLUSH_MS, KICK, hdr: heldHdr, takeHeld } = (${heldBuffer})(held);
 
 function writeAll(buf) {
   let off = 0;
@@ -141,30 +149,8 @@ let posted = 0;
 // system call per line: 200,000 lines of console.log took 25 s under
 // gVisor), and the relay thread fetches it while the code runs on; a Node
 // without Atomics.waitAsync writes every chunk.
-const held = typeof Atomics.waitAsync === 'function' ? new SharedArrayBuffer(16 + 2 * (1 << 16)) : null;
-// The bytes the main thread holds for fds 1 and 2 (see hold): a lock, their
-// lengths, and a counter it bumps when it starts holding.
-const FLUSH_MS = 5;
-const HELD_CAP = 1 << 16;
-const KICK = 3;
-const heldHdr = held && new Int32Array(held, 0, 4);
-const heldBytes = held && [new Uint8Array(held, 16, HELD_CAP), new Uint8Array(held, 16 + HELD_CAP, HELD_CAP)];
-function lockHeld() {
-  while (Atomics.compareExchange(heldHdr, 0, 0, 1) !== 0) Atomics.wait(heldHdr, 0, 1, 1);
-}
-function unlockHeld() {
-  Atomics.store(heldHdr, 0, 0);
-  Atomics.notify(heldHdr, 0);
-}
-// takeHeld empties what is held for fd i + 1 and returns a copy, or null.
-function takeHeld(i) {
-  lockHeld();
-  const n = heldHdr[1 + i];
-  heldHdr[1 + i] = 0;
-  const b = n ? Buffer.from(heldBytes[i].subarray(0, n)) : null;
-  unlockHeld();
-  return b;
-}
+const held = typeof Atomics.waitAsync === 'function' ? new SharedArrayBuffer(16 + 2 * heldBuffer(null).HELD_CAP) : null;
+const { FLUSH_MS, HELD_CAP, KICK, hdr: heldHdr, bytes: heldBytes, lockHeld, unlockHeld, takeHeld } = heldBuffer(held);
 const relay = new Worker(RELAY, { eval: true, workerData: { nonce: NONCE, dir: DIR, acks, held } });
 relay.on('error', (e) => fatal('relay: ' + (e && e.stack || e)));
 
