@@ -244,18 +244,10 @@ func TestRunCodeOutputBursts(t *testing.T) {
 		{code: "import os\nfor k in range(4):\n    for i in range(300):\n        print('p', i)\n    pid = os.fork()\n    if pid == 0:\n        for i in range(300):\n            print('c', i)\n        os._exit(0)\n    os.waitpid(pid, 0)\nprint('done')",
 			want: cellOut{Stdout: strings.Repeat(parent.String()+child.String(), 4) + "done\n"}},
 	})
-	for _, c := range []struct{ code, want string }{
+	killedCells(t, eng, sb.ID, []killedCell{
 		{"for i in range(2000):\n    print(i)\nwhile True:\n    pass", lines.String()},
 		{"import time\nprint('prompt', end='')\ntime.sleep(100)", "prompt"},
-	} {
-		res, err := eng.RunCode(context.Background(), sandbox.RunCodeRequest{SandboxID: sb.ID, Code: c.code, TimeoutSeconds: 2})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if !res.TimedOut || res.Stdout != c.want {
-			t.Errorf("%q: timed out %v, stdout %d bytes ending %q; want %d bytes ending %q", c.code, res.TimedOut, len(res.Stdout), tail(res.Stdout), len(c.want), tail(c.want))
-		}
-	}
+	})
 }
 
 // TestRunCodeJavaScriptOutputBursts: the Node runner holds output in
@@ -280,18 +272,10 @@ func TestRunCodeJavaScriptOutputBursts(t *testing.T) {
 			want: cellOut{Stdout: parent.String() + "sub\n" + parent.String() + big + parent.String() + "spawned\n"}},
 		{code: "for (let i = 0; i < 2000; i++) console.log(i);\nnull.x", want: cellOut{Stdout: lines.String(), ExitCode: 1}, stderrHas: "TypeError"},
 	})
-	for _, c := range []struct{ code, want string }{
+	killedCells(t, eng, sb.ID, []killedCell{
 		{"for (let i = 0; i < 2000; i++) console.log(i);\nfor (;;) {}", lines.String()},
 		{"process.stdout.write('prompt');\nfor (;;) {}", "prompt"},
-	} {
-		res, err := eng.RunCode(context.Background(), sandbox.RunCodeRequest{SandboxID: sb.ID, Code: c.code, TimeoutSeconds: 2})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if !res.TimedOut || res.Stdout != c.want {
-			t.Errorf("%q: timed out %v, stdout %d bytes ending %q; want %d bytes ending %q", c.code, res.TimedOut, len(res.Stdout), tail(res.Stdout), len(c.want), tail(c.want))
-		}
-	}
+	})
 	runCells(t, eng, sb.ID, "", []cell{
 		{code: "for (let i = 0; i < 2000; i++) console.log(i);\nprocess.exit(3)", want: cellOut{Stdout: lines.String(), ExitCode: 3, StateLost: true}, stderrHas: "exited with code 3"},
 	})
@@ -302,6 +286,23 @@ func TestRunCodeJavaScriptOutputBursts(t *testing.T) {
 		t.Fatalf("cell closing stdout: %+v, %v", res, err)
 	}
 	runCells(t, eng, sb.ID, "", []cell{{code: "console.error('still here'); 7", want: cellOut{Result: "7"}, stderrHas: "still here"}})
+}
+
+// killedCell is code that a 2 s timeout kills, and the stdout it must
+// have written by then.
+type killedCell struct{ code, want string }
+
+func killedCells(t *testing.T, eng *sandbox.Engine, id string, cells []killedCell) {
+	t.Helper()
+	for _, c := range cells {
+		res, err := eng.RunCode(context.Background(), sandbox.RunCodeRequest{SandboxID: id, Code: c.code, TimeoutSeconds: 2})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !res.TimedOut || res.Stdout != c.want {
+			t.Errorf("%q: timed out %v, stdout %d bytes ending %q; want %d bytes ending %q", c.code, res.TimedOut, len(res.Stdout), tail(res.Stdout), len(c.want), tail(c.want))
+		}
+	}
 }
 
 func tail(s string) string { return s[max(0, len(s)-20):] }
