@@ -10,8 +10,8 @@ import importlib
 import io
 import json
 import linecache
-import select
 import os
+import select
 import site
 import sys
 import threading
