@@ -77,7 +77,7 @@ func (t *StatusTab) pullButton(image string) fyne.CanvasObject {
 		b.Disable()
 		b.SetText("Pulling " + image + "…")
 		status.Show()
-		progress := func(line string) { fyne.Do(func() { status.SetText(line) }) }
+		progress := func(line string) { t.w.o.Do(func() { status.SetText(line) }) }
 		t.w.async(func(ctx context.Context) error { return t.act.Pull(ctx, image, progress) }, func(err error) {
 			if err != nil {
 				b.Enable()

@@ -43,6 +43,9 @@ type Options struct {
 	// Go runs an action; nil means a new goroutine. Tests run actions
 	// inline, so results are in place when the call returns.
 	Go func(func())
+	// Do hands f to the UI goroutine from an action's goroutine; nil means
+	// fyne.Do. The app's stops handing off once Fyne is stopping.
+	Do func(f func())
 	// OnViewChange is told which tab is in view, and whether the window is
 	// visible, whenever either changes, so the caller samples only what is
 	// seen.
@@ -83,6 +86,9 @@ func New(a fyne.App, o Options) *Window {
 	}
 	if o.Go == nil {
 		o.Go = func(f func()) { go f() }
+	}
+	if o.Do == nil {
+		o.Do = fyne.Do
 	}
 	w := &Window{win: a.NewWindow(Title), o: o}
 	w.ctx, w.cancel = context.WithCancel(context.Background())
@@ -189,6 +195,6 @@ func (w *Window) usageChanged() {
 func (w *Window) async(f func(ctx context.Context) error, done func(error)) {
 	w.o.Go(func() {
 		err := f(w.ctx)
-		fyne.Do(func() { done(err) })
+		w.o.Do(func() { done(err) })
 	})
 }

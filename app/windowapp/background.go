@@ -6,8 +6,6 @@ import (
 	"context"
 	"sync"
 	"time"
-
-	"fyne.io/fyne/v2"
 )
 
 // Fyne's driver reads the window's events, runs its animations and draws
@@ -83,11 +81,8 @@ func (b *background) hold(ctx context.Context, pause func()) {
 // pause to end, or for ctx to (the app quits: a pause queued as Fyne
 // stops is never run, and nothing may wait for it).
 func (a *App) pauseDriver(ctx context.Context) {
-	if a.uiDown.Load() {
-		return
-	}
 	done := make(chan struct{})
-	fyne.Do(func() {
+	a.do(func() {
 		time.Sleep(backgroundPause)
 		close(done)
 	})

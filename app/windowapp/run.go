@@ -117,7 +117,12 @@ type App struct {
 	serverErr error
 	engine    *engineconn.Loop // follows the Docker engine
 
-	uiDown    atomic.Bool  // set once Fyne has stopped: nothing may call it
+	// uiMu is read-held while work is handed to Fyne and write-held to
+	// set uiDown, which ends the hand-offs before Fyne stops: Fyne 2.7
+	// checks that its loop still runs and then queues, and a queueing
+	// that falls after its queue's close panics (send on closed channel).
+	uiMu      sync.RWMutex
+	uiDown    bool
 	bg        *background  // the app's windows have no focus (background.go)
 	healthGen atomic.Int64 // the latest health check; older ones do not publish
 
@@ -169,9 +174,9 @@ func Run(ctx context.Context, o Options) error {
 	a.ctx, a.cancel = context.WithCancel(ctx)
 	defer a.cancel()
 
-	a.fyne = fyneapp.NewWithID(AppID)
+	a.fyne = newFyneApp()
 	a.fyne.SetIcon(icons.App())
-	a.win = ui.New(a.fyne, ui.Options{Actions: a.actions(), OnViewChange: a.viewChanged, OnUsageSeen: a.usageSeen, OnClose: a.windowClosed})
+	a.win = ui.New(a.fyne, ui.Options{Actions: a.actions(), Do: a.do, OnViewChange: a.viewChanged, OnUsageSeen: a.usageSeen, OnClose: a.windowClosed})
 	a.win.Window().SetIcon(icons.App())
 	if o.Size.Width > 0 {
 		a.win.Window().Resize(o.Size)
@@ -197,10 +202,15 @@ func Run(ctx context.Context, o Options) error {
 	// so the two racing for one signal cannot close a window GLFW has
 	// already let go (the app's Quit did, and panicked). Once Run returns,
 	// nothing may call into Fyne any more.
-	stopWatch := context.AfterFunc(ctx, func() { fyne.Do(a.fyne.Driver().Quit) })
+	stopWatch := context.AfterFunc(ctx, func() {
+		a.do(func() {
+			a.closeUI()
+			a.fyne.Driver().Quit()
+		})
+	})
 	a.fyne.Run()
 	stopWatch()
-	a.uiDown.Store(true)
+	a.closeUI()
 
 	a.log.Info("window closed: stopping background work")
 	a.cancel()
@@ -243,9 +253,33 @@ func (a *App) goBG(f func(ctx context.Context)) {
 // do runs f on the UI goroutine, unless the UI has stopped (background
 // work still ending after Quit must not touch it).
 func (a *App) do(f func()) {
-	if !a.uiDown.Load() {
+	a.uiMu.RLock()
+	defer a.uiMu.RUnlock()
+	if !a.uiDown {
 		fyne.Do(f)
 	}
+}
+
+// closeUI ends the hand-offs to Fyne (do); called before Fyne is told to
+// stop, and again once it has.
+func (a *App) closeUI() {
+	a.uiMu.Lock()
+	a.uiDown = true
+	a.uiMu.Unlock()
+}
+
+// newFyneApp makes the Fyne app without the hook Fyne 2.7 runs once it
+// has stopped (it saves Fyne's preferences; the window keeps none). Fyne
+// queues that hook as its loop stops, and the goroutine that runs it
+// hands it back to the loop while the loop closes its queue: a send on a
+// closed channel (a panic, seen in CI) or a wait for ever. With no hook
+// nothing is queued.
+func newFyneApp() fyne.App {
+	fa := fyneapp.NewWithID(AppID)
+	if l, ok := fa.Lifecycle().(interface{ SetOnStoppedHookExecuted(func()) }); ok {
+		l.SetOnStoppedHookExecuted(nil)
+	}
+	return fa
 }
 
 // quit ends the app; Run then stops the background work. UI goroutine
@@ -255,6 +289,7 @@ func (a *App) quit() {
 	// Hidden first: GLFW can deliver a pointer motion to a window Quit has
 	// already destroyed, which Fyne 2.7 does not survive.
 	a.win.Hide()
+	a.closeUI()
 	a.fyne.Quit()
 }
 
