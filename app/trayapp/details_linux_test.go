@@ -90,7 +90,7 @@ func TestDetailsViewOfPythonSandbox(t *testing.T) {
 	})
 
 	cmd := exec.Command(win, "--tab", ui.TabSandboxes, "--details", created.ID)
-	cmd.Env = []string{"HOME=" + home, "PATH=" + os.Getenv("PATH"), "DISPLAY=" + display, "LANG=C.UTF-8"}
+	cmd.Env = []string{"HOME=" + home, "PATH=" + os.Getenv("PATH"), "DISPLAY=" + display, noBus(t), "LANG=C.UTF-8"}
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	if err := cmd.Start(); err != nil {

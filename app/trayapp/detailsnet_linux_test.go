@@ -126,7 +126,7 @@ type winProc struct {
 func startWin(t *testing.T, win, home, display string, args ...string) *winProc {
 	t.Helper()
 	w := &winProc{cmd: exec.Command(win, args...), done: make(chan error, 1), stderr: &bytes.Buffer{}}
-	w.cmd.Env = []string{"HOME=" + home, "PATH=" + os.Getenv("PATH"), "DISPLAY=" + display, "LANG=C.UTF-8"}
+	w.cmd.Env = []string{"HOME=" + home, "PATH=" + os.Getenv("PATH"), "DISPLAY=" + display, noBus(t), "LANG=C.UTF-8"}
 	w.cmd.Stderr = w.stderr
 	if err := w.cmd.Start(); err != nil {
 		t.Fatal(err)

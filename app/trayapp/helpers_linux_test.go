@@ -27,6 +27,13 @@ func waitFor(t *testing.T, what string, timeout time.Duration, cond func() bool)
 	}
 }
 
+// noBus is the environment entry of a session bus that is not there, for
+// a window started outside a test desktop: with no address at all, D-Bus
+// clients launch a session bus of their own that outlives the test.
+func noBus(t *testing.T) string {
+	return "DBUS_SESSION_BUS_ADDRESS=unix:path=" + filepath.Join(t.TempDir(), "no-bus")
+}
+
 // desktop is what a Linux desktop gives the tray: a session bus of the
 // test's own with a tray host (the StatusNotifierWatcher) and a
 // notification server, which keeps every notification.

@@ -198,7 +198,7 @@ func startBareFyne(t *testing.T, p *trayProc) (int, func()) {
 		t.Fatalf("build the bare Fyne baseline: %v\n%s", err, out)
 	}
 	cmd := exec.Command(bin)
-	cmd.Env = append(os.Environ(), "DISPLAY="+p.display, "HOME="+t.TempDir())
+	cmd.Env = append(os.Environ(), "DISPLAY="+p.display, "HOME="+t.TempDir(), noBus(t))
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}

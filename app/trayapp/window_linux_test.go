@@ -169,7 +169,8 @@ func TestWindowProcess(t *testing.T) {
 		t.Errorf("the tray's count never included the pool-claimed sandbox: %v", err)
 	}
 	cmd := exec.Command(win, "--tab", ui.TabSandboxes)
-	cmd.Env = []string{"HOME=" + p.home, "PATH=" + os.Getenv("PATH"), "DISPLAY=" + p.display, "LANG=C.UTF-8"}
+	cmd.Env = []string{"HOME=" + p.home, "PATH=" + os.Getenv("PATH"), "DISPLAY=" + p.display,
+		"DBUS_SESSION_BUS_ADDRESS=" + d.bus.addr, "LANG=C.UTF-8"}
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
