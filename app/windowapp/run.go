@@ -117,12 +117,11 @@ type App struct {
 	serverErr error
 	engine    *engineconn.Loop // follows the Docker engine
 
-	// uiMu is read-held while work is handed to Fyne and write-held to
-	// set uiDown, which ends the hand-offs before Fyne stops: Fyne 2.7
-	// checks that its loop still runs and then queues, and a queueing
-	// that falls after its queue's close panics (send on closed channel).
-	uiMu      sync.RWMutex
-	uiDown    bool
+	// handoff counts the hand-offs to Fyne under way (do) and ends them before
+	// Fyne stops: Fyne 2.7 checks that its loop still runs and then
+	// queues, and a queueing that falls after its queue's close panics
+	// (send on closed channel).
+	handoff   handoffs
 	bg        *background  // the app's windows have no focus (background.go)
 	healthGen atomic.Int64 // the latest health check; older ones do not publish
 
@@ -203,14 +202,13 @@ func Run(ctx context.Context, o Options) error {
 	// already let go (the app's Quit did, and panicked). Once Run returns,
 	// nothing may call into Fyne any more.
 	stopWatch := context.AfterFunc(ctx, func() {
-		a.do(func() {
-			a.closeUI()
-			a.fyne.Driver().Quit()
-		})
+		if a.handoff.close(true) {
+			fyne.Do(a.fyne.Driver().Quit)
+		}
 	})
 	a.fyne.Run()
 	stopWatch()
-	a.closeUI()
+	a.handoff.close(false)
 
 	a.log.Info("window closed: stopping background work")
 	a.cancel()
@@ -253,19 +251,45 @@ func (a *App) goBG(f func(ctx context.Context)) {
 // do runs f on the UI goroutine, unless the UI has stopped (background
 // work still ending after Quit must not touch it).
 func (a *App) do(f func()) {
-	a.uiMu.RLock()
-	defer a.uiMu.RUnlock()
-	if !a.uiDown {
+	if a.handoff.begin() {
+		defer a.handoff.end()
 		fyne.Do(f)
 	}
 }
 
-// closeUI ends the hand-offs to Fyne (do); called before Fyne is told to
-// stop, and again once it has.
-func (a *App) closeUI() {
-	a.uiMu.Lock()
-	a.uiDown = true
-	a.uiMu.Unlock()
+// handoffs counts the calls of fyne.Do under way until it is closed.
+type handoffs struct {
+	mu   sync.Mutex
+	down bool
+	busy sync.WaitGroup // Add only under mu while !down, so never after close's Wait starts
+}
+
+// begin reports whether a hand-off may start; end must follow one that
+// may.
+func (h *handoffs) begin() bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if !h.down {
+		h.busy.Add(1)
+	}
+	return !h.down
+}
+
+func (h *handoffs) end() { h.busy.Done() }
+
+// close stops new hand-offs and, with wait, waits for those under way
+// (before Fyne is told to stop; never from inside a hand-off, which Fyne
+// runs in place once it has stopped). It reports whether this call closed
+// them.
+func (h *handoffs) close(wait bool) bool {
+	h.mu.Lock()
+	first := !h.down
+	h.down = true
+	h.mu.Unlock()
+	if wait {
+		h.busy.Wait()
+	}
+	return first
 }
 
 // newFyneApp makes the Fyne app without the hook Fyne 2.7 runs once it
@@ -289,7 +313,7 @@ func (a *App) quit() {
 	// Hidden first: GLFW can deliver a pointer motion to a window Quit has
 	// already destroyed, which Fyne 2.7 does not survive.
 	a.win.Hide()
-	a.closeUI()
+	a.handoff.close(true)
 	a.fyne.Quit()
 }
 

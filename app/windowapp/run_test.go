@@ -4,6 +4,7 @@ package windowapp
 
 import (
 	"testing"
+	"time"
 
 	fyneapp "fyne.io/fyne/v2/app"
 	"fyne.io/fyne/v2/test"
@@ -28,13 +29,31 @@ func TestFyneAppQueuesNothingAsItStops(t *testing.T) {
 	}
 }
 
-// Once the UI is closed, background work hands nothing more to Fyne.
-func TestDoStopsAtCloseUI(t *testing.T) {
+// Closing the hand-offs waits for the one under way and stops the next;
+// a hand-off made inside another (Fyne runs it in place once it has
+// stopped) does not wait for itself.
+func TestHandoffsClose(t *testing.T) {
 	test.NewTempApp(t)
 	a := &App{}
 	ran := make(chan struct{}, 1)
-	a.do(func() { ran <- struct{}{} })
+	a.do(func() { a.do(func() {}); ran <- struct{}{} })
 	<-ran
-	a.closeUI()
-	a.do(func() { t.Error("handed to Fyne after closeUI") })
+	if !a.handoff.begin() {
+		t.Fatal("no hand-off before close")
+	}
+	closed := make(chan bool)
+	go func() { closed <- a.handoff.close(true) }()
+	select {
+	case <-closed:
+		t.Fatal("close did not wait for the hand-off under way")
+	case <-time.After(50 * time.Millisecond):
+	}
+	a.handoff.end()
+	if !<-closed {
+		t.Error("the first close says it did not close")
+	}
+	a.do(func() { t.Error("handed to Fyne after close") })
+	if a.handoff.close(false) {
+		t.Error("a second close says it closed")
+	}
 }
