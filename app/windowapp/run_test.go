@@ -30,8 +30,8 @@ func TestFyneAppQueuesNothingAsItStops(t *testing.T) {
 }
 
 // Closing the hand-offs waits for the one under way and stops the next;
-// a hand-off made inside another (Fyne runs it in place once it has
-// stopped) does not wait for itself.
+// a hand-off made inside another (Fyne runs one in place once it has
+// stopped) goes through.
 func TestHandoffsClose(t *testing.T) {
 	test.NewTempApp(t)
 	a := &App{}
