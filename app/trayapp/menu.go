@@ -79,14 +79,15 @@ func (m *menuView) listen(mi *systray.MenuItem, i, j int) {
 	}()
 }
 
-// draw brings the items, the icon and the title in line with s. When s
-// is what was drawn last it sends nothing: each item update is a D-Bus
-// signal the tray host wakes up for.
-func (m *menuView) draw(s traymenu.State) {
+// draw brings the items, the icon and the title in line with s and
+// reports whether it changed anything. When s is what was drawn last it
+// sends nothing: each item update is a D-Bus signal the tray host wakes
+// up for.
+func (m *menuView) draw(s traymenu.State) bool {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if m.last != nil && reflect.DeepEqual(*m.last, s) {
-		return
+		return false
 	}
 	m.last = &s
 	items := traymenu.Build(s, m.a.menuActions())
@@ -120,6 +121,7 @@ func (m *menuView) draw(s traymenu.State) {
 		m.title = title
 		setTrayTitle(title)
 	}
+	return true
 }
 
 // apply sets an item's label and flags, when they changed since it was

@@ -271,13 +271,17 @@ func (a *App) notify(msg string) {
 	a.log.Info("notification", "text", msg)
 }
 
-// update changes the state and redraws the menu.
+// update changes the state and redraws the menu. Only a change the menu
+// shows counts as work for the idle release: the tray's rechecks every
+// 30 s find the same state, and a release (a collection and a read of
+// smaps) after each was most of an idle tray's CPU.
 func (a *App) update(f func(s *trayState)) {
 	a.mu.Lock()
 	f(&a.s)
 	a.mu.Unlock()
-	a.redraw()
-	a.idle.Touch()
+	if a.redraw() {
+		a.idle.Touch()
+	}
 }
 
 // idleRelease is how long the tray is quiet after a change before it
@@ -309,16 +313,16 @@ func (a *App) menuState() traymenu.State {
 }
 
 // redraw brings the menu, icon and title in line with the state, and
-// writes tray.json for the window.
-func (a *App) redraw() {
+// writes tray.json for the window. It reports whether the menu changed
+// (true before the menu exists).
+func (a *App) redraw() bool {
 	s := a.menuState()
 	a.mu.Lock()
 	m := a.menu
 	a.mu.Unlock()
-	if m != nil {
-		m.draw(s)
-	}
+	changed := m == nil || m.draw(s)
 	a.writeTrayFile()
+	return changed
 }
 
 var errNoDocker = fmt.Errorf("%w: Docker is not reachable", dockerhost.ErrNoEngine)
