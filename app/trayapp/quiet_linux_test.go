@@ -17,10 +17,10 @@ func TestQuietTrayDoesNotRelease(t *testing.T) {
 	p, _ := d.startTray(t, nil, "--hidden", "--debug")
 	const line = "idle: free memory returned to the system"
 	// Start-up's changes end in one release, idleRelease after the last.
-	waitFor(t, "the release after start-up", time.Minute, func() bool { return strings.Contains(p.stderr.String(), line) })
-	n := strings.Count(p.stderr.String(), line)
+	waitFor(t, "the release after start-up", time.Minute, func() bool { return strings.Contains(p.log(), line) })
+	n := strings.Count(p.log(), line)
 	time.Sleep(askRecheck + idleRelease + 5*time.Second)
-	if got := strings.Count(p.stderr.String(), line) - n; got != 0 {
-		t.Errorf("the quiet tray released its memory again (%d times); its log:\n%s", got, tail(p.stderr.String(), 8<<10))
+	if got := strings.Count(p.log(), line) - n; got != 0 {
+		t.Errorf("the quiet tray released its memory again (%d times); its log:\n%s", got, tail(p.log(), 8<<10))
 	}
 }
