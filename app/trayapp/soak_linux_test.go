@@ -20,12 +20,11 @@ import (
 )
 
 // soakSeconds is how long TestWindowSoak churns: MCP_SANDBOX_SOAK_SECONDS,
-// else 90, the least that sees ttl sandboxes expire (after 60 s plus the
-// engine's 5 s tick) with a third of the run left to check the memory on.
+// else 120 (the ttl sandboxes expire after 60 s plus the engine's 5 s tick).
 func soakSeconds(t *testing.T) int {
 	v := os.Getenv("MCP_SANDBOX_SOAK_SECONDS")
 	if v == "" {
-		return 90
+		return 120
 	}
 	n, err := strconv.Atoi(v)
 	if err != nil || n < 90 {
@@ -48,7 +47,7 @@ var soakTabs = []string{ui.TabSandboxes, ui.TabStatus, ui.TabSandboxes, ui.TabCl
 // window is open while servers of several clients create, stop (by the
 // tool and by `mcp-sandbox stop`), run one-shot run_code, let sandboxes
 // expire (ttl 1 minute) and quit with sandboxes alive, with the warm pool
-// on, several times a second, for MCP_SANDBOX_SOAK_SECONDS (90 by
+// on, several times a second, for MCP_SANDBOX_SOAK_SECONDS (120 by
 // default). Meanwhile the tabs are clicked in turn (xdotool) and rows of
 // the Sandboxes table selected as they come and go. The window process
 // must live throughout, its RSS must stay flat after warm-up (the median
