@@ -5,6 +5,9 @@ package windowapp
 import (
 	"context"
 	"fmt"
+	"time"
+
+	"github.com/docker/docker/client"
 
 	"github.com/mcp-sandbox/mcp-sandbox/app/internal/engineconn"
 	"github.com/mcp-sandbox/mcp-sandbox/app/internal/health"
@@ -35,7 +38,14 @@ func (a *App) checkHealth(ctx context.Context, conn *engineconn.Conn) {
 		if ctx.Err() != nil {
 			return
 		}
-		a.keepHealth(key, h)
+		// Problems found while the engine stopped answering say nothing
+		// about the images: shown, never kept, or the look that finds the
+		// engine back would show them again from the cache (seen: "cannot
+		// run python3 … docker unreachable" for a minute after Docker came
+		// back, and then for good, nothing checking again).
+		if len(h.Problems) == 0 || answers(ctx, conn.Client) {
+			a.keepHealth(key, h)
+		}
 	}
 	if a.healthGen.Load() != gen {
 		return // a newer check (another look, a config change) publishes
@@ -67,4 +77,12 @@ func (a *App) pullImage(ctx context.Context, image string, progress ui.PullProgr
 	a.log.Info("pulled from the window", "image", image)
 	a.goBG(func(ctx context.Context) { a.checkHealth(ctx, a.engine.Conn()) })
 	return nil
+}
+
+// answers reports whether the engine answers a ping within a few seconds.
+func answers(ctx context.Context, cli *client.Client) bool {
+	pctx, cancel := context.WithTimeout(ctx, 3*time.Second)
+	defer cancel()
+	_, err := cli.Ping(pctx)
+	return err == nil
 }
