@@ -49,9 +49,17 @@ func TestTrayDockerLost(t *testing.T) {
 			s, _ := v.(string)
 			return strings.HasPrefix(s, "MCP Sandbox — ") && (strings.HasSuffix(s, "sandboxes") || strings.HasSuffix(s, "sandbox"))
 		})
-		waitFor(t, when+": the window's headline to say Running", 60*time.Second, func() bool {
-			return strings.HasPrefix(p.windowHeadline(), "Running")
-		})
+		// The window's own log on a timeout: the headlines it showed and
+		// what its engine loop did (a run in CI once waited here in vain).
+		deadline := time.Now().Add(60 * time.Second)
+		for !strings.HasPrefix(p.windowHeadline(), "Running") {
+			if time.Now().After(deadline) {
+				log := p.windowLog()
+				t.Fatalf("%s: the window's headline did not say Running within 60 s; the end of its log:\n%s",
+					when, log[max(0, len(log)-12000):])
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
 	}
 
 	click(t, m, traymenu.LabelOpen)
