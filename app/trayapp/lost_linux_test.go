@@ -54,9 +54,8 @@ func TestTrayDockerLost(t *testing.T) {
 		deadline := time.Now().Add(60 * time.Second)
 		for !strings.HasPrefix(p.windowHeadline(), "Running") {
 			if time.Now().After(deadline) {
-				log := p.windowLog()
 				t.Fatalf("%s: the window's headline did not say Running within 60 s; the end of its log:\n%s",
-					when, log[max(0, len(log)-12000):])
+					when, tail(p.windowLog(), 12000))
 			}
 			time.Sleep(100 * time.Millisecond)
 		}
