@@ -126,6 +126,6 @@ func (p *imagePicker) pick(ref string) {
 		}
 		p.d.Hide()
 		p.t.chosen = msg
-		p.t.Set(p.t.info)
+		p.t.rebuild()
 	})
 }

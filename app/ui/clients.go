@@ -138,7 +138,7 @@ func configured(r ClientRow) string {
 func (t *ClientsTab) Set(rows []ClientRow) {
 	t.rows = rows
 	t.grid.Refresh()
-	t.w.Status.Set(t.w.Status.info) // its checklist names the clients
+	t.w.Status.rebuild() // its checklist names the clients
 }
 
 // Rows returns what the tab shows.

@@ -28,8 +28,8 @@ const maxServersShown = 50
 func (t *ClientsTab) SetServers(rows []ServerRow) {
 	t.servers = rows
 	t.serversLabel.SetText(t.serversText())
-	t.content.Refresh()             // the list may take more lines
-	t.w.Status.Set(t.w.Status.info) // its checklist says who is connected
+	t.content.Refresh()  // the list may take more lines
+	t.w.Status.rebuild() // its checklist says who is connected
 }
 
 // Servers returns the servers listed.

@@ -83,3 +83,57 @@ func TestDockerLostFitsAndSaysWhatToDo(t *testing.T) {
 		writePNG(t, w.Window().Canvas(), filepath.Join(shots, "status-docker-lost-800x560.png"))
 	}
 }
+
+// Counts coming and going change the headline and nothing else: the tab
+// is not built again (under churn it was, five times a second, and Fyne's
+// renderer cache kept a minute of the discarded widgets). Anything else
+// new, or the checklist's inputs from the other tabs, builds it again.
+func TestStatusCountsOnlyTouchTheHeadline(t *testing.T) {
+	w, _ := newWindow(t)
+	info := statusInfo()
+	w.Status.Set(info)
+	body := w.Status.content.Content
+
+	more := info
+	more.Sandboxes, more.Warm = 7, 1
+	w.Status.Set(more)
+	if w.Status.content.Content != body {
+		t.Error("new counts built the tab again")
+	}
+	if got := w.Status.Headline(); !strings.Contains(got, "7 sandboxes") {
+		t.Errorf("headline %q does not say the new count", got)
+	}
+	if w.Status.info.Count() != more.Count() {
+		t.Errorf("the tab keeps counts %v, want %v (the pause question reads them)", w.Status.info.Count(), more.Count())
+	}
+
+	paused := more
+	paused.Paused = true
+	w.Status.Set(paused)
+	if w.Status.content.Content == body {
+		t.Error("pausing did not build the tab again")
+	}
+	body = w.Status.content.Content
+	w.Clients.SetServers(nil)
+	if w.Status.content.Content == body {
+		t.Error("a new list of servers did not build the checklist again")
+	}
+
+	cluster := paused
+	cluster.Cluster = &ClusterInfo{Place: "cluster a · namespace b", Answered: true}
+	w.Status.Set(cluster)
+	body = w.Status.content.Content
+	same := cluster
+	same.Cluster = &ClusterInfo{Place: "cluster a · namespace b", Answered: true}
+	same.Sandboxes = 3
+	w.Status.Set(same)
+	if w.Status.content.Content != body {
+		t.Error("an equal cluster (a new pointer) and new counts built the tab again")
+	}
+	other := same
+	other.Cluster = &ClusterInfo{Place: "cluster a · namespace b", Err: "timeout"}
+	w.Status.Set(other)
+	if w.Status.content.Content == body {
+		t.Error("a cluster that stopped answering did not build the tab again")
+	}
+}
