@@ -425,10 +425,11 @@ func TestRunCodeInterpreterOOM(t *testing.T) {
 	sb := mustCreate(t, eng, sandbox.CreateRequest{Language: "python", MemoryMB: 128})
 	runCells(t, eng, sb.ID, "", []cell{{code: "x = 1", want: cellOut{}}})
 	res, err := eng.RunCode(context.Background(), sandbox.RunCodeRequest{SandboxID: sb.ID, Code: "l = []\nwhile True: l.append(b'x' * (16 * 1024 * 1024))"})
-	if err != nil {
+	switch {
+	case gVisorMemoryKill(t, err, 128):
+	case err != nil:
 		t.Fatal(err)
-	}
-	if res.ExitCode != 137 || !res.OOMKilled || !res.StateLost {
+	case res.ExitCode != 137 || !res.OOMKilled || !res.StateLost:
 		t.Errorf("want exit 137, oom_killed and state_lost; got %+v", res)
 	}
 	if survivorOrNew(t, eng, sb, sandbox.CreateRequest{}) == sb {
