@@ -127,8 +127,10 @@ func languageLines(info StatusInfo) []checkLine {
 
 // clientLine says whether an AI client is connected (a server serves it
 // now), only configured, or neither.
-func clientLine(clients []ClientRow, servers []ServerRow) checkLine {
-	var on, set []string
+// connected returns the names of the clients the servers serve, in order,
+// each once, without the window's own test client.
+func connected(servers []ServerRow) []string {
+	var on []string
 	for _, s := range servers {
 		for _, c := range s.Clients {
 			if c != bundled.TestClientName && !slices.Contains(on, c) {
@@ -136,6 +138,11 @@ func clientLine(clients []ClientRow, servers []ServerRow) checkLine {
 			}
 		}
 	}
+	return on
+}
+
+func clientLine(clients []ClientRow, servers []ServerRow) checkLine {
+	on, set := connected(servers), []string(nil)
 	for _, c := range clients {
 		if c.Configured {
 			set = append(set, c.Display)

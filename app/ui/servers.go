@@ -2,6 +2,7 @@ package ui
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -26,10 +27,17 @@ const maxServersShown = 50
 
 // SetServers shows the servers running now.
 func (t *ClientsTab) SetServers(rows []ServerRow) {
+	was := connected(t.servers)
 	t.servers = rows
 	t.serversLabel.SetText(t.serversText())
-	t.content.Refresh()  // the list may take more lines
-	t.w.Status.rebuild() // its checklist says who is connected
+	t.content.Refresh() // the list may take more lines
+	// Status's checklist says who is connected, and nothing else of the
+	// servers: its body is built again only when that changes (servers
+	// come and go and their counts change many times a second under churn;
+	// each build leaves a minute of widgets in Fyne's renderer cache).
+	if !slices.Equal(was, connected(rows)) {
+		t.w.Status.rebuild()
+	}
 }
 
 // Servers returns the servers listed.

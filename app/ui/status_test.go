@@ -114,9 +114,21 @@ func TestStatusCountsOnlyTouchTheHeadline(t *testing.T) {
 		t.Error("pausing did not build the tab again")
 	}
 	body = w.Status.content.Content
+	w.Clients.SetServers([]ServerRow{{Clients: []string{"Cursor"}, PID: 10, Transport: "stdio", Sandboxes: 1}})
+	if w.Status.content.Content == body {
+		t.Error("a client connecting did not build the checklist again")
+	}
+	if !strings.Contains(allText(w.Status.content.Content), "Cursor connected") {
+		t.Errorf("checklist %q does not say Cursor is connected", allText(w.Status.content.Content))
+	}
+	body = w.Status.content.Content
+	w.Clients.SetServers([]ServerRow{{Clients: []string{"Cursor"}, PID: 10, Transport: "stdio", Sandboxes: 4}, {PID: 11, Transport: "stdio"}})
+	if w.Status.content.Content != body {
+		t.Error("new counts and a server with no client yet built the checklist again (it says only who is connected)")
+	}
 	w.Clients.SetServers(nil)
 	if w.Status.content.Content == body {
-		t.Error("a new list of servers did not build the checklist again")
+		t.Error("the last client leaving did not build the checklist again")
 	}
 
 	cluster := paused
