@@ -125,8 +125,6 @@ func languageLines(info StatusInfo) []checkLine {
 	return lines
 }
 
-// clientLine says whether an AI client is connected (a server serves it
-// now), only configured, or neither.
 // connected returns the names of the clients the servers serve, in order,
 // each once, without the window's own test client.
 func connected(servers []ServerRow) []string {
@@ -141,8 +139,11 @@ func connected(servers []ServerRow) []string {
 	return on
 }
 
+// clientLine says whether an AI client is connected (a server serves it
+// now), only configured, or neither.
 func clientLine(clients []ClientRow, servers []ServerRow) checkLine {
-	on, set := connected(servers), []string(nil)
+	on := connected(servers)
+	var set []string
 	for _, c := range clients {
 		if c.Configured {
 			set = append(set, c.Display)
