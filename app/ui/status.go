@@ -97,7 +97,6 @@ type StatusTab struct {
 	info     StatusInfo
 	tested   string // how the last Test went: "", "ok" or "failed"
 	chosen   string // what the last image chosen wrote, for the checklist
-	built    bool   // the tab was built from info at least once
 }
 
 func newStatusTab(w *Window, act StatusActions) *StatusTab {
@@ -108,7 +107,8 @@ func newStatusTab(w *Window, act StatusActions) *StatusTab {
 	t.testBtn = widget.NewButtonWithIcon("Test", theme.MediaPlayIcon(), t.test)
 	t.pauseBtn = widget.NewButton("", t.togglePause)
 	t.content = container.NewVScroll(container.NewVBox())
-	t.Set(StatusInfo{Detecting: true})
+	t.info = StatusInfo{Detecting: true}
+	t.rebuild() // so Set always finds a body to keep
 	return t
 }
 
@@ -165,7 +165,7 @@ func wrapped(s string) *widget.Label {
 // anything else builds the tab again whole: that changes seldom (a new
 // detection, a pause), and a fresh layout never leaves stale sizes behind.
 func (t *StatusTab) Set(info StatusInfo) {
-	if t.built && onlyCountsDiffer(t.info, info) {
+	if onlyCountsDiffer(t.info, info) {
 		// The counts are in the headline alone (the pause question reads
 		// t.info when it is asked). Under churn the window is told five
 		// times a second, and a tab built again each time kept a minute
@@ -196,7 +196,6 @@ func onlyCountsDiffer(a, b StatusInfo) bool {
 // (the checklist names the clients, the servers connected and how the
 // last Test went).
 func (t *StatusTab) rebuild() {
-	t.built = true
 	info := t.info
 	t.headline.SetText(headline(info))
 	icon := statusIcon(info)
