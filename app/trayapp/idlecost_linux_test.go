@@ -46,8 +46,8 @@ func useSeconds(t *testing.T) int {
 // it prints its figures beside the targets and fails only on a regression
 // far beyond them, or on a window whose memory climbs): the tray process
 // with three live sandboxes and no window, over MCP_SANDBOX_IDLE_SECONDS
-// (it runs only when that is set; .ci/bench sets 40, the figures of
-// docs/performance.md are from 60); then the window process the tray
+// (it runs only when that is set; .ci/bench and the figures of
+// docs/performance.md use 60); then the window process the tray
 // opens, fresh on its Status tab, over half that, beside a bare Fyne
 // window (testdata/barefyne, its baseline) over the same spell; then the
 // same window back on Status after MCP_SANDBOX_WINDOW_USE_SECONDS of its
@@ -58,7 +58,7 @@ func TestIdleCost(t *testing.T) {
 	skipUnderRace(t)
 	secs, err := strconv.Atoi(os.Getenv("MCP_SANDBOX_IDLE_SECONDS"))
 	if err != nil || secs <= 0 {
-		t.Skip("a benchmark of a few minutes: set MCP_SANDBOX_IDLE_SECONDS (60 for the figures of docs/performance.md; .ci/bench uses 40) and MCP_SANDBOX_WINDOW_USE_SECONDS (600 unless set)")
+		t.Skip("a benchmark of a few minutes: set MCP_SANDBOX_IDLE_SECONDS (60, as .ci/bench and the figures of docs/performance.md) and MCP_SANDBOX_WINDOW_USE_SECONDS (600 unless set)")
 	}
 	use := useSeconds(t)
 	p, m := startDesktop(t).startTray(t, nil, "--hidden")
