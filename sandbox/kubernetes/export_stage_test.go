@@ -1,6 +1,7 @@
 package kubernetes
 
 import (
+	"context"
 	"net/http"
 	"strings"
 	"sync"
@@ -16,6 +17,12 @@ func (b *Backend) StagerID() string {
 	b.stg.mu.Lock()
 	defer b.stg.mu.Unlock()
 	return b.stg.id
+}
+
+// UnmarkPatch is unmarkPatch: the mark taken off pod only if it says
+// marked.
+func (b *Backend) UnmarkPatch(ctx context.Context, pod, marked string) error {
+	return b.unmarkPatch(ctx, pod, marked)
 }
 
 // Requests counts a backend's requests to the API server (execs and

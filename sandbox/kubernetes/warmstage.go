@@ -30,7 +30,9 @@ var _ backend.AgentStager = (*Backend)(nil)
 //
 // Servers sharing a pool stage each pod once: a stager first marks the
 // pod (AnnotationStagedBy, under the pod's resourceVersion), and skips a
-// pod already marked. Only a backend's own copies are run, and only in a
+// pod already marked; a mark of a copy under way lapses after twice
+// stageTimeout (its server died during the copy), and the loop looks
+// again at the pod then, as no change of the pod would come to say so. Only a backend's own copies are run, and only in a
 // pod it then claimed: a server cannot tell that another's copy is the
 // agent it expects (the other may be another version of mcp-sandbox), so
 // a foreign copy is removed, by whichever of the two sees the other's
@@ -59,8 +61,13 @@ type stager struct {
 	cancel  context.CancelFunc
 	closed  bool
 	running bool          // the staging loop runs
-	rescan  chan struct{} // a pool was ensured: look again at the ready
-	wg      sync.WaitGroup
+	rescan  chan struct{} // a pool was ensured, or a mark lapsed: look again at the ready
+	// recheck sends on rescan when the earliest copy's mark seen lapses
+	// (at recheckAt): a pod marked by a server that died during its copy
+	// changes no more, so no event of the watch would say so.
+	recheck   *time.Timer
+	recheckAt time.Time
+	wg        sync.WaitGroup
 }
 
 // stagedFile is a pod's staged agent: file is set before done closes
@@ -104,6 +111,9 @@ func (b *Backend) Close() {
 	b.stg.closed = true
 	if b.stg.cancel != nil {
 		b.stg.cancel()
+	}
+	if b.stg.recheck != nil {
+		b.stg.recheck.Stop()
 	}
 	b.stg.mu.Unlock()
 	b.stg.wg.Wait()
@@ -153,6 +163,29 @@ func (b *Backend) kickStaging() {
 	}
 	b.stg.rescan = make(chan struct{}, 1)
 	b.stg.running = b.stg.spawnLocked(b.stageLoop)
+}
+
+// lookAgainAt has the staging loop look again at the ready pods at t (a
+// mark's lapse), unless it will before.
+func (s *stager) lookAgainAt(t time.Time) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed || s.recheck != nil && !s.recheckAt.After(t) {
+		return
+	}
+	if s.recheck != nil {
+		s.recheck.Stop()
+	}
+	s.recheckAt = t
+	s.recheck = time.AfterFunc(time.Until(t), func() {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		s.recheck = nil
+		select {
+		case s.rescan <- struct{}{}:
+		default:
+		}
+	})
 }
 
 // has reports whether pod's agent is staged (its copy done, and good).
@@ -234,8 +267,14 @@ func (b *Backend) stageOne(ctx context.Context, p *corev1.Pod, f *stagedFile) {
 	stage, id := b.stg.stage, b.stg.id
 	b.stg.mu.Unlock()
 	pods := b.cs.pods(b.namespace)
-	mark := fmt.Appendf(nil, `{"metadata":{"resourceVersion":%q,"annotations":{%q:%q}}}`, p.ResourceVersion, AnnotationStagedBy, id+" @"+strconv.FormatInt(time.Now().Unix(), 10))
+	marked := id + " @" + strconv.FormatInt(time.Now().Unix(), 10)
+	mark := fmt.Appendf(nil, `{"metadata":{"resourceVersion":%q,"annotations":{%q:%q}}}`, p.ResourceVersion, AnnotationStagedBy, marked)
 	if _, err := pods.Patch(ctx, p.Name, types.MergePatchType, mark, metav1.PatchOptions{}); err != nil {
+		if !apierrors.IsConflict(err) && !apierrors.IsNotFound(err) {
+			// No answer (a cut connection, Close): the mark may be on
+			// the pod, keeping the others off it for nothing.
+			b.unmark(ctx, p.Name, marked)
+		}
 		b.stg.forget(p.Name) // changed meanwhile: its next event says how
 		return
 	}
@@ -244,7 +283,7 @@ func (b *Backend) stageOne(ctx context.Context, p *corev1.Pod, f *stagedFile) {
 	file, err := stage(ctx, backend.StageRequest{ContainerID: p.Name, Image: sandboxImage(p), User: user})
 	if err != nil {
 		b.log.Debug("stage the command agent", "pod", p.Name, "err", err)
-		b.unmark(ctx, p.Name)
+		b.unmark(ctx, p.Name, marked)
 		return
 	}
 	b.log.Debug("staged the command agent", "pod", p.Name, "ms", time.Since(start).Milliseconds())
@@ -277,32 +316,49 @@ func (b *Backend) stageOne(ctx context.Context, p *corev1.Pod, f *stagedFile) {
 // own time ran out or the copy ended.
 const markTimeout = 5 * time.Second
 
-// unmark takes this backend's staged-by mark off pod, even with ctx
-// ended (Close waits for it).
-func (b *Backend) unmark(ctx context.Context, pod string) {
+// unmark takes the staged-by mark off pod if it still says marked (this
+// backend's copy under way), even with ctx ended (Close waits for it).
+func (b *Backend) unmark(ctx context.Context, pod, marked string) {
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), markTimeout)
 	defer cancel()
-	patch := fmt.Appendf(nil, `{"metadata":{"annotations":{%q:null}}}`, AnnotationStagedBy)
-	if _, err := b.cs.pods(b.namespace).Patch(ctx, pod, types.MergePatchType, patch, metav1.PatchOptions{}); err != nil && !apierrors.IsNotFound(err) {
+	switch err := b.unmarkPatch(ctx, pod, marked); {
+	case err == nil, apierrors.IsNotFound(err):
+	case apierrors.IsInvalid(err): // another mark, or none: not this copy's to take off
+		b.log.Debug("the staged-by mark is another's; left", "pod", pod)
+	default:
 		b.log.Warn("take the staged-by mark off a pod", "pod", pod, "err", err)
 	}
 }
 
+// unmarkPatch removes pod's staged-by mark if it says marked: an
+// apierrors.IsInvalid error when it does not.
+func (b *Backend) unmarkPatch(ctx context.Context, pod, marked string) error {
+	at := "/metadata/annotations/" + strings.ReplaceAll(strings.ReplaceAll(AnnotationStagedBy, "~", "~0"), "/", "~1")
+	patch := fmt.Appendf(nil, `[{"op":"test","path":%q,"value":%q},{"op":"remove","path":%q}]`, at, marked, at)
+	_, err := b.cs.pods(b.namespace).Patch(ctx, pod, types.JSONPatchType, patch, metav1.PatchOptions{})
+	return err
+}
+
 // stagedElsewhere reports whether p carries a server's staged-by mark that
 // holds at now: its file, or a copy under way for less than twice
-// stageTimeout (older, its server died during the copy).
-func stagedElsewhere(p *corev1.Pod, now time.Time) bool {
+// stageTimeout (older, its server died during the copy); lapses is when
+// a copy's mark stops holding (zero for a file's).
+func stagedElsewhere(p *corev1.Pod, now time.Time) (held bool, lapses time.Time) {
 	v, ok := p.Annotations[AnnotationStagedBy]
 	if !ok {
-		return false
+		return false, time.Time{}
 	}
 	_, rest, _ := strings.Cut(v, " ")
 	at, copying := strings.CutPrefix(rest, "@")
 	if !copying {
-		return true
+		return true, time.Time{}
 	}
 	sec, err := strconv.ParseInt(at, 10, 64)
-	return err == nil && now.Sub(time.Unix(sec, 0)) < 2*stageTimeout
+	if err != nil {
+		return false, time.Time{}
+	}
+	lapses = time.Unix(sec, 0).Add(2 * stageTimeout)
+	return now.Before(lapses), lapses
 }
 
 // dropForeignCopy removes, in the background, the agent another server

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox"
@@ -48,6 +49,14 @@ func TestStageSharedPoolOnCluster(t *testing.T) {
 		}
 	}
 	t.Logf("staged: %v", stagedBy(pods))
+	// Taking a copy's mark off leaves another's: the API server answers
+	// the failed test of the JSON patch as invalid.
+	if err := be2.UnmarkPatch(ctx, pods[0].Name, be2.StagerID()+" @1"); !apierrors.IsInvalid(err) {
+		t.Errorf("unmark of another's mark: %v, want the API server's invalid", err)
+	}
+	if p, err := clientset(t).CoreV1().Pods(be1.Namespace()).Get(ctx, pods[0].Name, metav1.GetOptions{}); err != nil || p.Annotations[kubernetes.AnnotationStagedBy] != pods[0].Annotations[kubernetes.AnnotationStagedBy] {
+		t.Errorf("pod %s's mark after another's unmark: %v (%v)", pods[0].Name, p.Annotations, err)
+	}
 	claimForeign(ctx, t, eng2, be2)
 
 	// Closed, a backend's staging asks nothing while the pool refills.

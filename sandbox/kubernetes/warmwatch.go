@@ -110,7 +110,13 @@ func (b *Backend) stageIfReady(ctx context.Context, p *corev1.Pod) {
 	if !slices.Contains(pools, p.Labels[LabelWarmPool]) || !running(p) || len(p.Spec.Containers) == 0 {
 		return
 	}
-	if p.Annotations[AnnotationClaim] != "" || stagedElsewhere(p, time.Now()) {
+	if p.Annotations[AnnotationClaim] != "" {
+		return
+	}
+	if held, lapses := stagedElsewhere(p, time.Now()); held {
+		if !lapses.IsZero() {
+			b.stg.lookAgainAt(lapses)
+		}
 		return
 	}
 	if f := b.stg.begin(p.Name); f != nil {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"log/slog"
 	"slices"
+	"strconv"
 	"sync"
 	"testing"
 	"testing/synctest"
@@ -16,6 +17,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	dynamicfake "k8s.io/client-go/dynamic/fake"
 	"k8s.io/client-go/kubernetes/fake"
+	k8stesting "k8s.io/client-go/testing"
 
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/backend"
 )
@@ -129,6 +131,52 @@ func TestStageLoopWatchesUntilClose(t *testing.T) {
 		if got := f.staged(); len(got) != 4 {
 			t.Errorf("staged after Close: %v", got)
 		}
+	})
+}
+
+// A mark left by a server that died during its copy lapses by itself: the
+// pod is staged once the mark's time is up, without a change of it. A
+// mark whose patch got no answer (applied, then the connection cut) is
+// taken off at once, and the pod staged on that change; taking a mark
+// off leaves another server's.
+func TestStageMarkLapsedOrUnanswered(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		f := newStageFixture()
+		cut := true
+		f.pods.PrependReactor("patch", "pods", func(a k8stesting.Action) (bool, runtime.Object, error) {
+			pa := a.(k8stesting.PatchAction)
+			if pa.GetName() != "p-cut" || !cut {
+				return false, nil, nil
+			}
+			cut = false
+			if _, _, err := k8stesting.ObjectReaction(f.pods.Tracker())(a); err != nil {
+				t.Errorf("the cut patch: %v", err)
+			}
+			return true, nil, errors.New("connection reset by peer")
+		})
+		f.ready(t, "p-dead", map[string]string{AnnotationStagedBy: "dead @" + strconv.FormatInt(time.Now().Unix(), 10)})
+		f.ready(t, "p-cut", nil)
+		f.b.kickStaging()
+		synctest.Wait()
+		if got := f.staged(); !slices.Equal(got, []string{"p-cut"}) {
+			t.Errorf("staged %v at once, want p-cut (p-dead's mark holds for %s)", got, 2*stageTimeout)
+		}
+		time.Sleep(2*stageTimeout + time.Second)
+		synctest.Wait()
+		if got := f.staged(); !slices.Equal(got, []string{"p-cut", "p-dead"}) {
+			t.Errorf("staged %v once p-dead's mark lapsed, want p-cut, p-dead", got)
+		}
+		for _, name := range []string{"p-cut", "p-dead"} {
+			p, err := f.pods.CoreV1().Pods("ns").Get(context.Background(), name, metav1.GetOptions{})
+			if want := f.b.stg.id + " " + backend.Workspace + "/" + agentFilePrefix + name; err != nil || p.Annotations[AnnotationStagedBy] != want {
+				t.Errorf("%s marked %q (%v), want %q", name, p.Annotations[AnnotationStagedBy], err, want)
+			}
+		}
+		f.b.unmark(context.Background(), "p-dead", "dead @1")
+		if p, err := f.pods.CoreV1().Pods("ns").Get(context.Background(), "p-dead", metav1.GetOptions{}); err != nil || p.Annotations[AnnotationStagedBy] == "" {
+			t.Errorf("an unmark for another copy took this backend's mark off: %v %v", p.Annotations, err)
+		}
+		f.b.Close()
 	})
 }
 
