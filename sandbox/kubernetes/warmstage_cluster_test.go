@@ -10,6 +10,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox"
 	"github.com/mcp-sandbox/mcp-sandbox/sandbox/backend"
@@ -68,6 +69,73 @@ func TestStageSharedPoolOnCluster(t *testing.T) {
 	if after := req1.Counts(); fmt.Sprint(after) != fmt.Sprint(before) {
 		t.Errorf("requests of a closed backend: %v, then %v", before, after)
 	}
+	markLapses(ctx, t, eng2, cc2)
+}
+
+// markLapses has a refill pod of the pool marked, before it runs, as a
+// server that died during its copy leaves it (its copy begun 50 s ago),
+// and checks that the server left stages it when the mark lapses (10 s
+// on), not at a later change of the pod (there may be none).
+func markLapses(ctx context.Context, t *testing.T, eng *sandbox.Engine, cc *copyCounter) {
+	t.Helper()
+	ns, pods := cc.Namespace(), clientset(t).CoreV1().Pods(cc.Namespace())
+	sel := metav1.ListOptions{LabelSelector: kubernetes.LabelWarmPool + "=" + kubernetes.PoolName("python")}
+	list, err := pods.List(ctx, sel)
+	if err != nil {
+		t.Fatal(err)
+	}
+	old := map[string]bool{}
+	for _, p := range list.Items {
+		old[p.Name] = true
+	}
+	sb, err := eng.Create(ctx, sandbox.CreateRequest{Language: "python", Client: "stage"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _, _ = eng.Stop(context.WithoutCancel(ctx), sb.ID, sandbox.StopRequest{}) }()
+	// The refill pod, marked while it is not running yet (under its
+	// resourceVersion: the kubelet's status writes race the mark).
+	var refill string
+	var marked time.Time
+	for deadline := time.Now().Add(time.Minute); refill == "" && time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+		list, err := pods.List(ctx, sel)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, p := range list.Items {
+			if old[p.Name] || p.Status.Phase == corev1.PodRunning || p.Annotations[kubernetes.AnnotationStagedBy] != "" {
+				continue
+			}
+			marked = time.Now().Add(-50 * time.Second)
+			mark := fmt.Appendf(nil, `{"metadata":{"resourceVersion":%q,"annotations":{%q:"ghost @%d"}}}`, p.ResourceVersion, kubernetes.AnnotationStagedBy, marked.Unix())
+			if _, err := pods.Patch(ctx, p.Name, types.MergePatchType, mark, metav1.PatchOptions{}); err == nil {
+				refill = p.Name
+				break
+			}
+		}
+	}
+	if refill == "" {
+		t.Log("no refill pod caught before it ran: the lapse of a dead server's mark not checked this time")
+		return
+	}
+	for _, p := range poolStaged(ctx, t, ns, 2) {
+		if p.Name != refill {
+			continue
+		}
+		by, _, _ := strings.Cut(p.Annotations[kubernetes.AnnotationStagedBy], " ")
+		if by != cc.StagerID() || cc.count(refill) != 1 {
+			t.Errorf("pod %s, marked by a dead server: staged by %q (the server left is %q), copied in %d times", refill, by, cc.StagerID(), cc.count(refill))
+			return
+		}
+		// The mark lapses 60 s after it was made (its whole seconds):
+		// the copy begins then, not at some later change of the pod.
+		if at := cc.firstCopy(refill).Sub(marked); at < 59*time.Second || at > 90*time.Second {
+			t.Errorf("pod %s copied into %s after the dead server's mark, want when it lapsed (60 s)", refill, at)
+		}
+		t.Logf("pod %s marked by a dead server, staged by the one left %s after the mark", refill, cc.firstCopy(refill).Sub(marked).Round(time.Second))
+		return
+	}
+	t.Errorf("pod %s, marked by a dead server: not among the pool's ready pods", refill)
 }
 
 // poolStaged waits until at least n of the pool's pods are ready,
@@ -171,6 +239,16 @@ func churn(ctx context.Context, t *testing.T, eng *sandbox.Engine, ns string) {
 	defer func() { _, _ = eng.Stop(context.WithoutCancel(ctx), sb.ID, sandbox.StopRequest{}) }()
 	time.Sleep(time.Second)
 	poolStaged(ctx, t, ns, 2)
+}
+
+// firstCopy is when the agent was first copied into pod.
+func (c *copyCounter) firstCopy(pod string) time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if len(c.copies[pod]) == 0 {
+		return time.Time{}
+	}
+	return c.copies[pod][0]
 }
 
 // count is the number of the agent's copies into pod.
