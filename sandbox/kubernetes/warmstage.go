@@ -32,10 +32,11 @@ var _ backend.AgentStager = (*Backend)(nil)
 // pod (AnnotationStagedBy, under the pod's resourceVersion), and skips a
 // pod already marked; a mark of a copy under way lapses after twice
 // stageTimeout (its server died during the copy), and the loop looks
-// again at the pod then, as no change of the pod would come to say so. Only a backend's own copies are run, and only in a
-// pod it then claimed: a server cannot tell that another's copy is the
-// agent it expects (the other may be another version of mcp-sandbox), so
-// a foreign copy is removed, by whichever of the two sees the other's
+// again at the pod then, as no change of the pod would come to say so.
+// Only a backend's own copies are run, and only in a pod it then
+// claimed: a server cannot tell that another's copy is the agent it
+// expects (the other may be another version of mcp-sandbox), so a
+// foreign copy is removed, by whichever of the two sees the other's
 // write on the pod: the claimant when the stager's file is on the pod
 // before its claim's patch, else the stager when its file's patch answers
 // with the claim on the pod. No sandbox code has run in the pod before its
@@ -61,7 +62,7 @@ type stager struct {
 	cancel  context.CancelFunc
 	closed  bool
 	running bool          // the staging loop runs
-	rescan  chan struct{} // a pool was ensured, or a mark lapsed: look again at the ready
+	rescan  chan struct{} // a pool was ensured, a mark lapsed: look again at the ready
 	// recheck sends on rescan when the earliest copy's mark seen lapses
 	// (at recheckAt): a pod marked by a server that died during its copy
 	// changes no more, so no event of the watch would say so.
