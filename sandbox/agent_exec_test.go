@@ -268,6 +268,12 @@ func TestAgentShellAhead(t *testing.T) {
 			if res.ExitCode != 3 || res.Stdout != pid+"\n/bin/sh|0||\n" || res.Stderr != "err\n" {
 				t.Errorf("in the shell started ahead (%s): %+v", pid, res)
 			}
+			// A text whose first line is what the agent sends before the
+			// lines of a longer text ("#N", here N = 0) is run as written.
+			pid = waitingShell(t, cli, sb)
+			if res := mustExec(t, eng, sb.ID, "#0\necho $$ \"$#\""); res.Stdout != pid+" 0\n" || res.ExitCode != 0 {
+				t.Errorf("text starting #0 in the shell started ahead (%s): %+v", pid, res)
+			}
 			// Killed by the sandbox's code: the next command starts afresh.
 			pid = waitingShell(t, cli, sb)
 			engineExec(t, cli, sb.ContainerID, sb.User, "/bin/sh", "-c", "kill -9 "+pid)

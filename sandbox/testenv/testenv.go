@@ -198,4 +198,4 @@ func Build(dir, name string) (string, error) {
 // shells a sandbox's command agent started ahead for the next command
 // (its pattern is split so that the script's own command line does not
 // match).
-const AheadShellsScript = `p='read -r __''n <&3'; for d in /proc/[0-9]*; do case $(tr '\0' ' ' < $d/cmdline 2>/dev/null) in *"$p"*) echo ${d#/proc/};; esac; done`
+const AheadShellsScript = `p='read -r __''c <&3'; for d in /proc/[0-9]*; do case $(tr '\0' ' ' < $d/cmdline 2>/dev/null) in *"$p"*) echo ${d#/proc/};; esac; done`

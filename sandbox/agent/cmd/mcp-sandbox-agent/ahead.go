@@ -42,7 +42,7 @@ type ahead struct {
 	pipes [2]*os.File // the read ends of its stdout and stderr
 	argv0 string
 	prog  os.FileInfo // the program, as found when it was started
-	dir   os.FileInfo // its working directory, likewise
+	dir   os.FileInfo // its working directory, likewise (nil: the agent's)
 }
 
 // aheadDelay is how long after a command's answer the next one's shell
@@ -57,8 +57,11 @@ const aheadMax = 1024
 
 // aheadBoot is the waiting shell's script: $1 is a newline (the script
 // is one line, so that bash numbers the command's lines from 1). It reads
-// a line count, then that many lines, closes fd 3 and runs them.
-const aheadBoot = `IFS= read -r __n <&3 || exit 0; __c=; __i=0; while [ "$__i" -lt "$__n" ] && IFS= read -r __l <&3; do if [ "$__i" = 0 ]; then __c=$__l; else __c=$__c$1$__l; fi; __i=$((__i+1)); done; exec 3<&-; set -- "$__c"; unset __n __c __i __l; eval "set --; $1"`
+// a line, and runs it; a line "#N" (which give sends for text of more than
+// one line, or one that starts with "#") is instead followed by the N lines
+// of the text. It closes fd 3 before it runs them. A one-line command so
+// costs the shell one read, as `sh -c` would cost none.
+const aheadBoot = `IFS= read -r __c <&3 || exit 0; case $__c in "#"*) __n=${__c#?}; __c=; __i=0; while [ "$__i" -lt "$__n" ] && IFS= read -r __l <&3; do if [ "$__i" = 0 ]; then __c=$__l; else __c=$__c$1$__l; fi; __i=$((__i+1)); done;; esac; exec 3<&-; set -- "$__c"; unset __n __c __i __l; eval "set --; $1"`
 
 // aheadShells are the shells aheadBoot is known to run as -c would.
 var aheadShells = []string{"dash", "bash", "busybox"}
@@ -87,9 +90,12 @@ func startAhead(cmd *exec.Cmd) *ahead {
 	if err != nil {
 		return nil
 	}
-	dir, err := os.Stat(dirOf(cmd))
-	if err != nil {
-		return nil
+	// Its working directory, when not the agent's (which never changes).
+	var dir os.FileInfo
+	if cmd.Dir != "" {
+		if dir, err = os.Stat(cmd.Dir); err != nil {
+			return nil
+		}
 	}
 	r, w, err := os.Pipe()
 	if err != nil {
@@ -115,37 +121,38 @@ func startAhead(cmd *exec.Cmd) *ahead {
 	return &ahead{cmd: sh, ctl: w, pipes: pipes, argv0: cmd.Args[0], prog: prog, dir: dir}
 }
 
-func dirOf(cmd *exec.Cmd) string {
-	if cmd.Dir == "" {
-		return "."
-	}
-	return cmd.Dir
-}
-
 // matches says whether w runs cmd as cmd itself would start: the same
-// program file, environment and working directory.
-func (w *ahead) matches(cmd *exec.Cmd) bool {
+// program file, environment and working directory (f: cmd's files, as
+// command found them).
+func (w *ahead) matches(cmd *exec.Cmd, f found) bool {
 	if w.argv0 != cmd.Args[0] || !slices.Equal(w.cmd.Env, cmd.Env) || w.cmd.Dir != cmd.Dir || w.cmd.Path != cmd.Path {
 		return false
 	}
-	prog, err := os.Stat(cmd.Path)
-	if err != nil || !os.SameFile(prog, w.prog) {
-		return false
+	prog := f.prog
+	if prog == nil {
+		var err error
+		if prog, err = os.Stat(cmd.Path); err != nil {
+			return false
+		}
 	}
-	// The directory it sits in is still the one of that name.
-	dir, err := os.Stat(dirOf(cmd))
-	return err == nil && os.SameFile(dir, w.dir)
+	// The directory it sits in is still the one of that name (the
+	// agent's own, cmd.Dir "", is the one both inherit).
+	return os.SameFile(prog, w.prog) && (cmd.Dir == "" || os.SameFile(f.dir, w.dir))
 }
 
 // give hands text to the waiting shell, which then runs it. False when the
 // shell is gone (the write finds no reader).
 func (w *ahead) give(text string) bool {
-	lines := strings.Split(text, "\n")
 	var b strings.Builder
-	b.WriteString(strconv.Itoa(len(lines)))
-	b.WriteByte('\n')
-	for _, l := range lines {
-		b.WriteString(l)
+	if strings.HasPrefix(text, "#") || strings.Contains(text, "\n") {
+		lines := strings.Split(text, "\n")
+		b.WriteString("#" + strconv.Itoa(len(lines)) + "\n")
+		for _, l := range lines {
+			b.WriteString(l)
+			b.WriteByte('\n')
+		}
+	} else {
+		b.WriteString(text)
 		b.WriteByte('\n')
 	}
 	_, err := w.ctl.WriteString(b.String())
@@ -164,7 +171,7 @@ func (w *ahead) discard() {
 
 // takeAhead returns the waiting shell if it can run cmd, having given it
 // cmd's text; else nil (and a waiting shell that cannot is ended).
-func (a *agent) takeAhead(cmd *exec.Cmd) *ahead {
+func (a *agent) takeAhead(cmd *exec.Cmd, f found) *ahead {
 	a.mu.Lock()
 	w := a.ahead
 	a.ahead = nil
@@ -172,7 +179,7 @@ func (a *agent) takeAhead(cmd *exec.Cmd) *ahead {
 	if w == nil {
 		return nil
 	}
-	if !aheadable(cmd) || !w.matches(cmd) || !w.give(cmd.Args[2]) {
+	if !aheadable(cmd) || !w.matches(cmd, f) || !w.give(cmd.Args[2]) {
 		w.discard()
 		return nil
 	}

@@ -100,6 +100,16 @@ func aheadPid(a *agent) int {
 	return a.ahead.cmd.Process.Pid
 }
 
+// shellPath is where this machine has shell name, or the test is skipped.
+func shellPath(t *testing.T, name string) string {
+	t.Helper()
+	p, err := exec.LookPath(name)
+	if err != nil {
+		t.Skip(err)
+	}
+	return p
+}
+
 // shells are the shells of this machine the waiting shell is used with.
 func shells(t *testing.T) map[string]string {
 	t.Helper()
@@ -142,6 +152,11 @@ func TestAheadRunsAsDashC(t *testing.T) {
 		`f() { return 7; }; f; echo $?`,
 		`echo out; echo err >&2; exit 3`,
 		strings.Repeat("#", aheadMax-9) + "\necho end",
+		`#1`,
+		`# echo not`,
+		`#2; echo x`,
+		``,
+		`   `,
 	}
 	for name, sh := range shells(t) {
 		t.Run(name, func(t *testing.T) {
@@ -253,6 +268,24 @@ func TestAheadOnlyWhenSame(t *testing.T) {
 	used("directory replaced", proto.Start{Argv: []string{sh, "-c", `cat f; echo $$`}, Dir: dir}, "")
 	if o, _, _ := run(proto.Start{Argv: []string{sh, "-c", `cat f`}, Dir: dir}); o != "here\n" {
 		t.Errorf("after the directory was replaced: %q", o)
+	}
+	// The program a name finds in PATH replaced by another.
+	bin := t.TempDir()
+	dash, bash := shellPath(t, "dash"), shellPath(t, "bash")
+	if err := os.Symlink(dash, filepath.Join(bin, "sh")); err != nil {
+		t.Fatal(err)
+	}
+	inPath := proto.Start{Argv: []string{"sh", "-c", `echo $$`}, Dir: dir, Env: []string{"PATH=" + bin}}
+	run(inPath)
+	if err := os.Remove(filepath.Join(bin, "sh")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(bash, filepath.Join(bin, "sh")); err != nil {
+		t.Fatal(err)
+	}
+	used("program replaced", proto.Start{Argv: []string{"sh", "-c", `echo $BASH_VERSION`}, Dir: dir, Env: inPath.Env}, "")
+	if o, _, _ := run(proto.Start{Argv: []string{"sh", "-c", `echo ${BASH_VERSION:+bash}`}, Dir: dir, Env: inPath.Env}); o != "bash\n" {
+		t.Errorf("after the program was replaced by bash: %q", o)
 	}
 	// The waiting shell killed (as the sandbox's code can): the command
 	// starts afresh, and gives its answer.

@@ -249,14 +249,14 @@ func (a *agent) exit(m proto.Exit) {
 // drainGrace has passed), as docker exec does.
 func (a *agent) run(r proto.Start) {
 	began := time.Now()
-	cmd, fail := a.command(r)
+	cmd, f, fail := a.command(r)
 	if fail != nil {
 		a.exit(*fail)
 		return
 	}
 	like := cmd
 	var pipes [2]*os.File
-	if w := a.takeAhead(cmd); w != nil {
+	if w := a.takeAhead(cmd, f); w != nil {
 		cmd, pipes = w.cmd, w.pipes
 	} else {
 		var err error
@@ -307,27 +307,39 @@ func (a *agent) run(r proto.Start) {
 
 // command checks r and makes the command it asks for, in a session of its
 // own, with the agent's environment and r's; or it says, as an exit
-// message, why there is none.
-func (a *agent) command(r proto.Start) (*exec.Cmd, *proto.Exit) {
+// message, why there is none. It also returns the files it found on the
+// way.
+func (a *agent) command(r proto.Start) (*exec.Cmd, found, *proto.Exit) {
+	var f found
 	if len(r.Argv) == 0 {
-		return nil, &proto.Exit{ID: r.ID, Code: -1, Error: "empty command"}
+		return nil, f, &proto.Exit{ID: r.ID, Code: -1, Error: "empty command"}
 	}
 	if r.Dir != "" {
-		if st, err := os.Stat(r.Dir); err != nil || !st.IsDir() {
-			return nil, &proto.Exit{ID: r.ID, Code: 126, Error: "working directory " + r.Dir + " does not exist or is not a directory"}
+		st, err := os.Stat(r.Dir)
+		if err != nil || !st.IsDir() {
+			return nil, f, &proto.Exit{ID: r.ID, Code: 126, Error: "working directory " + r.Dir + " does not exist or is not a directory"}
 		}
+		f.dir = st
 	}
 	env := append(append([]string{}, a.base...), r.Env...)
-	prog, err := lookPath(r.Argv[0], env)
+	prog, st, err := lookPath(r.Argv[0], env)
 	if err != nil {
-		return nil, &proto.Exit{ID: r.ID, Code: 127, Error: err.Error()}
+		return nil, f, &proto.Exit{ID: r.ID, Code: 127, Error: err.Error()}
 	}
+	f.prog = st
 	cmd := &exec.Cmd{Path: prog, Args: r.Argv, Env: env, Dir: r.Dir}
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
 	if r.Stdin != nil {
 		cmd.Stdin = bytes.NewReader(*r.Stdin)
 	}
-	return cmd, nil
+	return cmd, f, nil
+}
+
+// found is what command found of a command's files: its program (nil when
+// it is named by a path, which is not looked up) and its working directory
+// (nil for the agent's own).
+type found struct {
+	prog, dir os.FileInfo
 }
 
 // outputPipes gives cmd a pipe for its stdout and one for its stderr, and
@@ -414,10 +426,11 @@ func (r *running) kill() {
 	}
 }
 
-// lookPath finds name in env's PATH, as the exec of a container would.
-func lookPath(name string, env []string) (string, error) {
+// lookPath finds name in env's PATH, as the exec of a container would, and
+// returns the file found (nil for a name with a slash, not looked up).
+func lookPath(name string, env []string) (string, os.FileInfo, error) {
 	if strings.Contains(name, "/") {
-		return name, nil
+		return name, nil, nil
 	}
 	path := "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 	for _, kv := range env {
@@ -431,10 +444,10 @@ func lookPath(name string, env []string) (string, error) {
 		}
 		p := dir + "/" + name
 		if st, err := os.Stat(p); err == nil && st.Mode().IsRegular() && st.Mode()&0o111 != 0 {
-			return p, nil
+			return p, st, nil
 		}
 	}
-	return "", errors.New(name + ": executable file not found in $PATH")
+	return "", nil, errors.New(name + ": executable file not found in $PATH")
 }
 
 // killTree stops every process in the tree of root — its descendants, its
