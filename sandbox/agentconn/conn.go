@@ -311,31 +311,24 @@ func (c *Conn) send(ctx context.Context, kind string, v any) error {
 
 // write writes one frame to the agent. The agent runs as the sandbox user,
 // who can stop it (SIGSTOP): a write it does not take in before ctx ends
-// ends the connection (a frame written in part cannot be taken back), which
-// also unblocks the write, so no call, and no later frame, waits for ever.
+// ends the connection (a frame written in part cannot be taken back), and
+// watch then cuts it, which ends the write, so no call, and no later frame,
+// waits for ever. The write is made here, not handed to a goroutine: it
+// returns only once the frame's bytes are no longer read.
 func (c *Conn) write(ctx context.Context, frame []byte) error {
-	done := make(chan error, 1)
-	go func() {
-		// Owned by c: ends when the write does, at the latest once the
-		// connection is cut.
-		c.wmu.Lock()
-		defer c.wmu.Unlock()
-		if c.Gone() {
-			done <- c.died()
-			return
-		}
-		_, err := c.proc.Write(frame)
-		done <- err
-	}()
-	select {
-	case err := <-done:
-		return err
-	case <-c.dead:
-		return c.died()
-	case <-ctx.Done():
-		c.fail(errors.New("the agent stopped reading its input"))
+	stop := context.AfterFunc(ctx, func() { c.fail(errors.New("the agent stopped reading its input")) })
+	c.wmu.Lock()
+	var err error
+	if c.Gone() {
+		err = c.died()
+	} else if _, err = c.proc.Write(frame); err != nil && c.Gone() {
+		err = c.died()
+	}
+	c.wmu.Unlock()
+	if !stop() {
 		return ctx.Err()
 	}
+	return err
 }
 
 // ExecRequest is a command for the agent to run.

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"net"
 	"strings"
 	"testing"
 	"testing/synctest"
@@ -115,4 +116,43 @@ func TestStreamPreviewLeavesRoom(t *testing.T) {
 		t.Fatalf("a preview dial beyond its share: %v", err)
 	}
 	f.dial(8000) // the proxy's room
+}
+
+// An agent that stops reading its input (the sandbox's code can SIGSTOP
+// it): a frame it does not take in before the call's context ends cuts the
+// connection, and the write blocked on it, the writers queued behind it and
+// every later one return. (Not in a synctest bubble: a writer queued on
+// the write lock is not durably blocked.)
+func TestWriteToAgentNotReading(t *testing.T) {
+	srv, ag := net.Pipe() // the agent's end is never read
+	defer ag.Close()
+	c := newConn(testNonce, nil)
+	c.proc = &pipeProc{w: srv, done: make(chan struct{})}
+	go c.watch()
+	frame := []byte("frame\n")
+	errs := make(chan error, 2)
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() { errs <- c.write(ctx, frame) }()
+	go func() { errs <- c.write(context.Background(), frame) }() // no end of its own
+	time.Sleep(200 * time.Millisecond)
+	if len(errs) != 0 || c.Gone() {
+		t.Fatalf("a write ended before its context did: %v", <-errs)
+	}
+	cancel()
+	for range 2 {
+		select {
+		case err := <-errs:
+			if err == nil {
+				t.Error("a write to an agent that reads nothing succeeded")
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatal("a write still blocked after a writer's context ended")
+		}
+	}
+	if !c.Gone() {
+		t.Error("the connection is not cut once a write's context ended")
+	}
+	if err := c.write(context.Background(), frame); !errors.Is(err, ErrDied) {
+		t.Errorf("a write after the cut: %v, want ErrDied", err)
+	}
 }
