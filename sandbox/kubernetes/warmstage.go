@@ -50,6 +50,14 @@ const AnnotationStagedBy = "k8s.mcp-sandbox.io/staged-by"
 // stageTimeout bounds one pod's copy.
 const stageTimeout = 30 * time.Second
 
+// A pod whose copy failed (an exec the API server or the kubelet did not
+// carry out, say) is tried again copyRetry later, up to copyTries copies
+// in all; a claim of it before then copies the agent itself.
+const (
+	copyRetry = 30 * time.Second
+	copyTries = 3
+)
+
 // stager holds the staged files of a backend's pool pods, and the
 // lifetime of its background work (the staging loop, foreign copies'
 // removals): from the first pool ensured until Close.
@@ -76,6 +84,11 @@ type stager struct {
 type stagedFile struct {
 	done chan struct{}
 	file string
+	// failed counts the pod's copies that failed, this one's included once
+	// it has; retryAt (zero: none) is when the next may begin. Both under
+	// the stager's mu.
+	failed  int
+	retryAt time.Time
 }
 
 // StageAgents implements backend.AgentStager.
@@ -171,6 +184,11 @@ func (b *Backend) kickStaging() {
 func (s *stager) lookAgainAt(t time.Time) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.lookAgainAtLocked(t)
+}
+
+// lookAgainAtLocked is lookAgainAt with s.mu held.
+func (s *stager) lookAgainAtLocked(t time.Time) {
 	if s.closed || s.recheck != nil && !s.recheckAt.After(t) {
 		return
 	}
@@ -218,19 +236,39 @@ func (b *Backend) ensuredPools() (*WarmPools, []string) {
 }
 
 // begin marks pod's staging as under way and returns its file to fill;
-// nil when it was already.
+// nil when it was already, unless its copy failed and the next is due.
 func (s *stager) begin(pod string) *stagedFile {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if _, ok := s.files[pod]; ok {
+	old := s.files[pod]
+	if old != nil && (old.retryAt.IsZero() || time.Now().Before(old.retryAt)) {
+		if !old.retryAt.IsZero() {
+			s.lookAgainAtLocked(old.retryAt)
+		}
 		return nil
 	}
 	if s.files == nil {
 		s.files = map[string]*stagedFile{}
 	}
 	f := &stagedFile{done: make(chan struct{})}
+	if old != nil {
+		f.failed = old.failed
+	}
 	s.files[pod] = f
 	return f
+}
+
+// failedCopy records that f's copy failed, and has the loop begin the
+// next copyRetry later while the pod has had fewer than copyTries.
+func (s *stager) failedCopy(f *stagedFile) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	f.failed++
+	if s.closed || f.failed >= copyTries {
+		return
+	}
+	f.retryAt = time.Now().Add(copyRetry)
+	s.lookAgainAtLocked(f.retryAt)
 }
 
 // forgetAbsent forgets the files of the pods not in present.
@@ -253,8 +291,8 @@ func (s *stager) forget(pod string) {
 
 // stageOne copies the agent into p, as its user, unless another server
 // marked it first, and sets f's file; a copy that fails takes its mark off
-// (another server may then stage the pod), and leaves the pod to a later
-// change of it.
+// (another server may then stage the pod), and is tried again later
+// (copyRetry).
 func (b *Backend) stageOne(ctx context.Context, p *corev1.Pod, f *stagedFile) {
 	done := false
 	defer func() {
@@ -285,6 +323,7 @@ func (b *Backend) stageOne(ctx context.Context, p *corev1.Pod, f *stagedFile) {
 	if err != nil {
 		b.log.Debug("stage the command agent", "pod", p.Name, "err", err)
 		b.unmark(ctx, p.Name, marked)
+		b.stg.failedCopy(f)
 		return
 	}
 	b.log.Debug("staged the command agent", "pod", p.Name, "ms", time.Since(start).Milliseconds())

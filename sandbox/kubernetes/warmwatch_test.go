@@ -44,7 +44,7 @@ func newStageFixture() *stageFixture {
 		f.mu.Lock()
 		defer f.mu.Unlock()
 		f.got = append(f.got, req.ContainerID)
-		if req.ContainerID == "p-fail" {
+		if req.ContainerID == "p-fail" || req.ContainerID == "p-flaky" && slices.Index(f.got, "p-flaky") == len(f.got)-1 {
 			return "", errors.New("no cat")
 		}
 		return backend.Workspace + "/" + agentFilePrefix + req.ContainerID, nil
@@ -104,8 +104,8 @@ func TestStageLoopWatchesUntilClose(t *testing.T) {
 		synctest.Wait()
 		time.Sleep(5 * time.Minute) // an idle pool
 		synctest.Wait()
-		if got := f.staged(); !slices.Equal(got, []string{"p-a", "p-b", "p-d", "p-fail"}) {
-			t.Errorf("staged %v, want p-a, p-b, p-d, p-fail (p-c is another server's)", got)
+		if got := f.staged(); !slices.Equal(got, []string{"p-a", "p-b", "p-d", "p-fail", "p-fail", "p-fail"}) {
+			t.Errorf("staged %v, want p-a, p-b, p-d, p-fail and its two more tries (p-c is another server's)", got)
 		}
 		if n := f.requests("list"); n != 1 {
 			t.Errorf("%d LISTs of the pool pods in 5 idle minutes, want 1 (then a watch)", n)
@@ -128,7 +128,7 @@ func TestStageLoopWatchesUntilClose(t *testing.T) {
 		f.ready(t, "p-e", nil)
 		f.b.kickStaging() // after Close: nothing starts
 		synctest.Wait()
-		if got := f.staged(); len(got) != 4 {
+		if got := f.staged(); len(got) != 6 {
 			t.Errorf("staged after Close: %v", got)
 		}
 	})
@@ -175,6 +175,48 @@ func TestStageMarkLapsedOrUnanswered(t *testing.T) {
 		f.b.unmark(context.Background(), "p-dead", "dead @1")
 		if p, err := f.pods.CoreV1().Pods("ns").Get(context.Background(), "p-dead", metav1.GetOptions{}); err != nil || p.Annotations[AnnotationStagedBy] == "" {
 			t.Errorf("an unmark for another copy took this backend's mark off: %v %v", p.Annotations, err)
+		}
+		f.b.Close()
+	})
+}
+
+// A copy that fails is tried again copyRetry later, copyTries times in
+// all; until a copy is done the pod has none (a claim copies the agent
+// itself).
+func TestStageFailedCopyTriedAgain(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		f := newStageFixture()
+		f.ready(t, "p-flaky", nil) // its first copy fails
+		f.ready(t, "p-fail", nil)  // every copy fails
+		f.b.kickStaging()
+		synctest.Wait()
+		if f.b.stg.has("p-flaky") || f.b.stg.has("p-fail") {
+			t.Error("a failed copy counts as staged")
+		}
+		time.Sleep(copyRetry - time.Second)
+		synctest.Wait()
+		if got := f.staged(); len(got) != 2 {
+			t.Errorf("copies %v before copyRetry, want one each", got)
+		}
+		time.Sleep(2 * time.Second)
+		synctest.Wait()
+		if !f.b.stg.has("p-flaky") {
+			t.Errorf("p-flaky not staged on its second try: copies %v", f.staged())
+		}
+		p, err := f.pods.CoreV1().Pods("ns").Get(context.Background(), "p-flaky", metav1.GetOptions{})
+		if want := f.b.stg.id + " " + backend.Workspace + "/" + agentFilePrefix + "p-flaky"; err != nil || p.Annotations[AnnotationStagedBy] != want {
+			t.Errorf("p-flaky marked %q (%v), want %q", p.Annotations[AnnotationStagedBy], err, want)
+		}
+		time.Sleep(10 * time.Minute)
+		synctest.Wait()
+		n := 0
+		for _, pod := range f.staged() {
+			if pod == "p-fail" {
+				n++
+			}
+		}
+		if n != copyTries {
+			t.Errorf("p-fail copied %d times in 10 minutes, want %d (copies %v)", n, copyTries, f.staged())
 		}
 		f.b.Close()
 	})
