@@ -70,9 +70,10 @@ type stager struct {
 	cancel  context.CancelFunc
 	closed  bool
 	running bool          // the staging loop runs
-	rescan  chan struct{} // a pool was ensured, a mark lapsed: look again at the ready
-	// recheck sends on rescan when the earliest copy's mark seen lapses
-	// (at recheckAt): a pod marked by a server that died during its copy
+	rescan  chan struct{} // a pool was ensured, a mark lapsed, a retry is due: look again at the ready
+	// recheck sends on rescan at recheckAt, the earliest lapse of a
+	// copy's mark seen or retry of a failed copy due: a pod marked by a
+	// server that died during its copy, or left after a failed one,
 	// changes no more, so no event of the watch would say so.
 	recheck   *time.Timer
 	recheckAt time.Time
@@ -180,7 +181,7 @@ func (b *Backend) kickStaging() {
 }
 
 // lookAgainAt has the staging loop look again at the ready pods at t (a
-// mark's lapse), unless it will before.
+// mark's lapse, a failed copy's retry), unless it will before.
 func (s *stager) lookAgainAt(t time.Time) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
