@@ -58,6 +58,28 @@ var medianTargets = map[string]time.Duration{List: 20 * time.Millisecond, Warm: 
 // poolWait bounds the wait for the pool to refill between measurements.
 const poolWait = time.Minute
 
+// settle is the pause, untimed, before each side of a comparison. A side
+// that ends is not done with the machine: a docker CLI run's process is
+// still being torn down and the engine still cleans up after its exec
+// while the next side starts. Timed at once, a call of ours that followed
+// a docker exec took 0.5-0.7 ms more than one that did not (medians of
+// 10 each, both the warm run_code and the sandbox_exec true rows, on this
+// 2-core VM), while docker's 60 ms barely noticed ours: alternating the
+// order did not even it out. After the pause each side starts on a quiet
+// machine, its own process as idle as before (the other side's time
+// plus the pause).
+const settle = 50 * time.Millisecond
+
+// pause waits settle, or until ctx ends.
+func pause(ctx context.Context) {
+	t := time.NewTimer(settle)
+	defer t.Stop()
+	select {
+	case <-t.C:
+	case <-ctx.Done():
+	}
+}
+
 // idleWait bounds the wait for the idle server to return its free heap
 // (it samples every 2 s and needs one quiet interval).
 const idleWait = 15 * time.Second
@@ -202,8 +224,9 @@ func (h *Harness) logf(format string, args ...any) {
 	}
 }
 
-// Round measures each comparison once, ours and the baseline back to back
-// (in alternating order from round to round).
+// Round measures each comparison once, ours and the baseline one after the
+// other, each after the settle pause (in alternating order from round to
+// round).
 func (h *Harness) Round(ctx context.Context) error {
 	h.mu.Lock()
 	swap := h.rounds%2 == 1
@@ -239,6 +262,7 @@ func (h *Harness) Round(ctx context.Context) error {
 			order = append(order, side{floor: true, f: s.floor})
 		}
 		for _, sd := range order {
+			pause(ctx)
 			start := time.Now()
 			cleanup, err := sd.f(ctx)
 			d := time.Since(start)

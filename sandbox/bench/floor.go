@@ -21,8 +21,9 @@ import (
 // The floor of sandbox_exec true on this machine: what the same call costs
 // with nothing of MCP Sandbox's between the engine and the command, so the
 // row's target can be read against what the machine allows. Its parts are
-// each measured in the same rounds, each right after a `docker exec true`
-// of its own (as the row's own call follows a docker CLI baseline):
+// each measured in the same rounds, each after a `docker exec true` of its
+// own and the pause every timed side has (settle), as the row's own call
+// follows a docker CLI baseline:
 //
 //   - a call of a tool the server does not have: the stdio round trip and
 //     the MCP library's dispatch, with no tool run (a ping would do, but
@@ -161,6 +162,7 @@ func (h *Harness) measureFloor(ctx context.Context) (func(), error) {
 	if _, err := h.dockerExecTrue(ctx); err != nil {
 		return nil, err
 	}
+	pause(ctx)
 	rt, command, err := h.floor.round()
 	if err != nil {
 		h.mu.Lock()
@@ -173,6 +175,7 @@ func (h *Harness) measureFloor(ctx context.Context) (func(), error) {
 	if _, err := h.dockerExecTrue(ctx); err != nil {
 		return nil, err
 	}
+	pause(ctx)
 	start := time.Now()
 	_, err = h.srv.sess.Client().CallTool(ctx, mcp.CallToolRequest{Params: mcp.CallToolParams{Name: "floor-no-such-tool"}})
 	ping := time.Since(start)

@@ -63,6 +63,7 @@ func (h *Harness) speedRound(ctx context.Context, swap bool) error {
 			if ours {
 				f = p.ours
 			}
+			pause(ctx)
 			start := time.Now()
 			if err := f(ctx); err != nil {
 				return fmt.Errorf("%s: %w", p.name, err)
@@ -195,6 +196,7 @@ func (h *Harness) stopRow(ctx context.Context) error {
 		return err
 	}
 	name := "mcp-sandbox-" + created.SandboxID
+	pause(ctx)
 	start := time.Now()
 	if err := h.srv.call(ctx, "sandbox_stop", map[string]any{"sandbox_id": created.SandboxID}, nil); err != nil {
 		return err
@@ -219,6 +221,7 @@ func (h *Harness) dockerStopRow(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	pause(ctx)
 	start := time.Now()
 	if err := h.docker.remove(ctx, id); err != nil {
 		return err
