@@ -212,8 +212,10 @@ func (h *KubeHarness) createOurs(ctx context.Context) (string, error) {
 	return out.SandboxID, err
 }
 
-// timed runs f and records its duration under name, ours or the baseline's.
-func (h *KubeHarness) timed(name string, ours bool, f func() error) error {
+// timed runs f, after the settle pause every timed side has, and records
+// its duration under name, ours or the baseline's.
+func (h *KubeHarness) timed(ctx context.Context, name string, ours bool, f func() error) error {
+	pause(ctx)
 	start := time.Now()
 	if err := f(); err != nil {
 		return fmt.Errorf("%s: %w", name, err)
@@ -242,12 +244,12 @@ func (h *KubeHarness) Round(ctx context.Context) error {
 	for _, ours := range sides {
 		var err error
 		if ours {
-			err = h.timed(KubeWarm, true, func() error {
+			err = h.timed(ctx, KubeWarm, true, func() error {
 				_, err := h.srv.runCode(ctx, map[string]any{"code": "print(1)", "sandbox_id": h.warmID}, "1\n")
 				return err
 			})
 		} else {
-			err = h.timed(KubeWarm, false, func() error {
+			err = h.timed(ctx, KubeWarm, false, func() error {
 				_, err := h.kubectl(ctx, "exec", h.basePod, "--", "python3", "-c", "print(1)")
 				return err
 			})
@@ -256,11 +258,11 @@ func (h *KubeHarness) Round(ctx context.Context) error {
 			return err
 		}
 		if ours {
-			err = h.timed(KubeExecTrue, true, func() error {
+			err = h.timed(ctx, KubeExecTrue, true, func() error {
 				return h.srv.call(ctx, "sandbox_exec", map[string]any{"sandbox_id": h.warmID, "command": "true"}, nil)
 			})
 		} else {
-			err = h.timed(KubeExecTrue, false, func() error {
+			err = h.timed(ctx, KubeExecTrue, false, func() error {
 				_, err := h.kubectl(ctx, "exec", h.basePod, "--", "true")
 				return err
 			})
@@ -281,7 +283,7 @@ func (h *KubeHarness) createAndStop(ctx context.Context, ours bool) error {
 		}
 	}
 	var id string
-	err := h.timed(KubeCreate, ours, func() (err error) {
+	err := h.timed(ctx, KubeCreate, ours, func() (err error) {
 		if ours {
 			id, err = h.createOurs(ctx)
 		} else {
@@ -292,7 +294,7 @@ func (h *KubeHarness) createAndStop(ctx context.Context, ours bool) error {
 	if err != nil {
 		return err
 	}
-	return h.timed(KubeStop, ours, func() error {
+	return h.timed(ctx, KubeStop, ours, func() error {
 		if ours {
 			return h.srv.call(ctx, "sandbox_stop", map[string]any{"sandbox_id": id}, nil)
 		}
