@@ -12,9 +12,17 @@ import (
 
 // recordDelay is how long a sandbox's state record may lag behind: every
 // call updates last-used and expiry, but records (fsynced files) are
-// written off the call's path, at once when none was written for a
-// delay, else coalesced until a delay has passed.
+// written off the call's path, coalesced: recordSettle after the update
+// when none was written for a delay, else once a delay has passed since
+// the last write.
 const recordDelay = time.Second
+
+// recordSettle is the least time between an update and its write. A call
+// updates its sandbox's record as it begins, and a write at once (with
+// its fsyncs) ran beside the call: here a sandbox_exec true after a few
+// idle seconds took 2.4 ms with it and 1.9 ms without. Most calls an
+// assistant makes end well within it.
+const recordSettle = 100 * time.Millisecond
 
 // Recorder writes state records in the background, coalescing updates.
 // A record removed with Remove is never written again, even by a write
@@ -70,7 +78,7 @@ func (rc *Recorder) PutLog(id string, t *Transcript) {
 // schedule starts the flush timer unless it runs; rc.mu is held.
 func (rc *Recorder) schedule() {
 	if rc.timer == nil {
-		rc.timer = time.AfterFunc(max(0, time.Until(rc.last.Add(recordDelay))), rc.Flush)
+		rc.timer = time.AfterFunc(max(recordSettle, time.Until(rc.last.Add(recordDelay))), rc.Flush)
 	}
 }
 

@@ -17,11 +17,16 @@ func TestRecorder(t *testing.T) {
 	rc := New(st, slog.New(slog.DiscardHandler))
 	read := func(id string) (state.Record, error) { return st.ReadRecord(id) }
 
-	// The first record goes out at once (in the background).
+	// The first record goes out soon (in the background), not beside
+	// the update: recordSettle after it.
+	put := time.Now()
 	rc.Put(state.Record{ID: "aaaaaaaa", Client: "one"})
 	deadline := time.Now().Add(5 * time.Second)
 	for {
 		if r, err := read("aaaaaaaa"); err == nil && r.Client == "one" {
+			if d := time.Since(put); d < recordSettle {
+				t.Errorf("the first record was written %v after the update, want at least %v", d, recordSettle)
+			}
 			break
 		}
 		if time.Now().After(deadline) {
