@@ -43,7 +43,16 @@ const (
 	// List has an absolute target: the server answers from usage it
 	// sampled in the background, where docker stats samples on the spot.
 	List = "sandbox_list with 5 sandboxes  vs  docker stats --no-stream (5)"
+	// ExecIdle is ExecTrue as an assistant makes it, after a pause to think:
+	// each side starts idleGap after the one before it ended, so the
+	// server has gone quiet (its idle release included) and what a call
+	// leaves to do in the background (its sandbox's record) is not done
+	// yet when the next comes. No target.
+	ExecIdle = "sandbox_exec true after 3 s idle  vs  docker exec true after 3 s idle"
 )
+
+// idleGap is the pause before each side of ExecIdle.
+const idleGap = 3 * time.Second
 
 // listN is how many sandboxes (and baseline containers) List lists.
 const listN = 5
@@ -71,8 +80,11 @@ const poolWait = time.Minute
 const settle = 50 * time.Millisecond
 
 // pause waits settle, or until ctx ends.
-func pause(ctx context.Context) {
-	t := time.NewTimer(settle)
+func pause(ctx context.Context) { pauseFor(ctx, settle) }
+
+// pauseFor waits d, or until ctx ends.
+func pauseFor(ctx context.Context, d time.Duration) {
+	t := time.NewTimer(d)
 	defer t.Stop()
 	select {
 	case <-t.C:
@@ -237,12 +249,14 @@ func (h *Harness) Round(ctx context.Context) error {
 		name              string
 		pool              bool
 		ours, base, floor func(context.Context) (func(), error)
+		gap               time.Duration // the pause before each side
 	}{
-		{Warm, false, h.warmRun, h.dockerExec, nil},
-		{Create, true, h.create, h.dockerRunDetached, nil},
-		{OneShot, true, h.oneShot, h.dockerRunOnce, nil},
-		{ExecTrue, false, h.execTrue, h.dockerExecTrue, h.measureFloor},
-		{List, false, h.list, h.dockerStats, nil},
+		{Warm, false, h.warmRun, h.dockerExec, nil, settle},
+		{Create, true, h.create, h.dockerRunDetached, nil, settle},
+		{OneShot, true, h.oneShot, h.dockerRunOnce, nil, settle},
+		{ExecTrue, false, h.execTrue, h.dockerExecTrue, h.measureFloor, settle},
+		{List, false, h.list, h.dockerStats, nil, settle},
+		{ExecIdle, false, h.execIdle, h.dockerExecTrue, nil, idleGap},
 	}
 	for _, s := range steps {
 		if s.pool {
@@ -262,7 +276,7 @@ func (h *Harness) Round(ctx context.Context) error {
 			order = append(order, side{floor: true, f: s.floor})
 		}
 		for _, sd := range order {
-			pause(ctx)
+			pauseFor(ctx, s.gap)
 			start := time.Now()
 			cleanup, err := sd.f(ctx)
 			d := time.Since(start)
@@ -328,6 +342,20 @@ func (h *Harness) execTrue(ctx context.Context) (func(), error) {
 		return nil, fmt.Errorf("sandbox_exec true: exit %d", out.ExitCode)
 	}
 	return func() { h.noteTiming(ctx, "sandbox_exec", n, took, &h.execTrueTimes) }, nil
+}
+
+// execIdle is sandbox_exec true, untracked by the breakdown (ExecIdle).
+func (h *Harness) execIdle(ctx context.Context) (func(), error) {
+	var out struct {
+		ExitCode int `json:"exit_code"`
+	}
+	if err := h.srv.call(ctx, "sandbox_exec", map[string]any{"sandbox_id": h.warmID, "command": "true"}, &out); err != nil {
+		return nil, err
+	}
+	if out.ExitCode != 0 {
+		return nil, fmt.Errorf("sandbox_exec true: exit %d", out.ExitCode)
+	}
+	return nil, nil
 }
 
 func (h *Harness) dockerExecTrue(ctx context.Context) (func(), error) {
@@ -539,7 +567,7 @@ func (h *Harness) report() Report {
 		ExecTrueBreakdown: breakdownOf("command", h.execTrueTimes),
 		ExecTrueFloor:     floorOf(h.floorSamples, h.floorWhy),
 	}
-	names := append(append([]string{Warm, Create, OneShot, ExecTrue, List}, speedNames...), proxyNames...)
+	names := append(append([]string{Warm, Create, OneShot, ExecTrue, List, ExecIdle}, speedNames...), proxyNames...)
 	if h.net != nil {
 		names = append(names, sandboxNetNames...)
 	}

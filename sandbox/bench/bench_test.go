@@ -111,7 +111,7 @@ func benchFloods() bench.Floods {
 }
 
 func comparisonIndex(name string) int {
-	for i, n := range []string{bench.Warm, bench.Create, bench.OneShot, bench.ExecTrue, bench.List} {
+	for i, n := range []string{bench.Warm, bench.Create, bench.OneShot, bench.ExecTrue, bench.List, bench.ExecIdle} {
 		if n == name {
 			return i + 1
 		}
