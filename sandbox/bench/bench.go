@@ -37,8 +37,8 @@ const (
 	Warm    = "warm run_code print(1)  vs  docker exec python3 -c"
 	Create  = "sandbox_create (warm pool)  vs  docker run -d"
 	OneShot = "one-shot run_code  vs  docker run --rm"
-	// ExecTrue has no target: it shows what one sandbox_exec costs next to
-	// docker exec, both running `true`.
+	// ExecTrue shows what one sandbox_exec costs next to docker exec,
+	// both running `true` (its target: speed.go).
 	ExecTrue = "sandbox_exec true  vs  docker exec true"
 	// List has an absolute target: the server answers from usage it
 	// sampled in the background, where docker stats samples on the spot.
