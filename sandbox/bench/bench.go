@@ -329,33 +329,32 @@ func (h *Harness) dockerExec(ctx context.Context) (func(), error) {
 }
 
 func (h *Harness) execTrue(ctx context.Context) (func(), error) {
-	var out struct {
-		ExitCode int `json:"exit_code"`
-	}
 	n := h.srv.watch.timingCount("sandbox_exec")
 	start := time.Now()
-	if err := h.srv.call(ctx, "sandbox_exec", map[string]any{"sandbox_id": h.warmID, "command": "true"}, &out); err != nil {
+	if err := h.execTrueOnce(ctx); err != nil {
 		return nil, err
 	}
 	took := time.Since(start)
-	if out.ExitCode != 0 {
-		return nil, fmt.Errorf("sandbox_exec true: exit %d", out.ExitCode)
-	}
 	return func() { h.noteTiming(ctx, "sandbox_exec", n, took, &h.execTrueTimes) }, nil
 }
 
 // execIdle is sandbox_exec true, untracked by the breakdown (ExecIdle).
 func (h *Harness) execIdle(ctx context.Context) (func(), error) {
+	return nil, h.execTrueOnce(ctx)
+}
+
+// execTrueOnce runs sandbox_exec true in the warm sandbox.
+func (h *Harness) execTrueOnce(ctx context.Context) error {
 	var out struct {
 		ExitCode int `json:"exit_code"`
 	}
 	if err := h.srv.call(ctx, "sandbox_exec", map[string]any{"sandbox_id": h.warmID, "command": "true"}, &out); err != nil {
-		return nil, err
+		return err
 	}
 	if out.ExitCode != 0 {
-		return nil, fmt.Errorf("sandbox_exec true: exit %d", out.ExitCode)
+		return fmt.Errorf("sandbox_exec true: exit %d", out.ExitCode)
 	}
-	return nil, nil
+	return nil
 }
 
 func (h *Harness) dockerExecTrue(ctx context.Context) (func(), error) {
