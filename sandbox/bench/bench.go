@@ -331,7 +331,7 @@ func (h *Harness) dockerExec(ctx context.Context) (func(), error) {
 func (h *Harness) execTrue(ctx context.Context) (func(), error) {
 	n := h.srv.watch.timingCount("sandbox_exec")
 	start := time.Now()
-	if err := h.execTrueOnce(ctx); err != nil {
+	if err := h.srv.execTrue(ctx, h.warmID); err != nil {
 		return nil, err
 	}
 	took := time.Since(start)
@@ -340,21 +340,7 @@ func (h *Harness) execTrue(ctx context.Context) (func(), error) {
 
 // execIdle is sandbox_exec true, untracked by the breakdown (ExecIdle).
 func (h *Harness) execIdle(ctx context.Context) (func(), error) {
-	return nil, h.execTrueOnce(ctx)
-}
-
-// execTrueOnce runs sandbox_exec true in the warm sandbox.
-func (h *Harness) execTrueOnce(ctx context.Context) error {
-	var out struct {
-		ExitCode int `json:"exit_code"`
-	}
-	if err := h.srv.call(ctx, "sandbox_exec", map[string]any{"sandbox_id": h.warmID, "command": "true"}, &out); err != nil {
-		return err
-	}
-	if out.ExitCode != 0 {
-		return fmt.Errorf("sandbox_exec true: exit %d", out.ExitCode)
-	}
-	return nil
+	return nil, h.srv.execTrue(ctx, h.warmID)
 }
 
 func (h *Harness) dockerExecTrue(ctx context.Context) (func(), error) {

@@ -259,7 +259,7 @@ func (h *KubeHarness) Round(ctx context.Context) error {
 		}
 		if ours {
 			err = h.timed(ctx, KubeExecTrue, true, func() error {
-				return h.srv.call(ctx, "sandbox_exec", map[string]any{"sandbox_id": h.warmID, "command": "true"}, nil)
+				return h.srv.execTrue(ctx, h.warmID)
 			})
 		} else {
 			err = h.timed(ctx, KubeExecTrue, false, func() error {

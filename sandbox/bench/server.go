@@ -134,6 +134,20 @@ func (s *server) runCode(ctx context.Context, args map[string]any, want string) 
 	return r, nil
 }
 
+// execTrue calls sandbox_exec true in sandbox id and checks it exited 0.
+func (s *server) execTrue(ctx context.Context, id string) error {
+	var out struct {
+		ExitCode int `json:"exit_code"`
+	}
+	if err := s.call(ctx, "sandbox_exec", map[string]any{"sandbox_id": id, "command": "true"}, &out); err != nil {
+		return err
+	}
+	if out.ExitCode != 0 {
+		return fmt.Errorf("sandbox_exec true: exit %d", out.ExitCode)
+	}
+	return nil
+}
+
 // memory reads the server's resident set from /proc: in all, and split
 // into its own data (anonymous) and pages of files it maps (its code and
 // read-only data), which the system can drop and read again at any time.
