@@ -17,6 +17,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcp-sandbox/mcp-sandbox/internal/clitest"
@@ -33,6 +34,7 @@ type inproc struct {
 	host string // the copy tools' read root and write root
 	eng  *sandbox.Engine
 	be   *fake.Backend
+	srv  *mcpserver.Server
 	st   *state.Store
 	cs   *mcp.ClientSession
 	out  *recorder // everything the server wrote, in order
@@ -75,8 +77,8 @@ func startInProcOn(t *testing.T, w *config.Watcher, host string) *inproc {
 	engDone := make(chan struct{})
 	go func() { defer close(engDone); eng.Run(ctx) }()
 
-	p := &inproc{host: host, eng: eng, be: be, st: st, out: &recorder{}}
 	srv := mcpserver.New(mcpserver.Options{Engine: eng, Version: "test", State: st})
+	p := &inproc{host: host, eng: eng, be: be, st: st, out: &recorder{}, srv: srv}
 	inR, inW := io.Pipe()   // client → server
 	outR, outW := io.Pipe() // server → client
 	srvDone := make(chan error, 1)
@@ -130,7 +132,38 @@ func (p *inproc) call(t *testing.T, name string, args map[string]any) *mcp.CallT
 	if err != nil {
 		t.Fatalf("%s %v: %v", name, args, err)
 	}
+	p.checkOutput(t, name, res)
 	return res
+}
+
+// checkOutput fails the test when res, a successful result, carries
+// structured content its tool's outputSchema refuses. The server does not
+// check this on each call (it builds every result from the type the
+// schema is made from); every call of this layer does.
+func (p *inproc) checkOutput(t *testing.T, name string, res *mcp.CallToolResult) {
+	t.Helper()
+	if res.IsError || res.StructuredContent == nil {
+		return
+	}
+	tool := p.srv.MCP().GetTool(name)
+	if tool == nil {
+		t.Fatalf("%s: no such tool on the server", name)
+	}
+	raw := tool.Tool.RawOutputSchema
+	if len(raw) == 0 {
+		t.Fatalf("%s: structured content from a tool with no outputSchema", name)
+	}
+	var sch jsonschema.Schema
+	if err := json.Unmarshal(raw, &sch); err != nil {
+		t.Fatalf("%s: outputSchema %s: %v", name, raw, err)
+	}
+	rs, err := sch.Resolve(nil)
+	if err != nil {
+		t.Fatalf("%s: outputSchema %s: %v", name, raw, err)
+	}
+	if err := rs.Validate(jsonValue(t, res.StructuredContent)); err != nil {
+		t.Errorf("%s: structuredContent %v does not match its outputSchema: %v", name, res.StructuredContent, err)
+	}
 }
 
 // recorder keeps what the server wrote.

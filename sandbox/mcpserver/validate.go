@@ -111,7 +111,11 @@ func (s *Server) validate(next server.ToolHandlerFunc) server.ToolHandlerFunc {
 		if a == nil {
 			return next(ctx, req)
 		}
-		if msg := a.check(req.Params.Arguments); msg != "" {
+		args := any(req.Params.RawArguments)
+		if len(req.Params.RawArguments) == 0 {
+			args = req.Params.Arguments // a call made in this process
+		}
+		if msg := a.check(args); msg != "" {
 			return mcp.NewToolResultError("invalid arguments: " + msg), nil
 		}
 		return next(ctx, req)
@@ -125,8 +129,13 @@ func (a *argSchema) check(args any) string {
 		// catches this.
 		return err.Error() + " (a bug in mcp-sandbox: report it)"
 	}
-	raw, err := json.Marshal(args)
-	if err != nil || string(raw) == "null" {
+	// The client's own bytes when there are (no second encoding).
+	raw, ok := args.(json.RawMessage)
+	var err error
+	if !ok {
+		raw, err = json.Marshal(args)
+	}
+	if err != nil || string(bytes.TrimSpace(raw)) == "null" {
 		raw = []byte("{}")
 	}
 	v, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
@@ -164,12 +173,20 @@ func leaves(e *jsonschema.ValidationError) []*jsonschema.ValidationError {
 
 // words says one failure in plain words, naming the argument.
 func (a *argSchema) words(e *jsonschema.ValidationError) string {
-	name := strings.Join(e.InstanceLocation, ".")
+	loc := strings.Join(e.InstanceLocation, ".")
+	name := loc
+	if name == "" {
+		name = "the arguments" // the whole of them, not one
+	}
 	switch k := e.ErrorKind.(type) {
 	case *kind.Required:
-		return strings.Join(prefixed(name, k.Missing), ", ") + " is required"
+		return strings.Join(prefixed(loc, k.Missing), ", ") + " is required"
 	case *kind.AdditionalProperties:
-		return fmt.Sprintf("there is no argument %s (the tool takes %s)", strings.Join(prefixed(name, k.Properties), ", "), strings.Join(a.names, ", "))
+		takes := strings.Join(a.names, ", ")
+		if takes == "" {
+			takes = "none"
+		}
+		return fmt.Sprintf("there is no argument %s (the tool takes %s)", strings.Join(prefixed(loc, k.Properties), ", "), takes)
 	case *kind.Type:
 		return fmt.Sprintf("%s must be %s (got %s)", name, orList(article, k.Want), article(k.Got))
 	case *kind.Enum:

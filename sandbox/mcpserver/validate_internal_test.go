@@ -90,3 +90,36 @@ func TestArgSchemaFirstCalls(t *testing.T) {
 	}
 	wg.Wait()
 }
+
+// TestArgWordsWhole: what is wrong with the arguments as a whole is said
+// of "the arguments", a tool of no arguments says it takes none, and the
+// client's bytes (json.RawMessage) get the words their decoded value gets.
+func TestArgWordsWhole(t *testing.T) {
+	args, err := inputSchemas(toolDefs(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct{ tool, in, want string }{
+		{"sandbox_stop", `"str"`, "the arguments must be an object (got a string)"},
+		{"sandbox_stop", `[1]`, "the arguments must be an object (got an array)"},
+		{"sandbox_stop", ` null `, "pass"},
+		{"sandbox_list", `{"x":1}`, "there is no argument x (the tool takes none)"},
+		{"sandbox_exec", `{"sandbox_id":"abcdefgh","command":"true","env":{"A":1}}`, "env.A must be a string (got a number)"},
+		{"sandbox_exec", `{"sandbox_id":"abcdefgh"}`, "command is required"},
+	} {
+		want := c.want
+		if want == "pass" {
+			want = ""
+		}
+		if got := args[c.tool].check(json.RawMessage(c.in)); got != want {
+			t.Errorf("%s: check(raw %s) = %q, want %q", c.tool, c.in, got, want)
+		}
+		var v any
+		if err := json.Unmarshal([]byte(c.in), &v); err != nil {
+			t.Fatal(err)
+		}
+		if got := args[c.tool].check(v); got != want {
+			t.Errorf("%s: check(%s) = %q, want %q", c.tool, c.in, got, want)
+		}
+	}
+}
