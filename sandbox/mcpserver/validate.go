@@ -113,7 +113,7 @@ func (s *Server) validate(next server.ToolHandlerFunc) server.ToolHandlerFunc {
 		}
 		args := any(req.Params.RawArguments)
 		if len(req.Params.RawArguments) == 0 {
-			args = req.Params.Arguments // a call made in this process
+			args = req.Params.Arguments // none sent, or a call made in this process
 		}
 		if msg := a.check(args); msg != "" {
 			return mcp.NewToolResultError("invalid arguments: " + msg), nil
