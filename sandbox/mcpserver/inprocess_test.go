@@ -153,17 +153,23 @@ func (p *inproc) checkOutput(t *testing.T, name string, res *mcp.CallToolResult)
 	if len(raw) == 0 {
 		t.Fatalf("%s: structured content from a tool with no outputSchema", name)
 	}
+	if err := resolveSchema(t, name, raw).Validate(jsonValue(t, res.StructuredContent)); err != nil {
+		t.Errorf("%s: structuredContent %v does not match its outputSchema: %v", name, res.StructuredContent, err)
+	}
+}
+
+// resolveSchema resolves tool's outputSchema raw for validation.
+func resolveSchema(t *testing.T, tool string, raw []byte) *jsonschema.Resolved {
+	t.Helper()
 	var sch jsonschema.Schema
 	if err := json.Unmarshal(raw, &sch); err != nil {
-		t.Fatalf("%s: outputSchema %s: %v", name, raw, err)
+		t.Fatalf("%s: outputSchema %s: %v", tool, raw, err)
 	}
 	rs, err := sch.Resolve(nil)
 	if err != nil {
-		t.Fatalf("%s: outputSchema %s: %v", name, raw, err)
+		t.Fatalf("%s: outputSchema %s: %v", tool, raw, err)
 	}
-	if err := rs.Validate(jsonValue(t, res.StructuredContent)); err != nil {
-		t.Errorf("%s: structuredContent %v does not match its outputSchema: %v", name, res.StructuredContent, err)
-	}
+	return rs
 }
 
 // recorder keeps what the server wrote.

@@ -27,15 +27,7 @@ func (p *inproc) outputSchemas(t *testing.T) map[string]*jsonschema.Resolved {
 		if err != nil {
 			t.Fatal(err)
 		}
-		var s jsonschema.Schema
-		if err := json.Unmarshal(raw, &s); err != nil {
-			t.Fatalf("%s: outputSchema %s: %v", tool.Name, raw, err)
-		}
-		rs, err := s.Resolve(nil)
-		if err != nil {
-			t.Fatalf("%s: outputSchema %s: %v", tool.Name, raw, err)
-		}
-		out[tool.Name] = rs
+		out[tool.Name] = resolveSchema(t, tool.Name, raw)
 	}
 	return out
 }
@@ -77,12 +69,9 @@ func TestInProcEveryToolValid(t *testing.T) {
 			called[c.tool] = true
 			res := p.call(t, c.tool, c.args)
 			got := text(res)
+			// p.call checked the structured content against the schema.
 			if res.IsError || !strings.Contains(got, c.want) {
 				t.Errorf("%s %v: %q (isError %v), want %q", c.tool, c.args, got, res.IsError, c.want)
-				continue
-			}
-			if err := schemas[c.tool].Validate(jsonValue(t, res.StructuredContent)); err != nil {
-				t.Errorf("%s: structuredContent %v does not match its outputSchema: %v", c.tool, res.StructuredContent, err)
 			}
 		}
 		// The fake cannot run an install helper's agent: install_packages
